@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# scripts/test.sh: the whole test suite, as README.md and .ci/run call it.
+#   1. the normal build (debugoptimized) and every meson test;
+#   2. a second build with ASan+UBSan running the same tests;
+#   3. each libFuzzer target for a bounded time on its saved corpus.
+# Prints "N passed, N failed" at the end.  PTXWAVE_FUZZ_SECONDS sets the
+# time per fuzz target (default 30; 0 skips fuzzing).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh || exit 1
+
+jobs=$(nproc)
+passed=0
+failed=0
+note() { printf '\n== %s\n' "$*"; }
+
+setup() { # dir, meson options...
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+  fi
+  ninja -C "$dir" -j "$jobs" >"$dir.ninja.log" 2>&1 || { tail -60 "$dir.ninja.log"; return 1; }
+}
+
+count_meson() { # dir: add the results of the last `meson test` to the totals
+  local log=$1/meson-logs/testlog.json ok bad
+  ok=$(grep -c '"result": "OK"' "$log" 2>/dev/null || true)
+  bad=$(grep -Ec '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" 2>/dev/null || true)
+  passed=$((passed + ${ok:-0}))
+  failed=$((failed + ${bad:-0}))
+}
+
+run_suite() { # dir, label, env...
+  local dir=$1 label=$2; shift 2
+  note "$label: build"
+  if ! setup "$dir" "${SETUP_ARGS[@]}"; then failed=$((failed + 1)); return; fi
+  note "$label: meson test"
+  env "$@" meson test -C "$dir" --print-errorlogs --num-processes "$jobs" \
+    --timeout-multiplier "${TIMEOUT_MULT:-1}"
+  count_meson "$dir"
+}
+
+SETUP_ARGS=() run_suite build "release-ish build"
+SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false) TIMEOUT_MULT=4 \
+  run_suite build-asan "ASan+UBSan build" \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+fuzz_secs=${PTXWAVE_FUZZ_SECONDS:-30}
+if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
+  note "libFuzzer targets, ${fuzz_secs}s each"
+  if CC=clang-22 SETUP_ARGS=() setup build-fuzz -Dfuzz=true -Dtests=disabled; then
+    for t in build-fuzz/fuzz/fuzz_*; do
+      [ -x "$t" ] || continue
+      name=$(basename "$t")
+      corpus=fuzz/corpus/${name#fuzz_}
+      work=$(mktemp -d)
+      # New inputs go to a scratch dir; the saved corpus is read only.
+      if "$t" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=10 \
+           -artifact_prefix="build-fuzz/$name-" "$work" "$corpus" >"build-fuzz/$name.log" 2>&1; then
+        echo "$name: ok ($(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#') runs)"
+        passed=$((passed + 1))
+      else
+        echo "$name: FAILED"; tail -40 "build-fuzz/$name.log"
+        failed=$((failed + 1))
+      fi
+      rm -rf "$work"
+    done
+  else
+    failed=$((failed + 1))
+  fi
+fi
+
+echo
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
