@@ -231,6 +231,11 @@ uint32_t ptx_scan_fatbins(ptx_scan *s, const ptx_region *r) {
       }
 
   while (p < r->end && r->end - p >= 8) {
+    if (r->strict && !quiet && r->end - p < CONTAINER_HEADER && ptx_le32(d + p) == PTX_FATBIN_MAGIC) {
+      ptx_scan_error(s, p, "fatbin container header truncated: %llu bytes left, 16 needed",
+                     (unsigned long long)(r->end - p));
+      return found;
+    }
     bool magic = r->end - p >= CONTAINER_HEADER && ptx_le32(d + p) == PTX_FATBIN_MAGIC;
     uint16_t ver = magic ? ptx_le16(d + p + 4) : 0;
     uint16_t hs = magic ? ptx_le16(d + p + 6) : 0;
