@@ -350,7 +350,11 @@ static void scan_wrappers(elf_ctx *e) {
       pos[nw++] = (wrap_pos){i, o, sh->addr + o, -1};
     }
   }
-  apply_relocations(e, pos, nw);
+  /* Linked files normally carry the pointers in place; only look through
+   * their (possibly millions of) dynamic relocations when one is missing. */
+  bool need_relocs = e->type == 1;
+  for (uint32_t k = 0; k < nw && !need_relocs; k++) need_relocs = f->wrappers[e->first_wrapper + k].data == 0;
+  if (need_relocs) apply_relocations(e, pos, nw);
 
   /* Match data pointers with the containers of this ELF. */
   uint32_t nc = f->ncontainers - e->first_container;

@@ -40,18 +40,23 @@ run_suite() { # dir, label, env...
   count_meson "$dir"
 }
 
-SETUP_ARGS=() run_suite build "release-ish build"
-SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false) TIMEOUT_MULT=4 \
-  run_suite build-asan "ASan+UBSan build" \
+# Bash cannot pass an array as a one-command prefix assignment, so the
+# meson options of each build are set as plain globals before its run.
+SETUP_ARGS=()
+TIMEOUT_MULT=1
+run_suite build "release-ish build"
+SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false)
+TIMEOUT_MULT=4
+run_suite build-asan "ASan+UBSan build" \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 fuzz_secs=${PTXWAVE_FUZZ_SECONDS:-30}
 if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
   note "libFuzzer targets, ${fuzz_secs}s each"
-  if CC=clang-22 SETUP_ARGS=() setup build-fuzz -Dfuzz=true -Dtests=disabled; then
+  if CC=clang-22 setup build-fuzz -Dfuzz=true -Dtests=disabled; then
     for t in build-fuzz/fuzz/fuzz_*; do
-      [ -x "$t" ] || continue
+      [ -f "$t" ] && [ -x "$t" ] || continue   # not the fuzz_*.p object dirs
       name=$(basename "$t")
       corpus=fuzz/corpus/${name#fuzz_}
       work=$(mktemp -d)
