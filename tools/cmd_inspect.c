@@ -31,9 +31,12 @@ static void usage(FILE *out) {
           "\n"
           "Text output, one line each:\n"
           "  FILE: INPUT, N containers, N entries (N PTX, N cubin, N other), N wrappers\n"
-          "  c0003 SECTION+0xOFF at 0xFILEOFF, SIZE bytes, N entries[, wrapper w2 (v1)]\n"
-          "    e01 ptx sm_90a PTX 8.7 zstd 1200 -> 4096 bytes at 0xOFF options \"...\" kernels 2: k1 k2\n"
-          "  w0002 v1 at 0xFILEOFF -> c0003\n"
+          "  c0003 SECTION+0xOFF at 0xFILEOFF, SIZE bytes, N entries[, wrapper w0002 (v1)]\n"
+          "    e01 ptx sm_90a PTX 8.7 flags 0x108011 zstd 1200 -> 4096 bytes at 0xOFF\n"
+          "        options \"...\" kernels 2: k1 k2      (all on one line)\n"
+          "  w0002 v1 at 0xFILEOFF data 0xADDR -> c0003\n"
+          "Flags: 0x2000 LZ4, 0x8000 zstd, 0x100000 sm_XXa, 0x200000 sm_XXf, 0x2 -G\n"
+          "(docs/containers.md lists them all).\n"
           "The entry number and arch are those `ptxwave extract` puts in file names.\n"
           "\n"
           "options:\n"
@@ -176,6 +179,7 @@ static int print_entry(FILE *o, const ptx_file *f, uint32_t ci, uint32_t ei, con
       fprintf(o, " PTX %u.%u", e->version_major, e->version_minor);
     else
       fprintf(o, " v%u.%u", e->version_major, e->version_minor);
+    fprintf(o, " flags 0x%" PRIx64, e->flags);
     if (e->compression == ptx_comp_none)
       fprintf(o, " stored %" PRIu64 " bytes", e->payload_size);
     else

@@ -608,6 +608,48 @@ START_TEST(elf_shared_object_with_wrappers) {
 }
 END_TEST
 
+START_TEST(elf_wrapper_pointer_from_dynamic_relocation) {
+  /* A linker that leaves RELA addends out of the section bytes: the
+   * wrapper's data field is 0 and .rela.dyn's R_X86_64_RELATIVE entry for
+   * it holds the address. */
+  buf fat = {0};
+  simple_fatbin(&fat);
+  const uint64_t fat_addr = 0x20000, seg_addr = 0x30000;
+  buf seg = {0};
+  put32(&seg, PTX_WRAPPER_MAGIC);
+  put32(&seg, 1);
+  put64(&seg, 0);
+  put64(&seg, 0);
+  buf rela = {0};
+  put64(&rela, 0x1234);            /* some other relocation */
+  put64(&rela, 8);
+  put64(&rela, 0x999);
+  put64(&rela, seg_addr + 8);      /* the wrapper's data field */
+  put64(&rela, 8);                 /* R_X86_64_RELATIVE */
+  put64(&rela, fat_addr);
+  sec_spec secs[] = {
+      {.name = ".rela.dyn", .type = 4, .flags = 2, .data = rela.p, .size = rela.n, .entsize = 24},
+      {.name = ".nv_fatbin", .type = 1, .flags = 2, .addr = fat_addr, .data = fat.p, .size = fat.n},
+      {.name = ".nvFatBinSegment", .type = 1, .flags = 3, .addr = seg_addr, .data = seg.p, .size = seg.n},
+  };
+  size_t offs[3];
+  buf b = {0};
+  build_elf(&b, 3, 62, secs, 3, offs);
+  pw_diag d;
+  ptx_file *f = open_mem("librel.so", &b, &d);
+  ck_assert_msg(d.nerrors == 0, "%s", pw_diag_text(&d));
+  ck_assert_uint_eq(f->nwrappers, 1);
+  ck_assert_uint_eq(f->wrappers[0].data, fat_addr);
+  ck_assert_int_eq(f->wrappers[0].container, 0);
+  ptx_file_close(f);
+  pw_diag_fini(&d);
+  buf_free(&b);
+  buf_free(&fat);
+  buf_free(&seg);
+  buf_free(&rela);
+}
+END_TEST
+
 /* A relocatable object as nvcc -c writes it: the wrapper's data field is 0
  * and an R_X86_64_64 relocation against .nv_fatbin's section symbol
  * supplies it. */
@@ -1030,6 +1072,7 @@ int main(void) {
   TCase *te = tcase_create("elf");
   tcase_add_test(te, elf_shared_object_with_wrappers);
   tcase_add_test(te, elf_relocatable_wrapper);
+  tcase_add_test(te, elf_wrapper_pointer_from_dynamic_relocation);
   tcase_add_test(te, elf_hostile_section_table);
   tcase_add_test(te, elf_overlapping_sections_scanned_once);
   tcase_add_test(te, cubin_and_ptx_inputs);
