@@ -63,7 +63,9 @@ if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
       # New inputs go to a scratch dir; the saved corpus is read only.
       if "$t" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=10 \
            -artifact_prefix="build-fuzz/$name-" "$work" "$corpus" >"build-fuzz/$name.log" 2>&1; then
-        echo "$name: ok ($(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#') runs)"
+        # libFuzzer's last line: "Done N runs in S second(s)" (the
+        # recommended-dictionary lines above it can contain "#<digits>").
+        echo "$name: ok ($(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "build-fuzz/$name.log") runs)"
         passed=$((passed + 1))
       else
         echo "$name: FAILED"; tail -40 "build-fuzz/$name.log"
