@@ -6,7 +6,7 @@
 # Prints "N passed, N failed" at the end.  PTXWAVE_FUZZ_SECONDS sets the
 # time per fuzz target (default 30; 0 skips fuzzing).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ./scripts/install-deps.sh || exit 1
 
 jobs=$(nproc)
@@ -45,6 +45,7 @@ run_suite() { # dir, label, env...
 SETUP_ARGS=()
 TIMEOUT_MULT=1
 run_suite build "release-ish build"
+# shellcheck disable=SC2054  # the comma is meson's list syntax
 SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false)
 TIMEOUT_MULT=4
 run_suite build-asan "ASan+UBSan build" \
@@ -56,7 +57,7 @@ if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
   note "libFuzzer targets, ${fuzz_secs}s each"
   if CC=clang-22 setup build-fuzz -Dfuzz=true -Dtests=disabled; then
     for t in build-fuzz/fuzz/fuzz_*; do
-      [ -f "$t" ] && [ -x "$t" ] || continue   # not the fuzz_*.p object dirs
+      if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi   # not the fuzz_*.p object dirs
       name=$(basename "$t")
       corpus=fuzz/corpus/${name#fuzz_}
       work=$(mktemp -d)
