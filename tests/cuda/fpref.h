@@ -258,6 +258,8 @@ static inline double dbl_mul(double a, double b, int mode)
 static inline double dbl_div(double a, double b, int mode)
 {
     volatile double q = a / b;
+    if (a == 0 || b == 0 || isinf(a) || isinf(b) || isnan(a) || isnan(b))
+        return q; /* exact special cases: the remainder below would be NaN */
     double r = fma(-q, b, a);
     double side = r == 0 ? 0.0 : ((r < 0) != (b < 0) ? -1.0 : 1.0);
     return dbl_dir(q, side, mode);
