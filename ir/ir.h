@@ -1,0 +1,481 @@
+/* ir/ir.h: the SSA IR of ptxwave (design.md, "The IR is the spine").
+ *
+ * A module holds globals (module-scope variables), functions (kernels and
+ * device functions) and the target facts.  A function is a list of blocks in
+ * SSA form; each block a doubly linked list of instructions ending in one
+ * terminator.  Every instruction is an ir_instr: one opcode from
+ * ir_ops.def, its type suffix in `type` (and `type2`), its modifiers as
+ * fields of `mods` (never as name suffixes), value operands in `src`,
+ * results in `dst`, and its PTX source position.
+ *
+ * Values are SSA values: instruction results, function parameters,
+ * constants, undef, or the address of a symbol.  Each value of a function
+ * has a dense id (0..func->nvalues-1), so analyses and the emulator keep
+ * side tables and register files as arrays.
+ *
+ * Ownership: everything of a module lives in the module's arena and is
+ * freed by ir_module_destroy(); no node is freed on its own.  No global
+ * mutable state: several modules can be built on several threads.
+ *
+ * Build IR only through the builder (ir_builder.h).
+ */
+#ifndef PW_IR_H
+#define PW_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/arena.h"
+
+/* ---- types ------------------------------------------------------------ */
+
+typedef enum ir_type_kind {
+  IR_TK_NONE, IR_TK_PRED, IR_TK_BITS, IR_TK_UINT, IR_TK_SINT,
+  IR_TK_FLOAT, IR_TK_PACKED_FLOAT, IR_TK_OPAQUE,
+} ir_type_kind;
+
+typedef enum ir_type {
+#define IR_TYPE(name, ptx, bits, kind) ir_type_##name,
+#include "ir_types.def"
+#undef IR_TYPE
+  ir_type_count
+} ir_type;
+
+typedef struct ir_type_info {
+  const char *name;      /* PTX spelling, "" for none */
+  uint16_t bits;
+  ir_type_kind kind;
+} ir_type_info;
+
+extern const ir_type_info ir_type_infos[ir_type_count];  /* const: not mutable state */
+static inline unsigned ir_type_bits(ir_type t) { return ir_type_infos[t].bits; }
+static inline ir_type_kind ir_type_kind_of(ir_type t) { return ir_type_infos[t].kind; }
+static inline const char *ir_type_name(ir_type t) { return ir_type_infos[t].name; }
+/* Looks up a PTX type spelling ("u32", "f16x2"); ir_type_none if unknown. */
+ir_type ir_type_from_name(const char *s, size_t len);
+
+/* ---- opcodes ---------------------------------------------------------- */
+
+#define IR_VAR 0xff          /* operand or result count given per instruction */
+
+typedef enum ir_op {
+#define IR_OP(name, nsrc, ndst, res, flags, ptx, sec) ir_op_##name,
+#include "ir_ops.def"
+#undef IR_OP
+  ir_op_count
+} ir_op;
+
+typedef enum ir_result_rule {
+  RES_NONE, RES_TYPE, RES_PRED, RES_U32, RES_U64, RES_B32, RES_B64, RES_ANY,
+} ir_result_rule;
+
+enum {
+  IR_F_SIDE = 1 << 0,    /* side effects: never removed, never reordered freely */
+  IR_F_LOAD = 1 << 1,    /* reads memory */
+  IR_F_STORE = 1 << 2,   /* writes memory */
+  IR_F_CONV = 1 << 3,    /* convergent: not made control dependent on more values */
+  IR_F_TERM = 1 << 4,    /* ends a block */
+  IR_F_WARP = 1 << 5,    /* warp-level (32 lanes): lower/ replaces it */
+  IR_F_TARGET = 1 << 6,  /* wave-level target op: only after lowering */
+  IR_F_TRAP = 1 << 7,    /* may fault: not speculated past its guard */
+};
+
+typedef struct ir_op_info {
+  const char *name;       /* printed name */
+  uint8_t nsrc, ndst;     /* or IR_VAR */
+  ir_result_rule result;
+  uint16_t flags;
+  const char *ptx;        /* PTX mnemonic */
+  const char *section;    /* PTX ISA section */
+} ir_op_info;
+
+extern const ir_op_info ir_op_infos[ir_op_count];
+static inline const ir_op_info *ir_op_info_of(ir_op op) { return &ir_op_infos[op]; }
+ir_op ir_op_from_name(const char *s, size_t len);  /* ir_op_count if unknown */
+
+/* ---- special registers ------------------------------------------------ */
+
+enum { IR_SR_WARP = 1, IR_SR_VOLATILE = 2, IR_SR_UNIFORM = 4 };
+
+typedef enum ir_sreg {
+#define IR_SREG(name, ptx, type, ncomp, flags) ir_sreg_##name,
+#include "ir_sregs.def"
+#undef IR_SREG
+  ir_sreg_count
+} ir_sreg;
+
+typedef struct ir_sreg_info {
+  const char *name;
+  ir_type type;
+  uint8_t ncomp;
+  uint8_t flags;
+} ir_sreg_info;
+
+extern const ir_sreg_info ir_sreg_infos[ir_sreg_count];
+
+/* ---- modifiers -------------------------------------------------------- */
+/* Each enum's value 0 means "not given".  Spellings are in ir_names.c. */
+
+typedef enum ir_rnd {   /* 9.7.3 rounding; cvt 9.7.9.21 */
+  IR_RND_NONE, IR_RND_RN, IR_RND_RZ, IR_RND_RM, IR_RND_RP, IR_RND_RNA, IR_RND_RS,
+  IR_RND_RNI, IR_RND_RZI, IR_RND_RMI, IR_RND_RPI,
+} ir_rnd;
+
+typedef enum ir_cmp {   /* 9.7.6.1 comparison operators */
+  IR_CMP_NONE, IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT, IR_CMP_GE,
+  IR_CMP_LO, IR_CMP_LS, IR_CMP_HI, IR_CMP_HS,
+  IR_CMP_EQU, IR_CMP_NEU, IR_CMP_LTU, IR_CMP_LEU, IR_CMP_GTU, IR_CMP_GEU,
+  IR_CMP_NUM, IR_CMP_NAN,
+} ir_cmp;
+
+typedef enum ir_boolop { IR_BOOL_NONE, IR_BOOL_AND, IR_BOOL_OR, IR_BOOL_XOR } ir_boolop;
+
+typedef enum ir_mulmode { IR_MUL_NONE, IR_MUL_LO, IR_MUL_HI, IR_MUL_WIDE } ir_mulmode;
+
+typedef enum ir_space {   /* 5.1 state spaces */
+  IR_SPACE_GENERIC, IR_SPACE_GLOBAL, IR_SPACE_SHARED, IR_SPACE_SHARED_CTA,
+  IR_SPACE_SHARED_CLUSTER, IR_SPACE_LOCAL, IR_SPACE_CONST, IR_SPACE_PARAM,
+  IR_SPACE_PARAM_ENTRY, IR_SPACE_PARAM_FUNC, IR_SPACE_TEX, IR_SPACE_REG,
+} ir_space;
+
+typedef enum ir_sem {     /* 8 memory consistency model */
+  IR_SEM_NONE, IR_SEM_WEAK, IR_SEM_VOLATILE, IR_SEM_RELAXED, IR_SEM_ACQUIRE,
+  IR_SEM_RELEASE, IR_SEM_ACQ_REL, IR_SEM_SC, IR_SEM_MMIO,
+} ir_sem;
+
+typedef enum ir_scope { IR_SCOPE_NONE, IR_SCOPE_CTA, IR_SCOPE_CLUSTER, IR_SCOPE_GPU, IR_SCOPE_SYS } ir_scope;
+
+typedef enum ir_cacheop {  /* 9.7.9.1 cache operators */
+  IR_CACHE_NONE, IR_CACHE_CA, IR_CACHE_CG, IR_CACHE_CS, IR_CACHE_LU, IR_CACHE_CV,
+  IR_CACHE_WB, IR_CACHE_WT,
+} ir_cacheop;
+
+typedef enum ir_evict {    /* L1::evict_* / L2::evict_* */
+  IR_EVICT_NONE, IR_EVICT_NORMAL, IR_EVICT_UNCHANGED, IR_EVICT_FIRST, IR_EVICT_LAST,
+  IR_EVICT_NO_ALLOCATE,
+} ir_evict;
+
+typedef enum ir_atomop {   /* atom/red 9.7.13.5; redux 9.7.13.11; bar.red */
+  IR_ATOM_NONE, IR_ATOM_ADD, IR_ATOM_MIN, IR_ATOM_MAX, IR_ATOM_INC, IR_ATOM_DEC,
+  IR_ATOM_AND, IR_ATOM_OR, IR_ATOM_XOR, IR_ATOM_EXCH, IR_ATOM_CAS, IR_ATOM_POPC,
+} ir_atomop;
+
+typedef enum ir_shflmode { IR_SHFL_NONE, IR_SHFL_UP, IR_SHFL_DOWN, IR_SHFL_BFLY, IR_SHFL_IDX } ir_shflmode;
+typedef enum ir_votemode { IR_VOTE_NONE, IR_VOTE_ALL, IR_VOTE_ANY, IR_VOTE_UNI, IR_VOTE_BALLOT } ir_votemode;
+typedef enum ir_matchmode { IR_MATCH_NONE, IR_MATCH_ANY, IR_MATCH_ALL } ir_matchmode;
+typedef enum ir_barmode { IR_BAR_SYNC, IR_BAR_ARRIVE, IR_BAR_RED, IR_BAR_WAIT } ir_barmode;
+typedef enum ir_prmtmode {
+  IR_PRMT_NONE, IR_PRMT_F4E, IR_PRMT_B4E, IR_PRMT_RC8, IR_PRMT_ECL, IR_PRMT_ECR, IR_PRMT_RC16,
+} ir_prmtmode;
+typedef enum ir_testp {
+  IR_TESTP_NONE, IR_TESTP_FINITE, IR_TESTP_INFINITE, IR_TESTP_NUMBER, IR_TESTP_NOTANUMBER,
+  IR_TESTP_NORMAL, IR_TESTP_SUBNORMAL,
+} ir_testp;
+typedef enum ir_proxy {   /* fence.proxy.* 9.7.13.4 */
+  IR_PROXY_NONE, IR_PROXY_ALIAS, IR_PROXY_ASYNC, IR_PROXY_ASYNC_GLOBAL,
+  IR_PROXY_ASYNC_SHARED_CTA, IR_PROXY_ASYNC_SHARED_CLUSTER, IR_PROXY_TENSORMAP,
+  IR_PROXY_GENERIC,
+} ir_proxy;
+
+/* The modifiers of one instruction.  Small enum fields, 0 = not given.  A
+ * field is meaningful only for the ops that document it in ir_ops.def; the
+ * verifier rejects a field set on an op that has no use for it. */
+typedef struct ir_mods {
+  uint8_t rnd;        /* ir_rnd */
+  uint8_t cmp;        /* ir_cmp: set, setp, slct */
+  uint8_t boolop;     /* ir_boolop: set/setp combination with src c */
+  uint8_t mulmode;    /* ir_mulmode: mul, mad, mul24, mad24 */
+  uint8_t space;      /* ir_space: ld st atom red cvta isspacep prefetch ... */
+  uint8_t sem;        /* ir_sem */
+  uint8_t scope;      /* ir_scope */
+  uint8_t cache;      /* ir_cacheop */
+  uint8_t l1evict;    /* ir_evict */
+  uint8_t l2evict;    /* ir_evict */
+  uint8_t l2prefetch; /* L2::64B/128B/256B: size in units of 64 B (1, 2, 4) */
+  uint8_t vec;        /* vector width of ld/st/atom/tex: 1 (0 = scalar), 2, 4, 8 */
+  uint8_t atomop;     /* ir_atomop */
+  uint8_t shfl;       /* ir_shflmode */
+  uint8_t vote;       /* ir_votemode */
+  uint8_t match;      /* ir_matchmode */
+  uint8_t barmode;    /* ir_barmode */
+  uint8_t prmt;       /* ir_prmtmode */
+  uint8_t testp;      /* ir_testp */
+  uint8_t proxy;      /* ir_proxy */
+  uint8_t ftz : 1;    /* flush subnormals to sign-preserving zero */
+  uint8_t sat : 1;    /* clamp to [0,1] (float) or the type's range (int) */
+  uint8_t approx : 1;
+  uint8_t full : 1;   /* div.full */
+  uint8_t nan : 1;    /* min/max .NaN */
+  uint8_t xorsign : 1;
+  uint8_t absmod : 1; /* min/max .abs */
+  uint8_t relu : 1;
+  uint8_t satfinite : 1;
+  uint8_t cc : 1;     /* writes the carry flag: last dst is the carry (pred) */
+  uint8_t uni : 1;    /* bra.uni, call.uni, ret.uni */
+  uint8_t sync : 1;   /* .sync forms of shfl/vote/bar (the member mask is src) */
+  uint8_t aligned : 1;/* bar.sync/barrier.sync .aligned */
+  uint8_t nc : 1;     /* ld.global.nc */
+  uint8_t cvta_to : 1;/* cvta.to.<space> (else generic from <space>) */
+  uint8_t shf_left : 1;  /* shf.l (else .r) */
+  uint8_t shf_clamp : 1; /* shf .clamp (else .wrap) */
+  uint8_t bfind_shiftamt : 1;
+  uint8_t dp_hi : 1;     /* dp2a.hi */
+  uint8_t signed_a : 1;  /* dp4a/dp2a: type of a is .s32 */
+  uint8_t signed_b : 1;
+  uint8_t noftz_f16 : 1; /* reserved */
+  uint8_t has_cache_hint : 1; /* L2::cache_hint: the policy is the last src */
+  uint8_t unified : 1;   /* tex/txq unified mode (texref+sampler combined) */
+} ir_mods;
+
+/* ---- values ----------------------------------------------------------- */
+
+typedef struct ir_instr ir_instr;
+typedef struct ir_block ir_block;
+typedef struct ir_func ir_func;
+typedef struct ir_global ir_global;
+typedef struct ir_module ir_module;
+
+typedef enum ir_value_kind {
+  IR_VAL_INSTR,   /* result number `index` of instruction `def` */
+  IR_VAL_PARAM,   /* register parameter `index` of a device function */
+  IR_VAL_CONST,   /* immediate: bits in imm (floats as their bit pattern) */
+  IR_VAL_UNDEF,   /* read of a register never written */
+  IR_VAL_SYMBOL,  /* address of a global, function or parameter, + offset */
+} ir_value_kind;
+
+typedef enum ir_symbol_kind { IR_SYM_GLOBAL, IR_SYM_FUNC, IR_SYM_PARAM } ir_symbol_kind;
+
+/* A named thing whose address can be taken: a variable in some state space
+ * (module scope or function scope), a function, or a .param of a kernel or
+ * function. */
+typedef struct ir_symbol {
+  ir_symbol_kind kind;
+  union {
+    ir_global *global;
+    ir_func *func;
+    struct ir_param *param;
+  };
+} ir_symbol;
+
+typedef struct ir_value {
+  uint32_t id;             /* dense per function */
+  uint8_t kind;            /* ir_value_kind */
+  uint8_t type;            /* ir_type */
+  uint8_t divergent : 1;   /* filled by ir_compute_divergence */
+  uint16_t index;          /* result or parameter number */
+  union {
+    ir_instr *def;         /* IR_VAL_INSTR */
+    uint64_t imm;          /* IR_VAL_CONST (b128 constants do not occur in PTX) */
+    struct { ir_symbol sym; int64_t offset; } symref; /* IR_VAL_SYMBOL */
+  };
+  const char *name;        /* PTX register name for messages, or NULL */
+} ir_value;
+
+/* ---- instructions ----------------------------------------------------- */
+
+typedef struct ir_loc { uint32_t line, col; } ir_loc;
+
+struct ir_instr {
+  uint16_t op;             /* ir_op */
+  uint8_t type;            /* ir_type: the instruction's (first) type suffix */
+  uint8_t type2;           /* second type: cvt source, dp4a b, mma ... */
+  uint8_t nsrc, ndst;
+  uint8_t sreg_comp;       /* ir_op_sreg: component .x/.y/.z or index (%pm3) */
+  uint8_t sreg;            /* ir_op_sreg: ir_sreg */
+  uint8_t guard_neg : 1;   /* @!p */
+  ir_mods mods;
+  ir_value **src;
+  ir_value **dst;
+  /* @p guard: when the guard is false the instruction does nothing and each
+   * dst[i] takes the value keep[i] (the register's previous SSA value), so a
+   * guarded load or atomic stays guarded and SSA stays explicit.  keep is
+   * NULL when there is no guard. */
+  ir_value *guard;
+  ir_value **keep;
+  int64_t offset;          /* address offset of [base+offset] memory operands */
+  ir_block **targets;      /* br/cbr/brx targets */
+  uint32_t ntargets;
+  const char *opaque;      /* ir_op_opaque: the PTX spelling; call: prototype name */
+  void *aux;               /* family data: ir_tex_info, ir_mma_info, ir_call_info */
+  ir_block *block;
+  ir_instr *prev, *next;
+  ir_loc loc;              /* PTX source position */
+};
+
+/* Call details (9.7.12.4): `call (ret...), callee, (arg...) [, proto|targets]`.
+ * src[0] is the callee (a symbol value for direct calls, a register for
+ * indirect ones), then nret return operands, then the arguments.  Operands
+ * that name .param variables are symbol values. */
+typedef struct ir_call_info {
+  uint16_t nret, narg;
+  const char *proto;       /* .callprototype label for indirect calls, or NULL */
+  ir_func **targets;       /* .calltargets list, or NULL */
+  uint32_t ntargets;
+} ir_call_info;
+
+/* ---- blocks, functions, module ---------------------------------------- */
+
+struct ir_block {
+  uint32_t id;             /* dense per function, in layout order */
+  const char *name;        /* PTX label, or NULL */
+  ir_instr *first, *last;  /* last is the terminator once the block is sealed */
+  ir_block **preds;
+  uint32_t npreds, preds_cap;
+  ir_func *func;
+  ir_block *prev, *next;   /* layout order */
+  /* analyses (ir_compute_*) */
+  ir_block *idom, *ipdom;
+  uint32_t dom_pre, dom_post;  /* dominator-tree DFS numbers */
+};
+
+typedef struct ir_param {  /* a .param of a kernel or device function */
+  const char *name;
+  uint8_t type;            /* element type (b8 for byte arrays) */
+  uint8_t space;           /* IR_SPACE_PARAM_ENTRY / _FUNC, or IR_SPACE_REG for register params */
+  uint8_t ptr_space;       /* .ptr.global/.shared/.const/.local attribute, or 0 */
+  uint32_t ptr_align;      /* .ptr .align N */
+  uint32_t align;          /* .align, or the natural alignment */
+  uint64_t count;          /* array elements (1 for scalars) */
+  uint64_t offset;         /* byte offset in the parameter buffer (CUDA layout) */
+  ir_value *value;         /* for IR_SPACE_REG params: the SSA value */
+} ir_param;
+
+/* Initializer of a variable (5.4.4): raw bytes plus relocations for the
+ * words that hold addresses of other symbols ({ foo, bar+8, generic(baz) }). */
+typedef struct ir_reloc {
+  uint64_t offset;         /* byte offset in the variable */
+  uint8_t size;            /* 4 or 8 */
+  uint8_t generic : 1;     /* generic(sym) */
+  ir_symbol sym;
+  int64_t addend;
+} ir_reloc;
+
+typedef enum ir_linkage {
+  IR_LINK_INTERNAL,        /* no directive: visible in this module only */
+  IR_LINK_VISIBLE, IR_LINK_EXTERN, IR_LINK_WEAK, IR_LINK_COMMON,
+} ir_linkage;
+
+struct ir_global {         /* a variable of module or function scope */
+  const char *name;
+  uint8_t space;           /* ir_space: global, shared, const, local, tex ... */
+  uint8_t type;            /* element type */
+  uint8_t linkage;         /* ir_linkage */
+  uint8_t is_extern_shared : 1;  /* .extern .shared array of unknown size: dynamic LDS */
+  uint8_t ptr_space;       /* .ptr attributes, as for params */
+  uint32_t align;
+  uint32_t vec;            /* .v2/.v4 element vector width, 1 if scalar */
+  uint64_t count;          /* elements (flattened array dims); 0 for [] */
+  uint8_t *init;           /* size bytes, or NULL when not initialized */
+  uint64_t size;
+  ir_reloc *relocs;
+  uint32_t nrelocs;
+  ir_func *owner;          /* function-scope variables: the function, else NULL */
+  ir_loc loc;
+};
+
+struct ir_func {
+  const char *name;
+  uint8_t is_kernel : 1;   /* .entry */
+  uint8_t noreturn : 1;
+  uint8_t is_decl : 1;     /* no body (.extern or prototype only) */
+  uint8_t linkage;         /* ir_linkage */
+  ir_param *params;        /* in order */
+  uint32_t nparams;
+  ir_param *rets;          /* .func return parameters */
+  uint32_t nrets;
+  /* performance-tuning directives (11.4) */
+  uint32_t maxntid[3], reqntid[3], minnctapersm, maxnreg, maxclusterrank;
+  uint32_t reqnctapercluster[3];
+  uint8_t explicitcluster : 1;
+  const char **pragmas;    /* .pragma strings, e.g. "nounroll" */
+  uint32_t npragmas;
+  ir_block *entry, *last_block;
+  uint32_t nblocks;
+  uint32_t nvalues;        /* next value id */
+  ir_module *module;
+  ir_func *next;
+  ir_loc loc;
+};
+
+typedef struct ir_target_facts {
+  uint8_t wave_size;       /* 32 for unlowered IR (a wave is a warp), 32/64 after */
+  uint8_t lowered : 1;     /* lower/ has run: IR_F_WARP ops must be gone */
+  const char *target;      /* "gfx942" ..., or NULL for CUDA semantics */
+} ir_target_facts;
+
+struct ir_module {
+  pw_arena arena;
+  uint16_t ptx_version;    /* major*10 + minor: 91 for PTX ISA 9.1 */
+  uint16_t sm;             /* .target sm_XX number */
+  char sm_suffix;          /* 'a' or 'f' or 0 */
+  uint8_t address_size;    /* 64 */
+  uint8_t texmode_independent : 1;
+  uint8_t map_f64_to_f32 : 1;
+  uint8_t debug : 1;
+  ir_target_facts facts;
+  ir_global **globals;     /* in declaration order */
+  uint32_t nglobals, globals_cap;
+  ir_func *funcs, *last_func;
+  uint32_t nfuncs;
+  const char *source_name; /* file or "lib.so:c12:e3" for messages */
+};
+
+ir_module *ir_module_create(const char *source_name);
+void ir_module_destroy(ir_module *m);
+ir_func *ir_module_find_func(const ir_module *m, const char *name);
+ir_global *ir_module_find_global(const ir_module *m, const char *name);
+
+/* ---- walking ---------------------------------------------------------- */
+
+#define ir_foreach_func(m, f) for (ir_func *f = (m)->funcs; f; f = f->next)
+#define ir_foreach_block(fn, b) for (ir_block *b = (fn)->entry; b; b = b->next)
+#define ir_foreach_instr(b, i) for (ir_instr *i = (b)->first; i; i = i->next)
+#define ir_foreach_instr_safe(b, i) \
+  for (ir_instr *i = (b)->first, *i##_next = i ? i->next : NULL; i; \
+       i = i##_next, i##_next = i ? i->next : NULL)
+
+static inline bool ir_is_terminator(const ir_instr *i) { return ir_op_infos[i->op].flags & IR_F_TERM; }
+ir_instr *ir_block_terminator(const ir_block *b);  /* NULL if the block is open */
+/* Successors of a block: its terminator's targets. */
+static inline uint32_t ir_block_nsuccs(const ir_block *b) { return b->last && ir_is_terminator(b->last) ? b->last->ntargets : 0; }
+static inline ir_block *ir_block_succ(const ir_block *b, uint32_t i) { return b->last->targets[i]; }
+
+/* ---- analyses (ir_dom.c) ---------------------------------------------- */
+/* Recomputes block preds from terminators and numbers blocks in layout order. */
+void ir_compute_preds(ir_func *f);
+/* Dominator and post-dominator trees (Cooper, Harvey, Kennedy).  The
+ * post-dominator tree has a virtual exit joining every ret/exit/trap block;
+ * ipdom is NULL for blocks whose immediate post-dominator is that exit. */
+void ir_compute_dominators(ir_func *f);
+void ir_compute_post_dominators(ir_func *f);
+bool ir_block_dominates(const ir_block *a, const ir_block *b);
+
+/* ---- printing, parsing, verifying ------------------------------------- */
+#include <stdio.h>
+typedef struct pw_diag pw_diag;
+
+/* Prints the module in the textual form (.pwir) that ir_parse reads back.
+ * Values are renumbered in order of definition so the output is stable. */
+void ir_print_module(FILE *out, const ir_module *m);
+void ir_print_func(FILE *out, const ir_func *f);
+void ir_print_instr(FILE *out, const ir_instr *i);
+/* Parses .pwir text; NULL with errors in d on failure. */
+ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d);
+
+/* Collects every broken invariant, prints the IR with the errors inline to
+ * d, and returns false if there was any (style.md #9). */
+typedef struct ir_verify_options {
+  bool require_lowered;    /* reject IR_F_WARP ops (after lower/) */
+} ir_verify_options;
+bool ir_verify(const ir_module *m, const ir_verify_options *opt, pw_diag *d);
+
+/* Spellings of modifier values (ir_names.c), for printers and messages. */
+const char *ir_rnd_name(ir_rnd r);
+const char *ir_cmp_name(ir_cmp c);
+const char *ir_space_name(ir_space s);
+const char *ir_sem_name(ir_sem s);
+const char *ir_scope_name(ir_scope s);
+const char *ir_atomop_name(ir_atomop a);
+
+#endif
