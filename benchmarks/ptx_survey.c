@@ -139,15 +139,17 @@ static void survey_text(const char *text, size_t len) {
   n_bytes += len;
   clear(&declared);
   /* Statement state. */
-  bool at_start = true, in_reg = false, in_instr = false, in_decl = false;
+  bool at_start = true, in_reg = false, in_instr = false, in_decl = false, in_init = false;
   ptx_lex_next(&lx, &t);
   while (t.kind != PTX_TOK_EOF) {
-    /* Braces inside an instruction are vector operands; elsewhere they
-     * open or close a body or an inline-asm scope. */
+    /* Braces inside an instruction are vector operands, after '=' in a
+     * declaration an initializer; elsewhere they open or close a body or
+     * an inline-asm scope. */
+    if (t.kind == PTX_TOK_EQ && in_decl) in_init = true;
     if (t.kind == PTX_TOK_SEMI ||
-        (!in_instr && (t.kind == PTX_TOK_LBRACE || t.kind == PTX_TOK_RBRACE))) {
+        (!in_instr && !in_init && (t.kind == PTX_TOK_LBRACE || t.kind == PTX_TOK_RBRACE))) {
       at_start = true;
-      in_reg = in_instr = in_decl = false;
+      in_reg = in_instr = in_decl = in_init = false;
       ptx_lex_next(&lx, &t);
       continue;
     }
