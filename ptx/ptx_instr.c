@@ -210,6 +210,20 @@ static opnd *pool_add(ptx_parser *p, ins *I, const opnd *o) {
   return &I->pool[I->npool++];
 }
 
+/* A register operand, with the p of a d|p pair. */
+static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
+  o->kind = O_REG;
+  o->var = v;
+  if (p->tok.kind != PTX_TOK_PIPE) return;
+  ptx_next(p);
+  ptx_tok t2 = p->tok;
+  if (t2.kind != PTX_TOK_IDENT) ptx_expected(p, "a predicate register");
+  ptx_next(p);
+  o->var2 = find_reg(p, &t2);
+  if (o->var2 == PTX_NONE && !PTX_TOK_IS(&t2, "_"))
+    ptx_fail(p, &t2, "undeclared register '%.*s'", (int)t2.len, t2.text);
+}
+
 /* scalar := ['!'] reg ['|' reg] | sreg ['.' comp] | ['-'] number
  *         | name ['+' constexpr] | '_'                            */
 static void scalar(ptx_parser *p, opnd *o) {
@@ -255,17 +269,7 @@ static void scalar(ptx_parser *p, opnd *o) {
   if (t.text[0] == '%') {
     uint32_t v = find_reg(p, &t);
     if (v != PTX_NONE) {
-      o->kind = O_REG;
-      o->var = v;
-      if (p->tok.kind == PTX_TOK_PIPE) {
-        ptx_next(p);
-        ptx_tok t2 = p->tok;
-        if (t2.kind != PTX_TOK_IDENT) ptx_expected(p, "a predicate register");
-        ptx_next(p);
-        o->var2 = find_reg(p, &t2);
-        if (o->var2 == PTX_NONE && !PTX_TOK_IS(&t2, "_"))
-          ptx_fail(p, &t2, "undeclared register '%.*s'", (int)t2.len, t2.text);
-      }
+      reg_operand(p, o, v);
       return;
     }
     uint16_t sr, comp;
@@ -291,9 +295,15 @@ static void scalar(ptx_parser *p, opnd *o) {
   }
   ptx_sym *s = ptx_map_get(&p->fsyms, t.text, t.len);
   if (!s) s = ptx_map_get(&p->syms, t.text, t.len);
-  if (s && s->kind == PTX_SYM_REG) {
-    o->kind = O_REG;
-    o->var = s->reg->base;
+  if (s && s->kind == PTX_SYM_REG && !s->reg->range) {
+    reg_operand(p, o, s->reg->base);
+    return;
+  }
+  if (!s && PTX_TOK_IS(&t, "WARP_SZ")) {
+    /* the predefined constant (PTX ISA 4.5): the warp size */
+    o->kind = O_IMM;
+    o->immk = IMM_INT;
+    o->imm = 32;
     return;
   }
   if (s && (s->kind == PTX_SYM_GLOBAL || s->kind == PTX_SYM_FUNC || s->kind == PTX_SYM_PARAM)) {
@@ -969,12 +979,14 @@ static void build_bra(ptx_parser *p, ins *I) {
     ir_instr *br = I->guard_neg ? ir_cbr(&p->b, g, fb, tb) : ir_cbr(&p->b, g, tb, fb);
     br->mods.uni = I->m.uni;
     ptx_ssa_leave(p);
+    ptx_ssa_edge(p, target);
     ptx_ssa_enter(p, fblk);
     return;
   }
   ir_instr *br = ir_br(&p->b, tb);
   br->mods.uni = I->m.uni;
   ptx_ssa_leave(p);
+  ptx_ssa_edge(p, target);
 }
 
 /* brx.idx index, tlist   where tlist: .branchtargets L1, L2, ... */
@@ -1119,7 +1131,8 @@ static void build_mov(ptx_parser *p, ins *I) {
     ptx_fail(p, &a->tok, "undeclared name '%.*s'", (int)a->tok.len, a->tok.text);
   }
   srcs_of(p, I, a, &s, &pos);
-  emit(p, I, ir_op_copy, &d, &s);
+  /* mov.u64 %rd, var: the address of a variable or function */
+  emit(p, I, a->kind == O_SYM ? ir_op_symaddr : ir_op_copy, &d, &s);
 }
 
 /* ---- setp / set ---------------------------------------------------------------- */

@@ -55,6 +55,7 @@ typedef struct ptx_map {
 
 void ptx_map_init(ptx_map *m, pw_arena *a, uint32_t cap_pow2);
 void *ptx_map_get(const ptx_map *m, const char *s, size_t n);
+ptx_map_ent *ptx_map_find(const ptx_map *m, const char *s, size_t n);
 /* Inserts in front of any entry with the same key (shadowing it). */
 ptx_map_ent *ptx_map_put(ptx_map *m, const char *s, size_t n, void *val);
 /* Removes an entry that is first in its chain (scopes pop in LIFO order). */
@@ -76,9 +77,13 @@ typedef struct ptx_regdecl {
 
 typedef struct ptx_blockinfo {
   ir_block *block;
-  bool labeled;        /* a branch target: predecessors known at the end only */
+  bool labeled;        /* a branch target: more predecessors may come */
   bool defined;        /* label seen (for labels referenced before definition) */
+  bool sealed;         /* every predecessor known (Braun's "sealed") */
+  bool in_targets;     /* named by a .branchtargets list: sealed at the end */
   uint32_t pred;       /* unlabeled: the index of the one predecessor, or NONE */
+  uint32_t refs_expected, refs_seen;  /* branches naming the label: counted, met */
+  uint32_t first_pending;  /* incomplete phis of this block: index + 1, chained */
   ptx_tok first_ref;   /* where the label was first used (for "undefined label") */
 } ptx_blockinfo;
 
@@ -90,9 +95,20 @@ typedef struct ptx_u64map {  /* (block, var) -> value; open addressing */
   uint32_t mask, n;
 } ptx_u64map;
 
+/* A phi being filled: a real one (phi) or, in a sealed block, a
+ * placeholder value (ph) that becomes a phi only if it is not trivial. */
+typedef struct ptx_work {
+  uint32_t blk, var;
+  ir_instr *phi;
+  ir_value *ph;
+  uint32_t first_op, nops;
+  bool decided;
+} ptx_work;
+
 typedef struct ptx_pending_phi {
   uint32_t blk, var;
   ir_instr *phi;
+  uint32_t next;       /* next incomplete phi of the same block: index + 1 */
 } ptx_pending_phi;
 
 typedef struct ptx_ssa {
@@ -103,17 +119,33 @@ typedef struct ptx_ssa {
   uint32_t cc_var;          /* the carry flag of add.cc/addc */
   /* the block being filled */
   uint32_t cur;             /* block index, or PTX_NONE after a terminator */
-  ir_value **cur_val;       /* per var: its value in the current block */
-  uint32_t *cur_stamp;      /* per var: cur + 1 when cur_val is valid */
+  ir_value **cur_val;       /* per var: its value in the current region */
+  uint32_t *cur_stamp;      /* per var: region when cur_val is valid */
+  uint32_t *wstamp;         /* per var: cur + 1 when written in the current block */
   uint32_t *cur_defs;       /* vars written in the current block */
   uint32_t ncur_defs, cur_defs_cap;
+  /* A region is a run of blocks each entered right after its only
+   * predecessor was left: they share cur_val (what holds at the end of one
+   * holds at the start of the next), so reads need no lookups. */
+  uint32_t region, region_head;
+  uint32_t last_left;       /* the block left last, or NONE */
+  bool last_left_clean;     /* ... and it wrote nothing */
   /* blocks */
   ptx_blockinfo *blocks;
   uint32_t nblocks, blocks_cap;
   /* end-of-block definitions and block-entry phis */
   ptx_u64map defs;
-  ptx_pending_phi *pending;
+  ptx_pending_phi *pending;  /* every phi made, in order */
   uint32_t npending, pending_cap;
+  struct ptx_work *work;     /* phis to fill now (sealed blocks) */
+  uint32_t nwork, work_cap;
+  ir_value **ops;            /* operands of placeholder phis */
+  uint32_t nops, ops_cap;
+  /* trivial phis removed: value id -> its replacement */
+  ir_value **repl;
+  uint32_t repl_cap;
+  bool any_repl;
+  ptx_map label_refs;        /* label name -> branches naming it (pre-count) */
 } ptx_ssa;
 
 /* ---- the parser ------------------------------------------------------------ */
@@ -210,8 +242,14 @@ uint32_t ptx_ssa_new_block(ptx_parser *p, const char *name, bool labeled, uint32
 void ptx_ssa_enter(ptx_parser *p, uint32_t blk);
 /* The current block was terminated: flush its definitions. */
 void ptx_ssa_leave(ptx_parser *p);
-/* Gives the block a label: it becomes a branch target. */
+/* Enters a label's block, the current one falling through into it. */
 void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name);
+/* Counts, before the body is parsed, how often each label is named. */
+void ptx_ssa_count_label_refs(ptx_parser *p);
+/* A branch to blk was made: sealed once every counted one is. */
+void ptx_ssa_edge(ptx_parser *p, uint32_t blk);
+/* blk is in a .branchtargets list: its predecessors are known at the end. */
+void ptx_ssa_no_early_seal(ptx_parser *p, uint32_t blk);
 ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var);
 void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v);
 /* Completes the phis, removes trivial ones (all sealed at the end). */

@@ -67,11 +67,16 @@ static void map_grow(ptx_map *m) {
   m->mask = cap - 1;
 }
 
-void *ptx_map_get(const ptx_map *m, const char *s, size_t n) {
+ptx_map_ent *ptx_map_find(const ptx_map *m, const char *s, size_t n) {
   uint32_t h = hash_str(s, n);
   for (ptx_map_ent *e = m->buckets[h & m->mask]; e; e = e->next)
-    if (e->hash == h && e->len == n && !memcmp(e->key, s, n)) return e->val;
+    if (e->hash == h && e->len == n && !memcmp(e->key, s, n)) return e;
   return NULL;
+}
+
+void *ptx_map_get(const ptx_map *m, const char *s, size_t n) {
+  ptx_map_ent *e = ptx_map_find(m, s, n);
+  return e ? e->val : NULL;
 }
 
 ptx_map_ent *ptx_map_put(ptx_map *m, const char *s, size_t n, void *val) {
@@ -940,7 +945,7 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
         cap *= 2;
       }
       names[tg->n++] = p->tok;
-      if (!tg->calls) (void)ptx_label_block(p, &p->tok);
+      if (!tg->calls) ptx_ssa_no_early_seal(p, ptx_label_block(p, &p->tok));
       ptx_next(p);
     } while (ptx_accept(p, PTX_TOK_COMMA));
     tg->names = names;
@@ -1047,6 +1052,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   ptx_map_init(&p->labels, &p->fscratch, 256);
   p->callseq = 0;
   ptx_ssa_begin_func(p);
+  ptx_ssa_count_label_refs(p);
   /* Parameters are names of the function scope. */
   for (uint32_t i = 0; i < f->nparams + f->nrets; i++) {
     ir_param *prm = i < f->nparams ? &f->params[i] : &f->rets[i - f->nparams];
@@ -1073,18 +1079,21 @@ static void func_body(ptx_parser *p, ir_func *f) {
   p->recover = &jb;
   p->depth = 0;
   if (setjmp(jb)) {
-    /* After an error: skip the statement; a '}' at depth 0 ends the body. */
+    /* After an error: skip the statement.  A scope the error was in is
+     * closed by its '}' in the loop below (its names stay until the end of
+     * the function: the module is rejected anyway). */
     skip_statement(p);
-    while (p->tok.kind == PTX_TOK_RBRACE && p->depth > 0) {
-      /* close the inner scope we were in; its names stay until the
-       * function's end (the module is rejected anyway) */
-      ptx_lex_next(&p->lx, &p->tok);
-      p->has_ahead = false;
-      p->depth--;
-      skip_statement(p);
-    }
   }
-  while (p->tok.kind != PTX_TOK_RBRACE && p->tok.kind != PTX_TOK_EOF) body_stmt(p, 0);
+  for (;;) {
+    if (p->tok.kind == PTX_TOK_EOF) break;
+    if (p->tok.kind == PTX_TOK_RBRACE) {
+      if (p->depth == 0) break;
+      ptx_next(p);
+      p->depth--;
+      continue;
+    }
+    body_stmt(p, p->depth);
+  }
   p->recover = outer;
   ptx_expect(p, PTX_TOK_RBRACE, "'}'");
   if (!p->errors) ptx_ssa_end_func(p);

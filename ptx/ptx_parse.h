@@ -22,6 +22,7 @@ typedef struct ptx_parse_stats {
   uint64_t instrs;      /* PTX instructions read */
   uint64_t opaque;      /* of which kept as ir_op_opaque (unknown family or modifier) */
   uint64_t funcs;
+  uint64_t phis, phis_removed; /* SSA construction: phis made, trivial ones removed */
 } ptx_parse_stats;
 
 /* path names the text in messages.  stats may be NULL. */
