@@ -40,7 +40,7 @@ static void h_copy_pred(emu_exec *x, const emu_inst *in, emu_mask m) {
 
 /* mov.b64 d, {a, b}: src[0] is the least significant part. */
 static void h_pack(emu_exec *x, const emu_inst *in, emu_mask m) {
-  unsigned ew = ir_type_bits((ir_type)in->stype[0]);
+  unsigned ew = ir_type_bits((ir_type)in->dtype[0]) / in->nsrc;   /* elements split the result evenly */
   bool wide = ir_type_bits((ir_type)in->dtype[0]) > 64;
   uint64_t *d = D(0);
   EMU_EACH(m, l, {
@@ -853,8 +853,7 @@ SETP_FAST(h_setp_ne_64, uint64_t, !=)
 /* setp: p = cmp BOOL c, q = !cmp BOOL c; packed types: p low half, q high */
 static void h_setp(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1);
-  ir_type st = (ir_type)in->stype[0];
-  if (st == ir_type_none || st == ir_type_pred) st = (ir_type)in->type;
+  ir_type st = (ir_type)in->type;   /* the comparison type, not the registers' */
   bool packed = st == ir_type_f16x2 || st == ir_type_bf16x2;
   bool has_c = in->nsrc > 2 && in->mods.boolop;
   emu_mask c = has_c ? EMU_PRED(x, in->src[2]) : 0, p = 0, q = 0;
@@ -930,7 +929,7 @@ static void h_selp_pred(emu_exec *x, const emu_inst *in, emu_mask m) {
 static void h_slct(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1), *c = S(2);
   uint64_t *d = D(0);
-  bool fc = in->type2 == ir_type_f32 || in->stype[2] == ir_type_f32;
+  bool fc = in->type2 == ir_type_f32;
   EMU_EACH(m, l, {
     bool ge;
     if (fc) {
@@ -966,7 +965,8 @@ const char *emu_sel_alu(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     }
     return NULL;
   case ir_op_pack:
-    if (!i->nsrc || i->nsrc * ir_type_bits((ir_type)in->stype[0]) > 128) return "mov pack of more than 128 bits";
+    if (!i->nsrc || ir_type_bits((ir_type)in->dtype[0]) % i->nsrc || ir_type_bits((ir_type)in->dtype[0]) > 128)
+      return "mov pack with an uneven split";
     in->fn = h_pack;
     return NULL;
   case ir_op_unpack:
@@ -1083,8 +1083,7 @@ const char *emu_sel_alu(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_setp: {
     if (i->nsrc < 2) return "setp with fewer than two operands";
-    ir_type st = (ir_type)in->stype[0];
-    if (st == ir_type_none || st == ir_type_pred) st = t;
+    ir_type st = t;
     in->fn = h_setp;
     if (i->ndst == 1 && !(i->nsrc > 2 && i->mods.boolop) && !emu_type_is_float(st)) {
       unsigned sw = ir_type_bits(st);

@@ -445,6 +445,22 @@ static emu_func *indirect_target(emu_exec *x, uint64_t addr) {
 }
 
 /* ---- the loop ---------------------------------------------------------------------- */
+/* PTXWAVE_EMU_TRACE=1: one line per wave instruction on stderr. */
+static void trace(emu_exec *x, emu_wave *w, emu_frame *f, const emu_inst *in) {
+  char where[256];
+  emu_where(where, sizeof where, x->l, in);
+  fprintf(stderr, "trace: block %llu wave %u depth %u ip %u mask %016llx %s", (unsigned long long)w->wg->linear,
+          w->index, w->depth, f->ip, (unsigned long long)f->cur, where);
+  unsigned l = (unsigned)__builtin_ctzll(f->cur ? f->cur : 1);
+  if (in->kind != EMU_K_CALL)
+    for (unsigned k = 0; k < in->nsrc && k < EMU_MAXOPND; k++) {
+      if (in->src[k] == EMU_OPND_NONE) continue;
+      if (in->stype[k] == ir_type_pred) fprintf(stderr, " p%llx", (unsigned long long)EMU_PRED(x, in->src[k]));
+      else fprintf(stderr, " 0x%llx", (unsigned long long)EMU_U64(x, in->src[k])[l]);
+    }
+  fputc('\n', stderr);
+}
+
 #define RELOAD() \
   do { \
     f = &w->frames[w->depth - 1]; \
@@ -503,6 +519,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
   for (;;) {
     const emu_inst *in = &code[f->ip];
     emu_mask m = f->cur;
+    if (__builtin_expect(x->trace, 0)) trace(x, w, f, in);
     w->clock++;
     nlanes += (uint64_t)__builtin_popcountll(m);
     switch ((emu_kind)in->kind) {

@@ -352,6 +352,7 @@ struct emu_exec {
   uint64_t gc_base, gc_end;     /* last global allocation hit */
   bool gc_readonly;
   bool fault;
+  bool trace;                   /* PTXWAVE_EMU_TRACE */
   uint32_t stores;              /* stores and atomics since the wave last looked */
   uint64_t ninst, nlanes_ops;
 };

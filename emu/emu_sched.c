@@ -230,6 +230,8 @@ static void *worker_main(void *p) {
   x.l = L;
   x.nlanes = L->wave;
   x.all = L->wave >= 64 ? ~0ull : (1ull << L->wave) - 1;
+  const char *tr = getenv("PTXWAVE_EMU_TRACE");
+  x.trace = tr && *tr == '1';
   emu_wg *cur = NULL;
   uint32_t cap = EMU_MAX_RESIDENT_PER_THREAD * L->nthreads_host;
   while (!atomic_load_explicit(&L->abort, memory_order_relaxed)) {

@@ -30,7 +30,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave emulate FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
           "                       [--shared BYTES] [--memcheck] [--threads N] [--wave 32|64]\n"
-          "                       [--stats] ARGS...\n"
+          "                       [--stats] [--no-verify] ARGS...\n"
           "\n"
           "Runs a kernel of a PTX file (or IR text, .pwir) in ptxwave's emulator.\n"
           "Each ARG gives one kernel parameter, in order:\n"
@@ -45,6 +45,7 @@ static void usage(FILE *f) {
           "  --threads N      host threads (default: number of cores)\n"
           "  --wave N         wave size (default: the module's, 32 for PTX)\n"
           "  --stats          print instructions and lane operations executed\n"
+          "  --no-verify      run the IR even if the verifier rejects it\n"
           "Exit status: 0 success, 1 failure (with a message), 2 bad usage.\n");
 }
 
@@ -131,7 +132,7 @@ static bool parse_scalar(const char *type, const char *val, arg *a) {
   return true;
 }
 
-static ir_module *load_ir(const char *path, pw_diag *d) {
+static ir_module *load_ir(const char *path, pw_diag *d, bool verify) {
   size_t len;
   char *text = slurp(path, &len);
   if (!text) {
@@ -142,7 +143,7 @@ static ir_module *load_ir(const char *path, pw_diag *d) {
   ir_module *m;
   if (pl > 5 && !strcmp(path + pl - 5, ".pwir")) m = ir_parse(path, text, len, d);
   else m = ptx_parse(path, text, len, d, NULL);
-  if (m && !ir_verify(m, &(ir_verify_options){0}, d)) {
+  if (m && verify && !ir_verify(m, &(ir_verify_options){0}, d)) {
     ir_module_destroy(m);
     m = NULL;
   }
@@ -155,7 +156,7 @@ int pw_cmd_emulate(int argc, char **argv) {
   emu_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
   unsigned long shared = 0;
   emu_options opt = {0};
-  bool stats = false;
+  bool stats = false, verify = true;
   int nargs = 0;
   char **args = calloc((size_t)argc + 1, sizeof *args);
   if (!args) return 1;
@@ -182,6 +183,8 @@ int pw_cmd_emulate(int argc, char **argv) {
       opt.memcheck = true;
     } else if (!strcmp(a, "--stats")) {
       stats = true;
+    } else if (!strcmp(a, "--no-verify")) {
+      verify = false;
     } else if (a[0] == '-' && a[1] == '-') {
       fprintf(stderr, "ptxwave emulate: unknown option '%s'\n", a);
       goto usage_err;
@@ -195,7 +198,7 @@ int pw_cmd_emulate(int argc, char **argv) {
 
   pw_diag d;
   pw_diag_init(&d, stderr);
-  ir_module *m = load_ir(file, &d);
+  ir_module *m = load_ir(file, &d, verify);
   pw_diag_fini(&d);
   if (!m) {
     free(args);
