@@ -655,6 +655,8 @@ static void decode_address(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   }
   in->stype[0] = a ? a->type : ir_type_u64;
   in->space = (uint8_t)sp;
+  /* [%r+off] with a 32-bit register: the address arithmetic is 32-bit */
+  in->amask = (a && a->kind != IR_VAL_SYMBOL && ir_type_bits((ir_type)a->type) == 32) ? 0xffffffffull : ~0ull;
 }
 
 static bool is_mem_op(ir_op op) {

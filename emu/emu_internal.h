@@ -123,6 +123,7 @@ struct emu_inst {
   uint8_t vec;          /* vector width of memory ops (1 scalar) */
   uint8_t sub;          /* handler-specific selector (EMU_K_SYNC: the member-mask operand) */
   uint8_t tbits;        /* bits of the instruction type */
+  uint64_t amask;       /* memory ops: 32-bit address registers wrap at 2^32 */
   uint64_t tmask;       /* mask of tbits */
   ir_mods mods;
   uint32_t nedges;

@@ -219,7 +219,7 @@ static void h_ld(emu_exec *x, const emu_inst *in, emu_mask m) {
   unsigned eb = in->elem, n = in->vec, total = eb * n;
   int order = load_order(in);
   EMU_EACH(m, l, {
-    uint8_t *p = emu_addr(x, in, l, in->space, a[l] + (uint64_t)in->imm, total, false);
+    uint8_t *p = emu_addr(x, in, l, in->space, ((a[l] + (uint64_t)in->imm) & in->amask), total, false);
     if (!p) return;
     for (unsigned k = 0; k < n; k++) {
       if (eb == 16) {
@@ -240,7 +240,7 @@ static void h_ld_global_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
   unsigned eb = in->elem;
   int64_t off = in->imm;
   EMU_EACH(m, l, {
-    uint64_t ad = a[l] + (uint64_t)off;
+    uint64_t ad = (a[l] + (uint64_t)off) & in->amask;
     const void *p;
     if (ad >= x->gc_base && ad + eb <= x->gc_end && !(ad & (eb - 1))) p = (const void *)(uintptr_t)ad;
     else if (!(p = emu_addr(x, in, l, in->space, ad, eb, false))) return;
@@ -255,7 +255,7 @@ static void h_st(emu_exec *x, const emu_inst *in, emu_mask m) {
   int order = store_order(in);
   x->stores++;
   EMU_EACH(m, l, {
-    uint8_t *p = emu_addr(x, in, l, in->space, a[l] + (uint64_t)in->imm, total, true);
+    uint8_t *p = emu_addr(x, in, l, in->space, ((a[l] + (uint64_t)in->imm) & in->amask), total, true);
     if (!p) return;
     for (unsigned k = 0; k < n; k++) {
       const uint64_t *v = S(1 + k);
@@ -275,7 +275,7 @@ static void h_st_global_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
   int64_t off = in->imm;
   x->stores++;
   EMU_EACH(m, l, {
-    uint64_t ad = a[l] + (uint64_t)off;
+    uint64_t ad = (a[l] + (uint64_t)off) & in->amask;
     void *p;
     if (ad >= x->gc_base && ad + eb <= x->gc_end && !(ad & (eb - 1)) && !x->gc_readonly) p = (void *)(uintptr_t)ad;
     else if (!(p = emu_addr(x, in, l, in->space, ad, eb, true))) return;
@@ -442,7 +442,7 @@ static void h_atom(emu_exec *x, const emu_inst *in, emu_mask m) {
   bool cas = in->mods.atomop == IR_ATOM_CAS;
   x->stores++;
   EMU_EACH(m, l, {
-    uint8_t *p = emu_addr(x, in, l, in->space, a[l] + (uint64_t)in->imm, eb * n, true);
+    uint8_t *p = emu_addr(x, in, l, in->space, ((a[l] + (uint64_t)in->imm) & in->amask), eb * n, true);
     if (!p) return;
     for (unsigned k = 0; k < n; k++) {
       if (eb == 16) {
