@@ -148,7 +148,7 @@ RT_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   memset(uuid, 0, sizeof *uuid);
   char id[16] = "ptxwave";
-  snprintf(id + 7, 9, "%.6s%02d", rt.props[dev].arch, dev);
+  snprintf(id + 7, 9, "%.6s%02u", rt.props[dev].arch, (unsigned)dev % 100u);
   memcpy(uuid->bytes, id, 16);
   return rt_ret(CUDA_SUCCESS);
 }
