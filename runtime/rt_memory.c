@@ -469,3 +469,73 @@ RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) __a
 RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
   return cuEventElapsedTime(ms, a, b);
 }
+
+/* ---- 2D copies: one row at a time (arrays are not supported) ------------- */
+static CUresult copy2d(const CUDA_MEMCPY2D *c, CUstream s, bool async) {
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  const char *src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? (const char *)c->srcHost
+                                                            : (const char *)D(c->srcDevice);
+  char *dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? (char *)c->dstHost : (char *)D(c->dstDevice);
+  size_t spitch = c->srcPitch ? c->srcPitch : c->WidthInBytes;
+  size_t dpitch = c->dstPitch ? c->dstPitch : c->WidthInBytes;
+  if (spitch < c->WidthInBytes || dpitch < c->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t y = 0; y < c->Height; y++) {
+    CUresult r = copy(dst + (c->dstY + y) * dpitch + c->dstXInBytes, c->dstMemoryType,
+                      src + (c->srcY + y) * spitch + c->srcXInBytes, c->srcMemoryType,
+                      c->WidthInBytes, s, async);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuMemcpy2D(const CUDA_MEMCPY2D *c) {
+  RT_TRACE("%p", (const void *)c);
+  return rt_ret(copy2d(c, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *c) {
+  RT_TRACE("%p", (const void *)c);
+  return rt_ret(copy2d(c, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream s) {
+  RT_TRACE("%p, %p", (const void *)c, (void *)s);
+  return rt_ret(copy2d(c, s, true));
+}
+
+static CUresult set2d(CUdeviceptr d, size_t pitch, uint32_t v, unsigned elem, size_t w, size_t h,
+                      CUstream s, bool async) {
+  for (size_t y = 0; y < h; y++) {
+    CUresult r = set(d + y * pitch, v, elem, w, s, async);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuMemsetD2D8(CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu", (unsigned long long)d, pitch, v, w, h);
+  return rt_ret(set2d(d, pitch, v, 1, w, h, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD2D16(CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu", (unsigned long long)d, pitch, v, w, h);
+  return rt_ret(set2d(d, pitch, v, 2, w, h, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD2D32(CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu", (unsigned long long)d, pitch, v, w, h);
+  return rt_ret(set2d(d, pitch, v, 4, w, h, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t pitch, unsigned char v, size_t w,
+                                     size_t h, CUstream s) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu, %p", (unsigned long long)d, pitch, v, w, h, (void *)s);
+  return rt_ret(set2d(d, pitch, v, 1, w, h, s, true));
+}
+RT_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t pitch, unsigned short v, size_t w,
+                                      size_t h, CUstream s) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu, %p", (unsigned long long)d, pitch, v, w, h, (void *)s);
+  return rt_ret(set2d(d, pitch, v, 2, w, h, s, true));
+}
+RT_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t pitch, unsigned int v, size_t w,
+                                      size_t h, CUstream s) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu, %p", (unsigned long long)d, pitch, v, w, h, (void *)s);
+  return rt_ret(set2d(d, pitch, v, 4, w, h, s, true));
+}

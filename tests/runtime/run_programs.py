@@ -24,7 +24,7 @@ for line in open(os.path.join(src, 'programs.txt')):
         arch[f[0]] = f[1]
 fails = []
 for n in names:
-    base = n[:-len('_shared')] if n.endswith('_shared') else n
+    base = n[:-len('_shared')] if n not in arch and n.endswith('_shared') else n
     exe = os.path.join(pdir, n)
     env = dict(os.environ, PTXWAVE_CC=arch.get(base, '80'), PTXWAVE_LOG='warn')
     t = time.time()
