@@ -76,6 +76,12 @@ struct CUfunc_st;
 /* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated). */
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out);
 
+/* ---- rt_ir.c ---------------------------------------------------------- */
+#include "ir/ir.h"
+/* False, with a message naming the instruction, function and line, when m
+ * holds an instruction no backend runs (ir_op_opaque). */
+bool rt_ir_supported(const ir_module *m, const char *name, char *err, size_t cap);
+
 /* ---- rt_export.c ------------------------------------------------------ */
 /* The HMAC-MD2 of CUDA's integrity check (docs/runtime.md), exposed for
  * the unit test. */

@@ -22,7 +22,7 @@
 
 #include "emu/emu.h"
 #include "ptx/ptx_parse.h"
-#include "runtime/rt_backend.h"
+#include "runtime/rt.h"
 
 struct rt_bmodule {
   ir_module *ir;
@@ -137,6 +137,10 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
     return CUDA_ERROR_INVALID_PTX;
   }
   pw_diag_fini(&d);
+  if (!rt_ir_supported(ir, name, b->error, sizeof b->error)) {
+    ir_module_destroy(ir);
+    return CUDA_ERROR_INVALID_PTX;
+  }
   rt_bmodule *m = calloc(1, sizeof *m);
   if (!m) {
     ir_module_destroy(ir);

@@ -217,6 +217,10 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
     return CUDA_ERROR_INVALID_PTX;
   }
   pw_diag_fini(&d);
+  if (!rt_ir_supported(ir, name, b->error, sizeof b->error)) {
+    ir_module_destroy(ir);
+    return CUDA_ERROR_INVALID_PTX;
+  }
   rt_device_props props;
   device_props(b, 0, &props);
   rt_cache_key key = {.ptx = ptx, .ptx_len = len, .target = props.arch,
