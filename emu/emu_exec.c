@@ -779,18 +779,21 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
           continue;
         }
       }
-      /* every non-exited lane of the member masks must be here */
+      /* a lane goes on once every non-exited lane of its member mask has
+       * arrived at this instruction; the others wait here */
       const uint64_t *mm = EMU_U64(x, in->src[in->sub]);
-      emu_mask members = 0;
-      EMU_EACH(m, l, members |= (emu_mask)(uint32_t)mm[l] << (l & 32));
       emu_mask here = 0;
       EMU_EACH(f->syncwait, l, if (f->lane_pc[l] == f->ip) here |= 1ull << l);
-      emu_mask arrived = m | here;
-      emu_mask need = members & f->live & w->exists;
-      if (need & ~arrived) {
-        f->syncwait |= m;
-        f->blocked |= m;
-        set_pc(f, m, f->ip);
+      emu_mask arrived = m | here, ready = 0, alive = f->live & w->exists;
+      EMU_EACH(arrived, l, {
+        emu_mask need = ((emu_mask)(uint32_t)mm[l] << (l & 32)) & alive;
+        if (!(need & ~arrived)) ready |= 1ull << l;
+      });
+      emu_mask wait = arrived & ~ready;
+      f->syncwait = (f->syncwait & ~here) | wait;
+      f->blocked = (f->blocked & ~here) | wait;
+      set_pc(f, wait, f->ip);
+      if (!ready) {
         f->cur = 0;
         if (!reschedule(x, w)) {
           result = EMU_RUN_BLOCKED;
@@ -799,10 +802,8 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         RELOAD();
         continue;
       }
-      f->syncwait &= ~here;
-      f->blocked &= ~here;
-      f->cur = arrived;
-      in->fn(x, in, arrived);
+      f->cur = ready;
+      in->fn(x, in, ready);
       if (x->fault) goto fault;
       f->ip++;
       continue;

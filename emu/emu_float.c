@@ -212,7 +212,7 @@ static double sum_rto(double p, double c) {
   double s = p + c;
   if (isinf(s) || isnan(s)) return s;
   double bp = s - c, e = (p - bp) + (c - (s - bp));
-  if (e == 0 || s == 0) return s == 0 ? e : s;
+  if (e == 0) return s;   /* exact, signed zeros included (s == 0 implies exact) */
   uint64_t bits = emu_f64_bits(s);
   bool same = (e > 0) == (s > 0);
   if (!same) bits -= 1;      /* truncate toward zero: the predecessor in magnitude */
