@@ -301,13 +301,14 @@ static void h_minmax_f(emu_exec *x, const emu_inst *in, emu_mask m) {
         if (t == ir_type_f64) val = emu_f64(raw);
         else if (t == ir_type_f32) val = f32_in(in, raw);
         else val = half_in(in, hf, raw >> (16 * h));
+        if (xs) {
+          /* the sign is the xor of every input's, NaN inputs included */
+          sign_x ^= (bool)signbit(val);
+          val = fabs(val);
+        }
         if (val != val) {
           any_nan = true;
           continue;
-        }
-        if (xs) {
-          sign_x ^= (bool)signbit(val);
-          val = fabs(val);
         }
         r = have ? fpick(mx, r, val) : val;
         have = true;

@@ -192,8 +192,8 @@ static inline uint64_t et_f64b(double f) { uint64_t b; memcpy(&b, &f, 8); return
       if ((got)[i_] != (want)[i_]) {                                                                       \
         if (bad_ < 8)                                                                                      \
           fprintf(stderr, "%s [%zu]: a=%llx b=%llx c=%llx got %llx want %llx\n", what, i_,                 \
-                  (unsigned long long)((a) ? (a)[i_] : 0), (unsigned long long)((b) ? (b)[i_] : 0),        \
-                  (unsigned long long)((c) ? (c)[i_] : 0), (unsigned long long)(got)[i_],                  \
+                  (unsigned long long)(a)[i_], (unsigned long long)(b)[i_],        \
+                  (unsigned long long)(c)[i_], (unsigned long long)(got)[i_],                  \
                   (unsigned long long)(want)[i_]);                                                         \
         bad_++;                                                                                            \
       }                                                                                                    \
