@@ -79,7 +79,24 @@ static void *global_ptr(emu_exec *x, const emu_inst *in, unsigned lane, uint64_t
   }
   const emu_alloc *al = emu_find_alloc(x->l->allocs, x->l->nallocs, a);
   if (!al) {
-    /* an access that starts before an allocation and runs into it */
+    /* say where it is relative to the nearest allocation below it */
+    const emu_alloc *below = NULL;
+    for (uint32_t lo = 0, hi = x->l->nallocs; lo < hi;) {
+      uint32_t mid = (lo + hi) / 2;
+      if (x->l->allocs[mid].base <= a) {
+        below = &x->l->allocs[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (below && a - (below->base + below->size) < (1u << 20))
+      return bad(x, in, lane,
+                 "invalid %s %s of %u bytes at address 0x%llx: %llu bytes past the end of the %llu-byte "
+                 "allocation at 0x%llx%s",
+                 what, write ? "write" : "read", bytes, (unsigned long long)a,
+                 (unsigned long long)(a + bytes - (below->base + below->size)), (unsigned long long)below->size,
+                 (unsigned long long)below->base, below->freed ? " (freed)" : "");
     return bad(x, in, lane, "invalid %s %s of %u bytes at address 0x%llx: not in any allocation%s",
                what, write ? "write" : "read", bytes, (unsigned long long)a,
                a == 0 ? " (null pointer)" : "");
