@@ -64,6 +64,7 @@ typedef struct pend {
   uint64_t bits;
   int64_t offset;
   tok name;             /* SYMBOL */
+  uint32_t line, col;   /* of the literal */
 } pend;
 
 typedef struct vent {   /* a %name */
@@ -222,7 +223,7 @@ static void lex(parser *P) {
   }
   if (c == '%' || (c == '@' && p + 1 < L->end && is_ident_start(p[1]))) {
     const char *q = p + 1;
-    while (q < L->end && is_ident(*q)) q++;
+    while (q < L->end && (is_ident(*q) || (c == '%' && *q == '.'))) q++;
     if (q == p + 1) FAIL(P, t, "expected a name after '%%'");
     t->kind = c == '%' ? T_VALUE : T_SYM;
     t->s = p + 1;
@@ -611,9 +612,21 @@ static vent *value_ref(parser *P, const tok *t) {
   return *slot;
 }
 
+/* Whether bits (as written: a 64-bit two's complement) fits type t
+ * unsigned or signed: 255 and -1 fit u8, 256 does not; pred takes 0, 1, -1. */
+static bool fits(ir_type t, uint64_t bits) {
+  unsigned w = ir_type_bits(t);
+  if (w == 0 || w >= 64) return true;
+  uint64_t hi = bits >> w;
+  return hi == 0 || (hi == (UINT64_MAX >> w) && (bits >> (w - 1)) & 1);
+}
+
 static ir_value *make_literal(parser *P, const pend *o, ir_type t) {
   switch (o->kind) {
-  case IR_VAL_CONST: return ir_imm(&P->b, t, o->bits);
+  case IR_VAL_CONST:
+    if (!fits(t, o->bits))
+      fail_at(P, o->line, o->col, "literal does not fit in %s", t ? ir_type_name(t) : "none");
+    return ir_imm(&P->b, t, o->bits);
   case IR_VAL_UNDEF: return ir_undef(&P->b, t);
   default: return ir_symref(&P->b, symbol(P, &o->name), o->offset, t);
   }
@@ -622,6 +635,8 @@ static ir_value *make_literal(parser *P, const pend *o, ir_type t) {
 /* literal := number | 'undef' | symbol offset */
 static bool literal(parser *P, pend *o) {
   memset(o, 0, sizeof(*o));
+  o->line = P->t.line;
+  o->col = P->t.col;
   if (P->t.kind == T_NUM) {
     o->kind = IR_VAL_CONST;
     o->bits = number(P, &P->t);
@@ -1155,12 +1170,14 @@ static void body(parser *P) {
   }
   while (!is_punct(P, '}')) {
     if (P->t.kind == T_EOF) expected(P, "'}'");
-    /* A label is a word followed by ':' or by the block's string name. */
+    /* A label is a word, the block's name as a string maybe, and ':'
+     * (`opaque "spelling"` is a word and a string too). */
     if (P->t.kind == T_WORD) {
       lexer save = P->lx;
       tok word = P->t;
       lex(P);
-      bool is_label = is_punct(P, ':') || P->t.kind == T_STR;
+      if (P->t.kind == T_STR) lex(P);
+      bool is_label = is_punct(P, ':');
       P->lx = save;
       P->t = word;
       if (is_label) {
@@ -1315,7 +1332,9 @@ static void init(parser *P, ir_global *g) {
         r->addend = offset(P);
         put(P, &data, 0, w);
       } else if (!generic && P->t.kind == T_NUM) {
-        put(P, &data, ir_mask_bits(it, number(P, &P->t)), w);
+        uint64_t v = number(P, &P->t);
+        if (!fits(it, v)) FAIL(P, &P->t, "literal does not fit in %s", ir_type_name(it));
+        put(P, &data, ir_mask_bits(it, v), w);
         lex(P);
       } else {
         expected(P, "an initializer item");

@@ -686,6 +686,10 @@ static bool verify_global(const ir_module *m, const ir_global *g, pw_diag *d) {
       why = "a relocation names no variable or function";
   }
   if (!why && g->owner && g->owner->module != m) why = "owned by a function of another module";
+  if (!why && g->init && g->count && ir_type_bits((ir_type)g->type) >= 8 &&
+      g->size / g->vec / ((ir_type_bits((ir_type)g->type) + 7) / 8) > g->count)
+    why = "the initializer is larger than the variable";
+  if (!why && !g->vec) why = "vector width 0";
   if (!why) return true;
   snprintf(buf, sizeof buf, "variable @%s: %s", g->name ? g->name : "?", why);
   if (d) pw_error(d, m->source_name, "IR verification failed: %s", buf);
