@@ -626,7 +626,14 @@ static void pfunc(ir_printer *p, const ir_global *const *vars, uint32_t nvars) {
     for (uint32_t k = 0; k < f->module->nglobals; k++)
       if (f->module->globals[k]->owner == f) pvar(p, f->module->globals[k], "  ");
   }
+  bool elided = false;
   ir_foreach_block(f, b) {
+    if (p->show && !p->show(p, IR_PRINT_AT_BLOCK, b, p->hook_ctx)) {
+      if (!elided) ps(p, "  ; ...\n");
+      elided = true;
+      continue;
+    }
+    elided = false;
     ir_printer_block_name(p, b);
     if (b->name) {
       pc(p, ' ');
@@ -643,6 +650,12 @@ static void pfunc(ir_printer *p, const ir_global *const *vars, uint32_t nvars) {
     pc(p, '\n');
     hook(p, IR_PRINT_AT_BLOCK, b);
     ir_foreach_instr(b, i) {
+      if (p->show && !p->show(p, IR_PRINT_AT_INSTR, i, p->hook_ctx)) {
+        if (!elided) ps(p, "  ; ...\n");
+        elided = true;
+        continue;
+      }
+      elided = false;
       ps(p, "  ");
       pinstr(p, i);
       pc(p, '\n');

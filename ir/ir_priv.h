@@ -163,6 +163,10 @@ struct ir_printer {
    * after each block label (what = block), after each instruction. */
   ir_print_hook hook;
   void *hook_ctx;
+  /* When set, blocks and instructions it rejects are left out, each run
+   * of them printed as one "; ..." line (the verifier's dumps of big
+   * functions). */
+  bool (*show)(ir_printer *p, ir_print_at at, const void *what, void *ctx);
 };
 void ir_printer_begin(ir_printer *p, FILE *out, const ir_func *f);
 void ir_printer_end(ir_printer *p);
