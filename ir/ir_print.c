@@ -244,9 +244,10 @@ static void poperand(ir_printer *p, const ir_value *v, ir_type expect) {
 static void pmnemonic(ir_printer *p, const ir_instr *i) {
   ir_op op = (ir_op)i->op;
   ps(p, ir_op_infos[op].name);
-  for (unsigned f = 0; f < ir_mod_count; f++) {
+  uint64_t fields = ir_mods_nonzero(&i->mods) | (ir_op_mod_mask(op) & ir_mod_zero_spelled);
+  for (unsigned f = 0; fields >> f; f++) {
+    if (!((fields >> f) & 1)) continue;
     unsigned v = ir_mods_get(&i->mods, (ir_mod_field)f);
-    if (!v && !ir_op_uses_mod(op, (ir_mod_field)f)) continue;
     const char *s = ir_mod_spelling((ir_mod_field)f, v);
     if (!s && !v) continue;
     pc(p, '.');

@@ -371,9 +371,10 @@ static void check_types(verifier *V, const ir_instr *i) {
 }
 
 static void check_mods(verifier *V, const ir_instr *i) {
-  for (unsigned f = 0; f < ir_mod_count; f++) {
+  uint64_t set = ir_mods_nonzero(&i->mods);
+  for (unsigned f = 0; set >> f; f++) {
+    if (!((set >> f) & 1)) continue;
     unsigned v = ir_mods_get(&i->mods, (ir_mod_field)f);
-    if (!v) continue;
     const char *s = ir_mod_spelling((ir_mod_field)f, v);
     if (!s) err(V, i, "modifier field '%s' has the bad value %u", ir_mod_field_infos[f].name, v);
     else if (!ir_op_uses_mod((ir_op)i->op, (ir_mod_field)f))
