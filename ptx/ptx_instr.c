@@ -856,8 +856,41 @@ static void read_keeps(ptx_parser *p, const dstlist *d, ir_value **keep) {
     keep[i] = d->var[i] == PTX_NONE ? ir_undef(&p->b, d->type[i]) : ptx_ssa_read(p, d->var[i]);
 }
 
+/* v, of the instruction's result type, as a value of register type t when
+ * the widths differ: PTX lets a result be written to a wider register
+ * (ld.u32 into a .b64: zero- or sign-extended by the type, 5.2.2 relaxed
+ * type-checking) or a narrower one (the low bits).  The IR keeps types
+ * exact: the conversion is an instruction of its own.  Floats are first
+ * reinterpreted as bits of their width. */
+static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guard, bool neg,
+                           ir_value *keep) {
+  static const ir_type uints[] = {[1] = ir_type_u8, [2] = ir_type_u16, [4] = ir_type_u32, [8] = ir_type_u64};
+  static const ir_type sints[] = {[1] = ir_type_s8, [2] = ir_type_s16, [4] = ir_type_s32, [8] = ir_type_s64};
+  static const ir_type bits[] = {[1] = ir_type_b8, [2] = ir_type_b16, [4] = ir_type_b32, [8] = ir_type_b64};
+  unsigned from = ir_type_bits((ir_type)v->type) / 8, to = ir_type_bits(t) / 8;
+  if (from == 0 || to == 0 || from > 8 || to > 8 || from == 3 || to == 3 || from > 4 + 4 ||
+      !uints[from] || !uints[to])
+    return v; /* pred, b128, sub-byte: nothing to do that PTX allows */
+  ir_type_kind k = ir_type_kind_of((ir_type)v->type);
+  if (k == IR_TK_FLOAT || k == IR_TK_PACKED_FLOAT) {
+    v = ir_alu1(&p->b, ir_op_copy, bits[from], v);
+    k = IR_TK_BITS;
+  }
+  bool sign = k == IR_TK_SINT && to > from;
+  ir_type dt = sign ? sints[to] : uints[to], st = sign ? sints[from] : uints[from];
+  ir_value *src[1] = {v};
+  ir_type dtt = t;
+  ir_instr *c = ir_build(&p->b, ir_op_cvt, dt, 1, src, 1, &dtt, NULL);
+  if (!c) PW_DIE("out of memory");
+  c->type2 = (uint8_t)st;
+  if (guard) ir_instr_set_guard(&p->b, c, guard, neg, &keep);
+  return c->dst[0];
+}
+
 /* Builds op with these results and sources, guards it, and writes its
- * results to their registers. */
+ * results to their registers.  Results take the op's types (the opcode
+ * table's rule); ops whose rule is "stated per instruction" take their
+ * registers' types. */
 static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const srclist *s) {
   ir_value *guard = NULL;
   ir_value *keep[64];
@@ -865,13 +898,27 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     guard = ptx_ssa_read(p, I->guard_var);
     read_keeps(p, d, keep);
   }
-  ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, d->type, &I->m);
+  bool per_instr = ir_op_infos[op].result == RES_ANY;
+  ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
   in->type2 = (uint8_t)I->type2;
   if (s->have_off) in->offset = s->off;  /* ir_build_mem's field, for any address */
-  if (guard) ir_instr_set_guard(&p->b, in, guard, I->guard_neg, keep);
+  bool fit[64] = {0}, any_fit = false;
   for (uint32_t i = 0; i < d->n; i++)
-    if (d->var[i] != PTX_NONE) ptx_ssa_write(p, d->var[i], in->dst[i]);
+    if (d->var[i] != PTX_NONE && ir_type_bits((ir_type)in->dst[i]->type) != ir_type_bits(d->type[i]))
+      fit[i] = any_fit = true;
+  if (guard) {
+    ir_value *k2[64];
+    for (uint32_t i = 0; i < d->n; i++) k2[i] = fit[i] ? NULL : keep[i];
+    ir_instr_set_guard(&p->b, in, guard, I->guard_neg, k2);
+  }
+  for (uint32_t i = 0; i < d->n; i++) {
+    if (d->var[i] == PTX_NONE) continue;
+    ir_value *v = in->dst[i];
+    if (fit[i]) v = fit_width(p, v, d->type[i], guard, I->guard_neg, guard ? keep[i] : NULL);
+    ptx_ssa_write(p, d->var[i], v);
+  }
+  (void)any_fit;
   return in;
 }
 
@@ -979,14 +1026,12 @@ static void build_bra(ptx_parser *p, ins *I) {
     ir_instr *br = I->guard_neg ? ir_cbr(&p->b, g, fb, tb) : ir_cbr(&p->b, g, tb, fb);
     br->mods.uni = I->m.uni;
     ptx_ssa_leave(p);
-    ptx_ssa_edge(p, target);
     ptx_ssa_enter(p, fblk);
     return;
   }
   ir_instr *br = ir_br(&p->b, tb);
   br->mods.uni = I->m.uni;
   ptx_ssa_leave(p);
-  ptx_ssa_edge(p, target);
 }
 
 /* brx.idx index, tlist   where tlist: .branchtargets L1, L2, ... */

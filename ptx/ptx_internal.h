@@ -77,44 +77,31 @@ typedef struct ptx_regdecl {
 
 typedef struct ptx_blockinfo {
   ir_block *block;
-  bool labeled;        /* a branch target: more predecessors may come */
+  bool labeled;        /* a branch target */
   bool defined;        /* label seen (for labels referenced before definition) */
-  bool sealed;         /* every predecessor known (Braun's "sealed") */
-  bool in_targets;     /* named by a .branchtargets list: sealed at the end */
   uint32_t pred;       /* unlabeled: the index of the one predecessor, or NONE */
-  uint32_t refs_expected, refs_seen;  /* branches naming the label: counted, met */
-  uint32_t first_pending;  /* incomplete phis of this block: index + 1, chained */
   ptx_tok first_ref;   /* where the label was first used (for "undefined label") */
 } ptx_blockinfo;
 
 #define PTX_NONE 0xffffffffu
 
-typedef struct ptx_u64map {  /* (block, var) -> value; open addressing */
-  uint64_t *keys;      /* 0 = empty; key = (kind << 62 | block << 32 | var) + 1 */
-  ir_value **vals;
-  uint32_t mask, n;
-} ptx_u64map;
-
-/* A phi being filled: a real one (phi) or, in a sealed block, a
- * placeholder value (ph) that becomes a phi only if it is not trivial. */
-typedef struct ptx_work {
+/* A variable read before any write in its region: ph stands for the value
+ * entering block blk until renaming knows it. */
+typedef struct ptx_upread {
   uint32_t blk, var;
-  ir_instr *phi;
   ir_value *ph;
-  uint32_t first_op, nops;
-  bool decided;
-} ptx_work;
+} ptx_upread;
 
-typedef struct ptx_pending_phi {
+/* A variable's value at the end of a block that writes it. */
+typedef struct ptx_def {
   uint32_t blk, var;
-  ir_instr *phi;
-  uint32_t next;       /* next incomplete phi of the same block: index + 1 */
-} ptx_pending_phi;
+  ir_value *v;
+} ptx_def;
 
 typedef struct ptx_ssa {
   /* variables */
   uint8_t *var_type;
-  const char **var_name;    /* lazily filled, for value names */
+  const char **var_name;    /* for value names */
   uint32_t nvars, vars_cap;
   uint32_t cc_var;          /* the carry flag of add.cc/addc */
   /* the block being filled */
@@ -133,19 +120,11 @@ typedef struct ptx_ssa {
   /* blocks */
   ptx_blockinfo *blocks;
   uint32_t nblocks, blocks_cap;
-  /* end-of-block definitions and block-entry phis */
-  ptx_u64map defs;
-  ptx_pending_phi *pending;  /* every phi made, in order */
-  uint32_t npending, pending_cap;
-  struct ptx_work *work;     /* phis to fill now (sealed blocks) */
-  uint32_t nwork, work_cap;
-  ir_value **ops;            /* operands of placeholder phis */
-  uint32_t nops, ops_cap;
-  /* trivial phis removed: value id -> its replacement */
-  ir_value **repl;
-  uint32_t repl_cap;
-  bool any_repl;
-  ptx_map label_refs;        /* label name -> branches naming it (pre-count) */
+  /* what renaming needs */
+  ptx_upread *up;
+  uint32_t nup, up_cap;
+  ptx_def *defs;
+  uint32_t ndefs, defs_cap;
 } ptx_ssa;
 
 /* ---- the parser ------------------------------------------------------------ */
@@ -244,15 +223,10 @@ void ptx_ssa_enter(ptx_parser *p, uint32_t blk);
 void ptx_ssa_leave(ptx_parser *p);
 /* Enters a label's block, the current one falling through into it. */
 void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name);
-/* Counts, before the body is parsed, how often each label is named. */
-void ptx_ssa_count_label_refs(ptx_parser *p);
-/* A branch to blk was made: sealed once every counted one is. */
-void ptx_ssa_edge(ptx_parser *p, uint32_t blk);
-/* blk is in a .branchtargets list: its predecessors are known at the end. */
-void ptx_ssa_no_early_seal(ptx_parser *p, uint32_t blk);
+
 ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var);
 void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v);
-/* Completes the phis, removes trivial ones (all sealed at the end). */
+/* Places phis and renames (the CFG is complete): the function is SSA. */
 void ptx_ssa_end_func(ptx_parser *p);
 
 /* ---- ptx_instr.c ------------------------------------------------------------ */

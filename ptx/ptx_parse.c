@@ -945,7 +945,7 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
         cap *= 2;
       }
       names[tg->n++] = p->tok;
-      if (!tg->calls) ptx_ssa_no_early_seal(p, ptx_label_block(p, &p->tok));
+      if (!tg->calls) (void)ptx_label_block(p, &p->tok);
       ptx_next(p);
     } while (ptx_accept(p, PTX_TOK_COMMA));
     tg->names = names;
@@ -1052,7 +1052,6 @@ static void func_body(ptx_parser *p, ir_func *f) {
   ptx_map_init(&p->labels, &p->fscratch, 256);
   p->callseq = 0;
   ptx_ssa_begin_func(p);
-  ptx_ssa_count_label_refs(p);
   /* Parameters are names of the function scope. */
   for (uint32_t i = 0; i < f->nparams + f->nrets; i++) {
     ir_param *prm = i < f->nparams ? &f->params[i] : &f->rets[i - f->nparams];
