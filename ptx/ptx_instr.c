@@ -856,6 +856,17 @@ static void read_keeps(ptx_parser *p, const dstlist *d, ir_value **keep) {
     keep[i] = d->var[i] == PTX_NONE ? ir_undef(&p->b, d->type[i]) : ptx_ssa_read(p, d->var[i]);
 }
 
+/* A register's previous value kept by a guarded instruction must have its
+ * result's type: the register may last have been written as another type
+ * of the same width (add.u32 then @p add.f16x2 on one .b32): a copy, placed
+ * before the instruction, reinterprets the bits. */
+static ir_value *retype(ptx_parser *p, ir_instr *before, ir_value *keep, ir_type t) {
+  if (!keep || keep->type == t || ir_type_bits((ir_type)keep->type) != ir_type_bits(t)) return keep;
+  ir_builder b = ir_builder_before(before);
+  b.loc = before->loc;
+  return ir_alu1(&b, ir_op_copy, t, keep);
+}
+
 /* v, of the instruction's result type, as a value of register type t when
  * the widths differ: PTX lets a result be written to a wider register
  * (ld.u32 into a .b64: zero- or sign-extended by the type, 5.2.2 relaxed
@@ -883,7 +894,10 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
   ir_instr *c = ir_build(&p->b, ir_op_cvt, dt, 1, src, 1, &dtt, NULL);
   if (!c) PW_DIE("out of memory");
   c->type2 = (uint8_t)st;
-  if (guard) ir_instr_set_guard(&p->b, c, guard, neg, &keep);
+  if (guard) {
+    keep = retype(p, c, keep, t);
+    ir_instr_set_guard(&p->b, c, guard, neg, &keep);
+  }
   return c->dst[0];
 }
 
@@ -909,7 +923,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
       fit[i] = any_fit = true;
   if (guard) {
     ir_value *k2[64];
-    for (uint32_t i = 0; i < d->n; i++) k2[i] = fit[i] ? NULL : keep[i];
+    for (uint32_t i = 0; i < d->n; i++) k2[i] = fit[i] ? NULL : retype(p, in, keep[i], (ir_type)in->dst[i]->type);
     ir_instr_set_guard(&p->b, in, guard, I->guard_neg, k2);
   }
   for (uint32_t i = 0; i < d->n; i++) {
@@ -1303,6 +1317,8 @@ void ptx_parse_instruction(ptx_parser *p) {
   if (p->tok.kind != PTX_TOK_SEMI) ptx_expected(p, "',' or ';'");
   /* ';' is consumed after building, so errors point inside the statement */
   I->op = op;
+  ptx_ssa_ensure_block(p);
+  p->b.loc = (ir_loc){I->at.line, I->at.col};
   /* drop the mnemonic's own words from the modifiers */
   if (words) {
     memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);

@@ -219,6 +219,8 @@ uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t);
 uint32_t ptx_ssa_new_block(ptx_parser *p, const char *name, bool labeled, uint32_t pred);
 /* Makes blk the block that instructions go to. */
 void ptx_ssa_enter(ptx_parser *p, uint32_t blk);
+/* Opens an (unreachable) block if the last instruction was a terminator. */
+void ptx_ssa_ensure_block(ptx_parser *p);
 /* The current block was terminated: flush its definitions. */
 void ptx_ssa_leave(ptx_parser *p);
 /* Enters a label's block, the current one falling through into it. */

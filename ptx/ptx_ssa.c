@@ -171,9 +171,10 @@ static void layout_move_to_end(ir_func *f, ir_block *b) {
 
 /* The current block, opened as an unreachable one if the last instruction
  * was a terminator. */
-static void ensure_block(ptx_parser *p) {
+void ptx_ssa_ensure_block(ptx_parser *p) {
   if (p->ssa.cur == PTX_NONE) ptx_ssa_enter(p, ptx_ssa_new_block(p, NULL, false, PTX_NONE));
 }
+#define ensure_block ptx_ssa_ensure_block
 
 void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name) {
   ptx_ssa *s = &p->ssa;
