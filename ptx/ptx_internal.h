@@ -154,6 +154,7 @@ typedef struct ptx_parser {
   ir_builder b;
   ptx_map fsyms;           /* function scope names: regs, locals, params, labels */
   ptx_map labels;          /* label -> block index + 1 */
+  ptx_map fvars;           /* names of function-scope variables made so far */
   ptx_regdecl *scope_regs; /* decls of the innermost scope, for popping */
   ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
   uint32_t nscope_ents, scope_ents_cap;

@@ -552,6 +552,31 @@ typedef struct decl_attrs {
   uint32_t ptr_align;
 } decl_attrs;
 
+/* Function-scope variables of sibling scopes may share a name (every
+ * call sequence declares its own `.param .b32 param0`); the IR names each
+ * once per function, so later ones are called param0.1, param0.2 ... (a
+ * '.' no PTX name has). */
+static const char *unique_local_name(ptx_parser *p, const char *nm) {
+  size_t n = strlen(nm);
+  ptx_map_ent *e = ptx_map_find(&p->fvars, nm, n);
+  if (!e) {
+    ptx_map_put(&p->fvars, nm, n, (void *)(uintptr_t)1);
+    return nm;
+  }
+  for (;;) {
+    uintptr_t k = (uintptr_t)e->val;
+    e->val = (void *)(k + 1);
+    char *alt = pw_arena_alloc(&p->m->arena, n + 24);
+    if (!alt) PW_DIE("out of memory");
+    snprintf(alt, n + 24, "%s.%lu", nm, (unsigned long)k);
+    size_t an = strlen(alt);
+    if (!ptx_map_find(&p->fvars, alt, an)) {
+      ptx_map_put(&p->fvars, alt, an, (void *)(uintptr_t)1);
+      return alt;
+    }
+  }
+}
+
 /* name_decl := name ['<' INT '>'] {'[' [constexpr] ']'} ['=' init]
  * One variable of a declaration (the part after the type). */
 static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
@@ -588,6 +613,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   } else {
     if (old) ptx_fail(p, &name, "'%.*s' is already declared", (int)name.len, name.text);
     const char *nm = ptx_strdup_tok(p, &name);
+    if (p->fn) nm = unique_local_name(p, nm);
     g = ir_global_create(p->m, p->fn, nm, a->space, t, unsized ? 0 : count * vec,
                          a->align ? a->align : esize * vec);
     if (!g) PW_DIE("out of memory");
@@ -1050,6 +1076,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   p->nscope_ents = p->scope_ents_cap = 0;
   ptx_map_init(&p->fsyms, &p->fscratch, 256);
   ptx_map_init(&p->labels, &p->fscratch, 256);
+  ptx_map_init(&p->fvars, &p->fscratch, 64);
   p->callseq = 0;
   ptx_ssa_begin_func(p);
   /* Parameters are names of the function scope. */
