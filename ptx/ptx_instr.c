@@ -134,7 +134,7 @@ struct ins {
   uint32_t npool;
   /* decoded */
   ir_mods m;
-  ir_type type, type2, type3;
+  ir_type type, type2, type3, type4;
   uint32_t ntypes;
 };
 typedef struct ins ins;
@@ -508,6 +508,7 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       if (I->ntypes == 0) I->type = t;
       else if (I->ntypes == 1) I->type2 = t;
       else if (I->ntypes == 2) I->type3 = t;
+      else if (I->ntypes == 3) I->type4 = t;
       else return false;
       I->ntypes++;
       continue;
@@ -654,8 +655,9 @@ static bool decode_mods(ptx_parser *p, ins *I) {
     case ptx_mod_arrive: m->barmode = IR_BAR_ARRIVE; break;
     case ptx_mod_red: m->barmode = IR_BAR_RED; break;
     case ptx_mod_wait:
-      if (op != ir_op_bar && op != ir_op_barrier_cluster) return false;
-      m->barmode = IR_BAR_WAIT;
+      if (op == ir_op_griddepcontrol) m->gdc = IR_GDC_WAIT;
+      else if (op == ir_op_bar || op == ir_op_barrier_cluster) m->barmode = IR_BAR_WAIT;
+      else return false;
       break;
     case ptx_mod_up: m->shfl = IR_SHFL_UP; break;
     case ptx_mod_down: m->shfl = IR_SHFL_DOWN; break;
@@ -697,17 +699,113 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       m->shf_left = 1;
       break;
     case ptx_mod_r:
-      if (op != ir_op_shf) return false;
-      m->shf_left = 0;
+      if (op == ir_op_tld4) m->texcomp = IR_TEXCOMP_R;
+      else if (op == ir_op_shf) m->shf_left = 0;
+      else return false;
+      break;
+    case ptx_mod_g:
+      if (op != ir_op_tld4) return false;
+      m->texcomp = IR_TEXCOMP_G;
+      break;
+    case ptx_mod_a:
+      if (op == ir_op_tld4) m->texcomp = IR_TEXCOMP_A;
+      else if (op == ir_op_wmma_load || op == ir_op_wmma_store) m->frag = IR_FRAG_A;
+      else return false;
+      break;
+    case ptx_mod_b:
+      if (op == ir_op_tld4) m->texcomp = IR_TEXCOMP_B;
+      else if (op == ir_op_wmma_load || op == ir_op_wmma_store) m->frag = IR_FRAG_B;
+      else if (op == ir_op_suld || op == ir_op_sust || op == ir_op_sured) m->surfmode = IR_SURF_B;
+      else return false;
+      break;
+    case ptx_mod_p:
+      if (op != ir_op_suld && op != ir_op_sust && op != ir_op_sured) return false;
+      m->surfmode = IR_SURF_P;
+      break;
+    case ptx_mod_c:
+      if (op != ir_op_wmma_load && op != ir_op_wmma_store) return false;
+      m->frag = IR_FRAG_C;
+      break;
+    case ptx_mod_d:
+      if (op != ir_op_wmma_load && op != ir_op_wmma_store) return false;
+      m->frag = IR_FRAG_D;
       break;
     case ptx_mod_clamp:
-      if (op != ir_op_shf) return false;
-      m->shf_clamp = 1;
+      if (op == ir_op_shf || op == ir_op_vshl || op == ir_op_vshr) m->shf_clamp = 1;
+      else if (op == ir_op_suld || op == ir_op_sust || op == ir_op_sured) m->clampmode = IR_CLAMP_CLAMP;
+      else return false;
       break;
     case ptx_mod_wrap:
-      if (op != ir_op_shf) return false;
+      if (op != ir_op_shf && op != ir_op_vshl && op != ir_op_vshr) return false;
       m->shf_clamp = 0;
       break;
+    case ptx_mod_trap:
+      if (op != ir_op_suld && op != ir_op_sust && op != ir_op_sured) return false;
+      m->clampmode = IR_CLAMP_TRAP;
+      break;
+    case ptx_mod_zero:
+      if (op != ir_op_suld && op != ir_op_sust && op != ir_op_sured) return false;
+      m->clampmode = IR_CLAMP_ZERO;
+      break;
+    case ptx_mod_g1d: m->geom = IR_GEOM_1D; break;
+    case ptx_mod_g2d: m->geom = IR_GEOM_2D; break;
+    case ptx_mod_g3d: m->geom = IR_GEOM_3D; break;
+    case ptx_mod_a1d: m->geom = IR_GEOM_A1D; break;
+    case ptx_mod_a2d: m->geom = IR_GEOM_A2D; break;
+    case ptx_mod_cube: m->geom = IR_GEOM_CUBE; break;
+    case ptx_mod_acube: m->geom = IR_GEOM_ACUBE; break;
+    case ptx_mod_g2dms: m->geom = IR_GEOM_2DMS; break;
+    case ptx_mod_a2dms: m->geom = IR_GEOM_A2DMS; break;
+    case ptx_mod_base: m->texlod = IR_TEXLOD_BASE; break;
+    case ptx_mod_level: m->texlod = IR_TEXLOD_LEVEL; break;
+    case ptx_mod_grad: m->texlod = IR_TEXLOD_GRAD; break;
+    case ptx_mod_width: m->query = IR_QUERY_WIDTH; break;
+    case ptx_mod_height: m->query = IR_QUERY_HEIGHT; break;
+    case ptx_mod_depth: m->query = IR_QUERY_DEPTH; break;
+    case ptx_mod_channel_data_type: m->query = IR_QUERY_CHANNEL_DATA_TYPE; break;
+    case ptx_mod_channel_order: m->query = IR_QUERY_CHANNEL_ORDER; break;
+    case ptx_mod_normalized_coords: m->query = IR_QUERY_NORMALIZED_COORDS; break;
+    case ptx_mod_filter_mode: m->query = IR_QUERY_FILTER_MODE; break;
+    case ptx_mod_addr_mode_0: m->query = IR_QUERY_ADDR_MODE_0; break;
+    case ptx_mod_addr_mode_1: m->query = IR_QUERY_ADDR_MODE_1; break;
+    case ptx_mod_addr_mode_2: m->query = IR_QUERY_ADDR_MODE_2; break;
+    case ptx_mod_array_size: m->query = IR_QUERY_ARRAY_SIZE; break;
+    case ptx_mod_num_mipmap_levels: m->query = IR_QUERY_NUM_MIPMAP_LEVELS; break;
+    case ptx_mod_num_samples: m->query = IR_QUERY_NUM_SAMPLES; break;
+    case ptx_mod_force_unnormalized_coords: m->query = IR_QUERY_FORCE_UNNORMALIZED_COORDS; break;
+    case ptx_mod_row:
+      m->layout = m->layout == IR_LAYOUT_ROW ? IR_LAYOUT_ROW_ROW
+                  : m->layout == IR_LAYOUT_COL ? IR_LAYOUT_COL_ROW : IR_LAYOUT_ROW;
+      break;
+    case ptx_mod_col:
+      m->layout = m->layout == IR_LAYOUT_ROW ? IR_LAYOUT_ROW_COL
+                  : m->layout == IR_LAYOUT_COL ? IR_LAYOUT_COL_COL : IR_LAYOUT_COL;
+      break;
+    case ptx_mod_x1: m->vec = 1; break;
+    case ptx_mod_x2: m->vec = 2; break;
+    case ptx_mod_x4: m->vec = 4; break;
+    case ptx_mod_trans: m->trans = 1; break;
+    case ptx_mod_acc_f32: m->acc_f32 = 1; break;
+    case ptx_mod_launch_dependents: m->gdc = IR_GDC_LAUNCH_DEPENDENTS; break;
+    case ptx_mod_m8n8k4: m->shape = IR_SHAPE_M8N8K4; break;
+    case ptx_mod_m8n8k16: m->shape = IR_SHAPE_M8N8K16; break;
+    case ptx_mod_m8n8k32: m->shape = IR_SHAPE_M8N8K32; break;
+    case ptx_mod_m8n8k128: m->shape = IR_SHAPE_M8N8K128; break;
+    case ptx_mod_m16n8k4: m->shape = IR_SHAPE_M16N8K4; break;
+    case ptx_mod_m16n8k8: m->shape = IR_SHAPE_M16N8K8; break;
+    case ptx_mod_m16n8k16: m->shape = IR_SHAPE_M16N8K16; break;
+    case ptx_mod_m16n8k32: m->shape = IR_SHAPE_M16N8K32; break;
+    case ptx_mod_m16n8k64: m->shape = IR_SHAPE_M16N8K64; break;
+    case ptx_mod_m16n8k128: m->shape = IR_SHAPE_M16N8K128; break;
+    case ptx_mod_m16n8k256: m->shape = IR_SHAPE_M16N8K256; break;
+    case ptx_mod_m16n16k8: m->shape = IR_SHAPE_M16N16K8; break;
+    case ptx_mod_m16n16k16: m->shape = IR_SHAPE_M16N16K16; break;
+    case ptx_mod_m32n8k16: m->shape = IR_SHAPE_M32N8K16; break;
+    case ptx_mod_m8n32k16: m->shape = IR_SHAPE_M8N32K16; break;
+    case ptx_mod_m8n8: m->shape = IR_SHAPE_M8N8; break;
+    case ptx_mod_m16n16: m->shape = IR_SHAPE_M16N16; break;
+    case ptx_mod_m8n16: m->shape = IR_SHAPE_M8N16; break;
+    case ptx_mod_m16n8: m->shape = IR_SHAPE_M16N8; break;
     case ptx_mod_proxy:
       if (op != ir_op_fence) return false;
       if (!m->proxy) m->proxy = IR_PROXY_GENERIC;
@@ -916,6 +1014,8 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
   in->type2 = (uint8_t)I->type2;
+  in->type3 = (uint8_t)I->type3;
+  in->type4 = (uint8_t)I->type4;
   if (s->have_off) in->offset = s->off;  /* ir_build_mem's field, for any address */
   bool fit[64] = {0}, any_fit = false;
   for (uint32_t i = 0; i < d->n; i++)
@@ -962,7 +1062,7 @@ static void build_opaque(ptx_parser *p, ins *I) {
   unsigned pos = 0;
   uint32_t first = 0;
   I->m = (ir_mods){0};
-  I->type = I->type2 = ir_type_none;
+  I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->op = ir_op_opaque;
   if (I->ntop > 1 && (I->top[0].kind == O_REG || I->top[0].kind == O_VEC || I->top[0].kind == O_SINK)) {
     dsts_of(p, I, &I->top[0], &d, ir_type_b32);
@@ -1254,7 +1354,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->guarded = I->guard_neg = false;
   I->nmods = I->ntop = I->npool = 0;
   I->m = (ir_mods){0};
-  I->type = I->type2 = I->type3 = ir_type_none;
+  I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
   I->nwords = 0;
   if (p->tok.kind == PTX_TOK_AT) {
