@@ -1089,6 +1089,19 @@ uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name) {
   return blk;
 }
 
+/* ret: a function returning through .reg parameters returns their current
+ * values (7.1: .func (.reg .b32 r) f(...)), as ret's operands. */
+ir_instr *ptx_build_ret(ptx_parser *p, bool uni) {
+  ir_func *f = p->fn;
+  ir_value *vals[64];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < f->nrets && n < 64; i++)
+    if (f->rets[i].space == IR_SPACE_REG) vals[n++] = ptx_ssa_read(p, p->ret_var_base + i);
+  ir_instr *r = n ? ir_build(&p->b, ir_op_ret, ir_type_none, n, vals, 0, NULL, NULL) : ir_ret(&p->b);
+  r->mods.uni = uni;
+  return r;
+}
+
 /* Ends the current block with a terminator built by `make`; under a guard
  * the terminator goes to a block of its own, reached by a conditional
  * branch, and the code after it falls through. */
@@ -1106,7 +1119,7 @@ static void guarded_terminator(ptx_parser *p, ins *I, ir_op op) {
     ptx_ssa_enter(p, tblk);
     p->b.loc = (ir_loc){I->at.line, I->at.col};
     switch (op) {
-    case ir_op_ret: ir_ret(&p->b); break;
+    case ir_op_ret: ptx_build_ret(p, I->m.uni); break;
     case ir_op_exit: ir_exit(&p->b); break;
     default: ir_build(&p->b, op, ir_type_none, 0, NULL, 0, NULL, &I->m); break;
     }
@@ -1115,11 +1128,7 @@ static void guarded_terminator(ptx_parser *p, ins *I, ir_op op) {
     return;
   }
   switch (op) {
-  case ir_op_ret: {
-    ir_instr *r = ir_ret(&p->b);
-    r->mods.uni = I->m.uni;
-    break;
-  }
+  case ir_op_ret: ptx_build_ret(p, I->m.uni); break;
   case ir_op_exit: ir_exit(&p->b); break;
   default: ir_build(&p->b, op, ir_type_none, 0, NULL, 0, NULL, &I->m); break;
   }

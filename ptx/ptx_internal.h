@@ -160,6 +160,7 @@ typedef struct ptx_parser {
   uint32_t nscope_ents, scope_ents_cap;
   ptx_ssa ssa;
   uint32_t callseq;        /* number of call-sequence scopes seen */
+  uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
 } ptx_parser;
 
@@ -238,6 +239,8 @@ void ptx_instr_init(ptx_parser *p);   /* fills p->ops */
 /* statement: [@[!]pred] opcode[.mod]* operands ';'   (the current token is
  * the '@' or the opcode). */
 void ptx_parse_instruction(ptx_parser *p);
+/* ret, returning the .reg return parameters' values if any. */
+ir_instr *ptx_build_ret(ptx_parser *p, bool uni);
 /* The block index for a label, created (undefined) on first reference. */
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
 

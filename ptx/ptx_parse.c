@@ -1079,26 +1079,37 @@ static void func_body(ptx_parser *p, ir_func *f) {
   ptx_map_init(&p->fvars, &p->fscratch, 64);
   p->callseq = 0;
   ptx_ssa_begin_func(p);
-  /* Parameters are names of the function scope. */
+  /* Parameters are names of the function scope.  Register parameters
+   * are SSA variables, defined on entry for arguments; register return
+   * parameters get consecutive variables from ret_var_base, read by ret. */
+  p->ret_var_base = ptx_ssa_new_vars(p, f->nrets, ir_type_b32);
+  for (uint32_t i = 0; i < f->nrets; i++) {
+    p->ssa.var_type[p->ret_var_base + i] = f->rets[i].type;
+    p->ssa.var_name[p->ret_var_base + i] = f->rets[i].name;
+  }
   for (uint32_t i = 0; i < f->nparams + f->nrets; i++) {
-    ir_param *prm = i < f->nparams ? &f->params[i] : &f->rets[i - f->nparams];
+    bool is_ret = i >= f->nparams;
+    ir_param *prm = is_ret ? &f->rets[i - f->nparams] : &f->params[i];
     if (!prm->name) continue;
+    ptx_sym *s;
     if (prm->space == IR_SPACE_REG) {
-      /* A register parameter is an SSA variable defined on entry. */
       ptx_regdecl *r = PW_NEW(&p->fscratch, ptx_regdecl);
       r->type = prm->type;
       r->count = 1;
-      r->base = ptx_ssa_new_vars(p, 1, (ir_type)prm->type);
-      p->ssa.var_name[r->base] = prm->name;
-      ptx_sym *s = new_sym(p, PTX_SYM_REG);
+      if (is_ret) {
+        r->base = p->ret_var_base + (i - f->nparams);
+      } else {
+        r->base = ptx_ssa_new_vars(p, 1, (ir_type)prm->type);
+        p->ssa.var_name[r->base] = prm->name;
+        if (prm->value) ptx_ssa_write(p, r->base, prm->value);
+      }
+      s = new_sym(p, PTX_SYM_REG);
       s->reg = r;
-      ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
-      if (i < f->nparams && prm->value) ptx_ssa_write(p, r->base, prm->value);
     } else {
-      ptx_sym *s = new_sym(p, PTX_SYM_PARAM);
+      s = new_sym(p, PTX_SYM_PARAM);
       s->param = prm;
-      ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
     }
+    ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
   }
   jmp_buf jb;
   jmp_buf *outer = p->recover;

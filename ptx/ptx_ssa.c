@@ -321,7 +321,7 @@ void ptx_ssa_end_func(ptx_parser *p) {
   if (s->cur != PTX_NONE) {
     /* Falling off the end of a function returns (PTX ISA 9.7.12.5: ret is
      * implicit at the end of a function body). */
-    ir_ret(&p->b);
+    ptx_build_ret(p, false);
     ptx_ssa_leave(p);
   }
   for (uint32_t i = 0; i < s->nblocks; i++)
