@@ -1069,8 +1069,17 @@ static void build_opaque(ptx_parser *p, ins *I) {
     first = 1;
   }
   for (uint32_t i = first; i < I->ntop; i++) {
-    if (I->top[i].kind == O_LABEL) continue;
-    srcs_of(p, I, &I->top[i], &s, &pos);
+    const opnd *o = &I->top[i];
+    if (o->kind == O_LABEL) continue;
+    if (o->kind == O_IMM) {
+      /* No type suffix to read it by: the literal's own kind decides. */
+      ir_type t = o->immk == IMM_F32 ? ir_type_f32
+                  : o->immk == IMM_F64 ? ir_type_f64
+                  : (o->imm >> 32) && ~o->imm >> 31 ? ir_type_b64 : ir_type_b32;
+      src_push(p, &s, imm_value(p, o, t), &o->tok);
+      continue;
+    }
+    srcs_of(p, I, o, &s, &pos);
   }
   ir_instr *in = emit(p, I, ir_op_opaque, &d, &s);
   in->opaque = spelling(p, I);
