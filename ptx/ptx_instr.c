@@ -653,7 +653,10 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       else m->uni = 1;
       break;
     case ptx_mod_arrive: m->barmode = IR_BAR_ARRIVE; break;
-    case ptx_mod_red: m->barmode = IR_BAR_RED; break;
+    case ptx_mod_red:
+      /* bar.red is its own op; the word names it */
+      if (op != ir_op_bar_red) return false;
+      break;
     case ptx_mod_wait:
       if (op == ir_op_griddepcontrol) m->gdc = IR_GDC_WAIT;
       else if (op == ir_op_bar || op == ir_op_barrier_cluster) m->barmode = IR_BAR_WAIT;
@@ -850,7 +853,8 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_vote: return pos == 0 ? ir_type_pred : ir_type_b32;
   case ir_op_match: return pos == 0 ? t : ir_type_b32;
   case ir_op_redux: return pos == 0 ? t : ir_type_b32;
-  case ir_op_bar: case ir_op_bar_warp_sync: case ir_op_nanosleep: return ir_type_u32;
+  case ir_op_bar: case ir_op_nanosleep: return ir_type_u32;
+  case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
   default: return t;
@@ -1467,7 +1471,9 @@ void ptx_parse_instruction(ptx_parser *p) {
   case ir_op_setp:
   case ir_op_set: build_setp(p, I); break;
   case ir_op_bar:
-    /* bar.sync is barrier.sync.aligned (9.7.13.1) */
+  case ir_op_bar_red:
+    /* bar.sync and bar.red are barrier.sync.aligned and barrier.red
+     * .aligned (9.7.13.1) */
     if (I->at.len == 3) I->m.aligned = 1;
     build_generic(p, I);
     break;
