@@ -614,7 +614,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     if (old) ptx_fail(p, &name, "'%.*s' is already declared", (int)name.len, name.text);
     const char *nm = ptx_strdup_tok(p, &name);
     if (p->fn) nm = unique_local_name(p, nm);
-    g = ir_global_create(p->m, p->fn, nm, a->space, t, unsized ? 0 : count * vec,
+    g = ir_global_create(p->m, p->fn, nm, a->space, t, unsized ? 0 : count,
                          a->align ? a->align : esize * vec);
     if (!g) PW_DIE("out of memory");
     ptx_sym *s = new_sym(p, PTX_SYM_GLOBAL);
@@ -635,6 +635,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   }
   g->linkage = a->linkage;
   g->vec = vec;
+  g->size = g->count * vec * esize;  /* count counts .v2/.v4 elements */
   g->ptr_space = a->ptr_space;
   g->loc = (ir_loc){name.line, name.col};
   if (a->is_extern && a->space == IR_SPACE_SHARED && unsized) g->is_extern_shared = 1;
@@ -654,12 +655,12 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     }
     init_list(p, &c, 0);
     if (unsized) {
-      g->count = c.nelem;
+      g->count = (c.nelem + vec - 1) / vec;
     } else if (c.nelem > count * vec) {
       ptx_fail(p, &name, "%llu initializers for %llu elements",
                (unsigned long long)c.nelem, (unsigned long long)(count * vec));
     }
-    uint64_t size = (g->count ? g->count : c.nelem) * esize;
+    uint64_t size = g->count * vec * esize;
     uint8_t *bytes = pw_arena_alloc(&p->m->arena, size ? size : 1);
     if (!bytes) PW_DIE("out of memory");
     if (c.nelem) memcpy(bytes, c.bytes, c.nelem * esize);
