@@ -857,6 +857,12 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
+  /* the stride after the address (load) or the fragment (store) */
+  case ir_op_wmma_load: return pos >= 1 ? ir_type_b32 : t;
+  case ir_op_wmma_store: return pos >= 2 ? ir_type_b32 : t;
+  /* [handle, {coordinates}] then lod, gradients: coordinates of type2 */
+  case ir_op_tex: case ir_op_tld4: return pos == 1 && I->type2 ? I->type2 : ir_type_f32;
+  case ir_op_suld: case ir_op_sust: case ir_op_sured: return pos == 1 ? ir_type_s32 : t;
   default: return t;
   }
 }
