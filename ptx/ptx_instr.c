@@ -853,7 +853,8 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_vote: return pos == 0 ? ir_type_pred : ir_type_b32;
   case ir_op_match: return pos == 0 ? t : ir_type_b32;
   case ir_op_redux: return pos == 0 ? t : ir_type_b32;
-  case ir_op_bar: case ir_op_nanosleep: return ir_type_u32;
+  case ir_op_bar: case ir_op_nanosleep: case ir_op_cp_async_wait_group:
+  case ir_op_cp_async_bulk_wait_group: case ir_op_wgmma_wait_group: return ir_type_u32;
   case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;

@@ -230,6 +230,8 @@ void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name);
 
 ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var);
 void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v);
+/* Reports labels branched to but never defined. */
+void ptx_ssa_check_labels(ptx_parser *p);
 /* Places phis and renames (the CFG is complete): the function is SSA. */
 void ptx_ssa_end_func(ptx_parser *p);
 

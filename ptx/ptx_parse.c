@@ -1134,6 +1134,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   }
   p->recover = outer;
   ptx_expect(p, PTX_TOK_RBRACE, "'}'");
+  ptx_ssa_check_labels(p);
   if (!p->errors) ptx_ssa_end_func(p);
   p->fn = NULL;
   pw_arena_free(&p->fscratch);

@@ -315,6 +315,15 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph) {
   }
 }
 
+void ptx_ssa_check_labels(ptx_parser *p) {
+  ptx_ssa *s = &p->ssa;
+  for (uint32_t i = 0; i < s->nblocks; i++)
+    if (s->blocks[i].labeled && !s->blocks[i].defined) {
+      const ptx_tok *t = &s->blocks[i].first_ref;
+      ptx_error_at(p, t, "label '%.*s' is not defined", (int)t->len, t->text);
+    }
+}
+
 void ptx_ssa_end_func(ptx_parser *p) {
   ptx_ssa *s = &p->ssa;
   ir_func *f = p->fn;
@@ -324,11 +333,6 @@ void ptx_ssa_end_func(ptx_parser *p) {
     ptx_build_ret(p, false);
     ptx_ssa_leave(p);
   }
-  for (uint32_t i = 0; i < s->nblocks; i++)
-    if (s->blocks[i].labeled && !s->blocks[i].defined) {
-      const ptx_tok *t = &s->blocks[i].first_ref;
-      ptx_error_at(p, t, "label '%.*s' is not defined", (int)t->len, t->text);
-    }
   if (p->errors) return;
   uint32_t nb = s->nblocks, nvar = s->nvars;
 
