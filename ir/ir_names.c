@@ -11,6 +11,8 @@
  * Adding a modifier: a field in ir_mods (ir.h), a row in IR_MOD_FIELDS
  * (ir_priv.h), its spellings below, and the ops that take it in op_fields.
  */
+#include <string.h>
+
 #include "ir_priv.h"
 
 /* ---- spellings -------------------------------------------------------- */
@@ -316,4 +318,18 @@ static const uint64_t op_fields[ir_op_count] = {
 
 bool ir_op_uses_mod(ir_op op, ir_mod_field f) {
   return op < ir_op_count && (op_fields[op] >> f) & 1;
+}
+
+uint64_t ir_op_mod_mask(ir_op op) { return op < ir_op_count ? op_fields[op] : 0; }
+
+const uint64_t ir_mod_zero_spelled = M(shf_left) | M(shf_clamp) | M(dp_hi);
+
+uint64_t ir_mods_nonzero(const ir_mods *m) {
+  static const ir_mods zero;
+  if (!memcmp(m, &zero, sizeof zero)) return 0;  /* most instructions */
+  uint64_t mask = 0;
+#define X(name) if (m->name) mask |= M(name);
+  IR_MOD_FIELDS(X)
+#undef X
+  return mask;
 }

@@ -111,15 +111,16 @@ typedef struct parser {
   tok t;                /* the current token */
   jmp_buf fail;
   ir_module *m;
-  pw_arena scratch;
+  pw_arena scratch;     /* the whole parse */
+  pw_arena fn;          /* the function being parsed: freed at its end */
   ir_map opnames, words;  /* op names; type and modifier spellings */
   ir_map funcs, vars;   /* module scope: name -> fent, ir_global */
   fixup *fixups;
   /* the function being parsed */
   ir_func *f;
   ir_builder b;
-  ir_map vals, labels, locals;  /* %name -> vent, label -> lent, @name -> ir_symbol */
-  vent **uses;          /* every vent made by a use (checked at the end) */
+  ir_map vals, labels, locals;  /* %name -> vent, label -> lent, @name -> ir_symbol (in fn) */
+  vent **uses;          /* every vent made by a use (checked at the end; in fn) */
   uint32_t nuses, uses_cap;
   phi_labels *phis;
   /* reusable operand vectors */
@@ -311,6 +312,7 @@ static char *decode(parser *P, const tok *t) {
   size_t n = 0;
   for (uint32_t k = 0; k < t->len; k++) {
     char c = t->s[k];
+    if (!c) fail_at(P, t->line, t->col, "NUL byte in string");
     if (c != '\\') {
       out[n++] = c;
       continue;
@@ -597,7 +599,7 @@ static vent *value_ref(parser *P, const tok *t) {
   bool found;
   void **slot = ir_map_str_slot(&P->vals, t->s, t->len, &found);
   if (!found) {
-    vent *ve = IR_NEW(&P->scratch, vent);
+    vent *ve = IR_NEW(&P->fn, vent);
     /* A placeholder: no id until its definition gives it one. */
     ir_value *v = IR_NEW(&P->m->arena, ir_value);
     v->id = UINT32_MAX;
@@ -608,7 +610,7 @@ static vent *value_ref(parser *P, const tok *t) {
     *slot = ve;
     if (P->nuses == P->uses_cap) {
       uint32_t cap = P->uses_cap ? P->uses_cap * 2 : 64;
-      P->uses = ir_grow_array(&P->scratch, P->uses, P->nuses, cap, sizeof(vent *));
+      P->uses = ir_grow_array(&P->fn, P->uses, P->nuses, cap, sizeof(vent *));
       P->uses_cap = cap;
     }
     P->uses[P->nuses++] = ve;
@@ -692,7 +694,7 @@ static lent *label_ref(parser *P, const tok *t) {
   bool found;
   void **slot = ir_map_str_slot(&P->labels, t->s, t->len, &found);
   if (!found) {
-    lent *le = IR_NEW(&P->scratch, lent);
+    lent *le = IR_NEW(&P->fn, lent);
     le->b = ir_block_new_unlinked(P->f, NULL);
     le->line = t->line;
     le->col = t->col;
@@ -742,7 +744,7 @@ static void define(parser *P, ir_instr *i, unsigned k, const dst_spec *ds) {
   bool found;
   void **slot = ir_map_str_slot(&P->vals, ds->name.s, ds->name.len, &found);
   if (!found) {
-    vent *ve = IR_NEW(&P->scratch, vent);
+    vent *ve = IR_NEW(&P->fn, vent);
     ve->v = ir_instr_make_dst(i, k, t);
     *slot = ve;
     return;
@@ -965,10 +967,10 @@ static void instr(parser *P) {
   i->offset = off;
   i->aux = ci;
   if (op == ir_op_phi) {
-    phi_labels *pl = IR_NEW(&P->scratch, phi_labels);
+    phi_labels *pl = IR_NEW(&P->fn, phi_labels);
     pl->phi = i;
-    pl->labels = IR_NEW_ARRAY(&P->scratch, ir_block *, P->ntargets ? P->ntargets : 1);
-    memcpy(pl->labels, P->targets, P->ntargets * sizeof(ir_block *));
+    pl->labels = IR_NEW_ARRAY(&P->fn, ir_block *, P->ntargets ? P->ntargets : 1);
+    if (P->ntargets) memcpy(pl->labels, P->targets, P->ntargets * sizeof(ir_block *));
     pl->line = at.line;
     pl->col = at.col;
     pl->next = P->phis;
@@ -1011,7 +1013,7 @@ static void instr(parser *P) {
 static void resolve_phis(parser *P) {
   ir_func *f = P->f;
   uint32_t n = f->nblocks;
-  uint32_t *head = IR_NEW_ARRAY(&P->scratch, uint32_t, n ? n : 1);
+  uint32_t *head = IR_NEW_ARRAY(&P->fn, uint32_t, n ? n : 1);
   for (uint32_t k = 0; k < n; k++) head[k] = UINT32_MAX;
   /* Phis were pushed in reverse; walk them per block in order. */
   phi_labels *rev = NULL;
@@ -1027,13 +1029,13 @@ static void resolve_phis(parser *P) {
     uint32_t np = b->npreds, ns = phi->nsrc;
     if (ns != np)
       fail_at(P, pl->line, pl->col, "phi has %u operands but its block has %u predecessors", ns, np);
-    uint32_t *next = IR_NEW_ARRAY(&P->scratch, uint32_t, np ? np : 1);
+    uint32_t *next = IR_NEW_ARRAY(&P->fn, uint32_t, np ? np : 1);
     for (uint32_t j = np; j-- > 0;) {
       uint32_t id = b->preds[j]->id;
       next[j] = head[id];
       head[id] = j;
     }
-    uint32_t *slot = IR_NEW_ARRAY(&P->scratch, uint32_t, ns ? ns : 1);
+    uint32_t *slot = IR_NEW_ARRAY(&P->fn, uint32_t, ns ? ns : 1);
     for (uint32_t l = 0; l < ns; l++) {
       ir_block *lb = pl->labels[l];
       uint32_t j = lb->id < n ? head[lb->id] : UINT32_MAX;
@@ -1046,12 +1048,12 @@ static void resolve_phis(parser *P) {
     if (b != cur) {
       /* The first phi of the block fixes the order of its preds. */
       cur = b;
-      memcpy(b->preds, pl->labels, np * sizeof(ir_block *));
+      if (np) memcpy(b->preds, pl->labels, np * sizeof(ir_block *));
       continue;
     }
-    ir_value **src = IR_NEW_ARRAY(&P->scratch, ir_value *, ns ? ns : 1);
+    ir_value **src = IR_NEW_ARRAY(&P->fn, ir_value *, ns ? ns : 1);
     for (uint32_t l = 0; l < ns; l++) src[slot[l]] = phi->src[l];
-    memcpy(phi->src, src, ns * sizeof(ir_value *));
+    if (ns) memcpy(phi->src, src, ns * sizeof(ir_value *));
   }
 }
 
@@ -1071,14 +1073,18 @@ static void end_function(parser *P) {
   ir_compute_preds_raw(f);
   resolve_phis(P);
   P->f = NULL;
+  pw_arena_free(&P->fn);
+  P->uses = NULL;
+  P->nuses = P->uses_cap = 0;
 }
 
 static void begin_function(parser *P, ir_func *f) {
   P->f = f;
   P->b = (ir_builder){.module = P->m, .func = f};
-  ir_map_init(&P->vals, &P->scratch, 64);
-  ir_map_init(&P->labels, &P->scratch, 16);
-  ir_map_init(&P->locals, &P->scratch, 16);
+  pw_arena_init(&P->fn);
+  ir_map_init(&P->vals, &P->fn, 64);
+  ir_map_init(&P->labels, &P->fn, 16);
+  ir_map_init(&P->locals, &P->fn, 16);
   P->nuses = 0;
   P->phis = NULL;
 }
@@ -1087,7 +1093,7 @@ static void add_local(parser *P, const char *name, ir_symbol s, const tok *at) {
   bool found;
   void **slot = ir_map_str_slot(&P->locals, name, strlen(name), &found);
   if (found) FAIL(P, at, "'@%s' declared twice in this function", name);
-  ir_symbol *p = IR_NEW(&P->scratch, ir_symbol);
+  ir_symbol *p = IR_NEW(&P->fn, ir_symbol);
   *p = s;
   *slot = p;
 }
@@ -1135,7 +1141,7 @@ static void param(parser *P, ir_func *f, bool ret, bool *had_offset) {
     bool found;
     void **slot = ir_map_str_slot(&P->vals, P->t.s, P->t.len, &found);
     if (found) FAIL(P, &P->t, "value %%%.*s defined twice", (int)P->t.len, P->t.s);
-    vent *ve = IR_NEW(&P->scratch, vent);
+    vent *ve = IR_NEW(&P->fn, vent);
     ve->v = q->value;
     *slot = ve;
     lex(P);
@@ -1222,6 +1228,8 @@ static void func(parser *P, ir_linkage link) {
   tok nt = P->t;
   uint32_t len;
   const char *name = sym_text(P, &nt, &len);
+  if (ir_map_str_get(&P->vars, name, len))
+    FAIL(P, &nt, "'@%.*s' is already a variable (one namespace for both)", (int)len, name);
   fent *fe = func_ref(P, name, len, &nt);
   if (fe->defined) FAIL(P, &nt, "function '@%.*s' defined twice", (int)len, name);
   fe->defined = true;
@@ -1412,6 +1420,8 @@ static void var(parser *P, ir_func *owner, ir_linkage link) {
     add_local(P, g->name, ir_sym_global(g), &nt);
   } else {
     bool found;
+    if (ir_map_str_get(&P->funcs, g->name, strlen(g->name)))
+      FAIL(P, &nt, "'@%s' is already a function (one namespace for both)", g->name);
     void **slot = ir_map_str_slot(&P->vars, g->name, strlen(g->name), &found);
     if (found) FAIL(P, &nt, "variable '@%s' defined twice", g->name);
     *slot = g;
@@ -1512,6 +1522,7 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d) 
   P->src = (pw_src){path ? path : "<ir>", text, len};
   P->lx = (lexer){text, text + len, text, 1};
   pw_arena_init(&P->scratch);
+  pw_arena_init(&P->fn);
   P->m = ir_module_create(path);
   ir_module *volatile result = NULL;
   if (!setjmp(P->fail)) {
@@ -1524,6 +1535,7 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d) 
   } else {
     ir_module_destroy(P->m);
   }
+  pw_arena_free(&P->fn);
   pw_arena_free(&P->scratch);
   free(P);
   return result;
