@@ -151,17 +151,36 @@ static uint32_t find_reg(ptx_parser *p, const ptx_tok *t) {
   uint32_t n = t->len, d = n;
   while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
   if (d < n && n - d <= 9 && (t->text[d] != '0' || d == n - 1)) {
-    char buf[256];
-    if (d + 1 <= sizeof buf) {
-      memcpy(buf, t->text, d);
-      buf[d] = '<';
-      ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
-      if (s && s->kind == PTX_SYM_REG) {
-        uint32_t idx = 0;
-        for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
-        if (idx < s->reg->count) return s->reg->base + idx;
+    uint32_t idx = 0;
+    for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
+    ptx_regdecl *r = NULL;
+    uint64_t key = 0;
+    if (d <= 8) {
+      memcpy(&key, t->text, d);
+      for (uint32_t k = 0; k < p->nrcache; k++)
+        if (p->rcache[k].len == d && p->rcache[k].key == key) {
+          r = p->rcache[k].decl;
+          break;
+        }
+    }
+    if (!r) {
+      char buf[256];
+      if (d + 1 <= sizeof buf) {
+        memcpy(buf, t->text, d);
+        buf[d] = '<';
+        ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
+        if (s && s->kind == PTX_SYM_REG) {
+          r = s->reg;
+          if (d <= 8) {
+            uint32_t slot = p->nrcache < 8 ? p->nrcache++ : (uint32_t)(key % 8);
+            p->rcache[slot].key = key;
+            p->rcache[slot].len = d;
+            p->rcache[slot].decl = r;
+          }
+        }
       }
     }
+    if (r && idx < r->count) return r->base + idx;
   }
   ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
   if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;

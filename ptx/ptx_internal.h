@@ -144,6 +144,13 @@ typedef struct ptx_parser {
   pw_arena scratch;        /* parser tables; freed at the end */
   pw_arena fscratch;       /* per-function tables; freed at each function's end */
   ptx_map mods;            /* dotword -> ptx_mod */
+  /* Direct-mapped cache in front of mods for dotwords of up to 16 bytes,
+   * compared as two words: most instructions have two to four modifiers. */
+  struct { uint64_t k0, k1; uint32_t len; uint16_t mod; } modcache[512];
+  /* The range declarations last used (%r, %rd, %f ...), compared as one
+   * word; cleared when a declaration or a scope's end could change them. */
+  struct { uint64_t key; uint32_t len; struct ptx_regdecl *decl; } rcache[8];
+  uint32_t nrcache;
   ptx_map ops;             /* mnemonic -> opcode entry */
   ptx_map syms;            /* module scope: name -> ptx_sym */
   ptx_map sregs;           /* "%tid" -> ir_sreg + 1 */
