@@ -1377,6 +1377,9 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   jmp_buf jb;
   p->recover = &jb;
   if (setjmp(jb)) {
+    /* An error that left a function body (an unclosed one at the end of
+     * the file): its scratch tables go with it. */
+    if (p->fn) pw_arena_free(&p->fscratch);
     p->fn = NULL;
     skip_statement(p);
     if (p->tok.kind == PTX_TOK_RBRACE) {
