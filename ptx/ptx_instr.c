@@ -1029,6 +1029,40 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
   return c->dst[0];
 }
 
+/* The operand and result counts the op's rule fixes (the verifier's
+ * check_counts, in PTX's terms): a statement with the wrong number of
+ * operands is an input error here, at its position, not an IR that fails
+ * verification later. */
+static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d, const srclist *s) {
+  const ir_op_info *info = &ir_op_infos[op];
+  const ir_mods *m = &I->m;
+  unsigned vec = m->vec ? m->vec : 1, hint = m->has_cache_hint;
+  unsigned want_src = info->nsrc, want_dst = info->ndst;
+  switch (op) {
+  case ir_op_add: case ir_op_sub: case ir_op_mad: case ir_op_addc: case ir_op_subc: case ir_op_madc:
+    want_dst = 1u + m->cc;
+    break;
+  case ir_op_set: case ir_op_setp: want_src = 2u + (m->boolop != 0); break;
+  case ir_op_ld: want_src = 1u + hint; want_dst = vec; break;
+  case ir_op_ldu: want_dst = vec; break;
+  case ir_op_st: want_src = 1u + vec + hint; break;
+  case ir_op_atom: want_dst = vec; break;
+  case ir_op_shfl: want_src = m->sync ? 4u : 3u; break;
+  case ir_op_vote: want_src = 1u + m->sync; break;
+  default: break;
+  }
+  if (want_src != IR_VAR && s->n != want_src)
+    ptx_fail(p, &I->at, "'%.*s' takes %u source operands here, found %u", (int)I->at.len,
+             I->at.text, want_src, s->n);
+  if (want_dst != IR_VAR && d->n != want_dst)
+    ptx_fail(p, &I->at, "'%.*s' takes %u results here, found %u", (int)I->at.len, I->at.text,
+             want_dst, d->n);
+  if ((op == ir_op_setp || op == ir_op_shfl) && (d->n < 1 || d->n > 2))
+    ptx_fail(p, &I->at, "'%.*s' takes one result or a d|p pair", (int)I->at.len, I->at.text);
+  if ((op == ir_op_atom || op == ir_op_red) && s->n < 2)
+    ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
+}
+
 /* Builds op with these results and sources, guards it, and writes its
  * results to their registers.  Results take the op's types (the opcode
  * table's rule); ops whose rule is "stated per instruction" take their
@@ -1040,6 +1074,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     guard = ptx_ssa_read(p, I->guard_var);
     read_keeps(p, d, keep);
   }
+  if (op != ir_op_opaque && op != ir_op_call) check_shape(p, I, op, d, s);
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
