@@ -124,7 +124,6 @@ struct ins {
   bool guarded, guard_neg;
   uint32_t guard_var;
   ir_op op;
-  uint32_t nwords;         /* dotwords that are part of the mnemonic */
   ptx_tok mtok[MAX_MODS];  /* modifiers as written */
   uint16_t mods[MAX_MODS];
   uint32_t nmods;
@@ -1439,7 +1438,6 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->m = (ir_mods){0};
   I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
-  I->nwords = 0;
   if (p->tok.kind == PTX_TOK_AT) {
     ptx_next(p);
     I->guarded = true;
@@ -1503,10 +1501,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   ptx_ssa_ensure_block(p);
   p->b.loc = (ir_loc){I->at.line, I->at.col};
   /* drop the mnemonic's own words from the modifiers */
-  if (words) {
-    memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
-    I->nwords = words;
-  }
+  if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
   bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I);
@@ -1517,7 +1512,6 @@ void ptx_parse_instruction(ptx_parser *p) {
     ptx_next(p);
     return;
   }
-  /* mtok is used for spelling only; keep modifier tokens aligned */
   switch (op) {
   case ir_op_copy: build_mov(p, I); break;
   case ir_op_br: build_bra(p, I); break;

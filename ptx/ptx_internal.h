@@ -1,13 +1,17 @@
 /* ptx/ptx_internal.h: what the files of the PTX parser share.
  *
  *   ptx_parse.c   module, directives, declarations, initializers, functions
- *   ptx_ssa.c     SSA construction while parsing (Braun et al. 2013)
+ *   ptx_ssa.c     SSA construction: block summaries while parsing, phis and
+ *                 renaming at the end of each function (Cytron et al.)
  *   ptx_instr.c   instructions: operands, the families and their modifiers
  *
  * The parser reads tokens one at a time (ptx_lex.h) with one token of
- * lookahead, builds IR through the builder only, and keeps all of its own
- * tables in a scratch arena freed at the end of the parse; the module's
- * arena holds only what the IR keeps.
+ * lookahead and builds IR through the builder; it sets by hand only the
+ * instruction fields the builder has no parameter for (offset, aux,
+ * type2..type4, opaque, the .uni of branches) and moves a label's block to
+ * where the label is defined.  Its own tables live in scratch arenas freed
+ * at the end of each function and of the parse; the module's arena holds
+ * only what the IR keeps.
  */
 #ifndef PW_PTX_INTERNAL_H
 #define PW_PTX_INTERNAL_H
@@ -33,9 +37,9 @@ typedef enum ptx_mod {
   ptx_mod_count,
   /* a type suffix: ptx_mod_type + ir_type */
   ptx_mod_type = 512,
-  ptx_mod_shape = 1024,   /* .mMnNkK: shape packed by the lexer of shapes */
   ptx_mod_unknown = 0xffff,
 } ptx_mod;
+_Static_assert(ptx_mod_count < ptx_mod_type, "modifier ids run into type ids");
 
 /* ---- a string -> value hash map over an arena --------------------------- */
 
@@ -166,7 +170,6 @@ typedef struct ptx_parser {
   ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
   uint32_t nscope_ents, scope_ents_cap;
   ptx_ssa ssa;
-  uint32_t callseq;        /* number of call-sequence scopes seen */
   uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
 } ptx_parser;

@@ -1024,7 +1024,6 @@ static void body_stmt(ptx_parser *p, int depth) {
     if (depth > 256) ptx_fail(p, &t, "scopes nested too deeply");
     ptx_next(p);
     uint32_t mark = p->nscope_ents;
-    p->callseq++;
     p->depth++;
     body_stmts(p, depth + 1);
     ptx_expect(p, PTX_TOK_RBRACE, "'}'");
@@ -1096,7 +1095,6 @@ static void func_body(ptx_parser *p, ir_func *f) {
   ptx_map_init(&p->labels, &p->fscratch, 256);
   ptx_map_init(&p->fvars, &p->fscratch, 64);
   p->nrcache = 0;
-  p->callseq = 0;
   ptx_ssa_begin_func(p);
   /* Parameters are names of the function scope.  Register parameters
    * are SSA variables, defined on entry for arguments; register return
