@@ -12,6 +12,8 @@ pkgs=(
   clang-22 libclang-rt-22-dev libfuzzer-22-dev   # sanitizers and libFuzzer targets
   llvm-22-tools                                  # FileCheck-22
   binutils file                                  # test helpers (readelf, ar)
+  python3                                        # nvcc test (also needed by meson)
+  zstd lz4                                       # benchmarks: the reference decompressors
 )
 
 missing=()

@@ -6,7 +6,7 @@
 # Prints "N passed, N failed" at the end.  PTXWAVE_FUZZ_SECONDS sets the
 # time per fuzz target (default 30; 0 skips fuzzing).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ./scripts/install-deps.sh || exit 1
 
 jobs=$(nproc)
@@ -40,25 +40,33 @@ run_suite() { # dir, label, env...
   count_meson "$dir"
 }
 
-SETUP_ARGS=() run_suite build "release-ish build"
-SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false) TIMEOUT_MULT=4 \
-  run_suite build-asan "ASan+UBSan build" \
+# Bash cannot pass an array as a one-command prefix assignment, so the
+# meson options of each build are set as plain globals before its run.
+SETUP_ARGS=()
+TIMEOUT_MULT=1
+run_suite build "release-ish build"
+# shellcheck disable=SC2054  # the comma is meson's list syntax
+SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false)
+TIMEOUT_MULT=4
+run_suite build-asan "ASan+UBSan build" \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 fuzz_secs=${PTXWAVE_FUZZ_SECONDS:-30}
 if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
   note "libFuzzer targets, ${fuzz_secs}s each"
-  if CC=clang-22 SETUP_ARGS=() setup build-fuzz -Dfuzz=true -Dtests=disabled; then
+  if CC=clang-22 setup build-fuzz -Dfuzz=true -Dtests=disabled; then
     for t in build-fuzz/fuzz/fuzz_*; do
-      [ -x "$t" ] || continue
+      if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi   # not the fuzz_*.p object dirs
       name=$(basename "$t")
       corpus=fuzz/corpus/${name#fuzz_}
       work=$(mktemp -d)
       # New inputs go to a scratch dir; the saved corpus is read only.
       if "$t" -max_total_time="$fuzz_secs" -rss_limit_mb=2048 -timeout=10 \
            -artifact_prefix="build-fuzz/$name-" "$work" "$corpus" >"build-fuzz/$name.log" 2>&1; then
-        echo "$name: ok ($(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#') runs)"
+        # libFuzzer's last line: "Done N runs in S second(s)" (the
+        # recommended-dictionary lines above it can contain "#<digits>").
+        echo "$name: ok ($(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "build-fuzz/$name.log") runs)"
         passed=$((passed + 1))
       else
         echo "$name: FAILED"; tail -40 "build-fuzz/$name.log"

@@ -13,4 +13,8 @@
 /* True when argv[i] is -h or --help. */
 bool pw_is_help(const char *arg);
 
+/* Parses a byte count with an optional K, M or G suffix (cmd_inspect.c). */
+#include <stdint.h>
+bool pw_parse_size(const char *s, uint64_t *out);
+
 #endif

@@ -25,7 +25,10 @@
  *  - cuda::atomic_ref with explicit memory orders (relaxed fetch_add,
  *    acq_rel fetch_or, release store / acquire load), which nvcc emits as
  *    atom/ld/st with .relaxed/.acq_rel/.release/.acquire and .gpu.
- *  - shared-memory atomics (atom.shared) of the same ops per block.
+ *  - red.global.add/or and red.relaxed.gpu (inline PTX: nvcc 13 emits atom
+ *    even when the result is unused), a seq_cst fetch_add (fence.sc) and
+ *    atomic_thread_fence(acq_rel) (fence.acq_rel.gpu).
+ *  - shared-memory atomics (atom.shared, red.shared) of the same ops per block.
  */
 #include "check.h"
 
@@ -59,7 +62,8 @@ struct counters {
     unsigned inc, dec, inc_hi;
     unsigned block_add[NB];
     unsigned sys_add;
-    unsigned ref_add, ref_or, ref_flag;
+    unsigned ref_add, ref_or, ref_flag, ref_sc;
+    unsigned red_add, red_or, red_add_relaxed;
     unsigned ticket;
 };
 
@@ -73,7 +77,7 @@ struct olds {
     unsigned inc[NT], dec[NT], inc_hi[NT];
 };
 
-#define NSH 9
+#define NSH 10
 struct shared_results {
     unsigned v[NB][NSH];
 };
@@ -145,14 +149,24 @@ __global__ void atomics_global(const unsigned *vals, counters *c, olds *o, share
     r_or.fetch_or(v & 0x80402010u, cuda::std::memory_order_acq_rel);
     if (t == 0)
         r_flag.store(1u, cuda::std::memory_order_release);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> r_sc(c->ref_sc);
+    r_sc.fetch_add(1u); /* seq_cst: fence.sc + atom */
+    cuda::atomic_thread_fence(cuda::std::memory_order_acq_rel, cuda::thread_scope_device);
+
+    /* reductions without a result (red), which nvcc 13 never emits by itself */
+    asm volatile("red.global.add.u32 [%0], %1;" ::"l"(&c->red_add), "r"(v) : "memory");
+    asm volatile("red.global.or.b32 [%0], %1;" ::"l"(&c->red_or), "r"(v & 0x00f000f0u) : "memory");
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(&c->red_add_relaxed), "r"(v >> 4) : "memory");
 
     /* shared memory: the same operations within each block */
     __shared__ unsigned sh[NSH];
     __shared__ unsigned long long sh64;
+    __shared__ unsigned sh_red;
     if (threadIdx.x == 0) {
         sh[0] = 0; sh[1] = 0xffffffffu; sh[2] = 0; sh[3] = 0xffffffffu; sh[4] = 0;
         sh[5] = 0; sh[6] = 0; sh[7] = 0; sh[8] = 0;
         sh64 = 0;
+        sh_red = 0;
     }
     __syncthreads();
     atomicAdd(&sh[0], v);
@@ -168,11 +182,16 @@ __global__ void atomics_global(const unsigned *vals, counters *c, olds *o, share
         so = atomicCAS(&sh[7], sa, sa + 2u);
     } while (so != sa);
     atomicAdd(&sh64, (unsigned long long)v);
+    {
+        unsigned sh_addr = (unsigned)__cvta_generic_to_shared(&sh_red);
+        asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(sh_addr), "r"(v & 0xffu) : "memory");
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int k = 0; k < 8; k++)
             sr->v[blockIdx.x][k] = sh[k];
         sr->v[blockIdx.x][8] = (unsigned)(sh64 >> 3);
+        sr->v[blockIdx.x][9] = sh_red;
     }
 }
 
@@ -236,7 +255,7 @@ int main(void)
     double add_d = 0;
     int min_i = 0x7fffffff, max_i = (int)0x80000000, and_i = -1, or_i = 0, xor_i = 0;
     long long min_ll = 0x7fffffffffffffffll, max_ll = (long long)0x8000000000000000ull;
-    unsigned block_add[NB] = {0}, ref_or = 0;
+    unsigned block_add[NB] = {0}, ref_or = 0, red_or = 0, red_add_relaxed = 0;
     for (int t = 0; t < NT; t++) {
         unsigned v = vals[t];
         add_i += (int)(v & 0xffff) - 0x8000;
@@ -267,6 +286,8 @@ int main(void)
         xor_ull ^= (unsigned long long)v * 0x100000001ull;
         block_add[t / (NT / NB)] += v;
         ref_or |= v & 0x80402010u;
+        red_or |= v & 0x00f000f0u;
+        red_add_relaxed += v >> 4;
     }
 #define EXPECT_EQ(what, got, want, fmt) pw_expect(&rep, (got) == (want), what ": " fmt " want " fmt, got, want)
     EXPECT_EQ("atomicAdd int", c.add_i, add_i, "%d");
@@ -297,6 +318,10 @@ int main(void)
     EXPECT_EQ("atomic_ref fetch_add relaxed", c.ref_add, add_u, "%u");
     EXPECT_EQ("atomic_ref fetch_or acq_rel", c.ref_or, ref_or, "%u");
     EXPECT_EQ("atomic_ref store release / load acquire", flag, 1u, "%u");
+    EXPECT_EQ("atomic_ref fetch_add seq_cst", c.ref_sc, (unsigned)NT, "%u");
+    EXPECT_EQ("red.global.add", c.red_add, add_u, "%u");
+    EXPECT_EQ("red.global.or", c.red_or, red_or, "%u");
+    EXPECT_EQ("red.relaxed.gpu.global.add", c.red_add_relaxed, red_add_relaxed, "%u");
     for (int b = 0; b < NB; b++)
         pw_expect(&rep, c.block_add[b] == block_add[b], "atomicAdd_block block %d: %u want %u", b, c.block_add[b],
                   block_add[b]);
@@ -383,7 +408,7 @@ int main(void)
     /* shared-memory atomics per block */
     for (int b = 0; b < NB; b++) {
         const int bs = NT / NB;
-        unsigned w[NSH] = {0, 0xffffffffu, 0, 0xffffffffu, 0, 0, 0, 0, 0};
+        unsigned w[NSH] = {0, 0xffffffffu, 0, 0xffffffffu, 0, 0, 0, 0, 0, 0};
         unsigned long long s64 = 0;
         for (int i = 0; i < bs; i++) {
             unsigned v = vals[b * bs + i];
@@ -395,6 +420,7 @@ int main(void)
             w[5] ^= v;
             w[6] = w[6] >= 10u ? 0u : w[6] + 1;
             w[7] += 2u;
+            w[9] += v & 0xffu;
             s64 += v;
         }
         w[8] = (unsigned)(s64 >> 3);

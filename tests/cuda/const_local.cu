@@ -10,7 +10,9 @@
  *  - local memory: a 40-int per-thread array filled in a loop and read with
  *    data-dependent indices (it cannot live in registers), and a local array
  *    of structs.
- *  - a dense switch (a jump table: brx.idx where nvcc makes one).
+ *  - a dense switch (nvcc 13 turns it into a lookup table, not a jump), and
+ *    an indirect branch through a .branchtargets table (brx.idx, inline PTX
+ *    in a __noinline__ function so that its labels exist once).
  *  - __ldg and const __restrict__ loads (ld.global.nc), vector loads and
  *    stores (v2/v4), and volatile shared accesses (ld/st.volatile.shared).
  */
@@ -45,12 +47,32 @@ __device__ __noinline__ int classify(unsigned v)
     }
 }
 
+__device__ __noinline__ unsigned jump_table(unsigned idx, unsigned v)
+{
+    unsigned r;
+    asm("{\n\t"
+        "pw_ts: .branchtargets pw_L0, pw_L1, pw_L2, pw_L3;\n\t"
+        "brx.idx %1, pw_ts;\n\t"
+        "pw_L0: mul.lo.u32 %0, %2, 3;\n\t"
+        "bra.uni pw_LE;\n\t"
+        "pw_L1: xor.b32 %0, %2, 0x55;\n\t"
+        "bra.uni pw_LE;\n\t"
+        "pw_L2: add.u32 %0, %2, 1000;\n\t"
+        "bra.uni pw_LE;\n\t"
+        "pw_L3: not.b32 %0, %2;\n\t"
+        "pw_LE:\n\t"
+        "}"
+        : "=r"(r)
+        : "r"(idx & 3u), "r"(v));
+    return r;
+}
+
 __global__ void const_local_kernel(const unsigned *__restrict__ in, const float4 *__restrict__ vin, int *out,
                                    float4 *vout, unsigned *keys_out)
 {
     int g = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned v = __ldg(&in[g]);
-    int *o = out + g * 6;
+    int *o = out + g * 7;
 
     /* constant memory, uniform and divergent indices */
     o[0] = c_table[v & 15] * c_table[threadIdx.x & 15];
@@ -92,6 +114,8 @@ __global__ void const_local_kernel(const unsigned *__restrict__ in, const float4
     vsh[threadIdx.x] = (int)v;
     __syncthreads();
     o[5] = vsh[blockDim.x - 1 - threadIdx.x];
+
+    o[6] = (int)jump_table(v >> 7, v); /* divergent targets within a warp */
 }
 
 __global__ void bump_global(void)
@@ -130,14 +154,14 @@ int main(void)
     float4 *dvin, *dvout;
     CHECK(cudaMalloc(&din, sizeof(in)));
     CHECK(cudaMalloc(&dkeys, n * sizeof(unsigned)));
-    CHECK(cudaMalloc(&dout, n * 6 * sizeof(int)));
+    CHECK(cudaMalloc(&dout, n * 7 * sizeof(int)));
     CHECK(cudaMalloc(&dvin, sizeof(vin)));
     CHECK(cudaMalloc(&dvout, sizeof(vout)));
     CHECK(cudaMemcpy(din, in, sizeof(in), cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dvin, vin, sizeof(vin), cudaMemcpyHostToDevice));
     const_local_kernel<<<grid, bs>>>(din, dvin, dout, dvout, dkeys);
     CHECK_LAUNCH();
-    int out[n * 6];
+    int out[n * 7];
     unsigned kout[n];
     CHECK(cudaMemcpy(out, dout, sizeof(out), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(kout, dkeys, sizeof(kout), cudaMemcpyDeviceToHost));
@@ -147,7 +171,7 @@ int main(void)
     for (int g = 0; g < n; g++) {
         int t = g % bs;
         unsigned v = in[g];
-        int w[6];
+        int w[7];
         w[0] = table[v & 15] * table[t & 15];
         int arr[40];
         for (int i = 0; i < 40; i++)
@@ -169,8 +193,14 @@ int main(void)
         w[3] = cls[v % 12];
         w[4] = 1234 + (int)scratch[g & 3];
         w[5] = (int)in[(g / bs) * bs + bs - 1 - t];
-        for (int k = 0; k < 6; k++)
-            pw_expect(&rep, out[g * 6 + k] == w[k], "thread %d result %d: %d want %d", g, k, out[g * 6 + k], w[k]);
+        switch ((v >> 7) & 3u) {
+        case 0: w[6] = (int)(v * 3u); break;
+        case 1: w[6] = (int)(v ^ 0x55u); break;
+        case 2: w[6] = (int)(v + 1000u); break;
+        default: w[6] = (int)~v; break;
+        }
+        for (int k = 0; k < 7; k++)
+            pw_expect(&rep, out[g * 7 + k] == w[k], "thread %d result %d: %d want %d", g, k, out[g * 7 + k], w[k]);
         pw_expect(&rep, kout[g] == (keys[(v >> 8) & 63] ^ keys[t & 63]), "thread %d constant keys", g);
         pw_expect(&rep, f2u(vout[g].x) == f2u(vin[g].w) && f2u(vout[g].y) == f2u(vin[g].z) &&
                             f2u(vout[g].z) == f2u(vin[g].y) && f2u(vout[g].w) == f2u(vin[g].x),

@@ -28,7 +28,7 @@
  *   __logf (lg2.approx * ln 2)  absolute 2^-21.41 on [0.5, 2], else 3 ulp
  *   exp2f (ex2.approx.f32 with special cases)  2 ulp
  *   rsqrtf (rsqrt.approx.f32, "max relative error 2^-22.9" in the ISA)  2 ulp
- *   sinf, expf  2 ulp;  logf  1 ulp;  atan2f  3 ulp;  erff  2 ulp
+ *   sinf, expf  2 ulp;  logf  1 ulp;  atan2f  3 ulp
  *   tanh.approx.f32 (inline PTX)  the ISA's maximum relative error 2^-11,
  *                                 checked at 2^-10 relative
  */
@@ -99,7 +99,7 @@ struct approx_in {
     float xe;     /* [-80, 80] */
     float xs;     /* [-pi, pi] */
     float xl;     /* positive, 2^-100 .. 2^100 */
-    float y;      /* [-10, 10], for atan2f and erff */
+    float y;      /* [-10, 10], for atan2f and tanh */
 };
 
 __global__ void approx_ops(const approx_in *in, float *out, int n)
