@@ -752,12 +752,16 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       m->frag = IR_FRAG_D;
       break;
     case ptx_mod_clamp:
-      if (op == ir_op_shf || op == ir_op_vshl || op == ir_op_vshr) m->shf_clamp = 1;
+      if (op == ir_op_shf || op == ir_op_vshl || op == ir_op_vshr || op == ir_op_bmsk ||
+          op == ir_op_szext)
+        m->shf_clamp = 1;
       else if (op == ir_op_suld || op == ir_op_sust || op == ir_op_sured) m->clampmode = IR_CLAMP_CLAMP;
       else return false;
       break;
     case ptx_mod_wrap:
-      if (op != ir_op_shf && op != ir_op_vshl && op != ir_op_vshr) return false;
+      if (op != ir_op_shf && op != ir_op_vshl && op != ir_op_vshr && op != ir_op_bmsk &&
+          op != ir_op_szext)
+        return false;
       m->shf_clamp = 0;
       break;
     case ptx_mod_trap:
