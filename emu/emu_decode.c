@@ -817,6 +817,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
+  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
+  case ir_op_vshl: case ir_op_vshr:
   case ir_op_opaque:
   case ir_op_count:
     return dfmt(d, "unsupported instruction '%s'", op_name(i));
@@ -865,8 +867,11 @@ static emu_status decode_func(emu_module *em, emu_func *ef, ptrmap *gidx, ptrmap
     }
     for (uint32_t k = 0; k < f->nrets; k++) {
       const ir_param *p = &f->rets[k];
-      if (p->space == IR_SPACE_REG && p->value) {
-        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = value_slot(&d, p->value), .size = param_bytes(p)};
+      if (p->space == IR_SPACE_REG) {
+        /* a register return: `ret` names its value (src k); the frame keeps
+         * it in a slot of its own until the caller copies it */
+        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(&d, value_cls((ir_type)p->type)),
+                                   .size = param_bytes(p)};
       } else {
         ef->rets[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
                                    .size = param_bytes(p)};

@@ -657,6 +657,13 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         lanes_exit(w, m);
         emu_check_barriers(wg);
       } else {
+        /* register return values, named by ret's operands */
+        for (unsigned k = 0; k < in->nsrc && k < f->fn->nrets; k++)
+          if (f->fn->rets[k].is_reg) {
+            ir_type t = (ir_type)in->stype[k];
+            copy_slot(x, t == ir_type_pred ? EMU_CLS_PRED : ir_type_bits(t) > 64 ? EMU_CLS_WIDE : EMU_CLS_LANE,
+                      f->fn->rets[k].slot, in->src[k], m);
+          }
         f->returned |= m;
         f->live &= ~m;
         f->cur = 0;
