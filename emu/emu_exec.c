@@ -521,7 +521,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
     emu_mask m = f->cur;
     if (__builtin_expect(x->trace, 0)) trace(x, w, f, in);
     w->clock++;
-    nlanes += (uint64_t)__builtin_popcountll(m);
+    nlanes += m == x->all ? x->nlanes : (uint64_t)__builtin_popcountll(m);
     switch ((emu_kind)in->kind) {
     case EMU_K_ALU:
       if (in->guard != EMU_OPND_NONE) {

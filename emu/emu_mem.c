@@ -266,6 +266,53 @@ static void h_ld_global_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* ld.shared / ld.local of one 4- or 8-byte element: the common cases of
+ * tiled kernels and spilled locals, checked inline */
+static void h_ld_shared_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  uint64_t *d = D(0);
+  unsigned eb = in->elem;
+  uint64_t lim = x->l->shared_total;
+  const uint8_t *base = x->wg->shared;
+  EMU_EACH(m, l, {
+    uint64_t off = (a[l] + (uint64_t)in->imm) & in->amask;
+    const void *p;
+    if (off + eb <= lim && !(off & (eb - 1))) p = base + off;
+    else if (!(p = emu_addr(x, in, l, in->space, off, eb, false))) return;
+    d[l] = eb == 4 ? *(const uint32_t *)p : *(const uint64_t *)p;
+  });
+}
+
+static void h_st_shared_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0), *v = S(1);
+  unsigned eb = in->elem;
+  uint64_t lim = x->l->shared_total;
+  uint8_t *base = x->wg->shared;
+  x->stores++;
+  EMU_EACH(m, l, {
+    uint64_t off = (a[l] + (uint64_t)in->imm) & in->amask;
+    void *p;
+    if (off + eb <= lim && !(off & (eb - 1))) p = base + off;
+    else if (!(p = emu_addr(x, in, l, in->space, off, eb, true))) return;
+    if (eb == 4) *(uint32_t *)p = (uint32_t)v[l];
+    else *(uint64_t *)p = v[l];
+  });
+}
+
+static void h_ld_local_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  uint64_t *d = D(0);
+  unsigned eb = in->elem;
+  uint64_t lim = x->l->stack_size;
+  EMU_EACH(m, l, {
+    uint64_t off = (a[l] + (uint64_t)in->imm) & in->amask;
+    const void *p;
+    if (off + eb <= lim && !(off & (eb - 1))) p = emu_lane_local(x, l) + off;
+    else if (!(p = emu_addr(x, in, l, in->space, off, eb, false))) return;
+    d[l] = eb == 4 ? *(const uint32_t *)p : *(const uint64_t *)p;
+  });
+}
+
 static void h_st(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0);
   unsigned eb = in->elem, n = in->vec, total = eb * n;
@@ -563,9 +610,11 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     if (i->ndst != in->vec) return emu_dfmt(d, "ld.v%u with %u results", in->vec, i->ndst);
     if (i->mods.has_cache_hint && i->nsrc > 2) return "ld with operands after the cache policy";
     in->fn = h_ld;
-    if (in->vec == 1 && in->space == EMU_SP_GLOBAL && (in->elem == 4 || in->elem == 8) &&
-        ir_type_bits((ir_type)in->dtype[0]) == in->elem * 8 && load_order(in) == __ATOMIC_RELAXED)
-      in->fn = h_ld_global_scalar;
+    bool scalar = in->vec == 1 && (in->elem == 4 || in->elem == 8) &&
+                  ir_type_bits((ir_type)in->dtype[0]) == in->elem * 8 && load_order(in) == __ATOMIC_RELAXED;
+    if (scalar && in->space == EMU_SP_GLOBAL) in->fn = h_ld_global_scalar;
+    if (scalar && in->space == EMU_SP_SHARED) in->fn = h_ld_shared_scalar;
+    if (scalar && in->space == EMU_SP_LOCAL) in->fn = h_ld_local_scalar;
     return NULL;
   }
   case ir_op_st: {
@@ -573,9 +622,9 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     unsigned nval = i->nsrc - 1 - (i->mods.has_cache_hint ? 1 : 0);
     if (nval != in->vec) return emu_dfmt(d, "st.v%u with %u values", in->vec, nval);
     in->fn = h_st;
-    if (in->vec == 1 && in->space == EMU_SP_GLOBAL && (in->elem == 4 || in->elem == 8) &&
-        store_order(in) == __ATOMIC_RELAXED)
-      in->fn = h_st_global_scalar;
+    bool scalar = in->vec == 1 && (in->elem == 4 || in->elem == 8) && store_order(in) == __ATOMIC_RELAXED;
+    if (scalar && in->space == EMU_SP_GLOBAL) in->fn = h_st_global_scalar;
+    if (scalar && in->space == EMU_SP_SHARED) in->fn = h_st_shared_scalar;
     return NULL;
   }
   case ir_op_atom:
