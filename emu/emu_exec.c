@@ -100,9 +100,16 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
     for (uint32_t k = 0; k < e->ncopies; k++) copy_slot(x, e->copies[k].cls, e->copies[k].dst, e->copies[k].src, m);
     return;
   }
-  /* read every source before writing any destination */
-  uint64_t *tmp = malloc((size_t)e->ncopies * EMU_MAX_LANES * 16);
-  if (!tmp) abort();
+  /* read every source before writing any destination (the scratch buffer
+   * grows to the largest phi group once, then is reused) */
+  size_t need = (size_t)e->ncopies * EMU_MAX_LANES * 2;
+  if (x->scratch_cap < need) {
+    uint64_t *ns = realloc(x->scratch, need * 8);
+    if (!ns) abort();
+    x->scratch = ns;
+    x->scratch_cap = need;
+  }
+  uint64_t *tmp = x->scratch;
   for (uint32_t k = 0; k < e->ncopies; k++) {
     const emu_copy *c = &e->copies[k];
     uint64_t *t = tmp + (size_t)k * EMU_MAX_LANES * 2;
@@ -121,7 +128,6 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
       else EMU_EACH(m, l, d[l] = t[l]);
     }
   }
-  free(tmp);
 }
 
 static void keep_copies(emu_exec *x, const emu_inst *in, emu_mask m) {

@@ -351,6 +351,8 @@ struct emu_exec {
   emu_wg *wg;
   emu_grid *l;
   uint64_t gc_base, gc_end;     /* last global allocation hit */
+  uint64_t *scratch;            /* parallel-copy temporaries: grown once, reused */
+  size_t scratch_cap;           /* in 64-bit words */
   bool gc_readonly;
   bool fault;
   bool trace;                   /* PTXWAVE_EMU_TRACE */
