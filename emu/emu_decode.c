@@ -607,7 +607,7 @@ static const char *decode_call(emu_decoder *d, const ir_instr *i, emu_inst *in) 
     }
   }
   /* register results are instruction results in SSA: map dsts too */
-  if (i->ndst > EMU_MAXOPND) return "call with more than 8 register results";
+  if (i->ndst > EMU_MAXOPND) return "call with more than 10 register results";
   for (uint32_t k = 0; k < i->ndst; k++) in->dst[k] = value_slot(d, i->dst[k]);
   if (i->ndst && c->nret) {
     /* the IR gives register returns as dsts in order */

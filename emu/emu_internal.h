@@ -102,7 +102,7 @@ enum {
   EMU_SP_GENERIC, EMU_SP_GLOBAL, EMU_SP_SHARED, EMU_SP_LOCAL, EMU_SP_CONST, EMU_SP_PARAM,
 };
 
-#define EMU_MAXOPND 8
+#define EMU_MAXOPND 10
 
 struct emu_inst {
   emu_fn fn;
