@@ -662,7 +662,7 @@ static void decode_address(emu_decoder *d, const ir_instr *i, emu_inst *in) {
 static bool is_mem_op(ir_op op) {
   switch (op) {
   case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
-  case ir_op_prefetch: case ir_op_prefetchu:
+  case ir_op_prefetch: case ir_op_prefetchu: case ir_op_cp_async:
     return true;
   default:
     return false;
@@ -782,6 +782,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_membar: case ir_op_fence:
   case ir_op_nanosleep: case ir_op_pmevent: case ir_op_brkpt: case ir_op_griddepcontrol:
   case ir_op_applypriority: case ir_op_discard: case ir_op_createpolicy:
+  case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
     return emu_sel_mem(d, i, in);
 
   /* ---- warp ---- */
@@ -799,7 +800,6 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
-  case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
   case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:

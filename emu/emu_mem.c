@@ -526,6 +526,38 @@ static void h_atom(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* ---- cp.async: done at once ------------------------------------------------------
+ * cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}:
+ * the copy completes when the instruction runs (a legal schedule of an
+ * asynchronous copy), so commit_group and wait_group have nothing to wait for.
+ * Bytes past src-size (or all of them with ignore-src) are zero-filled. */
+static void h_cp_async(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *dst = S(0), *src = S(1), *sz = S(2);
+  bool has_src_size = in->sub & 1, ignore_pred = in->sub & 2;
+  const uint64_t *ss = has_src_size ? S(3) : NULL;
+  emu_mask ign = ignore_pred ? EMU_PRED(x, in->src[3]) : 0;
+  x->stores++;
+  EMU_EACH(m, l, {
+    unsigned n = (unsigned)sz[l];
+    if (n != 4 && n != 8 && n != 16) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.async of %u bytes (4, 8 or 16)", n);
+      return;
+    }
+    unsigned from = n;
+    if (has_src_size) from = ss[l] < n ? (unsigned)ss[l] : n;
+    if ((ign >> l) & 1) from = 0;
+    uint8_t *d = emu_addr(x, in, l, EMU_SP_SHARED, (dst[l] + (uint64_t)in->imm) & in->amask, n, true);
+    if (!d) return;
+    uint8_t tmp[16] = {0};
+    if (from) {
+      const uint8_t *s = emu_addr(x, in, l, EMU_SP_GLOBAL, src[l], from, false);
+      if (!s) return;
+      memcpy(tmp, s, from);
+    }
+    memcpy(d, tmp, n);
+  });
+}
+
 /* ---- cvta, isspacep, fences, hints -------------------------------------------- */
 static uint64_t window_of(unsigned space) {
   switch (space) {
@@ -653,6 +685,17 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_createpolicy:
     in->fn = h_zero;
+    return NULL;
+  case ir_op_cp_async: {
+    unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1 : 0);
+    if (nval < 3 || nval > 4) return "cp.async with an unexpected operand count";
+    if (nval == 4) in->sub = in->stype[3] == ir_type_pred ? 2 : 1;
+    in->fn = h_cp_async;
+    return NULL;
+  }
+  case ir_op_cp_async_commit_group:
+  case ir_op_cp_async_wait_group:
+    in->fn = h_nop;
     return NULL;
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_nanosleep: case ir_op_pmevent:
   case ir_op_brkpt: case ir_op_griddepcontrol: case ir_op_applypriority: case ir_op_discard:
