@@ -235,9 +235,13 @@ static void h_ld(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0);
   unsigned eb = in->elem, n = in->vec, total = eb * n;
   int order = load_order(in);
+  bool global = in->space == EMU_SP_GLOBAL;
   EMU_EACH(m, l, {
-    uint8_t *p = emu_addr(x, in, l, in->space, ((a[l] + (uint64_t)in->imm) & in->amask), total, false);
-    if (!p) return;
+    uint64_t ad = (a[l] + (uint64_t)in->imm) & in->amask;
+    uint8_t *p;
+    /* a global access inside the allocation this wave last touched */
+    if (global && ad >= x->gc_base && ad + total <= x->gc_end && !(ad & (total - 1))) p = (uint8_t *)(uintptr_t)ad;
+    else if (!(p = emu_addr(x, in, l, in->space, ad, total, false))) return;
     for (unsigned k = 0; k < n; k++) {
       if (eb == 16) {
         uint64_t *d = D(k);
