@@ -100,9 +100,16 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
     for (uint32_t k = 0; k < e->ncopies; k++) copy_slot(x, e->copies[k].cls, e->copies[k].dst, e->copies[k].src, m);
     return;
   }
-  /* read every source before writing any destination */
-  uint64_t *tmp = malloc((size_t)e->ncopies * EMU_MAX_LANES * 16);
-  if (!tmp) abort();
+  /* read every source before writing any destination (the scratch buffer
+   * grows to the largest phi group once, then is reused) */
+  size_t need = (size_t)e->ncopies * EMU_MAX_LANES * 2;
+  if (x->scratch_cap < need) {
+    uint64_t *ns = realloc(x->scratch, need * 8);
+    if (!ns) abort();
+    x->scratch = ns;
+    x->scratch_cap = need;
+  }
+  uint64_t *tmp = x->scratch;
   for (uint32_t k = 0; k < e->ncopies; k++) {
     const emu_copy *c = &e->copies[k];
     uint64_t *t = tmp + (size_t)k * EMU_MAX_LANES * 2;
@@ -121,7 +128,6 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
       else EMU_EACH(m, l, d[l] = t[l]);
     }
   }
-  free(tmp);
 }
 
 static void keep_copies(emu_exec *x, const emu_inst *in, emu_mask m) {
@@ -521,7 +527,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
     emu_mask m = f->cur;
     if (__builtin_expect(x->trace, 0)) trace(x, w, f, in);
     w->clock++;
-    nlanes += (uint64_t)__builtin_popcountll(m);
+    nlanes += m == x->all ? x->nlanes : (uint64_t)__builtin_popcountll(m);
     switch ((emu_kind)in->kind) {
     case EMU_K_ALU:
       if (in->guard != EMU_OPND_NONE) {
@@ -657,6 +663,13 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         lanes_exit(w, m);
         emu_check_barriers(wg);
       } else {
+        /* register return values, named by ret's operands */
+        for (unsigned k = 0; k < in->nsrc && k < f->fn->nrets; k++)
+          if (f->fn->rets[k].is_reg) {
+            ir_type t = (ir_type)in->stype[k];
+            copy_slot(x, t == ir_type_pred ? EMU_CLS_PRED : ir_type_bits(t) > 64 ? EMU_CLS_WIDE : EMU_CLS_LANE,
+                      f->fn->rets[k].slot, in->src[k], m);
+          }
         f->returned |= m;
         f->live &= ~m;
         f->cur = 0;
@@ -779,18 +792,21 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
           continue;
         }
       }
-      /* every non-exited lane of the member masks must be here */
+      /* a lane goes on once every non-exited lane of its member mask has
+       * arrived at this instruction; the others wait here */
       const uint64_t *mm = EMU_U64(x, in->src[in->sub]);
-      emu_mask members = 0;
-      EMU_EACH(m, l, members |= (emu_mask)(uint32_t)mm[l] << (l & 32));
       emu_mask here = 0;
       EMU_EACH(f->syncwait, l, if (f->lane_pc[l] == f->ip) here |= 1ull << l);
-      emu_mask arrived = m | here;
-      emu_mask need = members & f->live & w->exists;
-      if (need & ~arrived) {
-        f->syncwait |= m;
-        f->blocked |= m;
-        set_pc(f, m, f->ip);
+      emu_mask arrived = m | here, ready = 0, alive = f->live & w->exists;
+      EMU_EACH(arrived, l, {
+        emu_mask need = ((emu_mask)(uint32_t)mm[l] << (l & 32)) & alive;
+        if (!(need & ~arrived)) ready |= 1ull << l;
+      });
+      emu_mask wait = arrived & ~ready;
+      f->syncwait = (f->syncwait & ~here) | wait;
+      f->blocked = (f->blocked & ~here) | wait;
+      set_pc(f, wait, f->ip);
+      if (!ready) {
         f->cur = 0;
         if (!reschedule(x, w)) {
           result = EMU_RUN_BLOCKED;
@@ -799,10 +815,8 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         RELOAD();
         continue;
       }
-      f->syncwait &= ~here;
-      f->blocked &= ~here;
-      f->cur = arrived;
-      in->fn(x, in, arrived);
+      f->cur = ready;
+      in->fn(x, in, ready);
       if (x->fault) goto fault;
       f->ip++;
       continue;

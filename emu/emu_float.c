@@ -95,7 +95,15 @@ F32_FAST2(h_add_f32, +)
 F32_FAST2(h_sub_f32, -)
 F32_FAST2(h_mul_f32, *)
 
-static void h_fma_f32(emu_exec *x, const emu_inst *in, emu_mask m) {
+/* fma with the host's FMA instruction where it has one, chosen at load time
+ * (fmaf() through the PLT per lane costs a call each) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define EMU_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define EMU_FMA_CLONES
+#endif
+
+EMU_FMA_CLONES static void h_fma_f32(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1), *c = S(2);
   uint64_t *d = D(0);
   LANES({
@@ -177,7 +185,7 @@ static void h_mul_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
-static void h_fma_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
+EMU_FMA_CLONES static void h_fma_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1), *c = S(2);
   uint64_t *d = D(0);
   LANES({
@@ -212,7 +220,7 @@ static double sum_rto(double p, double c) {
   double s = p + c;
   if (isinf(s) || isnan(s)) return s;
   double bp = s - c, e = (p - bp) + (c - (s - bp));
-  if (e == 0 || s == 0) return s == 0 ? e : s;
+  if (e == 0) return s;   /* exact, signed zeros included (s == 0 implies exact) */
   uint64_t bits = emu_f64_bits(s);
   bool same = (e > 0) == (s > 0);
   if (!same) bits -= 1;      /* truncate toward zero: the predecessor in magnitude */
@@ -301,13 +309,14 @@ static void h_minmax_f(emu_exec *x, const emu_inst *in, emu_mask m) {
         if (t == ir_type_f64) val = emu_f64(raw);
         else if (t == ir_type_f32) val = f32_in(in, raw);
         else val = half_in(in, hf, raw >> (16 * h));
+        if (xs) {
+          /* the sign is the xor of every input's, NaN inputs included */
+          sign_x ^= (bool)signbit(val);
+          val = fabs(val);
+        }
         if (val != val) {
           any_nan = true;
           continue;
-        }
-        if (xs) {
-          sign_x ^= (bool)signbit(val);
-          val = fabs(val);
         }
         r = have ? fpick(mx, r, val) : val;
         have = true;

@@ -268,6 +268,7 @@ static void *worker_main(void *p) {
       cur = other;
     }
   }
+  free(x.scratch);
   atomic_fetch_add(&L->stat_inst, x.ninst);
   atomic_fetch_add(&L->stat_lanes, x.nlanes_ops);
   return NULL;

@@ -23,6 +23,15 @@
 
 /* lanes of the warp (32-lane half) of lane l, as a wave mask */
 static inline emu_mask warp_of(unsigned l) { return 0xffffffffull << (l & 32); }
+
+/* The lanes lane l computes with: its warp, restricted to its member mask
+ * for the .sync forms (each lane may name a different group: the tiles of
+ * cooperative groups). */
+static inline emu_mask group_of(emu_exec *x, const emu_inst *in, emu_mask m, unsigned l) {
+  emu_mask g = m & warp_of(l);
+  if (in->kind == EMU_K_SYNC) g &= (emu_mask)(uint32_t)EMU_U64(x, in->src[in->sub])[l] << (l & 32);
+  return g;
+}
 static inline uint32_t warp_bits(emu_mask m, unsigned l) { return (uint32_t)(m >> (l & 32)); }
 
 static void h_shfl(emu_exec *x, const emu_inst *in, emu_mask m) {
@@ -58,12 +67,14 @@ static void h_vote(emu_exec *x, const emu_inst *in, emu_mask m) {
   unsigned mode = in->mods.vote;
   if (mode == IR_VOTE_BALLOT) {
     uint64_t *d = D(0);
-    EMU_EACH(m, l, d[l] = warp_bits(a & m, l));
+    uint64_t tmp[EMU_MAX_LANES];
+    EMU_EACH(m, l, tmp[l] = warp_bits(a & group_of(x, in, m, l), l));
+    EMU_EACH(m, l, d[l] = tmp[l]);
     return;
   }
   emu_mask r = 0;
   EMU_EACH(m, l, {
-    emu_mask grp = m & warp_of(l);
+    emu_mask grp = group_of(x, in, m, l);
     bool v;
     switch (mode) {
     case IR_VOTE_ALL: v = (a & grp) == grp; break;
@@ -88,7 +99,7 @@ static void h_match(emu_exec *x, const emu_inst *in, emu_mask m) {
   emu_mask p = 0;
   uint64_t tmp[EMU_MAX_LANES];
   EMU_EACH(m, l, {
-    emu_mask grp = m & warp_of(l), same = 0;
+    emu_mask grp = group_of(x, in, m, l), same = 0;
     EMU_EACH(grp, k, if ((a[k] & mk) == (a[l] & mk)) same |= 1ull << k);
     if (all) {
       bool eq = same == grp;
@@ -107,10 +118,9 @@ static void h_redux(emu_exec *x, const emu_inst *in, emu_mask m) {
   uint64_t *d = D(0);
   ir_type t = (ir_type)in->type;
   unsigned op = in->mods.atomop;
-  uint64_t res[2] = {0, 0};
-  for (unsigned h = 0; h < 2; h++) {
-    emu_mask grp = m & (0xffffffffull << (32 * h));
-    if (!grp) continue;
+  uint64_t res[EMU_MAX_LANES];
+  EMU_EACH(m, l0, {
+    emu_mask grp = group_of(x, in, m, l0);
     if (t == ir_type_f32) {
       bool any_nan = false, have = false, mx = op == IR_ATOM_MAX;
       float r = 0;
@@ -129,48 +139,46 @@ static void h_redux(emu_exec *x, const emu_inst *in, emu_mask m) {
           r = v;
         }
       });
-      res[h] = (!have || (in->mods.nan && any_nan)) ? EMU_F32_CANON_NAN : emu_f32_bits(r);
-      continue;
+      res[l0] = (!have || (in->mods.nan && any_nan)) ? EMU_F32_CANON_NAN : emu_f32_bits(r);
+    } else {
+      bool sgn = t == ir_type_s32;
+      uint32_t acc = 0;
+      bool first = true;
+      EMU_EACH(grp, l, {
+        uint32_t v = (uint32_t)a[l];
+        if (first) {
+          acc = v;
+          first = false;
+        } else {
+          switch (op) {
+          case IR_ATOM_ADD: acc += v; break;
+          case IR_ATOM_AND: acc &= v; break;
+          case IR_ATOM_OR: acc |= v; break;
+          case IR_ATOM_XOR: acc ^= v; break;
+          case IR_ATOM_MIN: acc = sgn ? (uint32_t)((int32_t)acc < (int32_t)v ? (int32_t)acc : (int32_t)v) : (acc < v ? acc : v); break;
+          case IR_ATOM_MAX: acc = sgn ? (uint32_t)((int32_t)acc > (int32_t)v ? (int32_t)acc : (int32_t)v) : (acc > v ? acc : v); break;
+          default: break;
+          }
+        }
+      });
+      res[l0] = acc;
     }
-    bool sgn = t == ir_type_s32;
-    uint32_t acc = 0;
-    bool first = true;
-    EMU_EACH(grp, l, {
-      uint32_t v = (uint32_t)a[l];
-      if (first) {
-        acc = v;
-        first = false;
-        continue;
-      }
-      switch (op) {
-      case IR_ATOM_ADD: acc += v; break;
-      case IR_ATOM_AND: acc &= v; break;
-      case IR_ATOM_OR: acc |= v; break;
-      case IR_ATOM_XOR: acc ^= v; break;
-      case IR_ATOM_MIN: acc = sgn ? (uint32_t)((int32_t)acc < (int32_t)v ? (int32_t)acc : (int32_t)v) : (acc < v ? acc : v); break;
-      case IR_ATOM_MAX: acc = sgn ? (uint32_t)((int32_t)acc > (int32_t)v ? (int32_t)acc : (int32_t)v) : (acc > v ? acc : v); break;
-      default: break;
-      }
-    });
-    res[h] = acc;
-  }
-  EMU_EACH(m, l, d[l] = res[l >> 5]);
+  });
+  EMU_EACH(m, l, d[l] = res[l]);
 }
 
 static void h_elect(emu_exec *x, const emu_inst *in, emu_mask m) {
   emu_mask p = 0;
-  uint32_t leader[2] = {0, 0};
-  for (unsigned h = 0; h < 2; h++) {
-    emu_mask grp = m & (0xffffffffull << (32 * h));
-    if (grp) {
-      unsigned ll = (unsigned)__builtin_ctzll(grp);
-      leader[h] = ll & 31;
-      p |= 1ull << ll;
-    }
-  }
+  uint64_t leader[EMU_MAX_LANES];
+  EMU_EACH(m, l, {
+    emu_mask grp = group_of(x, in, m, l);
+    unsigned ll = grp ? (unsigned)__builtin_ctzll(grp) : l;
+    leader[l] = ll & 31;
+    if (ll == l) p |= 1ull << l;
+  });
   if (in->ndst == 2) {
     uint64_t *d = D(0);
-    EMU_EACH(m, l, d[l] = leader[l >> 5]);
+    EMU_EACH(m, l, d[l] = leader[l]);
     emu_pred_write(x, in->dst[1], m, p);
   } else if (in->ndst == 1) {
     emu_pred_write(x, in->dst[0], m, p);

@@ -128,6 +128,7 @@ bool ir_src_is_pred(const ir_instr *i, unsigned k) {
   case ir_op_subc: return k == 2;
   case ir_op_madc: return k == 3;
   case ir_op_vote: return k == 0;
+  case ir_op_bar_red: return k + 1 == i->nsrc;
   default: return false;
   }
 }
@@ -162,6 +163,22 @@ ir_type ir_default_src_type(const ir_instr *i, unsigned k) {
     if (k == 2 && is_wide(i)) t = widen(t);
     break;
   case ir_op_brx:
+    t = ir_type_u32;
+    break;
+  case ir_op_vote:     /* the member mask; the op's type is its result's */
+  case ir_op_redux:
+  case ir_op_match:
+    if (k >= 1) t = ir_type_b32;
+    break;
+  case ir_op_elect:
+    t = ir_type_b32;
+    break;
+  case ir_op_bar_red:  /* barrier id and count; the last is the pred */
+  case ir_op_bar:
+  case ir_op_nanosleep:
+  case ir_op_cp_async_wait_group:
+  case ir_op_cp_async_bulk_wait_group:
+  case ir_op_wgmma_wait_group:
     t = ir_type_u32;
     break;
   case ir_op_call:

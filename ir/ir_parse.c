@@ -64,6 +64,7 @@ typedef struct pend {
   uint64_t bits;
   int64_t offset;
   tok name;             /* SYMBOL */
+  uint32_t line, col;   /* of the literal */
 } pend;
 
 typedef struct vent {   /* a %name */
@@ -110,15 +111,16 @@ typedef struct parser {
   tok t;                /* the current token */
   jmp_buf fail;
   ir_module *m;
-  pw_arena scratch;
+  pw_arena scratch;     /* the whole parse */
+  pw_arena fn;          /* the function being parsed: freed at its end */
   ir_map opnames, words;  /* op names; type and modifier spellings */
   ir_map funcs, vars;   /* module scope: name -> fent, ir_global */
   fixup *fixups;
   /* the function being parsed */
   ir_func *f;
   ir_builder b;
-  ir_map vals, labels, locals;  /* %name -> vent, label -> lent, @name -> ir_symbol */
-  vent **uses;          /* every vent made by a use (checked at the end) */
+  ir_map vals, labels, locals;  /* %name -> vent, label -> lent, @name -> ir_symbol (in fn) */
+  vent **uses;          /* every vent made by a use (checked at the end; in fn) */
   uint32_t nuses, uses_cap;
   phi_labels *phis;
   /* reusable operand vectors */
@@ -222,7 +224,7 @@ static void lex(parser *P) {
   }
   if (c == '%' || (c == '@' && p + 1 < L->end && is_ident_start(p[1]))) {
     const char *q = p + 1;
-    while (q < L->end && is_ident(*q)) q++;
+    while (q < L->end && (is_ident(*q) || (c == '%' && *q == '.'))) q++;
     if (q == p + 1) FAIL(P, t, "expected a name after '%%'");
     t->kind = c == '%' ? T_VALUE : T_SYM;
     t->s = p + 1;
@@ -310,6 +312,7 @@ static char *decode(parser *P, const tok *t) {
   size_t n = 0;
   for (uint32_t k = 0; k < t->len; k++) {
     char c = t->s[k];
+    if (!c) fail_at(P, t->line, t->col, "NUL byte in string");
     if (c != '\\') {
       out[n++] = c;
       continue;
@@ -500,7 +503,7 @@ static bool reserved(const tok *t) {
 /* mnemonic := op ('.' component)*, a component being a modifier spelling
  * of a field the op uses (longest match over up to four dotted parts, for
  * "proxy.async.shared::cta"), or a type (the first is type, the second
- * type2).  A spelling of a field the op does not use is still accepted
+ * type2, then type3 and type4).  A spelling of a field the op does not use is still accepted
  * (the verifier reports it). */
 static ir_op mnemonic(parser *P, ir_instr *i) {
   tok t = P->t;
@@ -542,9 +545,13 @@ static ir_op mnemonic(parser *P, ir_instr *i) {
       fail_at(P, t.line, col, "unknown modifier '.%.*s' on '%s'", (int)(ends[0] - c), c,
               ir_op_infos[op].name);
     if (pick->field < 0) {
-      if (ntypes == 2) fail_at(P, t.line, col, "more than two types on '%s'", ir_op_infos[op].name);
-      if (ntypes++ == 0) i->type = pick->value;
-      else i->type2 = pick->value;
+      if (ntypes == 4) fail_at(P, t.line, col, "more than four types on '%s'", ir_op_infos[op].name);
+      switch (ntypes++) {
+      case 0: i->type = pick->value; break;
+      case 1: i->type2 = pick->value; break;
+      case 2: i->type3 = pick->value; break;
+      default: i->type4 = pick->value; break;
+      }
     } else {
       uint64_t bit = UINT64_C(1) << pick->field;
       if (seen & bit)
@@ -592,7 +599,7 @@ static vent *value_ref(parser *P, const tok *t) {
   bool found;
   void **slot = ir_map_str_slot(&P->vals, t->s, t->len, &found);
   if (!found) {
-    vent *ve = IR_NEW(&P->scratch, vent);
+    vent *ve = IR_NEW(&P->fn, vent);
     /* A placeholder: no id until its definition gives it one. */
     ir_value *v = IR_NEW(&P->m->arena, ir_value);
     v->id = UINT32_MAX;
@@ -603,7 +610,7 @@ static vent *value_ref(parser *P, const tok *t) {
     *slot = ve;
     if (P->nuses == P->uses_cap) {
       uint32_t cap = P->uses_cap ? P->uses_cap * 2 : 64;
-      P->uses = ir_grow_array(&P->scratch, P->uses, P->nuses, cap, sizeof(vent *));
+      P->uses = ir_grow_array(&P->fn, P->uses, P->nuses, cap, sizeof(vent *));
       P->uses_cap = cap;
     }
     P->uses[P->nuses++] = ve;
@@ -611,9 +618,21 @@ static vent *value_ref(parser *P, const tok *t) {
   return *slot;
 }
 
+/* Whether bits (as written: a 64-bit two's complement) fits type t
+ * unsigned or signed: 255 and -1 fit u8, 256 does not; pred takes 0, 1, -1. */
+static bool fits(ir_type t, uint64_t bits) {
+  unsigned w = ir_type_bits(t);
+  if (w == 0 || w >= 64) return true;
+  uint64_t hi = bits >> w;
+  return hi == 0 || (hi == (UINT64_MAX >> w) && (bits >> (w - 1)) & 1);
+}
+
 static ir_value *make_literal(parser *P, const pend *o, ir_type t) {
   switch (o->kind) {
-  case IR_VAL_CONST: return ir_imm(&P->b, t, o->bits);
+  case IR_VAL_CONST:
+    if (!fits(t, o->bits))
+      fail_at(P, o->line, o->col, "literal does not fit in %s", t ? ir_type_name(t) : "none");
+    return ir_imm(&P->b, t, o->bits);
   case IR_VAL_UNDEF: return ir_undef(&P->b, t);
   default: return ir_symref(&P->b, symbol(P, &o->name), o->offset, t);
   }
@@ -622,6 +641,8 @@ static ir_value *make_literal(parser *P, const pend *o, ir_type t) {
 /* literal := number | 'undef' | symbol offset */
 static bool literal(parser *P, pend *o) {
   memset(o, 0, sizeof(*o));
+  o->line = P->t.line;
+  o->col = P->t.col;
   if (P->t.kind == T_NUM) {
     o->kind = IR_VAL_CONST;
     o->bits = number(P, &P->t);
@@ -673,7 +694,7 @@ static lent *label_ref(parser *P, const tok *t) {
   bool found;
   void **slot = ir_map_str_slot(&P->labels, t->s, t->len, &found);
   if (!found) {
-    lent *le = IR_NEW(&P->scratch, lent);
+    lent *le = IR_NEW(&P->fn, lent);
     le->b = ir_block_new_unlinked(P->f, NULL);
     le->line = t->line;
     le->col = t->col;
@@ -723,7 +744,7 @@ static void define(parser *P, ir_instr *i, unsigned k, const dst_spec *ds) {
   bool found;
   void **slot = ir_map_str_slot(&P->vals, ds->name.s, ds->name.len, &found);
   if (!found) {
-    vent *ve = IR_NEW(&P->scratch, vent);
+    vent *ve = IR_NEW(&P->fn, vent);
     ve->v = ir_instr_make_dst(i, k, t);
     *slot = ve;
     return;
@@ -937,6 +958,8 @@ static void instr(parser *P) {
   i->loc = (ir_loc){at.line, at.col};
   if (ndst) i->loc = (ir_loc){dsts[0].name.line, dsts[0].name.col};
   i->type2 = proto.type2;
+  i->type3 = proto.type3;
+  i->type4 = proto.type4;
   i->mods = proto.mods;
   i->sreg = proto.sreg;
   i->sreg_comp = proto.sreg_comp;
@@ -944,10 +967,10 @@ static void instr(parser *P) {
   i->offset = off;
   i->aux = ci;
   if (op == ir_op_phi) {
-    phi_labels *pl = IR_NEW(&P->scratch, phi_labels);
+    phi_labels *pl = IR_NEW(&P->fn, phi_labels);
     pl->phi = i;
-    pl->labels = IR_NEW_ARRAY(&P->scratch, ir_block *, P->ntargets ? P->ntargets : 1);
-    memcpy(pl->labels, P->targets, P->ntargets * sizeof(ir_block *));
+    pl->labels = IR_NEW_ARRAY(&P->fn, ir_block *, P->ntargets ? P->ntargets : 1);
+    if (P->ntargets) memcpy(pl->labels, P->targets, P->ntargets * sizeof(ir_block *));
     pl->line = at.line;
     pl->col = at.col;
     pl->next = P->phis;
@@ -990,7 +1013,7 @@ static void instr(parser *P) {
 static void resolve_phis(parser *P) {
   ir_func *f = P->f;
   uint32_t n = f->nblocks;
-  uint32_t *head = IR_NEW_ARRAY(&P->scratch, uint32_t, n ? n : 1);
+  uint32_t *head = IR_NEW_ARRAY(&P->fn, uint32_t, n ? n : 1);
   for (uint32_t k = 0; k < n; k++) head[k] = UINT32_MAX;
   /* Phis were pushed in reverse; walk them per block in order. */
   phi_labels *rev = NULL;
@@ -1006,13 +1029,13 @@ static void resolve_phis(parser *P) {
     uint32_t np = b->npreds, ns = phi->nsrc;
     if (ns != np)
       fail_at(P, pl->line, pl->col, "phi has %u operands but its block has %u predecessors", ns, np);
-    uint32_t *next = IR_NEW_ARRAY(&P->scratch, uint32_t, np ? np : 1);
+    uint32_t *next = IR_NEW_ARRAY(&P->fn, uint32_t, np ? np : 1);
     for (uint32_t j = np; j-- > 0;) {
       uint32_t id = b->preds[j]->id;
       next[j] = head[id];
       head[id] = j;
     }
-    uint32_t *slot = IR_NEW_ARRAY(&P->scratch, uint32_t, ns ? ns : 1);
+    uint32_t *slot = IR_NEW_ARRAY(&P->fn, uint32_t, ns ? ns : 1);
     for (uint32_t l = 0; l < ns; l++) {
       ir_block *lb = pl->labels[l];
       uint32_t j = lb->id < n ? head[lb->id] : UINT32_MAX;
@@ -1025,12 +1048,12 @@ static void resolve_phis(parser *P) {
     if (b != cur) {
       /* The first phi of the block fixes the order of its preds. */
       cur = b;
-      memcpy(b->preds, pl->labels, np * sizeof(ir_block *));
+      if (np) memcpy(b->preds, pl->labels, np * sizeof(ir_block *));
       continue;
     }
-    ir_value **src = IR_NEW_ARRAY(&P->scratch, ir_value *, ns ? ns : 1);
+    ir_value **src = IR_NEW_ARRAY(&P->fn, ir_value *, ns ? ns : 1);
     for (uint32_t l = 0; l < ns; l++) src[slot[l]] = phi->src[l];
-    memcpy(phi->src, src, ns * sizeof(ir_value *));
+    if (ns) memcpy(phi->src, src, ns * sizeof(ir_value *));
   }
 }
 
@@ -1050,14 +1073,18 @@ static void end_function(parser *P) {
   ir_compute_preds_raw(f);
   resolve_phis(P);
   P->f = NULL;
+  pw_arena_free(&P->fn);
+  P->uses = NULL;
+  P->nuses = P->uses_cap = 0;
 }
 
 static void begin_function(parser *P, ir_func *f) {
   P->f = f;
   P->b = (ir_builder){.module = P->m, .func = f};
-  ir_map_init(&P->vals, &P->scratch, 64);
-  ir_map_init(&P->labels, &P->scratch, 16);
-  ir_map_init(&P->locals, &P->scratch, 16);
+  pw_arena_init(&P->fn);
+  ir_map_init(&P->vals, &P->fn, 64);
+  ir_map_init(&P->labels, &P->fn, 16);
+  ir_map_init(&P->locals, &P->fn, 16);
   P->nuses = 0;
   P->phis = NULL;
 }
@@ -1066,7 +1093,7 @@ static void add_local(parser *P, const char *name, ir_symbol s, const tok *at) {
   bool found;
   void **slot = ir_map_str_slot(&P->locals, name, strlen(name), &found);
   if (found) FAIL(P, at, "'@%s' declared twice in this function", name);
-  ir_symbol *p = IR_NEW(&P->scratch, ir_symbol);
+  ir_symbol *p = IR_NEW(&P->fn, ir_symbol);
   *p = s;
   *slot = p;
 }
@@ -1114,7 +1141,7 @@ static void param(parser *P, ir_func *f, bool ret, bool *had_offset) {
     bool found;
     void **slot = ir_map_str_slot(&P->vals, P->t.s, P->t.len, &found);
     if (found) FAIL(P, &P->t, "value %%%.*s defined twice", (int)P->t.len, P->t.s);
-    vent *ve = IR_NEW(&P->scratch, vent);
+    vent *ve = IR_NEW(&P->fn, vent);
     ve->v = q->value;
     *slot = ve;
     lex(P);
@@ -1155,12 +1182,14 @@ static void body(parser *P) {
   }
   while (!is_punct(P, '}')) {
     if (P->t.kind == T_EOF) expected(P, "'}'");
-    /* A label is a word followed by ':' or by the block's string name. */
+    /* A label is a word, the block's name as a string maybe, and ':'
+     * (`opaque "spelling"` is a word and a string too). */
     if (P->t.kind == T_WORD) {
       lexer save = P->lx;
       tok word = P->t;
       lex(P);
-      bool is_label = is_punct(P, ':') || P->t.kind == T_STR;
+      if (P->t.kind == T_STR) lex(P);
+      bool is_label = is_punct(P, ':');
       P->lx = save;
       P->t = word;
       if (is_label) {
@@ -1199,6 +1228,8 @@ static void func(parser *P, ir_linkage link) {
   tok nt = P->t;
   uint32_t len;
   const char *name = sym_text(P, &nt, &len);
+  if (ir_map_str_get(&P->vars, name, len))
+    FAIL(P, &nt, "'@%.*s' is already a variable (one namespace for both)", (int)len, name);
   fent *fe = func_ref(P, name, len, &nt);
   if (fe->defined) FAIL(P, &nt, "function '@%.*s' defined twice", (int)len, name);
   fe->defined = true;
@@ -1315,7 +1346,9 @@ static void init(parser *P, ir_global *g) {
         r->addend = offset(P);
         put(P, &data, 0, w);
       } else if (!generic && P->t.kind == T_NUM) {
-        put(P, &data, ir_mask_bits(it, number(P, &P->t)), w);
+        uint64_t v = number(P, &P->t);
+        if (!fits(it, v)) FAIL(P, &P->t, "literal does not fit in %s", ir_type_name(it));
+        put(P, &data, ir_mask_bits(it, v), w);
         lex(P);
       } else {
         expected(P, "an initializer item");
@@ -1387,6 +1420,8 @@ static void var(parser *P, ir_func *owner, ir_linkage link) {
     add_local(P, g->name, ir_sym_global(g), &nt);
   } else {
     bool found;
+    if (ir_map_str_get(&P->funcs, g->name, strlen(g->name)))
+      FAIL(P, &nt, "'@%s' is already a function (one namespace for both)", g->name);
     void **slot = ir_map_str_slot(&P->vars, g->name, strlen(g->name), &found);
     if (found) FAIL(P, &nt, "variable '@%s' defined twice", g->name);
     *slot = g;
@@ -1487,6 +1522,7 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d) 
   P->src = (pw_src){path ? path : "<ir>", text, len};
   P->lx = (lexer){text, text + len, text, 1};
   pw_arena_init(&P->scratch);
+  pw_arena_init(&P->fn);
   P->m = ir_module_create(path);
   ir_module *volatile result = NULL;
   if (!setjmp(P->fail)) {
@@ -1499,6 +1535,7 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d) 
   } else {
     ir_module_destroy(P->m);
   }
+  pw_arena_free(&P->fn);
   pw_arena_free(&P->scratch);
   free(P);
   return result;

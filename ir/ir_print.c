@@ -244,9 +244,10 @@ static void poperand(ir_printer *p, const ir_value *v, ir_type expect) {
 static void pmnemonic(ir_printer *p, const ir_instr *i) {
   ir_op op = (ir_op)i->op;
   ps(p, ir_op_infos[op].name);
-  for (unsigned f = 0; f < ir_mod_count; f++) {
+  uint64_t fields = ir_mods_nonzero(&i->mods) | (ir_op_mod_mask(op) & ir_mod_zero_spelled);
+  for (unsigned f = 0; fields >> f; f++) {
+    if (!((fields >> f) & 1)) continue;
     unsigned v = ir_mods_get(&i->mods, (ir_mod_field)f);
-    if (!v && !ir_op_uses_mod(op, (ir_mod_field)f)) continue;
     const char *s = ir_mod_spelling((ir_mod_field)f, v);
     if (!s && !v) continue;
     pc(p, '.');
@@ -258,13 +259,21 @@ static void pmnemonic(ir_printer *p, const ir_instr *i) {
       pu(p, v);
     }
   }
-  if (i->type || i->type2) {
+  if (i->type || i->type2 || i->type3 || i->type4) {
     pc(p, '.');
     ptype(p, (ir_type)i->type);
   }
-  if (i->type2) {
+  if (i->type2 || i->type3 || i->type4) {
     pc(p, '.');
     ptype(p, (ir_type)i->type2);
+  }
+  if (i->type3 || i->type4) {
+    pc(p, '.');
+    ptype(p, (ir_type)i->type3);
+  }
+  if (i->type4) {
+    pc(p, '.');
+    ptype(p, (ir_type)i->type4);
   }
   if (i->opaque) {
     pc(p, ' ');
@@ -626,7 +635,14 @@ static void pfunc(ir_printer *p, const ir_global *const *vars, uint32_t nvars) {
     for (uint32_t k = 0; k < f->module->nglobals; k++)
       if (f->module->globals[k]->owner == f) pvar(p, f->module->globals[k], "  ");
   }
+  bool elided = false;
   ir_foreach_block(f, b) {
+    if (p->show && !p->show(p, IR_PRINT_AT_BLOCK, b, p->hook_ctx)) {
+      if (!elided) ps(p, "  ; ...\n");
+      elided = true;
+      continue;
+    }
+    elided = false;
     ir_printer_block_name(p, b);
     if (b->name) {
       pc(p, ' ');
@@ -643,6 +659,12 @@ static void pfunc(ir_printer *p, const ir_global *const *vars, uint32_t nvars) {
     pc(p, '\n');
     hook(p, IR_PRINT_AT_BLOCK, b);
     ir_foreach_instr(b, i) {
+      if (p->show && !p->show(p, IR_PRINT_AT_INSTR, i, p->hook_ctx)) {
+        if (!elided) ps(p, "  ; ...\n");
+        elided = true;
+        continue;
+      }
+      elided = false;
       ps(p, "  ");
       pinstr(p, i);
       pc(p, '\n');

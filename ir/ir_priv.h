@@ -64,8 +64,9 @@ static inline unsigned ir_phi_cap(unsigned n) {
   while (c < n) c *= 2;
   return c;
 }
-/* Block preds from terminators, layout order, without touching phis:
- * returns false if some target is not a block of f. */
+/* Block preds from terminators, in layout order, without touching phis;
+ * edges to blocks outside f's layout are left out (the verifier reports
+ * them).  Renumbers block ids in layout order. */
 void ir_compute_preds_raw(ir_func *f);
 
 /* ---- modifier fields (ir_names.c) ------------------------------------- */
@@ -77,7 +78,8 @@ void ir_compute_preds_raw(ir_func *f);
   X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
   X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
   X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
-  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy)
+  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
+  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)
 
 typedef enum ir_mod_field {
 #define X(f) ir_mod_##f,
@@ -99,6 +101,11 @@ unsigned ir_mods_get(const ir_mods *m, ir_mod_field f);
 void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v);
 /* Whether op documents field f (the verifier's table, style.md #9). */
 bool ir_op_uses_mod(ir_op op, ir_mod_field f);
+/* The same as bit masks (bit f = field f): the fields op uses, the fields
+ * set (non-zero) in m, the fields with a spelling for value 0. */
+uint64_t ir_op_mod_mask(ir_op op);
+uint64_t ir_mods_nonzero(const ir_mods *m);
+extern const uint64_t ir_mod_zero_spelled;
 /* Spelling of value v of field f, or NULL if v is not a valid value. */
 const char *ir_mod_spelling(ir_mod_field f, unsigned v);
 /* Enum name of a special register (ir_sreg_<name>), spelling in .pwir. */
@@ -163,6 +170,10 @@ struct ir_printer {
    * after each block label (what = block), after each instruction. */
   ir_print_hook hook;
   void *hook_ctx;
+  /* When set, blocks and instructions it rejects are left out, each run
+   * of them printed as one "; ..." line (the verifier's dumps of big
+   * functions). */
+  bool (*show)(ir_printer *p, ir_print_at at, const void *what, void *ctx);
 };
 void ir_printer_begin(ir_printer *p, FILE *out, const ir_func *f);
 void ir_printer_end(ir_printer *p);

@@ -57,6 +57,10 @@ typedef struct verr {
   struct verr *next;
 } verr;
 
+/* Dumps of functions above BIG_FUNC instructions show only the errors and
+ * CONTEXT instructions before each; at most MAX_SHOWN errors are printed. */
+enum { BIG_FUNC = 400, CONTEXT = 3, MAX_SHOWN = 100 };
+
 typedef struct verifier {
   const ir_module *m;
   const ir_func *f;
@@ -75,6 +79,8 @@ typedef struct verifier {
   uint32_t *defpos;        /* value id -> position of its definition + 1 */
   uint32_t *defblk;        /* value id -> block index of its definition */
   const ir_value **byid;   /* value id -> the value seen with that id */
+  ir_map shown;            /* big functions: the instructions the dump shows */
+  uint32_t nshown;         /* errors printed so far */
 } verifier;
 
 /* ---- recording -------------------------------------------------------- */
@@ -326,7 +332,8 @@ static void check_counts(verifier *V, const ir_instr *i) {
 static void check_types(verifier *V, const ir_instr *i) {
   const ir_op_info *info = &ir_op_infos[i->op];
   char b1[48];
-  if (i->type >= ir_type_count || i->type2 >= ir_type_count) {
+  if (i->type >= ir_type_count || i->type2 >= ir_type_count || i->type3 >= ir_type_count ||
+      i->type4 >= ir_type_count) {
     err(V, i, "bad type number");
     return;
   }
@@ -365,9 +372,10 @@ static void check_types(verifier *V, const ir_instr *i) {
 }
 
 static void check_mods(verifier *V, const ir_instr *i) {
-  for (unsigned f = 0; f < ir_mod_count; f++) {
+  uint64_t set = ir_mods_nonzero(&i->mods);
+  for (unsigned f = 0; set >> f; f++) {
+    if (!((set >> f) & 1)) continue;
     unsigned v = ir_mods_get(&i->mods, (ir_mod_field)f);
-    if (!v) continue;
     const char *s = ir_mod_spelling((ir_mod_field)f, v);
     if (!s) err(V, i, "modifier field '%s' has the bad value %u", ir_mod_field_infos[f].name, v);
     else if (!ir_op_uses_mod((ir_op)i->op, (ir_mod_field)f))
@@ -606,6 +614,7 @@ static void check_func_decl(verifier *V) {
 static void inline_errors(ir_printer *p, ir_print_at at, const void *what, void *ctx) {
   verifier *V = ctx;
   for (verr *e = ir_map_ptr_get(&V->errs, what); e; e = e->next) {
+    V->nshown++;
     fputs("  ; error: ", p->out);
     fputs(e->msg, p->out);
     /* Instruction errors say where the instruction came from (the PTX, or
@@ -613,6 +622,54 @@ static void inline_errors(ir_printer *p, ir_print_at at, const void *what, void 
     const ir_instr *i = at == IR_PRINT_AT_INSTR ? what : NULL;
     if (i && i->loc.line) fprintf(p->out, " (at %u:%u)", i->loc.line, i->loc.col);
     fputc('\n', p->out);
+  }
+}
+
+static bool show(ir_printer *p, ir_print_at at, const void *what, void *ctx) {
+  verifier *V = ctx;
+  return ir_map_ptr_get(&V->shown, what) != NULL;
+}
+
+static void mark(verifier *V, const void *what) {
+  bool found;
+  *ir_map_ptr_slot(&V->shown, what, &found) = (void *)what;
+}
+
+static uint32_t nerrs(verifier *V, const void *what) {
+  uint32_t n = 0;
+  for (verr *e = ir_map_ptr_get(&V->errs, what); e; e = e->next) n++;
+  return n;
+}
+
+/* For big functions: mark the first MAX_SHOWN errors' instructions, the
+ * CONTEXT ones before each and their blocks, so the dump shows them and
+ * elides the rest. */
+static void choose_shown(verifier *V) {
+  uint32_t count = 0;
+  for (uint32_t bi = 0; bi < V->nb; bi++)
+    for (const ir_instr *i = V->blocks[bi]->first; i; i = i->next) count++;
+  if (count <= BIG_FUNC) {
+    V->pr.show = NULL;
+    return;
+  }
+  V->pr.show = show;
+  ir_map_init(&V->shown, &V->a, 64);
+  uint32_t n = 0;
+  for (uint32_t bi = 0; bi < V->nb && n < MAX_SHOWN; bi++) {
+    const ir_block *b = V->blocks[bi];
+    uint32_t be = nerrs(V, b);
+    if (be) {
+      mark(V, b);
+      n += be;
+    }
+    for (const ir_instr *i = b->first; i && n < MAX_SHOWN; i = i->next) {
+      uint32_t ie = nerrs(V, i);
+      if (!ie) continue;
+      n += ie;
+      mark(V, b);
+      const ir_instr *c = i;
+      for (int k = 0; k <= CONTEXT && c; k++, c = c->prev) mark(V, c);
+    }
   }
 }
 
@@ -659,7 +716,10 @@ static bool verify_func(verifier *V, const ir_func *f, pw_diag *d) {
       V->pr.out = mem;
       V->pr.hook = inline_errors;
       V->pr.hook_ctx = V;
+      V->nshown = 0;
+      choose_shown(V);
       ir_printer_func(&V->pr);
+      if (V->nshown < V->nerr) fprintf(mem, "; %u more errors not shown\n", V->nerr - V->nshown);
       fclose(mem);
       if (len && buf[len - 1] == '\n') buf[len - 1] = 0;
       pw_error(d, V->m->source_name, "IR verification failed in @%s (%u error%s):\n%s", f->name,
@@ -686,6 +746,10 @@ static bool verify_global(const ir_module *m, const ir_global *g, pw_diag *d) {
       why = "a relocation names no variable or function";
   }
   if (!why && g->owner && g->owner->module != m) why = "owned by a function of another module";
+  if (!why && !g->vec) why = "vector width 0";
+  if (!why && g->init && g->count && ir_type_bits((ir_type)g->type) >= 8 &&
+      g->size / g->vec / ((ir_type_bits((ir_type)g->type) + 7) / 8) > g->count)
+    why = "the initializer is larger than the variable";
   if (!why) return true;
   snprintf(buf, sizeof buf, "variable @%s: %s", g->name ? g->name : "?", why);
   if (d) pw_error(d, m->source_name, "IR verification failed: %s", buf);

@@ -124,7 +124,6 @@ struct ins {
   bool guarded, guard_neg;
   uint32_t guard_var;
   ir_op op;
-  uint32_t nwords;         /* dotwords that are part of the mnemonic */
   ptx_tok mtok[MAX_MODS];  /* modifiers as written */
   uint16_t mods[MAX_MODS];
   uint32_t nmods;
@@ -134,7 +133,7 @@ struct ins {
   uint32_t npool;
   /* decoded */
   ir_mods m;
-  ir_type type, type2, type3;
+  ir_type type, type2, type3, type4;
   uint32_t ntypes;
 };
 typedef struct ins ins;
@@ -151,17 +150,36 @@ static uint32_t find_reg(ptx_parser *p, const ptx_tok *t) {
   uint32_t n = t->len, d = n;
   while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
   if (d < n && n - d <= 9 && (t->text[d] != '0' || d == n - 1)) {
-    char buf[256];
-    if (d + 1 <= sizeof buf) {
-      memcpy(buf, t->text, d);
-      buf[d] = '<';
-      ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
-      if (s && s->kind == PTX_SYM_REG) {
-        uint32_t idx = 0;
-        for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
-        if (idx < s->reg->count) return s->reg->base + idx;
+    uint32_t idx = 0;
+    for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
+    ptx_regdecl *r = NULL;
+    uint64_t key = 0;
+    if (d <= 8) {
+      memcpy(&key, t->text, d);
+      for (uint32_t k = 0; k < p->nrcache; k++)
+        if (p->rcache[k].len == d && p->rcache[k].key == key) {
+          r = p->rcache[k].decl;
+          break;
+        }
+    }
+    if (!r) {
+      char buf[256];
+      if (d + 1 <= sizeof buf) {
+        memcpy(buf, t->text, d);
+        buf[d] = '<';
+        ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
+        if (s && s->kind == PTX_SYM_REG) {
+          r = s->reg;
+          if (d <= 8) {
+            uint32_t slot = p->nrcache < 8 ? p->nrcache++ : (uint32_t)(key % 8);
+            p->rcache[slot].key = key;
+            p->rcache[slot].len = d;
+            p->rcache[slot].decl = r;
+          }
+        }
       }
     }
+    if (r && idx < r->count) return r->base + idx;
   }
   ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
   if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;
@@ -508,6 +526,7 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       if (I->ntypes == 0) I->type = t;
       else if (I->ntypes == 1) I->type2 = t;
       else if (I->ntypes == 2) I->type3 = t;
+      else if (I->ntypes == 3) I->type4 = t;
       else return false;
       I->ntypes++;
       continue;
@@ -652,10 +671,14 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       else m->uni = 1;
       break;
     case ptx_mod_arrive: m->barmode = IR_BAR_ARRIVE; break;
-    case ptx_mod_red: m->barmode = IR_BAR_RED; break;
+    case ptx_mod_red:
+      /* bar.red is its own op; the word names it */
+      if (op != ir_op_bar_red) return false;
+      break;
     case ptx_mod_wait:
-      if (op != ir_op_bar && op != ir_op_barrier_cluster) return false;
-      m->barmode = IR_BAR_WAIT;
+      if (op == ir_op_griddepcontrol) m->gdc = IR_GDC_WAIT;
+      else if (op == ir_op_bar || op == ir_op_barrier_cluster) m->barmode = IR_BAR_WAIT;
+      else return false;
       break;
     case ptx_mod_up: m->shfl = IR_SHFL_UP; break;
     case ptx_mod_down: m->shfl = IR_SHFL_DOWN; break;
@@ -697,17 +720,117 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       m->shf_left = 1;
       break;
     case ptx_mod_r:
-      if (op != ir_op_shf) return false;
-      m->shf_left = 0;
+      if (op == ir_op_tld4) m->texcomp = IR_TEXCOMP_R;
+      else if (op == ir_op_shf) m->shf_left = 0;
+      else return false;
+      break;
+    case ptx_mod_g:
+      if (op != ir_op_tld4) return false;
+      m->texcomp = IR_TEXCOMP_G;
+      break;
+    case ptx_mod_a:
+      if (op == ir_op_tld4) m->texcomp = IR_TEXCOMP_A;
+      else if (op == ir_op_wmma_load || op == ir_op_wmma_store) m->frag = IR_FRAG_A;
+      else return false;
+      break;
+    case ptx_mod_b:
+      if (op == ir_op_tld4) m->texcomp = IR_TEXCOMP_B;
+      else if (op == ir_op_wmma_load || op == ir_op_wmma_store) m->frag = IR_FRAG_B;
+      else if (op == ir_op_suld || op == ir_op_sust || op == ir_op_sured) m->surfmode = IR_SURF_B;
+      else return false;
+      break;
+    case ptx_mod_p:
+      if (op != ir_op_suld && op != ir_op_sust && op != ir_op_sured) return false;
+      m->surfmode = IR_SURF_P;
+      break;
+    case ptx_mod_c:
+      if (op != ir_op_wmma_load && op != ir_op_wmma_store) return false;
+      m->frag = IR_FRAG_C;
+      break;
+    case ptx_mod_d:
+      if (op != ir_op_wmma_load && op != ir_op_wmma_store) return false;
+      m->frag = IR_FRAG_D;
       break;
     case ptx_mod_clamp:
-      if (op != ir_op_shf) return false;
-      m->shf_clamp = 1;
+      if (op == ir_op_shf || op == ir_op_vshl || op == ir_op_vshr || op == ir_op_bmsk ||
+          op == ir_op_szext)
+        m->shf_clamp = 1;
+      else if (op == ir_op_suld || op == ir_op_sust || op == ir_op_sured) m->clampmode = IR_CLAMP_CLAMP;
+      else return false;
       break;
     case ptx_mod_wrap:
-      if (op != ir_op_shf) return false;
+      if (op != ir_op_shf && op != ir_op_vshl && op != ir_op_vshr && op != ir_op_bmsk &&
+          op != ir_op_szext)
+        return false;
       m->shf_clamp = 0;
       break;
+    case ptx_mod_trap:
+      if (op != ir_op_suld && op != ir_op_sust && op != ir_op_sured) return false;
+      m->clampmode = IR_CLAMP_TRAP;
+      break;
+    case ptx_mod_zero:
+      if (op != ir_op_suld && op != ir_op_sust && op != ir_op_sured) return false;
+      m->clampmode = IR_CLAMP_ZERO;
+      break;
+    case ptx_mod_g1d: m->geom = IR_GEOM_1D; break;
+    case ptx_mod_g2d: m->geom = IR_GEOM_2D; break;
+    case ptx_mod_g3d: m->geom = IR_GEOM_3D; break;
+    case ptx_mod_a1d: m->geom = IR_GEOM_A1D; break;
+    case ptx_mod_a2d: m->geom = IR_GEOM_A2D; break;
+    case ptx_mod_cube: m->geom = IR_GEOM_CUBE; break;
+    case ptx_mod_acube: m->geom = IR_GEOM_ACUBE; break;
+    case ptx_mod_g2dms: m->geom = IR_GEOM_2DMS; break;
+    case ptx_mod_a2dms: m->geom = IR_GEOM_A2DMS; break;
+    case ptx_mod_base: m->texlod = IR_TEXLOD_BASE; break;
+    case ptx_mod_level: m->texlod = IR_TEXLOD_LEVEL; break;
+    case ptx_mod_grad: m->texlod = IR_TEXLOD_GRAD; break;
+    case ptx_mod_width: m->query = IR_QUERY_WIDTH; break;
+    case ptx_mod_height: m->query = IR_QUERY_HEIGHT; break;
+    case ptx_mod_depth: m->query = IR_QUERY_DEPTH; break;
+    case ptx_mod_channel_data_type: m->query = IR_QUERY_CHANNEL_DATA_TYPE; break;
+    case ptx_mod_channel_order: m->query = IR_QUERY_CHANNEL_ORDER; break;
+    case ptx_mod_normalized_coords: m->query = IR_QUERY_NORMALIZED_COORDS; break;
+    case ptx_mod_filter_mode: m->query = IR_QUERY_FILTER_MODE; break;
+    case ptx_mod_addr_mode_0: m->query = IR_QUERY_ADDR_MODE_0; break;
+    case ptx_mod_addr_mode_1: m->query = IR_QUERY_ADDR_MODE_1; break;
+    case ptx_mod_addr_mode_2: m->query = IR_QUERY_ADDR_MODE_2; break;
+    case ptx_mod_array_size: m->query = IR_QUERY_ARRAY_SIZE; break;
+    case ptx_mod_num_mipmap_levels: m->query = IR_QUERY_NUM_MIPMAP_LEVELS; break;
+    case ptx_mod_num_samples: m->query = IR_QUERY_NUM_SAMPLES; break;
+    case ptx_mod_force_unnormalized_coords: m->query = IR_QUERY_FORCE_UNNORMALIZED_COORDS; break;
+    case ptx_mod_row:
+      m->layout = m->layout == IR_LAYOUT_ROW ? IR_LAYOUT_ROW_ROW
+                  : m->layout == IR_LAYOUT_COL ? IR_LAYOUT_COL_ROW : IR_LAYOUT_ROW;
+      break;
+    case ptx_mod_col:
+      m->layout = m->layout == IR_LAYOUT_ROW ? IR_LAYOUT_ROW_COL
+                  : m->layout == IR_LAYOUT_COL ? IR_LAYOUT_COL_COL : IR_LAYOUT_COL;
+      break;
+    case ptx_mod_x1: m->vec = 1; break;
+    case ptx_mod_x2: m->vec = 2; break;
+    case ptx_mod_x4: m->vec = 4; break;
+    case ptx_mod_trans: m->trans = 1; break;
+    case ptx_mod_acc_f32: m->acc_f32 = 1; break;
+    case ptx_mod_launch_dependents: m->gdc = IR_GDC_LAUNCH_DEPENDENTS; break;
+    case ptx_mod_m8n8k4: m->shape = IR_SHAPE_M8N8K4; break;
+    case ptx_mod_m8n8k16: m->shape = IR_SHAPE_M8N8K16; break;
+    case ptx_mod_m8n8k32: m->shape = IR_SHAPE_M8N8K32; break;
+    case ptx_mod_m8n8k128: m->shape = IR_SHAPE_M8N8K128; break;
+    case ptx_mod_m16n8k4: m->shape = IR_SHAPE_M16N8K4; break;
+    case ptx_mod_m16n8k8: m->shape = IR_SHAPE_M16N8K8; break;
+    case ptx_mod_m16n8k16: m->shape = IR_SHAPE_M16N8K16; break;
+    case ptx_mod_m16n8k32: m->shape = IR_SHAPE_M16N8K32; break;
+    case ptx_mod_m16n8k64: m->shape = IR_SHAPE_M16N8K64; break;
+    case ptx_mod_m16n8k128: m->shape = IR_SHAPE_M16N8K128; break;
+    case ptx_mod_m16n8k256: m->shape = IR_SHAPE_M16N8K256; break;
+    case ptx_mod_m16n16k8: m->shape = IR_SHAPE_M16N16K8; break;
+    case ptx_mod_m16n16k16: m->shape = IR_SHAPE_M16N16K16; break;
+    case ptx_mod_m32n8k16: m->shape = IR_SHAPE_M32N8K16; break;
+    case ptx_mod_m8n32k16: m->shape = IR_SHAPE_M8N32K16; break;
+    case ptx_mod_m8n8: m->shape = IR_SHAPE_M8N8; break;
+    case ptx_mod_m16n16: m->shape = IR_SHAPE_M16N16; break;
+    case ptx_mod_m8n16: m->shape = IR_SHAPE_M8N16; break;
+    case ptx_mod_m16n8: m->shape = IR_SHAPE_M16N8; break;
     case ptx_mod_proxy:
       if (op != ir_op_fence) return false;
       if (!m->proxy) m->proxy = IR_PROXY_GENERIC;
@@ -752,9 +875,17 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_vote: return pos == 0 ? ir_type_pred : ir_type_b32;
   case ir_op_match: return pos == 0 ? t : ir_type_b32;
   case ir_op_redux: return pos == 0 ? t : ir_type_b32;
-  case ir_op_bar: case ir_op_bar_warp_sync: case ir_op_nanosleep: return ir_type_u32;
+  case ir_op_bar: case ir_op_nanosleep: case ir_op_cp_async_wait_group:
+  case ir_op_cp_async_bulk_wait_group: case ir_op_wgmma_wait_group: return ir_type_u32;
+  case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
+  /* the stride after the address (load) or the fragment (store) */
+  case ir_op_wmma_load: return pos >= 1 ? ir_type_b32 : t;
+  case ir_op_wmma_store: return pos >= 2 ? ir_type_b32 : t;
+  /* [handle, {coordinates}] then lod, gradients: coordinates of type2 */
+  case ir_op_tex: case ir_op_tld4: return pos == 1 && I->type2 ? I->type2 : ir_type_f32;
+  case ir_op_suld: case ir_op_sust: case ir_op_sured: return pos == 1 ? ir_type_s32 : t;
   default: return t;
   }
 }
@@ -856,8 +987,89 @@ static void read_keeps(ptx_parser *p, const dstlist *d, ir_value **keep) {
     keep[i] = d->var[i] == PTX_NONE ? ir_undef(&p->b, d->type[i]) : ptx_ssa_read(p, d->var[i]);
 }
 
+/* A register's previous value kept by a guarded instruction must have its
+ * result's type: the register may last have been written as another type
+ * of the same width (add.u32 then @p add.f16x2 on one .b32): a copy, placed
+ * before the instruction, reinterprets the bits. */
+static ir_value *retype(ptx_parser *p, ir_instr *before, ir_value *keep, ir_type t) {
+  if (!keep || keep->type == t || ir_type_bits((ir_type)keep->type) != ir_type_bits(t)) return keep;
+  ir_builder b = ir_builder_before(before);
+  b.loc = before->loc;
+  return ir_alu1(&b, ir_op_copy, t, keep);
+}
+
+/* v, of the instruction's result type, as a value of register type t when
+ * the widths differ: PTX lets a result be written to a wider register
+ * (ld.u32 into a .b64: zero- or sign-extended by the type, 5.2.2 relaxed
+ * type-checking) or a narrower one (the low bits).  The IR keeps types
+ * exact: the conversion is an instruction of its own.  Floats are first
+ * reinterpreted as bits of their width. */
+static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guard, bool neg,
+                           ir_value *keep) {
+  static const ir_type uints[] = {[1] = ir_type_u8, [2] = ir_type_u16, [4] = ir_type_u32, [8] = ir_type_u64};
+  static const ir_type sints[] = {[1] = ir_type_s8, [2] = ir_type_s16, [4] = ir_type_s32, [8] = ir_type_s64};
+  static const ir_type bits[] = {[1] = ir_type_b8, [2] = ir_type_b16, [4] = ir_type_b32, [8] = ir_type_b64};
+  unsigned from = ir_type_bits((ir_type)v->type) / 8, to = ir_type_bits(t) / 8;
+  if (from == 0 || to == 0 || from > 8 || to > 8 || from == 3 || to == 3 || from > 4 + 4 ||
+      !uints[from] || !uints[to])
+    return v; /* pred, b128, sub-byte: nothing to do that PTX allows */
+  ir_type_kind k = ir_type_kind_of((ir_type)v->type);
+  if (k == IR_TK_FLOAT || k == IR_TK_PACKED_FLOAT) {
+    v = ir_alu1(&p->b, ir_op_copy, bits[from], v);
+    k = IR_TK_BITS;
+  }
+  bool sign = k == IR_TK_SINT && to > from;
+  ir_type dt = sign ? sints[to] : uints[to], st = sign ? sints[from] : uints[from];
+  ir_value *src[1] = {v};
+  ir_type dtt = t;
+  ir_instr *c = ir_build(&p->b, ir_op_cvt, dt, 1, src, 1, &dtt, NULL);
+  if (!c) PW_DIE("out of memory");
+  c->type2 = (uint8_t)st;
+  if (guard) {
+    keep = retype(p, c, keep, t);
+    ir_instr_set_guard(&p->b, c, guard, neg, &keep);
+  }
+  return c->dst[0];
+}
+
+/* The operand and result counts the op's rule fixes (the verifier's
+ * check_counts, in PTX's terms): a statement with the wrong number of
+ * operands is an input error here, at its position, not an IR that fails
+ * verification later. */
+static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d, const srclist *s) {
+  const ir_op_info *info = &ir_op_infos[op];
+  const ir_mods *m = &I->m;
+  unsigned vec = m->vec ? m->vec : 1, hint = m->has_cache_hint;
+  unsigned want_src = info->nsrc, want_dst = info->ndst;
+  switch (op) {
+  case ir_op_add: case ir_op_sub: case ir_op_mad: case ir_op_addc: case ir_op_subc: case ir_op_madc:
+    want_dst = 1u + m->cc;
+    break;
+  case ir_op_set: case ir_op_setp: want_src = 2u + (m->boolop != 0); break;
+  case ir_op_ld: want_src = 1u + hint; want_dst = vec; break;
+  case ir_op_ldu: want_dst = vec; break;
+  case ir_op_st: want_src = 1u + vec + hint; break;
+  case ir_op_atom: want_dst = vec; break;
+  case ir_op_shfl: want_src = m->sync ? 4u : 3u; break;
+  case ir_op_vote: want_src = 1u + m->sync; break;
+  default: break;
+  }
+  if (want_src != IR_VAR && s->n != want_src)
+    ptx_fail(p, &I->at, "'%.*s' takes %u source operands here, found %u", (int)I->at.len,
+             I->at.text, want_src, s->n);
+  if (want_dst != IR_VAR && d->n != want_dst)
+    ptx_fail(p, &I->at, "'%.*s' takes %u results here, found %u", (int)I->at.len, I->at.text,
+             want_dst, d->n);
+  if ((op == ir_op_setp || op == ir_op_shfl) && (d->n < 1 || d->n > 2))
+    ptx_fail(p, &I->at, "'%.*s' takes one result or a d|p pair", (int)I->at.len, I->at.text);
+  if ((op == ir_op_atom || op == ir_op_red) && s->n < 2)
+    ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
+}
+
 /* Builds op with these results and sources, guards it, and writes its
- * results to their registers. */
+ * results to their registers.  Results take the op's types (the opcode
+ * table's rule); ops whose rule is "stated per instruction" take their
+ * registers' types. */
 static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const srclist *s) {
   ir_value *guard = NULL;
   ir_value *keep[64];
@@ -865,13 +1077,30 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     guard = ptx_ssa_read(p, I->guard_var);
     read_keeps(p, d, keep);
   }
-  ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, d->type, &I->m);
+  if (op != ir_op_opaque && op != ir_op_call) check_shape(p, I, op, d, s);
+  bool per_instr = ir_op_infos[op].result == RES_ANY;
+  ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
   in->type2 = (uint8_t)I->type2;
+  in->type3 = (uint8_t)I->type3;
+  in->type4 = (uint8_t)I->type4;
   if (s->have_off) in->offset = s->off;  /* ir_build_mem's field, for any address */
-  if (guard) ir_instr_set_guard(&p->b, in, guard, I->guard_neg, keep);
+  bool fit[64] = {0}, any_fit = false;
   for (uint32_t i = 0; i < d->n; i++)
-    if (d->var[i] != PTX_NONE) ptx_ssa_write(p, d->var[i], in->dst[i]);
+    if (d->var[i] != PTX_NONE && ir_type_bits((ir_type)in->dst[i]->type) != ir_type_bits(d->type[i]))
+      fit[i] = any_fit = true;
+  if (guard) {
+    ir_value *k2[64];
+    for (uint32_t i = 0; i < d->n; i++) k2[i] = fit[i] ? NULL : retype(p, in, keep[i], (ir_type)in->dst[i]->type);
+    ir_instr_set_guard(&p->b, in, guard, I->guard_neg, k2);
+  }
+  for (uint32_t i = 0; i < d->n; i++) {
+    if (d->var[i] == PTX_NONE) continue;
+    ir_value *v = in->dst[i];
+    if (fit[i]) v = fit_width(p, v, d->type[i], guard, I->guard_neg, guard ? keep[i] : NULL);
+    ptx_ssa_write(p, d->var[i], v);
+  }
+  (void)any_fit;
   return in;
 }
 
@@ -901,15 +1130,24 @@ static void build_opaque(ptx_parser *p, ins *I) {
   unsigned pos = 0;
   uint32_t first = 0;
   I->m = (ir_mods){0};
-  I->type = I->type2 = ir_type_none;
+  I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->op = ir_op_opaque;
   if (I->ntop > 1 && (I->top[0].kind == O_REG || I->top[0].kind == O_VEC || I->top[0].kind == O_SINK)) {
     dsts_of(p, I, &I->top[0], &d, ir_type_b32);
     first = 1;
   }
   for (uint32_t i = first; i < I->ntop; i++) {
-    if (I->top[i].kind == O_LABEL) continue;
-    srcs_of(p, I, &I->top[i], &s, &pos);
+    const opnd *o = &I->top[i];
+    if (o->kind == O_LABEL) continue;
+    if (o->kind == O_IMM) {
+      /* No type suffix to read it by: the literal's own kind decides. */
+      ir_type t = o->immk == IMM_F32 ? ir_type_f32
+                  : o->immk == IMM_F64 ? ir_type_f64
+                  : (o->imm >> 32) && ~o->imm >> 31 ? ir_type_b64 : ir_type_b32;
+      src_push(p, &s, imm_value(p, o, t), &o->tok);
+      continue;
+    }
+    srcs_of(p, I, o, &s, &pos);
   }
   ir_instr *in = emit(p, I, ir_op_opaque, &d, &s);
   in->opaque = spelling(p, I);
@@ -926,6 +1164,19 @@ uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name) {
   p->ssa.blocks[blk].first_ref = *name;
   ptx_map_put(&p->labels, nm, name->len, (void *)(uintptr_t)(blk + 1));
   return blk;
+}
+
+/* ret: a function returning through .reg parameters returns their current
+ * values (7.1: .func (.reg .b32 r) f(...)), as ret's operands. */
+ir_instr *ptx_build_ret(ptx_parser *p, bool uni) {
+  ir_func *f = p->fn;
+  ir_value *vals[64];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < f->nrets && n < 64; i++)
+    if (f->rets[i].space == IR_SPACE_REG) vals[n++] = ptx_ssa_read(p, p->ret_var_base + i);
+  ir_instr *r = n ? ir_build(&p->b, ir_op_ret, ir_type_none, n, vals, 0, NULL, NULL) : ir_ret(&p->b);
+  r->mods.uni = uni;
+  return r;
 }
 
 /* Ends the current block with a terminator built by `make`; under a guard
@@ -945,7 +1196,7 @@ static void guarded_terminator(ptx_parser *p, ins *I, ir_op op) {
     ptx_ssa_enter(p, tblk);
     p->b.loc = (ir_loc){I->at.line, I->at.col};
     switch (op) {
-    case ir_op_ret: ir_ret(&p->b); break;
+    case ir_op_ret: ptx_build_ret(p, I->m.uni); break;
     case ir_op_exit: ir_exit(&p->b); break;
     default: ir_build(&p->b, op, ir_type_none, 0, NULL, 0, NULL, &I->m); break;
     }
@@ -954,11 +1205,7 @@ static void guarded_terminator(ptx_parser *p, ins *I, ir_op op) {
     return;
   }
   switch (op) {
-  case ir_op_ret: {
-    ir_instr *r = ir_ret(&p->b);
-    r->mods.uni = I->m.uni;
-    break;
-  }
+  case ir_op_ret: ptx_build_ret(p, I->m.uni); break;
   case ir_op_exit: ir_exit(&p->b); break;
   default: ir_build(&p->b, op, ir_type_none, 0, NULL, 0, NULL, &I->m); break;
   }
@@ -979,14 +1226,12 @@ static void build_bra(ptx_parser *p, ins *I) {
     ir_instr *br = I->guard_neg ? ir_cbr(&p->b, g, fb, tb) : ir_cbr(&p->b, g, tb, fb);
     br->mods.uni = I->m.uni;
     ptx_ssa_leave(p);
-    ptx_ssa_edge(p, target);
     ptx_ssa_enter(p, fblk);
     return;
   }
   ir_instr *br = ir_br(&p->b, tb);
   br->mods.uni = I->m.uni;
   ptx_ssa_leave(p);
-  ptx_ssa_edge(p, target);
 }
 
 /* brx.idx index, tlist   where tlist: .branchtargets L1, L2, ... */
@@ -1195,9 +1440,8 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->guarded = I->guard_neg = false;
   I->nmods = I->ntop = I->npool = 0;
   I->m = (ir_mods){0};
-  I->type = I->type2 = I->type3 = ir_type_none;
+  I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
-  I->nwords = 0;
   if (p->tok.kind == PTX_TOK_AT) {
     ptx_next(p);
     I->guarded = true;
@@ -1258,11 +1502,10 @@ void ptx_parse_instruction(ptx_parser *p) {
   if (p->tok.kind != PTX_TOK_SEMI) ptx_expected(p, "',' or ';'");
   /* ';' is consumed after building, so errors point inside the statement */
   I->op = op;
+  ptx_ssa_ensure_block(p);
+  p->b.loc = (ir_loc){I->at.line, I->at.col};
   /* drop the mnemonic's own words from the modifiers */
-  if (words) {
-    memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
-    I->nwords = words;
-  }
+  if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
   bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I);
@@ -1273,7 +1516,6 @@ void ptx_parse_instruction(ptx_parser *p) {
     ptx_next(p);
     return;
   }
-  /* mtok is used for spelling only; keep modifier tokens aligned */
   switch (op) {
   case ir_op_copy: build_mov(p, I); break;
   case ir_op_br: build_bra(p, I); break;
@@ -1288,7 +1530,9 @@ void ptx_parse_instruction(ptx_parser *p) {
   case ir_op_setp:
   case ir_op_set: build_setp(p, I); break;
   case ir_op_bar:
-    /* bar.sync is barrier.sync.aligned (9.7.13.1) */
+  case ir_op_bar_red:
+    /* bar.sync and bar.red are barrier.sync.aligned and barrier.red
+     * .aligned (9.7.13.1) */
     if (I->at.len == 3) I->m.aligned = 1;
     build_generic(p, I);
     break;

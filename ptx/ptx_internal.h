@@ -1,13 +1,17 @@
 /* ptx/ptx_internal.h: what the files of the PTX parser share.
  *
  *   ptx_parse.c   module, directives, declarations, initializers, functions
- *   ptx_ssa.c     SSA construction while parsing (Braun et al. 2013)
+ *   ptx_ssa.c     SSA construction: block summaries while parsing, phis and
+ *                 renaming at the end of each function (Cytron et al.)
  *   ptx_instr.c   instructions: operands, the families and their modifiers
  *
  * The parser reads tokens one at a time (ptx_lex.h) with one token of
- * lookahead, builds IR through the builder only, and keeps all of its own
- * tables in a scratch arena freed at the end of the parse; the module's
- * arena holds only what the IR keeps.
+ * lookahead and builds IR through the builder; it sets by hand only the
+ * instruction fields the builder has no parameter for (offset, aux,
+ * type2..type4, opaque, the .uni of branches) and moves a label's block to
+ * where the label is defined.  Its own tables live in scratch arenas freed
+ * at the end of each function and of the parse; the module's arena holds
+ * only what the IR keeps.
  */
 #ifndef PW_PTX_INTERNAL_H
 #define PW_PTX_INTERNAL_H
@@ -33,9 +37,9 @@ typedef enum ptx_mod {
   ptx_mod_count,
   /* a type suffix: ptx_mod_type + ir_type */
   ptx_mod_type = 512,
-  ptx_mod_shape = 1024,   /* .mMnNkK: shape packed by the lexer of shapes */
   ptx_mod_unknown = 0xffff,
 } ptx_mod;
+_Static_assert(ptx_mod_count < ptx_mod_type, "modifier ids run into type ids");
 
 /* ---- a string -> value hash map over an arena --------------------------- */
 
@@ -77,44 +81,31 @@ typedef struct ptx_regdecl {
 
 typedef struct ptx_blockinfo {
   ir_block *block;
-  bool labeled;        /* a branch target: more predecessors may come */
+  bool labeled;        /* a branch target */
   bool defined;        /* label seen (for labels referenced before definition) */
-  bool sealed;         /* every predecessor known (Braun's "sealed") */
-  bool in_targets;     /* named by a .branchtargets list: sealed at the end */
   uint32_t pred;       /* unlabeled: the index of the one predecessor, or NONE */
-  uint32_t refs_expected, refs_seen;  /* branches naming the label: counted, met */
-  uint32_t first_pending;  /* incomplete phis of this block: index + 1, chained */
   ptx_tok first_ref;   /* where the label was first used (for "undefined label") */
 } ptx_blockinfo;
 
 #define PTX_NONE 0xffffffffu
 
-typedef struct ptx_u64map {  /* (block, var) -> value; open addressing */
-  uint64_t *keys;      /* 0 = empty; key = (kind << 62 | block << 32 | var) + 1 */
-  ir_value **vals;
-  uint32_t mask, n;
-} ptx_u64map;
-
-/* A phi being filled: a real one (phi) or, in a sealed block, a
- * placeholder value (ph) that becomes a phi only if it is not trivial. */
-typedef struct ptx_work {
+/* A variable read before any write in its region: ph stands for the value
+ * entering block blk until renaming knows it. */
+typedef struct ptx_upread {
   uint32_t blk, var;
-  ir_instr *phi;
   ir_value *ph;
-  uint32_t first_op, nops;
-  bool decided;
-} ptx_work;
+} ptx_upread;
 
-typedef struct ptx_pending_phi {
+/* A variable's value at the end of a block that writes it. */
+typedef struct ptx_def {
   uint32_t blk, var;
-  ir_instr *phi;
-  uint32_t next;       /* next incomplete phi of the same block: index + 1 */
-} ptx_pending_phi;
+  ir_value *v;
+} ptx_def;
 
 typedef struct ptx_ssa {
   /* variables */
   uint8_t *var_type;
-  const char **var_name;    /* lazily filled, for value names */
+  const char **var_name;    /* for value names */
   uint32_t nvars, vars_cap;
   uint32_t cc_var;          /* the carry flag of add.cc/addc */
   /* the block being filled */
@@ -133,19 +124,11 @@ typedef struct ptx_ssa {
   /* blocks */
   ptx_blockinfo *blocks;
   uint32_t nblocks, blocks_cap;
-  /* end-of-block definitions and block-entry phis */
-  ptx_u64map defs;
-  ptx_pending_phi *pending;  /* every phi made, in order */
-  uint32_t npending, pending_cap;
-  struct ptx_work *work;     /* phis to fill now (sealed blocks) */
-  uint32_t nwork, work_cap;
-  ir_value **ops;            /* operands of placeholder phis */
-  uint32_t nops, ops_cap;
-  /* trivial phis removed: value id -> its replacement */
-  ir_value **repl;
-  uint32_t repl_cap;
-  bool any_repl;
-  ptx_map label_refs;        /* label name -> branches naming it (pre-count) */
+  /* what renaming needs */
+  ptx_upread *up;
+  uint32_t nup, up_cap;
+  ptx_def *defs;
+  uint32_t ndefs, defs_cap;
 } ptx_ssa;
 
 /* ---- the parser ------------------------------------------------------------ */
@@ -165,6 +148,13 @@ typedef struct ptx_parser {
   pw_arena scratch;        /* parser tables; freed at the end */
   pw_arena fscratch;       /* per-function tables; freed at each function's end */
   ptx_map mods;            /* dotword -> ptx_mod */
+  /* Direct-mapped cache in front of mods for dotwords of up to 16 bytes,
+   * compared as two words: most instructions have two to four modifiers. */
+  struct { uint64_t k0, k1; uint32_t len; uint16_t mod; } modcache[512];
+  /* The range declarations last used (%r, %rd, %f ...), compared as one
+   * word; cleared when a declaration or a scope's end could change them. */
+  struct { uint64_t key; uint32_t len; struct ptx_regdecl *decl; } rcache[8];
+  uint32_t nrcache;
   ptx_map ops;             /* mnemonic -> opcode entry */
   ptx_map syms;            /* module scope: name -> ptx_sym */
   ptx_map sregs;           /* "%tid" -> ir_sreg + 1 */
@@ -175,11 +165,12 @@ typedef struct ptx_parser {
   ir_builder b;
   ptx_map fsyms;           /* function scope names: regs, locals, params, labels */
   ptx_map labels;          /* label -> block index + 1 */
+  ptx_map fvars;           /* names of function-scope variables made so far */
   ptx_regdecl *scope_regs; /* decls of the innermost scope, for popping */
   ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
   uint32_t nscope_ents, scope_ents_cap;
   ptx_ssa ssa;
-  uint32_t callseq;        /* number of call-sequence scopes seen */
+  uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
 } ptx_parser;
 
@@ -240,19 +231,18 @@ uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t);
 uint32_t ptx_ssa_new_block(ptx_parser *p, const char *name, bool labeled, uint32_t pred);
 /* Makes blk the block that instructions go to. */
 void ptx_ssa_enter(ptx_parser *p, uint32_t blk);
+/* Opens an (unreachable) block if the last instruction was a terminator. */
+void ptx_ssa_ensure_block(ptx_parser *p);
 /* The current block was terminated: flush its definitions. */
 void ptx_ssa_leave(ptx_parser *p);
 /* Enters a label's block, the current one falling through into it. */
 void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name);
-/* Counts, before the body is parsed, how often each label is named. */
-void ptx_ssa_count_label_refs(ptx_parser *p);
-/* A branch to blk was made: sealed once every counted one is. */
-void ptx_ssa_edge(ptx_parser *p, uint32_t blk);
-/* blk is in a .branchtargets list: its predecessors are known at the end. */
-void ptx_ssa_no_early_seal(ptx_parser *p, uint32_t blk);
+
 ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var);
 void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v);
-/* Completes the phis, removes trivial ones (all sealed at the end). */
+/* Reports labels branched to but never defined. */
+void ptx_ssa_check_labels(ptx_parser *p);
+/* Places phis and renames (the CFG is complete): the function is SSA. */
 void ptx_ssa_end_func(ptx_parser *p);
 
 /* ---- ptx_instr.c ------------------------------------------------------------ */
@@ -261,6 +251,8 @@ void ptx_instr_init(ptx_parser *p);   /* fills p->ops */
 /* statement: [@[!]pred] opcode[.mod]* operands ';'   (the current token is
  * the '@' or the opcode). */
 void ptx_parse_instruction(ptx_parser *p);
+/* ret, returning the .reg return parameters' values if any. */
+ir_instr *ptx_build_ret(ptx_parser *p, bool uni);
 /* The block index for a label, created (undefined) on first reference. */
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
 

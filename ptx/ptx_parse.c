@@ -185,8 +185,23 @@ const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t) {
 }
 
 ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t) {
+  if (t->len > 16) {
+    void *v = ptx_map_get(&p->mods, t->text, t->len);
+    return v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+  }
+  uint64_t k[2] = {0, 0};
+  memcpy(k, t->text, t->len);
+  uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ t->len;
+  uint32_t slot = (uint32_t)(h >> 55) & 511;
+  if (p->modcache[slot].len == t->len && p->modcache[slot].k0 == k[0] && p->modcache[slot].k1 == k[1])
+    return (ptx_mod)p->modcache[slot].mod;
   void *v = ptx_map_get(&p->mods, t->text, t->len);
-  return v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+  ptx_mod m = v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+  p->modcache[slot].k0 = k[0];
+  p->modcache[slot].k1 = k[1];
+  p->modcache[slot].len = t->len;
+  p->modcache[slot].mod = (uint16_t)m;
+  return m;
 }
 
 /* Skips to just after the next ';' at this brace depth, or to a '}' that
@@ -552,6 +567,31 @@ typedef struct decl_attrs {
   uint32_t ptr_align;
 } decl_attrs;
 
+/* Function-scope variables of sibling scopes may share a name (every
+ * call sequence declares its own `.param .b32 param0`); the IR names each
+ * once per function, so later ones are called param0.1, param0.2 ... (a
+ * '.' no PTX name has). */
+static const char *unique_local_name(ptx_parser *p, const char *nm) {
+  size_t n = strlen(nm);
+  ptx_map_ent *e = ptx_map_find(&p->fvars, nm, n);
+  if (!e) {
+    ptx_map_put(&p->fvars, nm, n, (void *)(uintptr_t)1);
+    return nm;
+  }
+  for (;;) {
+    uintptr_t k = (uintptr_t)e->val;
+    e->val = (void *)(k + 1);
+    char *alt = pw_arena_alloc(&p->m->arena, n + 24);
+    if (!alt) PW_DIE("out of memory");
+    snprintf(alt, n + 24, "%s.%lu", nm, (unsigned long)k);
+    size_t an = strlen(alt);
+    if (!ptx_map_find(&p->fvars, alt, an)) {
+      ptx_map_put(&p->fvars, alt, an, (void *)(uintptr_t)1);
+      return alt;
+    }
+  }
+}
+
 /* name_decl := name ['<' INT '>'] {'[' [constexpr] ']'} ['=' init]
  * One variable of a declaration (the part after the type). */
 static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
@@ -588,7 +628,8 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   } else {
     if (old) ptx_fail(p, &name, "'%.*s' is already declared", (int)name.len, name.text);
     const char *nm = ptx_strdup_tok(p, &name);
-    g = ir_global_create(p->m, p->fn, nm, a->space, t, unsized ? 0 : count * vec,
+    if (p->fn) nm = unique_local_name(p, nm);
+    g = ir_global_create(p->m, p->fn, nm, a->space, t, unsized ? 0 : count,
                          a->align ? a->align : esize * vec);
     if (!g) PW_DIE("out of memory");
     ptx_sym *s = new_sym(p, PTX_SYM_GLOBAL);
@@ -609,6 +650,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   }
   g->linkage = a->linkage;
   g->vec = vec;
+  g->size = g->count * vec * esize;  /* count counts .v2/.v4 elements */
   g->ptr_space = a->ptr_space;
   g->loc = (ir_loc){name.line, name.col};
   if (a->is_extern && a->space == IR_SPACE_SHARED && unsized) g->is_extern_shared = 1;
@@ -628,12 +670,12 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     }
     init_list(p, &c, 0);
     if (unsized) {
-      g->count = c.nelem;
+      g->count = (c.nelem + vec - 1) / vec;
     } else if (c.nelem > count * vec) {
       ptx_fail(p, &name, "%llu initializers for %llu elements",
                (unsigned long long)c.nelem, (unsigned long long)(count * vec));
     }
-    uint64_t size = (g->count ? g->count : c.nelem) * esize;
+    uint64_t size = g->count * vec * esize;
     uint8_t *bytes = pw_arena_alloc(&p->m->arena, size ? size : 1);
     if (!bytes) PW_DIE("out of memory");
     if (c.nelem) memcpy(bytes, c.bytes, c.nelem * esize);
@@ -893,6 +935,7 @@ static void reg_decl(ptx_parser *p) {
     ptx_sym *s = new_sym(p, PTX_SYM_REG);
     s->reg = r;
     /* Ranges are keyed "%r<" so %r<5> and a plain %r can coexist. */
+    p->nrcache = 0;
     if (r->range) {
       char *key = pw_arena_alloc(&p->fscratch, name.len + 1);
       memcpy(key, name.text, name.len);
@@ -945,7 +988,7 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
         cap *= 2;
       }
       names[tg->n++] = p->tok;
-      if (!tg->calls) ptx_ssa_no_early_seal(p, ptx_label_block(p, &p->tok));
+      if (!tg->calls) (void)ptx_label_block(p, &p->tok);
       ptx_next(p);
     } while (ptx_accept(p, PTX_TOK_COMMA));
     tg->names = names;
@@ -981,13 +1024,13 @@ static void body_stmt(ptx_parser *p, int depth) {
     if (depth > 256) ptx_fail(p, &t, "scopes nested too deeply");
     ptx_next(p);
     uint32_t mark = p->nscope_ents;
-    p->callseq++;
     p->depth++;
     body_stmts(p, depth + 1);
     ptx_expect(p, PTX_TOK_RBRACE, "'}'");
     p->depth--;
     /* Pop the scope's names. */
     while (p->nscope_ents > mark) ptx_map_remove_first(&p->fsyms, p->scope_ents[--p->nscope_ents]);
+    p->nrcache = 0;
     return;
   }
   case PTX_TOK_IDENT: {
@@ -1050,29 +1093,40 @@ static void func_body(ptx_parser *p, ir_func *f) {
   p->nscope_ents = p->scope_ents_cap = 0;
   ptx_map_init(&p->fsyms, &p->fscratch, 256);
   ptx_map_init(&p->labels, &p->fscratch, 256);
-  p->callseq = 0;
+  ptx_map_init(&p->fvars, &p->fscratch, 64);
+  p->nrcache = 0;
   ptx_ssa_begin_func(p);
-  ptx_ssa_count_label_refs(p);
-  /* Parameters are names of the function scope. */
+  /* Parameters are names of the function scope.  Register parameters
+   * are SSA variables, defined on entry for arguments; register return
+   * parameters get consecutive variables from ret_var_base, read by ret. */
+  p->ret_var_base = ptx_ssa_new_vars(p, f->nrets, ir_type_b32);
+  for (uint32_t i = 0; i < f->nrets; i++) {
+    p->ssa.var_type[p->ret_var_base + i] = f->rets[i].type;
+    p->ssa.var_name[p->ret_var_base + i] = f->rets[i].name;
+  }
   for (uint32_t i = 0; i < f->nparams + f->nrets; i++) {
-    ir_param *prm = i < f->nparams ? &f->params[i] : &f->rets[i - f->nparams];
+    bool is_ret = i >= f->nparams;
+    ir_param *prm = is_ret ? &f->rets[i - f->nparams] : &f->params[i];
     if (!prm->name) continue;
+    ptx_sym *s;
     if (prm->space == IR_SPACE_REG) {
-      /* A register parameter is an SSA variable defined on entry. */
       ptx_regdecl *r = PW_NEW(&p->fscratch, ptx_regdecl);
       r->type = prm->type;
       r->count = 1;
-      r->base = ptx_ssa_new_vars(p, 1, (ir_type)prm->type);
-      p->ssa.var_name[r->base] = prm->name;
-      ptx_sym *s = new_sym(p, PTX_SYM_REG);
+      if (is_ret) {
+        r->base = p->ret_var_base + (i - f->nparams);
+      } else {
+        r->base = ptx_ssa_new_vars(p, 1, (ir_type)prm->type);
+        p->ssa.var_name[r->base] = prm->name;
+        if (prm->value) ptx_ssa_write(p, r->base, prm->value);
+      }
+      s = new_sym(p, PTX_SYM_REG);
       s->reg = r;
-      ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
-      if (i < f->nparams && prm->value) ptx_ssa_write(p, r->base, prm->value);
     } else {
-      ptx_sym *s = new_sym(p, PTX_SYM_PARAM);
+      s = new_sym(p, PTX_SYM_PARAM);
       s->param = prm;
-      ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
     }
+    ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
   }
   jmp_buf jb;
   jmp_buf *outer = p->recover;
@@ -1096,6 +1150,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   }
   p->recover = outer;
   ptx_expect(p, PTX_TOK_RBRACE, "'}'");
+  ptx_ssa_check_labels(p);
   if (!p->errors) ptx_ssa_end_func(p);
   p->fn = NULL;
   pw_arena_free(&p->fscratch);
@@ -1320,6 +1375,9 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   jmp_buf jb;
   p->recover = &jb;
   if (setjmp(jb)) {
+    /* An error that left a function body (an unclosed one at the end of
+     * the file): its scratch tables go with it. */
+    if (p->fn) pw_arena_free(&p->fscratch);
     p->fn = NULL;
     skip_statement(p);
     if (p->tok.kind == PTX_TOK_RBRACE) {

@@ -1,93 +1,45 @@
-/* ptx/ptx_ssa.c: SSA construction while parsing (Braun, Buchwald, Hack,
- * Leißa, Mallon, Zwinkau: "Simple and Efficient Construction of Static
- * Single Assignment Form", CC 2013).
+/* ptx/ptx_ssa.c: SSA construction for the PTX parser.
  *
  * Every .reg name (each %r<N> element, each inline-asm scope's register)
  * is a variable with a dense number; the carry flag of add.cc/addc is one
- * more.  A write records the variable's current value in the block being
- * filled; a read looks it up there, else asks for the block's incoming
- * value:
- *   - an unlabeled block (the entry, a fall-through after a conditional
- *     branch, unreachable code after a terminator) has at most one
- *     predecessor, known when it is made: the incoming value is the
- *     predecessor's value at its end, found by walking back along such
- *     blocks;
- *   - a labeled block is "sealed" once all its predecessors are known.
- *     Before parsing a body, the parser counts how often each label is
- *     named (ptx_ssa_count_label_refs); a label's block is sealed when it
- *     is defined and that many branches to it have been made.  For labels
- *     only branched to from above (if/else joins) that is at the label; a
- *     loop header waits for its back edge.  A read in a sealed block with
- *     several predecessors makes a phi and fills it at once; in an unsealed
- *     one it makes an operand-less phi, filled when the block is sealed.
- *     Blocks of a .branchtargets list are sealed at the end of the body.
- * Filling goes through a work list, not recursion, so a function with
- * 100,000 blocks cannot overflow the stack.  A filled phi whose operands are
- * all one value (or itself) is trivial: it is unlinked and recorded in a
- * replacement map, reads resolve through that map, and one ir_replace_uses
- * pass at the end of the function rewrites the uses made before.  Without
- * sealing, nvcc's code makes some 3.6 phis per instruction, 98 % trivial.
+ * more.  Construction has two halves.
  *
- * Invariant: a block index is never entered twice; block indices are ours
- * (p->ssa.blocks) and equal ir_block.id (both count creations).
+ * While parsing (one pass): blocks are filled in order.  A run of blocks
+ * each entered right after its only predecessor was left (a fall-through
+ * after a conditional branch) is a region and shares one table of current
+ * values, so most reads are an array load.  A read of a variable not yet
+ * seen in the region yields a placeholder value, recorded as an upward-
+ * exposed read of the region's first block; each block records the value
+ * each variable it writes has at its end.
+ *
+ * At the end of the function (the CFG complete), Cytron et al.'s
+ * construction ("Efficiently Computing Static Single Assignment Form and
+ * the Control Dependence Graph", TOPLAS 1991) on those summaries only, not
+ * on the instructions: dominators (Cooper-Harvey-Kennedy, ir_dom.c),
+ * dominance frontiers, phis at the iterated frontier of each variable's
+ * writing blocks for variables with upward-exposed reads (Briggs's
+ * semi-pruned form), then a walk of the dominator tree that gives each
+ * placeholder the value reaching its block and fills phi operands.  One
+ * ir_replace_uses pass substitutes the placeholders; trivial phis
+ * (operands all one value or the phi) and dead ones are removed.
+ * Reads reached by no write see undef (PTX leaves such registers
+ * undefined).  Every walk is iterative: 100,000-block functions do not
+ * recurse.
+ *
+ * Why not Braun et al.'s on-the-fly construction, which a one-pass parser
+ * suggests: measured on nvcc's code, whose every branch target is a label
+ * whose predecessors are only known at the end of the function, it made 3.6
+ * phis per instruction (98 % trivial), and even with sealing from a
+ * pre-count of label references and placeholder phis it spent more time in
+ * its (block, variable) lookups than the rest of the parser together.
+ *
+ * Invariants: a block index is never entered twice; our block indices
+ * count block creations (ir_block.id is renumbered by the dominator
+ * analysis, so the two are mapped at the end).
  */
 #include <string.h>
 
 #include "ptx_internal.h"
-
-enum { KEY_DEF = 0, KEY_PHI = 1 };
-
-/* ---- (kind, block, var) -> value ----------------------------------------- */
-
-static uint64_t mkkey(unsigned kind, uint32_t blk, uint32_t var) {
-  return (((uint64_t)kind << 62) | ((uint64_t)blk << 32) | var) + 1;
-}
-
-static uint32_t hash64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  return (uint32_t)k;
-}
-
-static void u64map_init(ptx_parser *p, ptx_u64map *m, uint32_t cap) {
-  m->keys = PW_NEW_ARRAY(&p->fscratch, uint64_t, cap);
-  m->vals = PW_NEW_ARRAY(&p->fscratch, ir_value *, cap);
-  if (!m->keys || !m->vals) PW_DIE("out of memory");
-  m->mask = cap - 1;
-  m->n = 0;
-}
-
-static ir_value *u64map_get(const ptx_u64map *m, uint64_t key) {
-  for (uint32_t i = hash64(key) & m->mask;; i = (i + 1) & m->mask) {
-    if (m->keys[i] == key) return m->vals[i];
-    if (!m->keys[i]) return NULL;
-  }
-}
-
-static void u64map_put(ptx_parser *p, ptx_u64map *m, uint64_t key, ir_value *v) {
-  if (2 * (m->n + 1) > m->mask + 1) {
-    ptx_u64map old = *m;
-    u64map_init(p, m, (old.mask + 1) * 2);
-    for (uint32_t i = 0; i <= old.mask; i++)
-      if (old.keys[i]) {
-        uint32_t j = hash64(old.keys[i]) & m->mask;
-        while (m->keys[j]) j = (j + 1) & m->mask;
-        m->keys[j] = old.keys[i];
-        m->vals[j] = old.vals[i];
-        m->n++;
-      }
-  }
-  uint32_t i = hash64(key) & m->mask;
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & m->mask;
-  if (!m->keys[i]) {
-    m->keys[i] = key;
-    m->n++;
-  }
-  m->vals[i] = v;
-}
-
-/* ---- growth helpers ------------------------------------------------------- */
 
 #define GROW(p, ptr, n, cap, T)                                        \
   do {                                                                 \
@@ -105,7 +57,6 @@ static void u64map_put(ptx_parser *p, ptx_u64map *m, uint64_t key, ir_value *v) 
 void ptx_ssa_begin_func(ptx_parser *p) {
   ptx_ssa *s = &p->ssa;
   memset(s, 0, sizeof *s);
-  u64map_init(p, &s->defs, 1024);
   s->cur = PTX_NONE;
   s->last_left = PTX_NONE;
   s->region = 1;  /* stamps start at 0: no region */
@@ -135,11 +86,11 @@ uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t) {
       memcpy(cs, s->cur_stamp, s->nvars * sizeof *cs);
       memcpy(ws, s->wstamp, s->nvars * sizeof *ws);
     }
-    s->wstamp = ws;
     s->var_type = vt;
     s->var_name = vn;
     s->cur_val = cv;
     s->cur_stamp = cs;
+    s->wstamp = ws;
     s->vars_cap = cap;
   }
   memset(s->var_type + base, t, n);
@@ -160,6 +111,9 @@ uint32_t ptx_ssa_new_block(ptx_parser *p, const char *name, bool labeled, uint32
 void ptx_ssa_enter(ptx_parser *p, uint32_t blk) {
   ptx_ssa *s = &p->ssa;
   ptx_blockinfo *bi = &s->blocks[blk];
+  /* Same region: the only predecessor was just left, or the block just
+   * left wrote nothing and shares our only predecessor (the lone
+   * terminator of a guarded ret puts such a block between). */
   bool same_region = !bi->labeled && bi->pred != PTX_NONE && s->last_left != PTX_NONE &&
                      (bi->pred == s->last_left ||
                       (s->last_left_clean && s->blocks[s->last_left].pred == bi->pred &&
@@ -178,7 +132,8 @@ void ptx_ssa_leave(ptx_parser *p) {
   if (s->cur == PTX_NONE) return;
   for (uint32_t i = 0; i < s->ncur_defs; i++) {
     uint32_t v = s->cur_defs[i];
-    u64map_put(p, &s->defs, mkkey(KEY_DEF, s->cur, v), s->cur_val[v]);
+    GROW(p, s->defs, s->ndefs, s->defs_cap, ptx_def);
+    s->defs[s->ndefs++] = (ptx_def){s->cur, v, s->cur_val[v]};
   }
   s->last_left_clean = s->ncur_defs == 0;
   s->last_left = s->cur;
@@ -186,8 +141,8 @@ void ptx_ssa_leave(ptx_parser *p) {
   s->cur = PTX_NONE;
 }
 
-/* Records v as var's value in the current region (and, for a write, in the
- * block's definitions flushed when it is left). */
+/* Records v as var's value in the current region (and, for a write, among
+ * the block's definitions recorded when it is left). */
 static void set_cur(ptx_parser *p, uint32_t var, ir_value *v, bool write) {
   ptx_ssa *s = &p->ssa;
   s->cur_stamp[var] = s->region;
@@ -216,217 +171,10 @@ static void layout_move_to_end(ir_func *f, ir_block *b) {
 
 /* The current block, opened as an unreachable one if the last instruction
  * was a terminator. */
-static void ensure_block(ptx_parser *p) {
+void ptx_ssa_ensure_block(ptx_parser *p) {
   if (p->ssa.cur == PTX_NONE) ptx_ssa_enter(p, ptx_ssa_new_block(p, NULL, false, PTX_NONE));
 }
-
-/* ---- replacement of trivial phis ----------------------------------------- */
-
-static ir_value *resolve(ptx_ssa *s, ir_value *v) {
-  while (v && v->id < s->repl_cap && s->repl[v->id]) v = s->repl[v->id];
-  return v;
-}
-
-static void set_repl(ptx_parser *p, ir_value *from, ir_value *to) {
-  ptx_ssa *s = &p->ssa;
-  if (from->id >= s->repl_cap) {
-    uint32_t cap = s->repl_cap ? s->repl_cap : 1024;
-    while (cap <= from->id) cap *= 2;
-    ir_value **n = PW_NEW_ARRAY(&p->fscratch, ir_value *, cap);
-    if (!n) PW_DIE("out of memory");
-    if (s->repl) memcpy(n, s->repl, s->repl_cap * sizeof *n);
-    s->repl = n;
-    s->repl_cap = cap;
-  }
-  s->repl[from->id] = to;
-  s->any_repl = true;
-}
-
-/* ---- phis -------------------------------------------------------------------- */
-
-static ir_value *undef(ptx_parser *p, uint32_t var) {
-  ir_value *u = ir_undef(&p->b, (ir_type)p->ssa.var_type[var]);
-  if (!u) PW_DIE("out of memory");
-  return u;
-}
-
-/* A real phi at the top of blk, first among the block's instructions
- * after the phis already there. */
-static ir_instr *make_phi(ptx_parser *p, uint32_t blk, uint32_t var) {
-  ptx_ssa *s = &p->ssa;
-  ir_builder b = ir_builder_at_end(s->blocks[blk].block);
-  b.loc = p->b.loc;
-  ir_instr *phi = ir_phi(&b, s->blocks[blk].block, (ir_type)s->var_type[var], 0);
-  if (!phi) PW_DIE("out of memory");
-  phi->dst[0]->name = s->var_name[var];
-  GROW(p, s->pending, s->npending, s->pending_cap, ptx_pending_phi);
-  s->pending[s->npending++] = (ptx_pending_phi){blk, var, phi, 0};
-  p->stats.phis++;
-  return phi;
-}
-
-/* The incoming value of var at labeled block blk, as a phi.  In an unsealed
- * block a real phi waits on the block's list until it is sealed.  In a
- * sealed block a placeholder value goes on the work list: its operands are
- * read before the current read returns, and only if they differ does it
- * become a real phi (most do not: this saves making and unlinking millions
- * of phis on nvcc's code). */
-static ir_value *new_phi(ptx_parser *p, uint32_t blk, uint32_t var) {
-  ptx_ssa *s = &p->ssa;
-  ptx_blockinfo *bi = &s->blocks[blk];
-  ir_value *v;
-  if (bi->sealed) {
-    v = ir_value_create(p->fn, IR_VAL_INSTR, (ir_type)s->var_type[var]);
-    if (!v) PW_DIE("out of memory");
-    GROW(p, s->work, s->nwork, s->work_cap, ptx_work);
-    s->work[s->nwork++] = (ptx_work){.blk = blk, .var = var, .ph = v};
-  } else {
-    ir_instr *phi = make_phi(p, blk, var);
-    s->pending[s->npending - 1].next = bi->first_pending;
-    bi->first_pending = s->npending;
-    v = phi->dst[0];
-  }
-  u64map_put(p, &s->defs, mkkey(KEY_PHI, blk, var), v);
-  return v;
-}
-
-/* The value of var at the top of labeled block blk (already left or being
- * filled): its phi, made if needed; in a sealed block with one
- * predecessor, that predecessor's value (returned through *walk). */
-static ir_value *labeled_in(ptx_parser *p, uint32_t var, uint32_t blk, uint32_t *walk) {
-  ptx_ssa *s = &p->ssa;
-  ptx_blockinfo *bi = &s->blocks[blk];
-  *walk = PTX_NONE;
-  ir_value *v = u64map_get(&s->defs, mkkey(KEY_PHI, blk, var));
-  if (v) return resolve(s, v);
-  if (bi->sealed) {
-    ir_block *b = bi->block;
-    if (b->npreds == 0) return undef(p, var);
-    if (b->npreds == 1) {
-      *walk = b->preds[0]->id;
-      return NULL;
-    }
-  }
-  return new_phi(p, blk, var);
-}
-
-/* The value of var at the end of block blk (a block already left). */
-static ir_value *read_end(ptx_parser *p, uint32_t var, uint32_t blk) {
-  ptx_ssa *s = &p->ssa;
-  uint32_t path[64], npath = 0;
-  ir_value *v;
-  for (;;) {
-    v = u64map_get(&s->defs, mkkey(KEY_DEF, blk, var));
-    if (v) {
-      v = resolve(s, v);
-      break;
-    }
-    ptx_blockinfo *bi = &s->blocks[blk];
-    uint32_t next = bi->pred;
-    if (bi->labeled) {
-      v = labeled_in(p, var, blk, &next);
-      if (v) break;
-    }
-    if (next == PTX_NONE) {
-      v = undef(p, var);
-      break;
-    }
-    /* Remember a bounded part of the path; a later walk stops at the
-     * memoized blocks. */
-    if (npath < 64) path[npath++] = blk;
-    blk = next;
-  }
-  for (uint32_t i = 0; i < npath; i++) u64map_put(p, &s->defs, mkkey(KEY_DEF, path[i], var), v);
-  return v;
-}
-
-/* Fills the phis on the work list (reads may add more), removes those
- * that turn out trivial and makes the other placeholders real phis. */
-static void drain(ptx_parser *p) {
-  ptx_ssa *s = &p->ssa;
-  for (uint32_t done = 0; done < s->nwork; done++) {
-    ptx_work w = s->work[done];
-    ir_block *b = s->blocks[w.blk].block;
-    if (w.phi) {
-      for (uint32_t i = 0; i < b->npreds; i++) ir_phi_add_src(w.phi, read_end(p, w.var, b->preds[i]->id));
-      continue;
-    }
-    uint32_t first = s->nops;
-    for (uint32_t i = 0; i < b->npreds; i++) {
-      ir_value *v = read_end(p, w.var, b->preds[i]->id);
-      GROW(p, s->ops, s->nops, s->ops_cap, ir_value *);
-      s->ops[s->nops++] = v;
-    }
-    s->work[done].first_op = first;
-    s->work[done].nops = b->npreds;
-  }
-  /* Trivial ones, to a fixed point among them (one may make another so). */
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (uint32_t k = 0; k < s->nwork; k++) {
-      ptx_work *w = &s->work[k];
-      if (w->decided) continue;
-      ir_value *self = w->phi ? w->phi->dst[0] : w->ph, *same = NULL;
-      uint32_t n = w->phi ? w->phi->nsrc : w->nops;
-      bool trivial = true;
-      for (uint32_t i = 0; i < n; i++) {
-        ir_value *v = resolve(s, w->phi ? w->phi->src[i] : s->ops[w->first_op + i]);
-        if (v == self || v == same) continue;
-        if (same) {
-          trivial = false;
-          break;
-        }
-        same = v;
-      }
-      if (!trivial) continue;
-      if (!same) same = undef(p, w->var);
-      set_repl(p, self, same);
-      if (w->phi) {
-        ir_instr_remove(w->phi);
-        p->stats.phis_removed++;
-      }
-      w->decided = true;
-      changed = true;
-    }
-  }
-  for (uint32_t k = 0; k < s->nwork; k++) {
-    ptx_work *w = &s->work[k];
-    if (w->decided || w->phi) continue;
-    ir_instr *phi = make_phi(p, w->blk, w->var);
-    for (uint32_t i = 0; i < w->nops; i++) ir_phi_add_src(phi, resolve(s, s->ops[w->first_op + i]));
-    set_repl(p, w->ph, phi->dst[0]);
-  }
-  s->nwork = 0;
-  s->nops = 0;
-}
-
-/* All predecessors of blk are known: fill its waiting phis. */
-static void seal(ptx_parser *p, uint32_t blk) {
-  ptx_ssa *s = &p->ssa;
-  ptx_blockinfo *bi = &s->blocks[blk];
-  if (bi->sealed) return;
-  bi->sealed = true;
-  for (uint32_t k = bi->first_pending; k; k = s->pending[k - 1].next) {
-    GROW(p, s->work, s->nwork, s->work_cap, ptx_work);
-    s->work[s->nwork++] = (ptx_work){.blk = blk, .var = s->pending[k - 1].var, .phi = s->pending[k - 1].phi};
-  }
-  bi->first_pending = 0;
-  drain(p);
-}
-
-static void maybe_seal(ptx_parser *p, uint32_t blk) {
-  ptx_blockinfo *bi = &p->ssa.blocks[blk];
-  if (bi->defined && !bi->in_targets && bi->refs_seen >= bi->refs_expected) seal(p, blk);
-}
-
-void ptx_ssa_edge(ptx_parser *p, uint32_t blk) {
-  ptx_blockinfo *bi = &p->ssa.blocks[blk];
-  bi->refs_seen++;
-  maybe_seal(p, blk);
-}
-
-void ptx_ssa_no_early_seal(ptx_parser *p, uint32_t blk) { p->ssa.blocks[blk].in_targets = true; }
+#define ensure_block ptx_ssa_ensure_block
 
 void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name) {
   ptx_ssa *s = &p->ssa;
@@ -437,35 +185,23 @@ void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name) {
     ir_br(&p->b, s->blocks[blk].block);
     ptx_ssa_leave(p);
   }
-  ptx_blockinfo *bi = &s->blocks[blk];
-  void *n = ptx_map_get(&s->label_refs, bi->first_ref.text, bi->first_ref.len);
-  bi->refs_expected = (uint32_t)(uintptr_t)n;
-  bi->defined = true;
-  layout_move_to_end(p->fn, bi->block);
-  maybe_seal(p, blk);
+  s->blocks[blk].defined = true;
+  layout_move_to_end(p->fn, s->blocks[blk].block);
   ptx_ssa_enter(p, blk);
 }
 
 ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var) {
   ptx_ssa *s = &p->ssa;
   ensure_block(p);
-  if (s->cur_stamp[var] == s->region) return resolve(s, s->cur_val[var]);
-  /* Not seen in this region: the value entering its first block. */
-  ptx_blockinfo *bi = &s->blocks[s->region_head];
-  ir_value *v;
-  uint32_t next = bi->pred;
-  if (bi->labeled) {
-    v = labeled_in(p, var, s->region_head, &next);
-    if (!v) v = next == PTX_NONE ? undef(p, var) : read_end(p, var, next);
-  } else if (next != PTX_NONE) {
-    v = read_end(p, var, next);
-  } else {
-    v = undef(p, var);
-  }
-  if (s->nwork) drain(p);
-  v = resolve(s, v);
-  set_cur(p, var, v, false);
-  return v;
+  if (s->cur_stamp[var] == s->region) return s->cur_val[var];
+  /* Not seen in this region: the value entering its first block, known
+   * after renaming. */
+  ir_value *ph = ir_value_create(p->fn, IR_VAL_INSTR, (ir_type)s->var_type[var]);
+  if (!ph) PW_DIE("out of memory");
+  GROW(p, s->up, s->nup, s->up_cap, ptx_upread);
+  s->up[s->nup++] = (ptx_upread){s->region_head, var, ph};
+  set_cur(p, var, ph, false);
+  return ph;
 }
 
 void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v) {
@@ -474,83 +210,53 @@ void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v) {
   set_cur(p, var, v, true);
 }
 
-/* ---- the label pre-count ---------------------------------------------------- */
+/* ---- the end of the function: phis and renaming ------------------------------ */
 
-/* Counts the names in the body that could be branch targets: identifiers
- * without '%' that are neither a statement's first word (the mnemonic, or
- * a label being defined) nor followed by ':'.  Variables and functions are
- * counted too, harmlessly.  One extra pass of the lexer over the body. */
-void ptx_ssa_count_label_refs(ptx_parser *p) {
-  ptx_ssa *s = &p->ssa;
-  ptx_map_init(&s->label_refs, &p->fscratch, 256);
-  ptx_lexer lx;
-  const char *start = p->tok.text;
-  ptx_lex_init(&lx, start, (size_t)(p->lx.end - start));
-  ptx_tok t, prev = {0}, prev2 = {0};
-  int depth = 0;
-  bool stmt_start = true;
-  ptx_lex_next(&lx, &t);
-  while (t.kind != PTX_TOK_EOF) {
-    ptx_tok next;
-    ptx_lex_next(&lx, &next);
-    switch (t.kind) {
-    case PTX_TOK_LBRACE: depth++; break;
-    case PTX_TOK_RBRACE:
-      if (depth == 0) return;
-      depth--;
-      break;
-    case PTX_TOK_IDENT:
-      if (t.text[0] != '%' && next.kind != PTX_TOK_COLON && !stmt_start &&
-          !(prev.kind == PTX_TOK_IDENT && (prev2.kind == PTX_TOK_AT || prev2.kind == PTX_TOK_BANG))) {
-        ptx_map_ent *e = ptx_map_find(&s->label_refs, t.text, t.len);
-        if (e) e->val = (void *)((uintptr_t)e->val + 1);
-        else ptx_map_put(&s->label_refs, t.text, t.len, (void *)(uintptr_t)1);
-      }
-      break;
-    default: break;
-    }
-    stmt_start = t.kind == PTX_TOK_SEMI || t.kind == PTX_TOK_LBRACE || t.kind == PTX_TOK_RBRACE ||
-                 t.kind == PTX_TOK_COLON;
-    prev2 = prev;
-    prev = t;
-    t = next;
-  }
+/* Counting sort of n records by key into per-key [off[k], off[k+1]). */
+static uint32_t *bucket_offsets(ptx_parser *p, uint32_t nkeys, uint32_t n,
+                                uint32_t (*key)(const void *, uint32_t), const void *recs) {
+  uint32_t *off = PW_NEW_ARRAY(&p->fscratch, uint32_t, nkeys + 2);
+  if (!off) PW_DIE("out of memory");
+  for (uint32_t i = 0; i < n; i++) off[key(recs, i) + 2]++;
+  for (uint32_t k = 0; k < nkeys; k++) off[k + 2] += off[k + 1];
+  return off;  /* off[k + 1] is the start of key k; filled by advancing it */
 }
 
-/* ---- the end of the function ---------------------------------------------- */
+static uint32_t up_blk(const void *r, uint32_t i) { return ((const ptx_upread *)r)[i].blk; }
+static uint32_t def_blk(const void *r, uint32_t i) { return ((const ptx_def *)r)[i].blk; }
+static uint32_t def_var(const void *r, uint32_t i) { return ((const ptx_def *)r)[i].var; }
 
-void ptx_ssa_end_func(ptx_parser *p) {
-  ptx_ssa *s = &p->ssa;
+typedef struct placed {   /* a phi placed in a block */
+  uint32_t var;
+  ir_instr *phi;
+  uint32_t next;          /* next phi of the same block, index + 1 */
+} placed;
+
+static ir_value *undef_of(ptx_parser *p, uint32_t var) {
+  ir_value *u = ir_undef(&p->b, (ir_type)p->ssa.var_type[var]);
+  if (!u) PW_DIE("out of memory");
+  return u;
+}
+
+/* Removes trivial phis (operands all one value, or the phi itself) to a
+ * fixed point, then substitutes placeholders and removed phis in one
+ * ir_replace_uses pass (map holds the placeholders' values on entry), then
+ * removes phis no instruction uses even through other phis.  Phi operands
+ * never hold placeholders (renaming filled them from definitions), so the
+ * trivial ones can be found before the substitution. */
+static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph, ir_value **map, uint32_t nv) {
   ir_func *f = p->fn;
-  if (s->cur != PTX_NONE) {
-    /* Falling off the end of a function returns (PTX ISA 9.7.12.5: ret is
-     * implicit at the end of a function body). */
-    ir_ret(&p->b);
-    ptx_ssa_leave(p);
-  }
-  for (uint32_t i = 0; i < s->nblocks; i++)
-    if (s->blocks[i].labeled && !s->blocks[i].defined) {
-      const ptx_tok *t = &s->blocks[i].first_ref;
-      ptx_error_at(p, t, "label '%.*s' is not defined", (int)t->len, t->text);
-    }
-  if (p->errors) return;
-  /* Seal what is left: loop headers whose back edge was counted more often
-   * than made, blocks of .branchtargets lists. */
-  for (uint32_t i = 0; i < s->nblocks; i++)
-    if (s->blocks[i].labeled) seal(p, i);
-
-  /* Phis found non-trivial early may have become trivial since (their
-   * operands were trivial phis removed later): to a fixed point. */
   bool changed = true;
   while (changed) {
     changed = false;
-    for (uint32_t k = 0; k < s->npending; k++) {
-      ir_instr *phi = s->pending[k].phi;
+    for (uint32_t k = 0; k < nph; k++) {
+      ir_instr *phi = ph[k].phi;
       if (!phi->block) continue;
       ir_value *self = phi->dst[0], *same = NULL;
       bool trivial = true;
       for (uint32_t i = 0; i < phi->nsrc; i++) {
-        ir_value *v = resolve(s, phi->src[i]);
+        ir_value *v = phi->src[i];
+        while (v && v->id < nv && map[v->id]) v = map[v->id];
         if (v == self || v == same) continue;
         if (same) {
           trivial = false;
@@ -559,18 +265,257 @@ void ptx_ssa_end_func(ptx_parser *p) {
         same = v;
       }
       if (!trivial) continue;
-      if (!same) same = undef(p, s->pending[k].var);
-      set_repl(p, self, same);
+      map[self->id] = same ? same : undef_of(p, ph[k].var);
       ir_instr_remove(phi);
       p->stats.phis_removed++;
       changed = true;
     }
   }
-  if (s->any_repl) {
-    /* ir_replace_uses wants an entry per value of the function. */
+  /* ir_replace_uses wants an entry per value, undefs made above included;
+   * it follows chains (a placeholder -> a removed phi -> its value). */
+  if (f->nvalues > nv) {
     ir_value **full = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
     if (!full) PW_DIE("out of memory");
-    memcpy(full, s->repl, (s->repl_cap < f->nvalues ? s->repl_cap : f->nvalues) * sizeof *full);
-    ir_replace_uses(f, full);
+    memcpy(full, map, nv * sizeof *full);
+    map = full;
   }
+  ir_replace_uses(f, map);
+  /* Liveness of phis: used by a non-phi instruction, or by a live phi. */
+  uint32_t nv2 = f->nvalues;
+  uint8_t *live = PW_NEW_ARRAY(&p->fscratch, uint8_t, nv2 + 1);
+  ir_instr **def_phi = PW_NEW_ARRAY(&p->fscratch, ir_instr *, nv2 + 1);
+  uint32_t *stack = PW_NEW_ARRAY(&p->fscratch, uint32_t, nph + 1);
+  uint32_t nstack = 0;
+  if (!live || !def_phi || !stack) PW_DIE("out of memory");
+  for (uint32_t k = 0; k < nph; k++)
+    if (ph[k].phi->block) def_phi[ph[k].phi->dst[0]->id] = ph[k].phi;
+#define MARK(v)                                                                  \
+  do {                                                                           \
+    ir_value *v_ = (v);                                                          \
+    if (v_ && v_->id < nv2 && def_phi[v_->id] && !live[v_->id]) {                \
+      live[v_->id] = 1;                                                          \
+      stack[nstack++] = v_->id;                                                  \
+    }                                                                            \
+  } while (0)
+  ir_foreach_block(f, b) {
+    ir_foreach_instr(b, i) {
+      if (i->op == ir_op_phi) continue;
+      for (unsigned k = 0; k < i->nsrc; k++) MARK(i->src[k]);
+      MARK(i->guard);
+      if (i->keep)
+        for (unsigned k = 0; k < i->ndst; k++) MARK(i->keep[k]);
+    }
+  }
+  while (nstack) {
+    ir_instr *phi = def_phi[stack[--nstack]];
+    for (unsigned k = 0; k < phi->nsrc; k++) MARK(phi->src[k]);
+  }
+#undef MARK
+  for (uint32_t k = 0; k < nph; k++) {
+    ir_instr *phi = ph[k].phi;
+    if (phi->block && !live[phi->dst[0]->id]) {
+      ir_instr_remove(phi);
+      p->stats.phis_removed++;
+    }
+  }
+}
+
+void ptx_ssa_check_labels(ptx_parser *p) {
+  ptx_ssa *s = &p->ssa;
+  for (uint32_t i = 0; i < s->nblocks; i++)
+    if (s->blocks[i].labeled && !s->blocks[i].defined) {
+      const ptx_tok *t = &s->blocks[i].first_ref;
+      ptx_error_at(p, t, "label '%.*s' is not defined", (int)t->len, t->text);
+    }
+}
+
+void ptx_ssa_end_func(ptx_parser *p) {
+  ptx_ssa *s = &p->ssa;
+  ir_func *f = p->fn;
+  if (s->cur != PTX_NONE) {
+    /* Falling off the end of a function returns (PTX ISA 9.7.12.5: ret is
+     * implicit at the end of a function body). */
+    ptx_build_ret(p, false);
+    ptx_ssa_leave(p);
+  }
+  if (p->errors) return;
+  uint32_t nb = s->nblocks, nvar = s->nvars;
+
+  /* Dominator tree (renumbers ir_block ids: map them back to ours). */
+  ir_compute_dominators(f);
+  uint32_t *idx_of = PW_NEW_ARRAY(&p->fscratch, uint32_t, f->nblocks + 1);
+  uint32_t *idom = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
+  if (!idx_of || !idom) PW_DIE("out of memory");
+  for (uint32_t i = 0; i < nb; i++) idx_of[s->blocks[i].block->id] = i;
+  uint32_t entry = idx_of[f->entry->id];
+  for (uint32_t i = 0; i < nb; i++) {
+    ir_block *d = s->blocks[i].block->idom;
+    idom[i] = d ? idx_of[d->id] : PTX_NONE;
+  }
+  /* reachable: the entry and whatever has an idom */
+#define REACHABLE(i) ((i) == entry || idom[i] != PTX_NONE)
+
+  /* Dominance frontiers (Cooper, Harvey, Kennedy): for each join, walk up
+   * from each predecessor to the join's idom.  Lists chained in arrays. */
+  uint32_t *df_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);   /* index + 1 */
+  uint32_t *df_stamp = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
+  uint32_t *df_blk = NULL, *df_next = NULL, ndf = 0, df_cap = 0, df_cap2 = 0;
+  if (!df_head || !df_stamp) PW_DIE("out of memory");
+  for (uint32_t b = 0; b < nb; b++) {
+    ir_block *bb = s->blocks[b].block;
+    if (bb->npreds < 2 || !REACHABLE(b)) continue;
+    for (uint32_t k = 0; k < bb->npreds; k++) {
+      uint32_t r = idx_of[bb->preds[k]->id];
+      if (!REACHABLE(r)) continue;
+      while (r != PTX_NONE && r != idom[b]) {
+        if (df_stamp[r] == b + 1) break;  /* already has b (and so do its dominators up to idom) */
+        df_stamp[r] = b + 1;
+        GROW(p, df_blk, ndf, df_cap, uint32_t);
+        GROW(p, df_next, ndf, df_cap2, uint32_t);
+        df_blk[ndf] = b;
+        df_next[ndf] = df_head[r];
+        df_head[r] = ++ndf;
+        r = idom[r];
+      }
+    }
+  }
+
+  /* Variables with upward-exposed reads are the only ones that need phis
+   * (semi-pruned SSA). */
+  uint8_t *global = PW_NEW_ARRAY(&p->fscratch, uint8_t, nvar);
+  if (!global) PW_DIE("out of memory");
+  for (uint32_t i = 0; i < s->nup; i++) global[s->up[i].var] = 1;
+
+  /* Writes grouped by variable, then by block. */
+  uint32_t *dv_off = bucket_offsets(p, nvar, s->ndefs, def_var, s->defs);
+  uint32_t *by_var = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->ndefs + 1);
+  for (uint32_t i = 0; i < s->ndefs; i++) by_var[dv_off[s->defs[i].var + 1]++] = i;
+  uint32_t *db_off = bucket_offsets(p, nb, s->ndefs, def_blk, s->defs);
+  uint32_t *by_blk = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->ndefs + 1);
+  for (uint32_t i = 0; i < s->ndefs; i++) by_blk[db_off[s->defs[i].blk + 1]++] = i;
+  uint32_t *ub_off = bucket_offsets(p, nb, s->nup, up_blk, s->up);
+  uint32_t *up_by_blk = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->nup + 1);
+  for (uint32_t i = 0; i < s->nup; i++) up_by_blk[ub_off[s->up[i].blk + 1]++] = i;
+  /* after the fill loops, off[k] .. off[k + 1] delimit key k */
+
+  /* Phi placement at the iterated dominance frontier of each global
+   * variable's writing blocks. */
+  placed *ph = NULL;
+  uint32_t nph = 0, ph_cap = 0;
+  uint32_t *phi_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);  /* index + 1 */
+  uint32_t *has_phi = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
+  uint32_t *in_work = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
+  uint32_t *work = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb + 1);
+  if (!phi_head || !has_phi || !in_work || !work) PW_DIE("out of memory");
+  for (uint32_t v = 0; v < nvar; v++) {
+    if (!global[v] || dv_off[v] == dv_off[v + 1]) continue;
+    uint32_t nw = 0;
+    for (uint32_t k = dv_off[v]; k < dv_off[v + 1]; k++) {
+      uint32_t b = s->defs[by_var[k]].blk;
+      if (in_work[b] != v + 1 && REACHABLE(b)) {
+        in_work[b] = v + 1;
+        work[nw++] = b;
+      }
+    }
+    while (nw) {
+      uint32_t x = work[--nw];
+      for (uint32_t d = df_head[x]; d; d = df_next[d - 1]) {
+        uint32_t y = df_blk[d - 1];
+        if (has_phi[y] == v + 1) continue;
+        has_phi[y] = v + 1;
+        ir_block *yb = s->blocks[y].block;
+        /* At the top of the block: before its first instruction, so no
+         * walk over the phis already there. */
+        ir_builder bb = yb->first ? ir_builder_before(yb->first) : ir_builder_at_end(yb);
+        bb.loc = yb->first ? yb->first->loc : p->b.loc;
+        ir_type t = (ir_type)s->var_type[v];
+        ir_instr *phi = ir_build(&bb, ir_op_phi, t, yb->npreds, NULL, 1, &t, NULL);
+        if (!phi) PW_DIE("out of memory");
+        phi->dst[0]->name = s->var_name[v];
+        p->stats.phis++;
+        GROW(p, ph, nph, ph_cap, placed);
+        ph[nph] = (placed){v, phi, phi_head[y]};
+        phi_head[y] = ++nph;
+        if (in_work[y] != v + 1) {
+          in_work[y] = v + 1;
+          work[nw++] = y;
+        }
+      }
+    }
+  }
+
+  /* Renaming: a walk of the dominator tree with each variable's current
+   * value and an undo log. */
+  uint32_t *child_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);  /* index + 1 */
+  uint32_t *child_next = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
+  if (!child_head || !child_next) PW_DIE("out of memory");
+  for (uint32_t b = 0; b < nb; b++)
+    if (idom[b] != PTX_NONE) {
+      child_next[b] = child_head[idom[b]];
+      child_head[idom[b]] = b + 1;
+    }
+  ir_value **cur = PW_NEW_ARRAY(&p->fscratch, ir_value *, nvar);
+  ir_value **repl = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
+  typedef struct { uint32_t var; ir_value *old; } undo;
+  undo *log = NULL;
+  uint32_t nlog = 0, log_cap = 0;
+  typedef struct { uint32_t blk, mark; bool done; } frame;
+  frame *st = PW_NEW_ARRAY(&p->fscratch, frame, nb + 1);
+  if (!cur || !repl || !st) PW_DIE("out of memory");
+  uint32_t nst = 0;
+  st[nst++] = (frame){entry, 0, false};
+  while (nst) {
+    frame *fr = &st[nst - 1];
+    uint32_t b = fr->blk;
+    if (fr->done) {
+      while (nlog > fr->mark) {
+        nlog--;
+        cur[log[nlog].var] = log[nlog].old;
+      }
+      nst--;
+      continue;
+    }
+    fr->done = true;
+    fr->mark = nlog;
+    for (uint32_t k = phi_head[b]; k; k = ph[k - 1].next) {
+      GROW(p, log, nlog, log_cap, undo);
+      log[nlog++] = (undo){ph[k - 1].var, cur[ph[k - 1].var]};
+      cur[ph[k - 1].var] = ph[k - 1].phi->dst[0];
+    }
+    for (uint32_t k = ub_off[b]; k < ub_off[b + 1]; k++) {
+      ptx_upread *u = &s->up[up_by_blk[k]];
+      repl[u->ph->id] = cur[u->var];
+    }
+    for (uint32_t k = db_off[b]; k < db_off[b + 1]; k++) {
+      ptx_def *d = &s->defs[by_blk[k]];
+      GROW(p, log, nlog, log_cap, undo);
+      log[nlog++] = (undo){d->var, cur[d->var]};
+      cur[d->var] = d->v;
+    }
+    ir_block *bb = s->blocks[b].block;
+    for (uint32_t e = 0; e < ir_block_nsuccs(bb); e++) {
+      ir_block *sb = ir_block_succ(bb, e);
+      uint32_t sidx = idx_of[sb->id];
+      for (uint32_t k = phi_head[sidx]; k; k = ph[k - 1].next) {
+        ir_instr *phi = ph[k - 1].phi;
+        for (uint32_t i = 0; i < sb->npreds; i++)
+          if (sb->preds[i] == bb && !phi->src[i]) ir_phi_set_src(phi, i, cur[ph[k - 1].var]);
+      }
+    }
+    for (uint32_t c = child_head[b]; c; c = child_next[c - 1]) st[nst++] = (frame){c - 1, 0, false};
+  }
+#undef REACHABLE
+  /* What nothing reaches is undefined: reads in unreachable blocks, phi
+   * operands from unreachable predecessors, reads before any write. */
+  for (uint32_t i = 0; i < s->nup; i++)
+    if (!repl[s->up[i].ph->id]) repl[s->up[i].ph->id] = undef_of(p, s->up[i].var);
+  for (uint32_t k = 0; k < nph; k++)
+    for (uint32_t i = 0; i < ph[k].phi->nsrc; i++)
+      if (!ph[k].phi->src[i]) ir_phi_set_src(ph[k].phi, i, undef_of(p, ph[k].var));
+  /* repl was sized before the undefs above (never replaced themselves). */
+  uint32_t nv = f->nvalues;
+  ir_value **map = PW_NEW_ARRAY(&p->fscratch, ir_value *, nv + 1);
+  if (!map) PW_DIE("out of memory");
+  for (uint32_t i = 0; i < s->nup; i++) map[s->up[i].ph->id] = repl[s->up[i].ph->id];
+  cleanup_phis(p, ph, nph, map, nv);
 }
