@@ -1021,12 +1021,12 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
   bool sign = k == IR_TK_SINT && to > from;
   ir_type dt = sign ? sints[to] : uints[to], st = sign ? sints[from] : uints[from];
   ir_value *src[1] = {v};
-  ir_type dtt = t;
+  ir_type dtt = dt;  /* the cvt's own type: the register may be an .f32 of that width */
   ir_instr *c = ir_build(&p->b, ir_op_cvt, dt, 1, src, 1, &dtt, NULL);
   if (!c) PW_DIE("out of memory");
   c->type2 = (uint8_t)st;
   if (guard) {
-    keep = retype(p, c, keep, t);
+    keep = retype(p, c, keep, dt);
     ir_instr_set_guard(&p->b, c, guard, neg, &keep);
   }
   return c->dst[0];
