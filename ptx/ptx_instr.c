@@ -475,7 +475,11 @@ static ir_value *value(ptx_parser *p, const opnd *o, ir_type t) {
   switch ((okind)o->kind) {
   case O_REG: {
     ir_value *v = ptx_ssa_read(p, o->var);
-    if (o->neg) v = ir_alu1(&p->b, ir_op_not, ir_type_pred, v);
+    if (o->neg) {
+      if (p->ssa.var_type[o->var] != ir_type_pred)
+        ptx_fail(p, &o->tok, "'!' applies to a .pred register");
+      v = ir_alu1(&p->b, ir_op_not, ir_type_pred, v);
+    }
     return v;
   }
   case O_SREG: return ir_read_sreg(&p->b, (ir_sreg)o->sreg, o->comp);
@@ -1066,6 +1070,37 @@ static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d,
     ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
 }
 
+/* Operand k of op is a predicate (the IR's rule, ir_src_is_pred). */
+static bool pred_operand(ir_op op, unsigned k, unsigned nsrc) {
+  switch (op) {
+  case ir_op_cbr: return k == 0;
+  case ir_op_selp: case ir_op_set: case ir_op_setp: return k == 2;
+  case ir_op_addc: case ir_op_subc: return k == 2;
+  case ir_op_madc: return k == 3;
+  case ir_op_vote: return k == 0;
+  case ir_op_bar_red: return k + 1 == nsrc;
+  default: return false;
+  }
+}
+
+/* Predicates go where predicates are read and nowhere else in arithmetic
+ * (and.b32 on a .pred register is an input error, and.pred is not). */
+static void check_preds(ptx_parser *p, const ins *I, ir_op op, const srclist *s) {
+  const ir_op_info *info = &ir_op_infos[op];
+  bool arith = info->nsrc != IR_VAR && info->result == RES_TYPE && I->type != ir_type_pred &&
+               op != ir_op_copy;
+  for (unsigned k = 0; k < s->n; k++) {
+    bool is_pred = s->v[k] && s->v[k]->type == ir_type_pred;
+    if (pred_operand(op, k, s->n)) {
+      if (!is_pred)
+        ptx_fail(p, &I->at, "operand %u of '%.*s' must be a predicate", k + 1, (int)I->at.len,
+                 I->at.text);
+    } else if (arith && is_pred) {
+      ptx_fail(p, &I->at, "operand %u of '%.*s' is a predicate", k + 1, (int)I->at.len, I->at.text);
+    }
+  }
+}
+
 /* Builds op with these results and sources, guards it, and writes its
  * results to their registers.  Results take the op's types (the opcode
  * table's rule); ops whose rule is "stated per instruction" take their
@@ -1077,7 +1112,10 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     guard = ptx_ssa_read(p, I->guard_var);
     read_keeps(p, d, keep);
   }
-  if (op != ir_op_opaque && op != ir_op_call) check_shape(p, I, op, d, s);
+  if (op != ir_op_opaque && op != ir_op_call) {
+    check_shape(p, I, op, d, s);
+    check_preds(p, I, op, s);
+  }
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
