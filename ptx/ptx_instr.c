@@ -1546,7 +1546,10 @@ void ptx_parse_instruction(ptx_parser *p) {
   if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
-  bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I);
+  /* A modifier the family does not know, or one its op does not take
+   * (ld.ftz): kept as written, for lowering to name. */
+  bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I) &&
+               ir_mods_fit_op(op, &I->m);
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
