@@ -336,7 +336,10 @@ int main(int argc, char **argv) {
       }
       fclose(f);
     }
-    return run_libdir(&T, libdir, &names);
+    int rc = run_libdir(&T, libdir, &names);
+    for (size_t i = 0; i < names.n; i++) free(names.v[i]);
+    free(names.v);
+    return rc;
   }
   if (list) {
     struct stat st;
@@ -380,5 +383,7 @@ int main(int argc, char **argv) {
     free(text);
   }
   print_totals(&T);
+  for (size_t i = 0; i < files.n; i++) free(files.v[i]);
+  free(files.v);
   return T.nfail || T.nrt_fail ? 1 : 0;
 }
