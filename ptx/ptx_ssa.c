@@ -280,6 +280,9 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph, ir_value **map
     map = full;
   }
   ir_replace_uses(f, map);
+  uint32_t left = 0;
+  for (uint32_t k = 0; k < nph; k++) left += ph[k].phi->block != NULL;
+  if (!left) return;  /* nothing to mark: most small functions */
   /* Liveness of phis: used by a non-phi instruction, or by a live phi. */
   uint32_t nv2 = f->nvalues;
   uint8_t *live = PW_NEW_ARRAY(&p->fscratch, uint8_t, nv2 + 1);
