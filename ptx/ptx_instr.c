@@ -93,6 +93,25 @@ void ptx_instr_init(ptx_parser *p) {
   p->ins_buf = ins_alloc(p);
 }
 
+/* The first word's table entry, through a direct-mapped cache of words
+ * up to 16 bytes compared as two machine words (one lookup per
+ * instruction, a few dozen distinct words per module). */
+static opent *lookup_mnemonic(ptx_parser *p, const ptx_tok *t) {
+  if (t->len > 16) return ptx_map_get(&p->ops, t->text, t->len);
+  uint64_t k[2] = {0, 0};
+  memcpy(k, t->text, t->len);
+  uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ t->len;
+  uint32_t slot = (uint32_t)(h >> 58) & 63;
+  if (p->opcache[slot].len == t->len && p->opcache[slot].k0 == k[0] && p->opcache[slot].k1 == k[1])
+    return p->opcache[slot].e;
+  opent *e = ptx_map_get(&p->ops, t->text, t->len);
+  p->opcache[slot].k0 = k[0];
+  p->opcache[slot].k1 = k[1];
+  p->opcache[slot].len = t->len;
+  p->opcache[slot].e = e;
+  return e;
+}
+
 /* ---- operands ------------------------------------------------------------ */
 
 typedef enum okind {
@@ -245,7 +264,10 @@ static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
 /* scalar := ['!'] reg ['|' reg] | sreg ['.' comp] | ['-'] number
  *         | name ['+' constexpr] | '_'                            */
 static void scalar(ptx_parser *p, opnd *o) {
-  memset(o, 0, sizeof *o);
+  /* Every field a reader looks at for the kind it finds is set below;
+   * neg and off are read for any kind. */
+  o->neg = 0;
+  o->off = 0;
   o->var2 = PTX_NONE;
   o->tok = p->tok;
   ptx_tok t = p->tok;
@@ -1519,7 +1541,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->at = p->tok;
   p->b.loc = (ir_loc){I->at.line, I->at.col};
   p->stats.instrs++;
-  opent *e = ptx_map_get(&p->ops, I->at.text, I->at.len);
+  opent *e = lookup_mnemonic(p, &I->at);
   ptx_next(p);
   /* modifiers, contiguous with the mnemonic */
   while (p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {
