@@ -273,6 +273,7 @@ static void scalar(ptx_parser *p, opnd *o) {
   ptx_tok t = p->tok;
   if (t.kind == PTX_TOK_BANG) {
     ptx_next(p);
+    if (p->tok.kind == PTX_TOK_BANG) ptx_fail(p, &p->tok, "expected a predicate register, found '!'");
     scalar(p, o);
     if (o->kind != O_REG) ptx_fail(p, &t, "'!' applies to a predicate register");
     o->neg = 1;

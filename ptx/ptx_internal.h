@@ -174,6 +174,7 @@ typedef struct ptx_parser {
   ptx_ssa ssa;
   uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
+  int expr_depth;          /* constant-expression nesting */
 } ptx_parser;
 
 /* What a name at module or function scope denotes. */

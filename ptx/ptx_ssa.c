@@ -68,7 +68,7 @@ void ptx_ssa_begin_func(ptx_parser *p) {
 
 uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t) {
   ptx_ssa *s = &p->ssa;
-  if (n > (1u << 26) - s->nvars) ptx_fail(p, &p->tok, "too many registers in one function");
+  if (n > (1u << 23) - s->nvars) ptx_fail(p, &p->tok, "too many registers in one function (at most 8388608)");
   uint32_t base = s->nvars, need = base + n;
   if (need > s->vars_cap) {
     uint32_t cap = s->vars_cap ? s->vars_cap : 256;
