@@ -634,6 +634,8 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   uint32_t vec = a->vec ? a->vec : 1;
   uint32_t esize = (ir_type_bits(t) + 7) / 8;
   if (t == ir_type_pred) esize = 1;
+  if (count > ((uint64_t)1 << 48) / vec / (esize ? esize : 1))
+    ptx_fail(p, &name, "variable '%.*s' is too large", (int)name.len, name.text);
   ir_global *g = NULL;
   /* A re-declaration of a module variable (an .extern then its definition)
    * names the same object. */
@@ -691,6 +693,10 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
                (unsigned long long)c.nelem, (unsigned long long)(count * vec));
     }
     uint64_t size = g->count * vec * esize;
+    /* The initializer's bytes are kept whole: refuse what no GPU holds
+     * rather than ask for it (a fuzzer's x[1 << 40] = {0}). */
+    if (size > ((uint64_t)1 << 30))
+      ptx_fail(p, &name, "initialized variable '%.*s' is larger than 1 GiB", (int)name.len, name.text);
     uint8_t *bytes = pw_arena_alloc(&p->m->arena, size ? size : 1);
     if (!bytes) PW_DIE("out of memory");
     if (c.nelem) memcpy(bytes, c.bytes, c.nelem * esize);
