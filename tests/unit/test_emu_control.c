@@ -406,12 +406,18 @@ END_TEST
 static const char *swap_pwir =
     "module ptx 8.5 sm_90 addr64\n\n"
     "visible kernel @k(param::entry u64 @out align 8 offset 0) {\n"
-    "bb0:\n  %0 = sreg tid.x\n  %1:b32 = copy.u32 0\n  %2:b32 = copy.u32 1\n  %3:b32 = copy.u32 0\n  br bb1\n"
+    "bb0:\n  %0 = sreg tid.x\n  %1:b32 = copy.u32 0\n  %2:b32 = copy.u32 1\n  %3:b32 = copy.u32 0\n"
+    "  %20:b32 = copy.u32 1\n  %21:b32 = copy.u32 2\n  %22:b32 = copy.u32 3\n  br bb1\n"
     "bb1:  ; preds bb0, bb1\n"
     "  %4 = phi.b32 [%1, bb0], [%5, bb1]\n  %5 = phi.b32 [%2, bb0], [%7, bb1]\n  %6 = phi.b32 [%3, bb0], [%8, bb1]\n"
+    /* x, y, z = y, z, x: a cycle no order of plain copies can do */
+    "  %23 = phi.b32 [%20, bb0], [%24, bb1]\n  %24 = phi.b32 [%21, bb0], [%25, bb1]\n"
+    "  %25 = phi.b32 [%22, bb0], [%23, bb1]\n"
     "  %7:b32 = add.u32 %4, %5\n  %8:b32 = add.u32 %6, 1\n  %9 = setp.lt.u32 %8, %0\n  cbr %9, bb1, bb2\n"
-    "bb2:  ; preds bb1\n  %10:b64 = ld.param.u64 [@out]\n  %11:b64 = mul.wide.u32 %0, 4\n"
-    "  %12:b64 = add.u64 %10, %11\n  st.global.u32 [%12], %4\n  ret\n}\n";
+    "bb2:  ; preds bb1\n  %10:b64 = ld.param.u64 [@out]\n  %11:b64 = mul.wide.u32 %0, 8\n"
+    "  %12:b64 = add.u64 %10, %11\n  st.global.u32 [%12], %4\n"
+    "  %26:b32 = mad.lo.u32 %23, 100, %25\n  %27:b32 = mad.lo.u32 %24, 10, %26\n  st.global.u32 [%12+4], %27\n"
+    "  ret\n}\n";
 
 START_TEST(phi_reads_phi) {
   pw_diag d;
@@ -424,20 +430,22 @@ START_TEST(phi_reads_phi) {
   ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
   ck_assert_int_eq(emu_module_load(ctx, m, &em), EMU_OK);
   uint64_t out;
-  ck_assert_int_eq(emu_malloc(ctx, 128, &out), EMU_OK);
+  ck_assert_int_eq(emu_malloc(ctx, 256, &out), EMU_OK);
   void *params[] = {&out};
   ck_assert_int_eq(emu_launch(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){32, 1, 1}, 0, params), EMU_OK);
-  uint32_t o[32];
+  uint32_t o[64];
   ck_assert_int_eq(emu_memcpy_dtoh(ctx, o, out, sizeof o), EMU_OK);
   for (uint32_t t = 0; t < 32; t++) {
-    /* the loop body runs max(1, t) times; the stored a is the one that
-     * entered the last iteration: fib(max(1, t) - 1) */
-    uint32_t iters = t > 1 ? t : 1, a = 0, b = 1;
+    /* the loop body runs max(1, t) times; the stored values are those that
+     * entered the last iteration: fib(max(1, t) - 1), and the rotation */
+    uint32_t iters = t > 1 ? t : 1, a = 0, b = 1, x = 1, y = 2, z = 3;
     for (uint32_t i = 1; i < iters; i++) {
-      uint32_t s2 = a + b;
+      uint32_t s2 = a + b, r = x;
       a = b, b = s2;
+      x = y, y = z, z = r;
     }
-    ck_assert_msg(o[t] == a, "lane %u: %u want %u", t, o[t], a);
+    ck_assert_msg(o[2 * t] == a, "lane %u: %u want %u", t, o[2 * t], a);
+    ck_assert_msg(o[2 * t + 1] == x * 100 + z + y * 10, "lane %u: rotation %u", t, o[2 * t + 1]);
   }
   emu_context_destroy(ctx);
   ir_module_destroy(m);
