@@ -3,7 +3,9 @@
  *   ptx_parse.c   module, directives, declarations, initializers, functions
  *   ptx_ssa.c     SSA construction: block summaries while parsing, phis and
  *                 renaming at the end of each function (Cytron et al.)
- *   ptx_instr.c   instructions: operands, the families and their modifiers
+ *   ptx_instr.c   instructions: the statement, mnemonics and families
+ *   ptx_operand.c operands and their values      (ptx_instr.h has these three)
+ *   ptx_modifier.c modifier words and their meaning per op
  *
  * The parser reads tokens one at a time (ptx_lex.h) with one token of
  * lookahead and builds IR through the builder; it sets by hand only the

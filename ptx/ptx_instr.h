@@ -1,0 +1,81 @@
+/* ptx/ptx_instr.h: what the instruction files of the parser share.
+ *
+ *   ptx_instr.c     the statement, the mnemonic table, the families
+ *   ptx_operand.c   the operand grammar, registers and their values
+ *   ptx_modifier.c  the modifier words and their meaning for each op
+ *
+ * One ins holds the statement being read; it lives in the parser (its
+ * operand pool is large) and is reset per statement.
+ */
+#ifndef PW_PTX_INSTR_H
+#define PW_PTX_INSTR_H
+
+#include "ptx_internal.h"
+
+typedef struct opent {
+  uint16_t op;     /* ir_op, or ir_op_count for a word that is only a prefix */
+  uint8_t flags;
+} opent;
+
+typedef enum okind {
+  O_REG, O_SREG, O_IMM, O_SYM, O_LABEL, O_ADDR, O_VEC, O_SINK, O_LIST,
+} okind;
+
+enum { IMM_INT, IMM_F32, IMM_F64 };
+
+typedef struct opnd {
+  uint8_t kind;      /* okind */
+  uint8_t neg;       /* !%p */
+  uint8_t immk;      /* O_IMM: IMM_* */
+  uint32_t var;      /* O_REG */
+  uint32_t var2;     /* O_REG: the p of a d|p pair, or PTX_NONE */
+  uint16_t sreg, comp;
+  uint64_t imm;
+  ptx_sym *sym;      /* O_SYM */
+  int64_t off;       /* O_SYM, O_ADDR */
+  uint32_t first, n; /* O_VEC, O_ADDR, O_LIST: children in the pool */
+  ptx_tok tok;
+} opnd;
+
+#define MAX_MODS 24
+#define MAX_TOP 24
+#define MAX_POOL 512
+
+struct ins {
+  ptx_tok at;              /* the mnemonic */
+  bool guarded, guard_neg;
+  uint32_t guard_var;
+  ir_op op;
+  ptx_tok mtok[MAX_MODS];  /* modifiers as written */
+  uint16_t mods[MAX_MODS];
+  uint32_t nmods;
+  opnd top[MAX_TOP];
+  uint32_t ntop;
+  opnd pool[MAX_POOL];
+  uint32_t npool;
+  /* decoded */
+  ir_mods m;
+  ir_type type, type2, type3, type4;
+  uint32_t ntypes;
+};
+typedef struct ins ins;
+
+static inline ir_type ptx_var_type(ptx_parser *p, uint32_t var) { return (ir_type)p->ssa.var_type[var]; }
+
+/* ptx_operand.c */
+/* A register by name (%r57 of %r<N>, or a plain .reg name); PTX_NONE if
+ * none is declared in scope. */
+uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t);
+/* operand := scalar | vector | address | '(' list ')', into *o (children
+ * in I->pool). */
+void ptx_operand(ptx_parser *p, ins *I, opnd *o);
+/* The value of a scalar operand read as type t; an immediate of type t. */
+ir_value *ptx_value(ptx_parser *p, const opnd *o, ir_type t);
+ir_value *ptx_imm_value(ptx_parser *p, const opnd *o, ir_type t);
+
+/* ptx_modifier.c */
+/* Gives each of I's modifiers its meaning for I->op (fields of I->m, type
+ * suffixes in I->type..type4).  False if one is unknown there. */
+bool ptx_decode_mods(ptx_parser *p, ins *I);
+
+#endif

@@ -1,0 +1,371 @@
+/* ptx/ptx_operand.c: PTX operands (PTX ISA 9.1 chapter 6) and their
+ * values.
+ *
+ * One grammar for every instruction: the families decide afterwards which
+ * operands are results and which are sources.  Registers are looked up by
+ * name (a %r<N> range element or a plain .reg name) through a small cache
+ * of the ranges last used; special registers through ir_sregs.def.
+ */
+#include <string.h>
+
+#include "ptx_instr.h"
+
+/* A register by name: %r57 is element 57 of a %r<N> range (keyed "%r<"),
+ * else a plain .reg name.  PTX_NONE if neither. */
+uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
+  uint32_t n = t->len, d = n;
+  while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
+  if (d < n && n - d <= 9 && (t->text[d] != '0' || d == n - 1)) {
+    uint32_t idx = 0;
+    for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
+    ptx_regdecl *r = NULL;
+    uint64_t key = 0;
+    if (d <= 8) {
+      memcpy(&key, t->text, d);
+      for (uint32_t k = 0; k < p->nrcache; k++)
+        if (p->rcache[k].len == d && p->rcache[k].key == key) {
+          r = p->rcache[k].decl;
+          break;
+        }
+    }
+    if (!r) {
+      char buf[256];
+      if (d + 1 <= sizeof buf) {
+        memcpy(buf, t->text, d);
+        buf[d] = '<';
+        ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
+        if (s && s->kind == PTX_SYM_REG) {
+          r = s->reg;
+          if (d <= 8) {
+            uint32_t slot = p->nrcache < 8 ? p->nrcache++ : (uint32_t)(key % 8);
+            p->rcache[slot].key = key;
+            p->rcache[slot].len = d;
+            p->rcache[slot].decl = r;
+          }
+        }
+      }
+    }
+    if (r && idx < r->count) return r->base + idx;
+  }
+  ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
+  if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;
+  return PTX_NONE;
+}
+
+/* A special register: %tid.x, %laneid, %envreg3, %pm2_64.  Sets sreg and
+ * comp; false if the name is none. */
+static bool find_sreg(ptx_parser *p, const ptx_tok *t, uint16_t *sreg, uint16_t *comp) {
+  const ptx_map *m = &p->sregs;
+  void *v = ptx_map_get(m, t->text, t->len);
+  if (v) {
+    *sreg = (uint16_t)((uintptr_t)v - 1);
+    *comp = 0;
+    return true;
+  }
+  /* indexed families: name then digits, %pmN_64 */
+  uint32_t n = t->len;
+  bool is64 = n > 3 && !memcmp(t->text + n - 3, "_64", 3);
+  if (is64) n -= 3;
+  uint32_t d = n;
+  while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
+  if (d == n || n - d > 3) return false;
+  char buf[64];
+  if (d + 4 > sizeof buf) return false;
+  memcpy(buf, t->text, d);
+  size_t bl = d;
+  if (is64) {
+    memcpy(buf + bl, "_64", 3);
+    bl += 3;
+  }
+  v = ptx_map_get(m, buf, bl);
+  if (!v) return false;
+  uint32_t idx = 0;
+  for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
+  uint16_t s = (uint16_t)((uintptr_t)v - 1);
+  if (ir_sreg_infos[s].ncomp <= 1 || idx >= ir_sreg_infos[s].ncomp) return false;
+  *sreg = s;
+  *comp = (uint16_t)idx;
+  return true;
+}
+
+static opnd *pool_add(ptx_parser *p, ins *I, const opnd *o) {
+  if (I->npool >= MAX_POOL) ptx_fail(p, &o->tok, "too many operands");
+  I->pool[I->npool] = *o;
+  return &I->pool[I->npool++];
+}
+
+/* A register operand, with the p of a d|p pair. */
+static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
+  o->kind = O_REG;
+  o->var = v;
+  if (p->tok.kind != PTX_TOK_PIPE) return;
+  ptx_next(p);
+  ptx_tok t2 = p->tok;
+  if (t2.kind != PTX_TOK_IDENT) ptx_expected(p, "a predicate register");
+  ptx_next(p);
+  o->var2 = ptx_find_reg(p, &t2);
+  if (o->var2 == PTX_NONE && !PTX_TOK_IS(&t2, "_"))
+    ptx_fail(p, &t2, "undeclared register '%.*s'", (int)t2.len, t2.text);
+}
+
+/* scalar := ['!'] reg ['|' reg] | sreg ['.' comp] | ['-'] number
+ *         | name ['+' constexpr] | '_'                            */
+static void scalar(ptx_parser *p, opnd *o) {
+  /* Every field a reader looks at for the kind it finds is set below;
+   * neg and off are read for any kind. */
+  o->neg = 0;
+  o->off = 0;
+  o->var2 = PTX_NONE;
+  o->tok = p->tok;
+  ptx_tok t = p->tok;
+  if (t.kind == PTX_TOK_BANG) {
+    ptx_next(p);
+    if (p->tok.kind == PTX_TOK_BANG) ptx_fail(p, &p->tok, "expected a predicate register, found '!'");
+    scalar(p, o);
+    if (o->kind != O_REG) ptx_fail(p, &t, "'!' applies to a predicate register");
+    o->neg = 1;
+    o->tok = t;
+    return;
+  }
+  if (t.kind == PTX_TOK_MINUS || t.kind == PTX_TOK_INT || t.kind == PTX_TOK_F32 ||
+      t.kind == PTX_TOK_F64) {
+    bool neg = false;
+    if (t.kind == PTX_TOK_MINUS) {
+      neg = true;
+      ptx_next(p);
+      t = p->tok;
+    }
+    o->kind = O_IMM;
+    if (t.kind == PTX_TOK_INT) {
+      if (t.flags & PTX_TOKF_OVERFLOW) ptx_fail(p, &t, "integer literal does not fit in 64 bits");
+      o->immk = IMM_INT;
+      o->imm = neg ? 0 - t.ival : t.ival;
+    } else if (t.kind == PTX_TOK_F32) {
+      o->immk = IMM_F32;
+      o->imm = neg ? t.ival ^ 0x80000000u : t.ival;
+    } else if (t.kind == PTX_TOK_F64) {
+      o->immk = IMM_F64;
+      o->imm = neg ? t.ival ^ 0x8000000000000000ull : t.ival;
+    } else {
+      ptx_expected(p, "a number");
+    }
+    ptx_next(p);
+    return;
+  }
+  if (t.kind != PTX_TOK_IDENT) ptx_expected(p, "an operand");
+  ptx_next(p);
+  if (t.text[0] == '%') {
+    uint32_t v = ptx_find_reg(p, &t);
+    if (v != PTX_NONE) {
+      reg_operand(p, o, v);
+      return;
+    }
+    uint16_t sr, comp;
+    if (find_sreg(p, &t, &sr, &comp)) {
+      o->kind = O_SREG;
+      o->sreg = sr;
+      o->comp = comp;
+      if (ir_sreg_infos[sr].ncomp == 3) {
+        /* %tid.x / .y / .z; a bare %tid is not a value */
+        if (p->tok.kind != PTX_TOK_DOTWORD || (p->tok.flags & PTX_TOKF_SPACE_BEFORE) ||
+            p->tok.len != 2 || p->tok.text[1] < 'x' || p->tok.text[1] > 'z')
+          ptx_fail(p, &t, "'%.*s' needs a component .x, .y or .z", (int)t.len, t.text);
+        o->comp = (uint16_t)(p->tok.text[1] - 'x');
+        ptx_next(p);
+      }
+      return;
+    }
+    ptx_fail(p, &t, "undeclared register '%.*s'", (int)t.len, t.text);
+  }
+  if (PTX_TOK_IS(&t, "_")) {
+    o->kind = O_SINK;
+    return;
+  }
+  ptx_sym *s = ptx_map_get(&p->fsyms, t.text, t.len);
+  if (!s) s = ptx_map_get(&p->syms, t.text, t.len);
+  if (s && s->kind == PTX_SYM_REG && !s->reg->range) {
+    reg_operand(p, o, s->reg->base);
+    return;
+  }
+  if (!s && PTX_TOK_IS(&t, "WARP_SZ")) {
+    /* the predefined constant (PTX ISA 4.5): the warp size */
+    o->kind = O_IMM;
+    o->immk = IMM_INT;
+    o->imm = 32;
+    return;
+  }
+  if (s && (s->kind == PTX_SYM_GLOBAL || s->kind == PTX_SYM_FUNC || s->kind == PTX_SYM_PARAM)) {
+    o->kind = O_SYM;
+    o->sym = s;
+    if (p->tok.kind == PTX_TOK_PLUS) {
+      ptx_next(p);
+      o->off = ptx_const_expr(p);
+    }
+    return;
+  }
+  /* a label, a prototype or a target list: resolved by the family */
+  o->kind = O_LABEL;
+}
+
+/* vector := '{' scalar {',' scalar} '}' */
+static void vector(ptx_parser *p, ins *I, opnd *o) {
+  memset(o, 0, sizeof *o);
+  o->tok = p->tok;
+  o->kind = O_VEC;
+  ptx_next(p);
+  opnd tmp[64];
+  uint32_t n = 0;
+  if (p->tok.kind != PTX_TOK_RBRACE) {
+    do {
+      if (n == 64) ptx_fail(p, &p->tok, "vector too long");
+      scalar(p, &tmp[n++]);
+    } while (ptx_accept(p, PTX_TOK_COMMA));
+  }
+  ptx_expect(p, PTX_TOK_RBRACE, "',' or '}'");
+  o->first = I->npool;
+  o->n = n;
+  for (uint32_t i = 0; i < n; i++) pool_add(p, I, &tmp[i]);
+}
+
+/* address := '[' base [('+' | '-') constexpr] {',' (scalar | vector)} ']'
+ * base := reg | name | constexpr                                       */
+static void address(ptx_parser *p, ins *I, opnd *o) {
+  memset(o, 0, sizeof *o);
+  o->tok = p->tok;
+  o->kind = O_ADDR;
+  ptx_next(p);
+  opnd elems[8];
+  uint32_t n = 0;
+  opnd *b = &elems[n++];
+  if (p->tok.kind == PTX_TOK_INT || p->tok.kind == PTX_TOK_LPAREN || p->tok.kind == PTX_TOK_MINUS) {
+    memset(b, 0, sizeof *b);
+    b->tok = p->tok;
+    b->kind = O_IMM;
+    b->imm = (uint64_t)ptx_const_expr(p);
+  } else {
+    scalar(p, b);
+    if (b->kind != O_REG && b->kind != O_SYM && b->kind != O_LABEL)
+      ptx_fail(p, &b->tok, "an address is a register, a variable or a number");
+    if (b->kind == O_SYM) {
+      o->off = b->off;
+      b->off = 0;
+    }
+  }
+  if (p->tok.kind == PTX_TOK_PLUS) {
+    ptx_next(p);
+    o->off += ptx_const_expr(p);
+  } else if (p->tok.kind == PTX_TOK_MINUS) {
+    ptx_next(p);
+    o->off -= ptx_const_expr(p);
+  }
+  while (ptx_accept(p, PTX_TOK_COMMA)) {
+    if (n == 8) ptx_fail(p, &p->tok, "too many address components");
+    if (p->tok.kind == PTX_TOK_LBRACE) vector(p, I, &elems[n++]);
+    else scalar(p, &elems[n++]);
+  }
+  ptx_expect(p, PTX_TOK_RBRACKET, "']'");
+  o->first = I->npool;
+  o->n = n;
+  for (uint32_t i = 0; i < n; i++) pool_add(p, I, &elems[i]);
+}
+
+/* operand := scalar | vector | address | '(' [operand {',' operand}] ')' */
+void ptx_operand(ptx_parser *p, ins *I, opnd *o) {
+  switch (p->tok.kind) {
+  case PTX_TOK_LBRACE: vector(p, I, o); return;
+  case PTX_TOK_LBRACKET: address(p, I, o); return;
+  case PTX_TOK_LPAREN: {
+    memset(o, 0, sizeof *o);
+    o->tok = p->tok;
+    o->kind = O_LIST;
+    ptx_next(p);
+    opnd tmp[64];
+    uint32_t n = 0;
+    if (p->tok.kind != PTX_TOK_RPAREN) {
+      do {
+        if (n == 64) ptx_fail(p, &p->tok, "list too long");
+        if (p->tok.kind == PTX_TOK_LBRACE) ptx_fail(p, &p->tok, "vectors cannot be call arguments");
+        scalar(p, &tmp[n++]);
+      } while (ptx_accept(p, PTX_TOK_COMMA));
+    }
+    ptx_expect(p, PTX_TOK_RPAREN, "',' or ')'");
+    o->first = I->npool;
+    o->n = n;
+    for (uint32_t i = 0; i < n; i++) pool_add(p, I, &tmp[i]);
+    return;
+  }
+  default: scalar(p, o); return;
+  }
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+
+/* An immediate of type t from a literal as written. */
+ir_value *ptx_imm_value(ptx_parser *p, const opnd *o, ir_type t) {
+  uint64_t bits = o->imm;
+  ir_type_kind k = ir_type_kind_of(t);
+  unsigned tb = ir_type_bits(t);
+  if (o->immk == IMM_INT && k == IR_TK_FLOAT && (tb == 32 || tb == 64)) {
+    /* an integer literal where a float is read: its value, converted */
+    if (tb == 32) {
+      float f = (float)(int64_t)bits;
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      bits = u;
+    } else {
+      double d = (double)(int64_t)bits;
+      memcpy(&bits, &d, 8);
+    }
+  } else if (o->immk == IMM_F32 && tb == 64 && k == IR_TK_FLOAT) {
+    uint32_t u = (uint32_t)bits;
+    float f;
+    memcpy(&f, &u, 4);
+    double d = f;
+    memcpy(&bits, &d, 8);
+  } else if (o->immk == IMM_F64 && tb == 32 && k == IR_TK_FLOAT) {
+    double d;
+    memcpy(&d, &bits, 8);
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    bits = u;
+  } else if (o->immk == IMM_F64 && tb == 16 && k == IR_TK_FLOAT) {
+    ptx_fail(p, &o->tok, "a decimal literal cannot be a .%s; write its bits", ir_type_name(t));
+  }
+  if (tb && tb < 64) bits &= (~0ull) >> (64 - tb);
+  ir_value *v = ir_imm(&p->b, t, bits);
+  if (!v) PW_DIE("out of memory");
+  return v;
+}
+
+/* The value of a scalar operand read as type t. */
+ir_value *ptx_value(ptx_parser *p, const opnd *o, ir_type t) {
+  switch ((okind)o->kind) {
+  case O_REG: {
+    ir_value *v = ptx_ssa_read(p, o->var);
+    if (o->neg) {
+      if (p->ssa.var_type[o->var] != ir_type_pred)
+        ptx_fail(p, &o->tok, "'!' applies to a .pred register");
+      v = ir_alu1(&p->b, ir_op_not, ir_type_pred, v);
+    }
+    return v;
+  }
+  case O_SREG: return ir_read_sreg(&p->b, (ir_sreg)o->sreg, o->comp);
+  case O_IMM: return ptx_imm_value(p, o, t == ir_type_none ? ir_type_b32 : t);
+  case O_SYM: {
+    ptx_sym *s = o->sym;
+    ir_symbol sym = s->kind == PTX_SYM_GLOBAL ? ir_sym_global(s->global)
+                    : s->kind == PTX_SYM_FUNC ? ir_sym_func(s->func)
+                                              : ir_sym_param(s->param);
+    return ir_symref(&p->b, sym, o->off, ir_type_u64);
+  }
+  case O_SINK: ptx_fail(p, &o->tok, "'_' cannot be read");
+  case O_LABEL:
+    ptx_fail(p, &o->tok, "undeclared name '%.*s'", (int)o->tok.len, o->tok.text);
+  case O_ADDR:
+  case O_VEC:
+  case O_LIST: ptx_fail(p, &o->tok, "expected a scalar operand");
+  }
+  PW_DIE("bad operand kind");
+}
