@@ -280,7 +280,7 @@ struct ir_instr {
   uint16_t op;             /* ir_op */
   uint8_t type;            /* ir_type: the instruction's (first) type suffix */
   uint8_t type2;           /* second type: cvt source, dp4a b, mma ... */
-  uint8_t nsrc, ndst;
+  uint16_t nsrc, ndst;     /* 16 bits: a phi at a merge of 300 branches, wgmma's 128 results */
   uint8_t sreg_comp;       /* ir_op_sreg: component .x/.y/.z or index (%pm3) */
   uint8_t sreg;            /* ir_op_sreg: ir_sreg */
   uint8_t guard_neg : 1;   /* @!p */
@@ -419,6 +419,7 @@ struct ir_module {
   ir_func *funcs, *last_func;
   uint32_t nfuncs;
   const char *source_name; /* file or "lib.so:c12:e3" for messages */
+  struct ir_symtab *symtab;/* name -> module-scope global / func (ir_module.c) */
 };
 
 ir_module *ir_module_create(const char *source_name);
@@ -458,6 +459,10 @@ typedef struct pw_diag pw_diag;
 /* Prints the module in the textual form (.pwir) that ir_parse reads back.
  * Values are renumbered in order of definition so the output is stable. */
 void ir_print_module(FILE *out, const ir_module *m);
+typedef struct ir_print_options {
+  bool locs;               /* append "; line:col" (the PTX position) to instructions */
+} ir_print_options;
+void ir_print_module_opts(FILE *out, const ir_module *m, const ir_print_options *opt);
 void ir_print_func(FILE *out, const ir_func *f);
 void ir_print_instr(FILE *out, const ir_instr *i);
 /* Parses .pwir text; NULL with errors in d on failure. */

@@ -31,7 +31,10 @@ ir_builder ir_builder_after(ir_instr *i);
 /* ---- module structure ------------------------------------------------- */
 ir_func *ir_func_create(ir_module *m, const char *name, bool is_kernel);
 /* Appends a parameter (kernel .param, .func .param, or register param) and
- * returns it; CUDA's layout offset is assigned by ir_func_layout_params. */
+ * returns it; CUDA's layout offset is assigned by ir_func_layout_params.
+ * f->params is one array that grows: pointers into it (the returned one,
+ * ir_sym_param symbols) are stable once the last parameter is added, so add
+ * them all before building the body (PTX declares them in the header). */
 ir_param *ir_func_add_param(ir_func *f, const char *name, ir_type type, ir_space space,
                             uint32_t align, uint64_t count);
 ir_param *ir_func_add_ret(ir_func *f, const char *name, ir_type type, ir_space space,

@@ -1,0 +1,324 @@
+/* ir/ir_dom.c: predecessors, dominators and post-dominators.
+ *
+ * Algorithm: Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm"
+ * (2001): iterate idom(b) = intersect of the processed predecessors' idoms,
+ * in reverse postorder, until nothing changes; intersect walks the two
+ * fingers up the current tree by postorder number.  Near-linear on the
+ * reducible CFGs nvcc emits (two or three passes).  Every walk is iterative:
+ * functions with 100k blocks do not recurse.
+ *
+ * After idom, the dominator tree is numbered by a DFS (pre on entry, post on
+ * exit), so ir_block_dominates(a, b) is two comparisons.
+ *
+ * The CFG is read from the terminators (ir_block_succ), not from
+ * block->preds, so the analyses are right even when preds are stale.
+ * Both analyses renumber block ids in layout order (ir.h: ids are dense, in
+ * layout order; inserting blocks breaks that until the next analysis).
+ *
+ * Unreachable blocks (nvcc leaves some after a ret): idom NULL, dom_pre and
+ * dom_post 0; such a block dominates and is dominated only by itself.
+ *
+ * Post-dominators run the same solver on the reversed CFG from a virtual
+ * exit whose predecessors are the blocks without successors (ret, exit,
+ * trap, unreachable, and blocks not yet terminated).  ipdom is NULL both
+ * for blocks whose immediate post-dominator is that exit and for blocks
+ * that cannot reach it at all (an infinite loop with no exit path): there is
+ * no reconvergence point for either.  Paths into such a loop are no paths
+ * to the exit, so they do not count for the blocks before it: in
+ * "bb0: cbr bb1 (loops forever), bb2 (ret)", bb2 post-dominates bb0 (the
+ * textbook definition; LLVM instead ties infinite loops to the exit).
+ */
+#include <string.h>
+
+#include "ir_priv.h"
+#include "util/diag.h"
+
+/* ---- the solver ------------------------------------------------------- */
+
+void ir_dom_solve(uint32_t n, uint32_t r, const uint32_t *soff, const uint32_t *succ,
+                  const uint32_t *poff, const uint32_t *pred, uint32_t *idom, uint32_t *pre,
+                  uint32_t *post) {
+  pw_arena a;
+  pw_arena_init(&a);
+  uint32_t *po = IR_NEW_ARRAY(&a, uint32_t, n);       /* postorder number */
+  uint32_t *order = IR_NEW_ARRAY(&a, uint32_t, n);    /* nodes by postorder */
+  uint32_t *stack = IR_NEW_ARRAY(&a, uint32_t, n);
+  uint32_t *next = IR_NEW_ARRAY(&a, uint32_t, n);     /* DFS: next successor to try */
+  uint8_t *seen = IR_NEW_ARRAY(&a, uint8_t, n);
+
+  for (uint32_t v = 0; v < n; v++) {
+    idom[v] = IR_DOM_NONE;
+    pre[v] = post[v] = 0;
+  }
+  /* Postorder of the nodes reachable from r. */
+  uint32_t npo = 0, sp = 0;
+  stack[sp++] = r;
+  seen[r] = 1;
+  next[r] = soff[r];
+  while (sp) {
+    uint32_t v = stack[sp - 1];
+    if (next[v] < soff[v + 1]) {
+      uint32_t s = succ[next[v]++];
+      if (!seen[s]) {
+        seen[s] = 1;
+        next[s] = soff[s];
+        stack[sp++] = s;
+      }
+    } else {
+      po[v] = npo;
+      order[npo++] = v;
+      sp--;
+    }
+  }
+
+  idom[r] = r;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t k = npo - 1; k-- > 0;) {  /* reverse postorder; r is order[npo-1] */
+      uint32_t v = order[k];
+      uint32_t nd = IR_DOM_NONE;
+      for (uint32_t e = poff[v]; e < poff[v + 1]; e++) {
+        uint32_t p = pred[e];
+        if (idom[p] == IR_DOM_NONE) continue;  /* unprocessed or unreachable */
+        if (nd == IR_DOM_NONE) {
+          nd = p;
+          continue;
+        }
+        uint32_t f1 = p, f2 = nd;
+        while (f1 != f2) {
+          while (po[f1] < po[f2]) f1 = idom[f1];
+          while (po[f2] < po[f1]) f2 = idom[f2];
+        }
+        nd = f1;
+      }
+      if (idom[v] != nd) {
+        idom[v] = nd;
+        changed = true;
+      }
+    }
+  }
+
+  /* Children lists of the tree (CSR), then a DFS for pre/post numbers. */
+  uint32_t *coff = IR_NEW_ARRAY(&a, uint32_t, n + 1);
+  uint32_t *child = IR_NEW_ARRAY(&a, uint32_t, n ? n : 1);
+  for (uint32_t v = 0; v < n; v++)
+    if (v != r && idom[v] != IR_DOM_NONE) coff[idom[v] + 1]++;
+  for (uint32_t v = 0; v < n; v++) coff[v + 1] += coff[v];
+  uint32_t *fill = IR_NEW_ARRAY(&a, uint32_t, n ? n : 1);
+  for (uint32_t v = 0; v < n; v++) fill[v] = coff[v];
+  for (uint32_t v = 0; v < n; v++)
+    if (v != r && idom[v] != IR_DOM_NONE) child[fill[idom[v]]++] = v;
+  uint32_t clock = 1;
+  sp = 0;
+  stack[sp++] = r;
+  next[r] = coff[r];
+  pre[r] = clock++;
+  while (sp) {
+    uint32_t v = stack[sp - 1];
+    if (next[v] < coff[v + 1]) {
+      uint32_t c = child[next[v]++];
+      next[c] = coff[c];
+      pre[c] = clock++;
+      stack[sp++] = c;
+    } else {
+      post[v] = clock++;
+      sp--;
+    }
+  }
+  pw_arena_free(&a);
+}
+
+/* ---- the CFG as arrays ------------------------------------------------ */
+
+typedef struct cfg {
+  uint32_t n;
+  ir_block **blocks;          /* by id (layout order) */
+  uint32_t *soff, *succ;      /* successors, CSR */
+  uint32_t *poff, *pred;      /* predecessors, CSR, in layout order of the source */
+} cfg;
+
+static bool is_block_of(const cfg *g, const ir_func *f, const ir_block *t) {
+  return t && t->func == f && t->id < g->n && g->blocks[t->id] == t;
+}
+
+/* Renumbers f's blocks in layout order and builds successor and
+ * predecessor arrays from the terminators; edges to blocks outside the
+ * layout are dropped (the verifier reports them). */
+static void cfg_build(cfg *g, ir_func *f, pw_arena *a) {
+  uint32_t n = 0;
+  ir_foreach_block(f, b) b->id = n++;
+  f->nblocks = n;
+  g->n = n;
+  g->blocks = IR_NEW_ARRAY(a, ir_block *, n ? n : 1);
+  ir_foreach_block(f, b) g->blocks[b->id] = b;
+  g->soff = IR_NEW_ARRAY(a, uint32_t, n + 2);
+  g->poff = IR_NEW_ARRAY(a, uint32_t, n + 2);
+  uint32_t ne = 0;
+  ir_foreach_block(f, b) {
+    uint32_t ns = ir_block_nsuccs(b);
+    for (uint32_t k = 0; k < ns; k++) {
+      ir_block *t = ir_block_succ(b, k);
+      if (!is_block_of(g, f, t)) continue;
+      g->soff[b->id + 1]++;
+      g->poff[t->id + 1]++;
+      ne++;
+    }
+  }
+  for (uint32_t v = 0; v < n; v++) {
+    g->soff[v + 1] += g->soff[v];
+    g->poff[v + 1] += g->poff[v];
+  }
+  g->succ = IR_NEW_ARRAY(a, uint32_t, ne ? ne : 1);
+  g->pred = IR_NEW_ARRAY(a, uint32_t, ne ? ne : 1);
+  uint32_t *sf = IR_NEW_ARRAY(a, uint32_t, n + 1), *pf = IR_NEW_ARRAY(a, uint32_t, n + 1);
+  memcpy(sf, g->soff, (n + 1) * sizeof(uint32_t));
+  memcpy(pf, g->poff, (n + 1) * sizeof(uint32_t));
+  ir_foreach_block(f, b) {
+    uint32_t ns = ir_block_nsuccs(b);
+    for (uint32_t k = 0; k < ns; k++) {
+      ir_block *t = ir_block_succ(b, k);
+      if (!is_block_of(g, f, t)) continue;
+      g->succ[sf[b->id]++] = t->id;
+      g->pred[pf[t->id]++] = b->id;
+    }
+  }
+}
+
+/* ---- predecessors ----------------------------------------------------- */
+
+void ir_compute_preds_raw(ir_func *f) {
+  pw_arena a;
+  pw_arena_init(&a);
+  cfg g;
+  cfg_build(&g, f, &a);
+  pw_arena *ma = &f->module->arena;
+  for (uint32_t v = 0; v < g.n; v++) {
+    ir_block *b = g.blocks[v];
+    uint32_t np = g.poff[v + 1] - g.poff[v];
+    if (np > b->preds_cap) {
+      b->preds = IR_NEW_ARRAY(ma, ir_block *, np);
+      b->preds_cap = np;
+    }
+    for (uint32_t k = 0; k < np; k++) b->preds[k] = g.blocks[g.pred[g.poff[v] + k]];
+    b->npreds = np;
+  }
+  pw_arena_free(&a);
+}
+
+/* Keeps the order of the predecessors that remain (so phis stay aligned),
+ * drops those whose edge is gone together with their phi operands (LLVM's
+ * removePredecessor), and appends new ones with a NULL phi operand for the
+ * caller to fill. */
+void ir_compute_preds(ir_func *f) {
+  pw_arena a;
+  pw_arena_init(&a);
+  cfg g;
+  cfg_build(&g, f, &a);
+  pw_arena *ma = &f->module->arena;
+  uint32_t *cnt = IR_NEW_ARRAY(&a, uint32_t, g.n ? g.n : 1);
+  for (uint32_t v = 0; v < g.n; v++) {
+    ir_block *b = g.blocks[v];
+    uint32_t e0 = g.poff[v], e1 = g.poff[v + 1];
+    for (uint32_t e = e0; e < e1; e++) cnt[g.pred[e]]++;
+    uint32_t np = e1 - e0;
+    ir_block **nw = IR_NEW_ARRAY(ma, ir_block *, np ? np : 1);
+    uint32_t k = 0;
+    /* Surviving old preds, in their order. */
+    uint32_t old_n = b->npreds;
+    uint8_t *keep = IR_NEW_ARRAY(&a, uint8_t, old_n ? old_n : 1);
+    for (uint32_t j = 0; j < old_n; j++) {
+      ir_block *p = b->preds[j];
+      if (is_block_of(&g, f, p) && cnt[p->id]) {
+        cnt[p->id]--;
+        nw[k++] = p;
+        keep[j] = 1;
+      }
+    }
+    uint32_t kept = k;
+    for (uint32_t e = e0; e < e1; e++)
+      if (cnt[g.pred[e]]) {
+        cnt[g.pred[e]]--;
+        nw[k++] = g.blocks[g.pred[e]];
+      }
+    /* Phis: drop the operands of removed preds, NULL for added ones. */
+    ir_foreach_instr(b, i) {
+      if (i->op != ir_op_phi) break;
+      uint32_t w = 0;
+      for (uint32_t j = 0; j < i->nsrc && j < old_n; j++)
+        if (keep[j]) i->src[w++] = i->src[j];
+      i->nsrc = (uint16_t)w;
+      for (uint32_t j = kept; j < k; j++) ir_phi_add_src(i, NULL);
+    }
+    b->preds = nw;
+    b->preds_cap = np ? np : 1;
+    b->npreds = k;  /* == np: every edge matched once */
+  }
+  pw_arena_free(&a);
+}
+
+/* ---- dominators ------------------------------------------------------- */
+
+void ir_compute_dominators(ir_func *f) {
+  if (!f->entry) return;
+  pw_arena a;
+  pw_arena_init(&a);
+  cfg g;
+  cfg_build(&g, f, &a);
+  uint32_t *idom = IR_NEW_ARRAY(&a, uint32_t, g.n);
+  uint32_t *pre = IR_NEW_ARRAY(&a, uint32_t, g.n);
+  uint32_t *post = IR_NEW_ARRAY(&a, uint32_t, g.n);
+  ir_dom_solve(g.n, 0, g.soff, g.succ, g.poff, g.pred, idom, pre, post);
+  for (uint32_t v = 0; v < g.n; v++) {
+    ir_block *b = g.blocks[v];
+    b->idom = v == 0 || idom[v] == IR_DOM_NONE ? NULL : g.blocks[idom[v]];
+    b->dom_pre = pre[v];
+    b->dom_post = post[v];
+  }
+  pw_arena_free(&a);
+}
+
+void ir_compute_post_dominators(ir_func *f) {
+  if (!f->entry) return;
+  pw_arena a;
+  pw_arena_init(&a);
+  cfg g;
+  cfg_build(&g, f, &a);
+  /* Reverse graph plus the virtual exit x = n: successors in the reverse
+   * graph are CFG predecessors (x's are the exit blocks), predecessors are
+   * CFG successors (plus x for exit blocks). */
+  uint32_t n = g.n, x = n, nexit = 0;
+  for (uint32_t v = 0; v < n; v++)
+    if (g.soff[v + 1] == g.soff[v]) nexit++;
+  uint32_t ne = g.soff[n];
+  uint32_t *rsoff = IR_NEW_ARRAY(&a, uint32_t, n + 2), *rsucc = IR_NEW_ARRAY(&a, uint32_t, ne + nexit + 1);
+  uint32_t *rpoff = IR_NEW_ARRAY(&a, uint32_t, n + 2), *rpred = IR_NEW_ARRAY(&a, uint32_t, ne + nexit + 1);
+  uint32_t k = 0;
+  for (uint32_t v = 0; v < n; v++) {
+    rsoff[v] = k;
+    for (uint32_t e = g.poff[v]; e < g.poff[v + 1]; e++) rsucc[k++] = g.pred[e];
+  }
+  rsoff[x] = k;
+  for (uint32_t v = 0; v < n; v++)
+    if (g.soff[v + 1] == g.soff[v]) rsucc[k++] = v;
+  rsoff[x + 1] = k;
+  k = 0;
+  for (uint32_t v = 0; v < n; v++) {
+    rpoff[v] = k;
+    for (uint32_t e = g.soff[v]; e < g.soff[v + 1]; e++) rpred[k++] = g.succ[e];
+    if (g.soff[v + 1] == g.soff[v]) rpred[k++] = x;
+  }
+  rpoff[x] = rpoff[x + 1] = k;
+  uint32_t *idom = IR_NEW_ARRAY(&a, uint32_t, n + 1);
+  uint32_t *pre = IR_NEW_ARRAY(&a, uint32_t, n + 1);
+  uint32_t *post = IR_NEW_ARRAY(&a, uint32_t, n + 1);
+  ir_dom_solve(n + 1, x, rsoff, rsucc, rpoff, rpred, idom, pre, post);
+  for (uint32_t v = 0; v < n; v++)
+    g.blocks[v]->ipdom = idom[v] == IR_DOM_NONE || idom[v] == x ? NULL : g.blocks[idom[v]];
+  pw_arena_free(&a);
+}
+
+bool ir_block_dominates(const ir_block *a, const ir_block *b) {
+  if (a == b) return true;
+  if (!a->dom_pre || !b->dom_pre) return false;
+  return a->dom_pre <= b->dom_pre && b->dom_post <= a->dom_post;
+}

@@ -1,0 +1,294 @@
+/* ir/ir_names.c: how modifiers are spelled, and which ops use which.
+ *
+ * Every field of ir_mods is described once here: its spellings (as PTX
+ * spells them after the dot: "rn", "shared::cta", "L2::evict_last") and, in
+ * op_fields[], the ops that document it.  The printer writes the spellings,
+ * the .pwir parser reads them back (resolving a spelling among the fields of
+ * the op at hand, so "lo" is mul.lo on mul and the unsigned "lower" compare
+ * on setp), and the verifier rejects a field set on an op that does not use
+ * it (style.md #9: one data-driven table, no per-op code).
+ *
+ * Adding a modifier: a field in ir_mods (ir.h), a row in IR_MOD_FIELDS
+ * (ir_priv.h), its spellings below, and the ops that take it in op_fields.
+ */
+#include <string.h>
+
+#include "ir_priv.h"
+
+/* ---- spellings -------------------------------------------------------- */
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const rnd_names[] = {
+  "", "rn", "rz", "rm", "rp", "rna", "rs", "rni", "rzi", "rmi", "rpi",
+};
+static const char *const cmp_names[] = {
+  "", "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+  "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+};
+static const char *const boolop_names[] = {"", "and", "or", "xor"};
+static const char *const mulmode_names[] = {"", "lo", "hi", "wide"};
+static const char *const space_names[] = {
+  "generic", "global", "shared", "shared::cta", "shared::cluster", "local", "const",
+  "param", "param::entry", "param::func", "tex", "reg",
+};
+static const char *const sem_names[] = {
+  "", "weak", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc", "mmio",
+};
+static const char *const scope_names[] = {"", "cta", "cluster", "gpu", "sys"};
+static const char *const cache_names[] = {"", "ca", "cg", "cs", "lu", "cv", "wb", "wt"};
+static const char *const l1evict_names[] = {
+  "", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last",
+  "L1::no_allocate",
+};
+static const char *const l2evict_names[] = {
+  "", "L2::evict_normal", "L2::evict_unchanged", "L2::evict_first", "L2::evict_last",
+  "L2::no_allocate",
+};
+static const char *const l2prefetch_names[] = {NULL, "L2::64B", "L2::128B", NULL, "L2::256B"};
+static const char *const vec_names[] = {NULL, "v1", "v2", NULL, "v4", NULL, NULL, NULL, "v8"};
+static const char *const atomop_names[] = {
+  "", "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", "popc",
+};
+static const char *const shfl_names[] = {"", "up", "down", "bfly", "idx"};
+static const char *const vote_names[] = {"", "all", "any", "uni", "ballot"};
+static const char *const match_names[] = {"", "any", "all"};
+/* bar's default mode (sync, 0) is not spelled: bar.sync is the .sync flag. */
+static const char *const barmode_names[] = {"", "arrive", "red", "wait"};
+static const char *const prmt_names[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+static const char *const testp_names[] = {
+  "", "finite", "infinite", "number", "notanumber", "normal", "subnormal",
+};
+static const char *const proxy_names[] = {
+  "", "proxy.alias", "proxy.async", "proxy.async.global", "proxy.async.shared::cta",
+  "proxy.async.shared::cluster", "proxy.tensormap", "proxy.generic",
+};
+
+#define FLAG(set) ((const char *const[]){"", set})
+
+const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
+  [ir_mod_uni] = {"uni", FLAG("uni"), 2, NULL},
+  [ir_mod_sync] = {"sync", FLAG("sync"), 2, NULL},
+  [ir_mod_sem] = {"sem", sem_names, N(sem_names), NULL},
+  [ir_mod_scope] = {"scope", scope_names, N(scope_names), NULL},
+  [ir_mod_cvta_to] = {"cvta_to", FLAG("to"), 2, NULL},
+  [ir_mod_space] = {"space", space_names, N(space_names), NULL},
+  [ir_mod_nc] = {"nc", FLAG("nc"), 2, NULL},
+  [ir_mod_cache] = {"cache", cache_names, N(cache_names), NULL},
+  [ir_mod_l1evict] = {"l1evict", l1evict_names, N(l1evict_names), NULL},
+  [ir_mod_l2evict] = {"l2evict", l2evict_names, N(l2evict_names), NULL},
+  [ir_mod_has_cache_hint] = {"has_cache_hint", FLAG("L2::cache_hint"), 2, NULL},
+  [ir_mod_l2prefetch] = {"l2prefetch", l2prefetch_names, N(l2prefetch_names), NULL},
+  [ir_mod_atomop] = {"atomop", atomop_names, N(atomop_names), NULL},
+  [ir_mod_shfl] = {"shfl", shfl_names, N(shfl_names), NULL},
+  [ir_mod_vote] = {"vote", vote_names, N(vote_names), NULL},
+  [ir_mod_match] = {"match", match_names, N(match_names), NULL},
+  [ir_mod_barmode] = {"barmode", barmode_names, N(barmode_names), NULL},
+  [ir_mod_aligned] = {"aligned", FLAG("aligned"), 2, NULL},
+  [ir_mod_mulmode] = {"mulmode", mulmode_names, N(mulmode_names), NULL},
+  [ir_mod_cmp] = {"cmp", cmp_names, N(cmp_names), NULL},
+  [ir_mod_boolop] = {"boolop", boolop_names, N(boolop_names), NULL},
+  [ir_mod_testp] = {"testp", testp_names, N(testp_names), NULL},
+  [ir_mod_prmt] = {"prmt", prmt_names, N(prmt_names), NULL},
+  [ir_mod_rnd] = {"rnd", rnd_names, N(rnd_names), NULL},
+  [ir_mod_shf_left] = {"shf_left", FLAG("l"), 2, "r"},
+  [ir_mod_shf_clamp] = {"shf_clamp", FLAG("clamp"), 2, "wrap"},
+  [ir_mod_bfind_shiftamt] = {"bfind_shiftamt", FLAG("shiftamt"), 2, NULL},
+  [ir_mod_dp_hi] = {"dp_hi", FLAG("hi"), 2, "lo"},
+  [ir_mod_signed_a] = {"signed_a", FLAG("a_s32"), 2, NULL},
+  [ir_mod_signed_b] = {"signed_b", FLAG("b_s32"), 2, NULL},
+  [ir_mod_approx] = {"approx", FLAG("approx"), 2, NULL},
+  [ir_mod_full] = {"full", FLAG("full"), 2, NULL},
+  [ir_mod_ftz] = {"ftz", FLAG("ftz"), 2, NULL},
+  [ir_mod_sat] = {"sat", FLAG("sat"), 2, NULL},
+  [ir_mod_nan] = {"nan", FLAG("NaN"), 2, NULL},
+  [ir_mod_xorsign] = {"xorsign", FLAG("xorsign"), 2, NULL},
+  [ir_mod_absmod] = {"absmod", FLAG("abs"), 2, NULL},
+  [ir_mod_relu] = {"relu", FLAG("relu"), 2, NULL},
+  [ir_mod_satfinite] = {"satfinite", FLAG("satfinite"), 2, NULL},
+  [ir_mod_noftz_f16] = {"noftz_f16", FLAG("noftz"), 2, NULL},
+  [ir_mod_cc] = {"cc", FLAG("cc"), 2, NULL},
+  [ir_mod_unified] = {"unified", FLAG("unified"), 2, NULL},
+  [ir_mod_vec] = {"vec", vec_names, N(vec_names), NULL},
+  [ir_mod_proxy] = {"proxy", proxy_names, N(proxy_names), NULL},
+};
+
+static const char *spell(const char *const *t, unsigned n, unsigned v) {
+  return v < n && t[v] ? t[v] : "";
+}
+
+const char *ir_rnd_name(ir_rnd r) { return spell(rnd_names, N(rnd_names), r); }
+const char *ir_cmp_name(ir_cmp c) { return spell(cmp_names, N(cmp_names), c); }
+const char *ir_space_name(ir_space s) { return spell(space_names, N(space_names), s); }
+const char *ir_sem_name(ir_sem s) { return spell(sem_names, N(sem_names), s); }
+const char *ir_scope_name(ir_scope s) { return spell(scope_names, N(scope_names), s); }
+const char *ir_atomop_name(ir_atomop a) { return spell(atomop_names, N(atomop_names), a); }
+
+const char *ir_mod_spelling(ir_mod_field f, unsigned v) {
+  const ir_mod_field_info *fi = &ir_mod_field_infos[f];
+  if (v == 0) return fi->zero;
+  return v < fi->nspell ? fi->spell[v] : NULL;
+}
+
+static const char *const sreg_enum_names[ir_sreg_count] = {
+#define IR_SREG(name, ptx, type, ncomp, flags) [ir_sreg_##name] = #name,
+#include "ir_sregs.def"
+#undef IR_SREG
+};
+
+const char *ir_sreg_name(ir_sreg s) { return s < ir_sreg_count ? sreg_enum_names[s] : "?"; }
+
+/* ---- field access ----------------------------------------------------- */
+
+unsigned ir_mods_get(const ir_mods *m, ir_mod_field f) {
+  switch (f) {
+#define X(name) case ir_mod_##name: return m->name;
+    IR_MOD_FIELDS(X)
+#undef X
+  case ir_mod_count: break;
+  }
+  return 0;
+}
+
+void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v) {
+  switch (f) {
+#define X(name) case ir_mod_##name: m->name = v; break;
+    IR_MOD_FIELDS(X)
+#undef X
+  case ir_mod_count: break;
+  }
+}
+
+/* ---- which ops use which fields --------------------------------------- */
+/* One row per op that takes modifiers (PTX ISA 9.1 chapter 9.7, the
+ * syntax block of each instruction).  Generous where PTX is: a field the
+ * ISA allows on some type of the op is allowed on the op. */
+
+#define M(f) (UINT64_C(1) << ir_mod_##f)
+#define MEMORD (M(sem) | M(scope) | M(space))
+#define HINTS (M(l1evict) | M(l2evict) | M(has_cache_hint))
+#define FLOAT (M(rnd) | M(ftz) | M(sat))
+
+static const uint64_t op_fields[ir_op_count] = {
+  [ir_op_add] = FLOAT | M(cc) | M(relu),
+  [ir_op_sub] = FLOAT | M(cc) | M(relu),
+  [ir_op_addc] = M(cc),
+  [ir_op_subc] = M(cc),
+  [ir_op_mul] = M(mulmode) | FLOAT,
+  [ir_op_mad] = M(mulmode) | FLOAT | M(cc),
+  [ir_op_madc] = M(mulmode) | M(cc),
+  [ir_op_mul24] = M(mulmode),
+  [ir_op_mad24] = M(mulmode) | M(sat),
+  [ir_op_div] = M(rnd) | M(ftz) | M(approx) | M(full),
+  [ir_op_abs] = M(ftz),
+  [ir_op_neg] = M(ftz),
+  [ir_op_min] = M(ftz) | M(nan) | M(xorsign) | M(absmod) | M(relu),
+  [ir_op_max] = M(ftz) | M(nan) | M(xorsign) | M(absmod) | M(relu),
+  [ir_op_bfind] = M(bfind_shiftamt),
+  [ir_op_szext] = M(shf_clamp),
+  [ir_op_bmsk] = M(shf_clamp),
+  [ir_op_dp4a] = M(signed_a) | M(signed_b),
+  [ir_op_dp2a] = M(signed_a) | M(signed_b) | M(dp_hi),
+  [ir_op_fma] = FLOAT | M(relu) | M(satfinite),
+  [ir_op_rcp] = M(rnd) | M(ftz) | M(approx),
+  [ir_op_sqrt] = M(rnd) | M(ftz) | M(approx),
+  [ir_op_rsqrt] = M(ftz) | M(approx),
+  [ir_op_sin] = M(ftz) | M(approx),
+  [ir_op_cos] = M(ftz) | M(approx),
+  [ir_op_lg2] = M(ftz) | M(approx),
+  [ir_op_ex2] = M(ftz) | M(approx),
+  [ir_op_tanh] = M(approx),
+  [ir_op_testp] = M(testp),
+  [ir_op_set] = M(cmp) | M(boolop) | M(ftz),
+  [ir_op_setp] = M(cmp) | M(boolop) | M(ftz),
+  [ir_op_slct] = M(ftz),
+  [ir_op_lop3] = M(boolop),
+  [ir_op_shf] = M(shf_left) | M(shf_clamp),
+  [ir_op_prmt] = M(prmt),
+  [ir_op_ld] = MEMORD | M(nc) | M(cache) | HINTS | M(l2prefetch) | M(vec),
+  [ir_op_ldu] = M(space) | M(vec),
+  [ir_op_st] = MEMORD | M(cache) | HINTS | M(vec),
+  [ir_op_st_async] = MEMORD | M(vec),
+  [ir_op_prefetch] = M(space) | M(l1evict) | M(l2evict),
+  [ir_op_isspacep] = M(space),
+  [ir_op_cvta] = M(space) | M(cvta_to),
+  [ir_op_cvt] = FLOAT | M(relu) | M(satfinite),
+  [ir_op_cvt_pack] = M(sat),
+  [ir_op_mapa] = M(space),
+  [ir_op_getctarank] = M(space),
+  [ir_op_shfl] = M(shfl) | M(sync),
+  [ir_op_cp_async] = M(space) | M(cache) | M(l2prefetch) | M(has_cache_hint),
+  [ir_op_cp_async_mbarrier_arrive] = M(space),
+  [ir_op_cp_async_bulk] = M(space) | M(has_cache_hint),
+  [ir_op_cp_reduce_async_bulk] = M(space) | M(atomop) | M(has_cache_hint),
+  [ir_op_cp_async_bulk_tensor] = M(space) | M(has_cache_hint),
+  [ir_op_cp_reduce_async_bulk_tensor] = M(space) | M(atomop) | M(has_cache_hint),
+  [ir_op_cp_async_bulk_prefetch] = M(space) | M(has_cache_hint),
+  [ir_op_cp_async_bulk_prefetch_tensor] = M(space) | M(has_cache_hint),
+  [ir_op_multimem_ld_reduce] = MEMORD | M(atomop) | M(vec) | M(approx) | M(ftz),
+  [ir_op_multimem_st] = MEMORD | M(vec),
+  [ir_op_multimem_red] = MEMORD | M(atomop) | M(vec),
+  [ir_op_createpolicy] = M(l1evict) | M(l2evict),
+  [ir_op_applypriority] = M(space) | M(l2evict),
+  [ir_op_discard] = M(space),
+  [ir_op_tensormap_replace] = M(space),
+  [ir_op_tex] = M(vec) | M(unified),
+  [ir_op_tld4] = M(vec) | M(unified),
+  [ir_op_txq] = M(unified),
+  [ir_op_suld] = M(vec) | M(cache),
+  [ir_op_sust] = M(vec) | M(cache),
+  [ir_op_sured] = M(atomop),
+  [ir_op_br] = M(uni),
+  [ir_op_cbr] = M(uni),
+  [ir_op_brx] = M(uni),
+  [ir_op_call] = M(uni),
+  [ir_op_ret] = M(uni),
+  [ir_op_bar] = M(barmode) | M(sync) | M(aligned),
+  [ir_op_bar_red] = M(atomop) | M(sync) | M(aligned),
+  [ir_op_barrier_cluster] = M(barmode) | M(sem) | M(aligned),
+  [ir_op_membar] = M(scope),
+  [ir_op_fence] = M(sem) | M(scope) | M(proxy),
+  [ir_op_atom] = MEMORD | M(atomop) | M(vec) | M(has_cache_hint) | M(noftz_f16),
+  [ir_op_red] = MEMORD | M(atomop) | M(vec) | M(has_cache_hint) | M(noftz_f16),
+  [ir_op_red_async] = MEMORD | M(atomop),
+  [ir_op_vote] = M(vote) | M(sync),
+  [ir_op_match] = M(match) | M(sync),
+  [ir_op_redux] = M(atomop) | M(sync) | M(absmod) | M(nan),
+  [ir_op_elect] = M(sync),
+  [ir_op_mbarrier_init] = M(space),
+  [ir_op_mbarrier_inval] = M(space),
+  [ir_op_mbarrier_expect_tx] = MEMORD,
+  [ir_op_mbarrier_complete_tx] = MEMORD,
+  [ir_op_mbarrier_arrive] = MEMORD,
+  [ir_op_mbarrier_arrive_drop] = MEMORD,
+  [ir_op_mbarrier_test_wait] = MEMORD,
+  [ir_op_mbarrier_try_wait] = MEMORD,
+  [ir_op_mbarrier_pending_count] = 0,
+  [ir_op_wmma_load] = M(space),
+  [ir_op_wmma_store] = M(space),
+  [ir_op_wmma_mma] = M(rnd) | M(satfinite),
+  [ir_op_mma] = M(rnd) | M(satfinite),
+  [ir_op_mma_sp] = M(rnd) | M(satfinite),
+  [ir_op_ldmatrix] = M(space) | M(vec),
+  [ir_op_stmatrix] = M(space) | M(vec),
+  [ir_op_wgmma_mma_async] = M(satfinite),
+  [ir_op_alloca] = M(space),
+};
+
+bool ir_op_uses_mod(ir_op op, ir_mod_field f) {
+  return op < ir_op_count && (op_fields[op] >> f) & 1;
+}
+
+uint64_t ir_op_mod_mask(ir_op op) { return op < ir_op_count ? op_fields[op] : 0; }
+
+const uint64_t ir_mod_zero_spelled = M(shf_left) | M(shf_clamp) | M(dp_hi);
+
+uint64_t ir_mods_nonzero(const ir_mods *m) {
+  static const ir_mods zero;
+  if (!memcmp(m, &zero, sizeof zero)) return 0;  /* most instructions */
+  uint64_t mask = 0;
+#define X(name) if (m->name) mask |= M(name);
+  IR_MOD_FIELDS(X)
+#undef X
+  return mask;
+}
