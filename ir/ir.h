@@ -178,6 +178,46 @@ typedef enum ir_proxy {   /* fence.proxy.* 9.7.13.4 */
   IR_PROXY_GENERIC,
 } ir_proxy;
 
+/* Warp-level matrix shapes (9.7.14.2 wmma, 9.7.14.5.1 mma, 9.7.14.5.15
+ * ldmatrix): .mMnNkK, or .mMnN for the matrix loads and stores. */
+typedef enum ir_shape {
+  IR_SHAPE_NONE, IR_SHAPE_M8N8K4, IR_SHAPE_M8N8K16, IR_SHAPE_M8N8K32, IR_SHAPE_M8N8K128,
+  IR_SHAPE_M16N8K4, IR_SHAPE_M16N8K8, IR_SHAPE_M16N8K16, IR_SHAPE_M16N8K32, IR_SHAPE_M16N8K64,
+  IR_SHAPE_M16N8K128, IR_SHAPE_M16N8K256, IR_SHAPE_M16N16K8, IR_SHAPE_M16N16K16,
+  IR_SHAPE_M32N8K16, IR_SHAPE_M8N32K16, IR_SHAPE_M8N8, IR_SHAPE_M16N16, IR_SHAPE_M8N16,
+  IR_SHAPE_M16N8,
+} ir_shape;
+
+/* Matrix layouts: wmma.load/store one (.row/.col), mma and wmma.mma two
+ * (A's then B's). */
+typedef enum ir_layout {
+  IR_LAYOUT_NONE, IR_LAYOUT_ROW, IR_LAYOUT_COL, IR_LAYOUT_ROW_ROW, IR_LAYOUT_ROW_COL,
+  IR_LAYOUT_COL_ROW, IR_LAYOUT_COL_COL,
+} ir_layout;
+
+typedef enum ir_frag { IR_FRAG_NONE, IR_FRAG_A, IR_FRAG_B, IR_FRAG_C, IR_FRAG_D } ir_frag;
+
+/* Texture and surface geometry (9.7.10.3) and lookup mode. */
+typedef enum ir_geom {
+  IR_GEOM_NONE, IR_GEOM_1D, IR_GEOM_2D, IR_GEOM_3D, IR_GEOM_A1D, IR_GEOM_A2D, IR_GEOM_CUBE,
+  IR_GEOM_ACUBE, IR_GEOM_2DMS, IR_GEOM_A2DMS,
+} ir_geom;
+typedef enum ir_texlod { IR_TEXLOD_NONE, IR_TEXLOD_BASE, IR_TEXLOD_LEVEL, IR_TEXLOD_GRAD } ir_texlod;
+/* tld4's component (.r .g .b .a); suld/sust/sured's out-of-bounds mode. */
+typedef enum ir_texcomp { IR_TEXCOMP_NONE, IR_TEXCOMP_R, IR_TEXCOMP_G, IR_TEXCOMP_B, IR_TEXCOMP_A } ir_texcomp;
+typedef enum ir_clampmode { IR_CLAMP_NONE, IR_CLAMP_TRAP, IR_CLAMP_CLAMP, IR_CLAMP_ZERO } ir_clampmode;
+/* suld.b / suld.p: formatted or raw bits (9.7.11.1) */
+typedef enum ir_surfmode { IR_SURF_NONE, IR_SURF_B, IR_SURF_P } ir_surfmode;
+/* txq/suq attribute (9.7.10.5, 9.7.11.4) */
+typedef enum ir_query {
+  IR_QUERY_NONE, IR_QUERY_WIDTH, IR_QUERY_HEIGHT, IR_QUERY_DEPTH, IR_QUERY_CHANNEL_DATA_TYPE,
+  IR_QUERY_CHANNEL_ORDER, IR_QUERY_NORMALIZED_COORDS, IR_QUERY_FILTER_MODE,
+  IR_QUERY_ADDR_MODE_0, IR_QUERY_ADDR_MODE_1, IR_QUERY_ADDR_MODE_2, IR_QUERY_ARRAY_SIZE,
+  IR_QUERY_NUM_MIPMAP_LEVELS, IR_QUERY_NUM_SAMPLES, IR_QUERY_FORCE_UNNORMALIZED_COORDS,
+} ir_query;
+/* griddepcontrol (9.7.13.13) */
+typedef enum ir_gdc { IR_GDC_NONE, IR_GDC_LAUNCH_DEPENDENTS, IR_GDC_WAIT } ir_gdc;
+
 /* The modifiers of one instruction.  Small enum fields, 0 = not given.  A
  * field is meaningful only for the ops that document it in ir_ops.def; the
  * verifier rejects a field set on an op that has no use for it. */
@@ -226,6 +266,18 @@ typedef struct ir_mods {
   uint8_t noftz_f16 : 1; /* reserved */
   uint8_t has_cache_hint : 1; /* L2::cache_hint: the policy is the last src */
   uint8_t unified : 1;   /* tex/txq unified mode (texref+sampler combined) */
+  uint8_t trans : 1;     /* ldmatrix/stmatrix .trans */
+  uint8_t acc_f32 : 1;   /* multimem.ld_reduce .acc::f32 */
+  uint8_t shape;      /* ir_shape: wmma, mma, ldmatrix, stmatrix, movmatrix */
+  uint8_t layout;     /* ir_layout */
+  uint8_t frag;       /* ir_frag: wmma.load/store */
+  uint8_t geom;       /* ir_geom: tex tld4 suld sust sured */
+  uint8_t texlod;     /* ir_texlod: tex */
+  uint8_t texcomp;    /* ir_texcomp: tld4 */
+  uint8_t clampmode;  /* ir_clampmode: suld sust sured */
+  uint8_t surfmode;   /* ir_surfmode: suld sust */
+  uint8_t query;      /* ir_query: txq suq */
+  uint8_t gdc;        /* ir_gdc: griddepcontrol */
 } ir_mods;
 
 /* ---- values ----------------------------------------------------------- */
@@ -283,6 +335,8 @@ struct ir_instr {
   uint16_t nsrc, ndst;     /* 16 bits: a phi at a merge of 300 branches, wgmma's 128 results */
   uint8_t sreg_comp;       /* ir_op_sreg: component .x/.y/.z or index (%pm3) */
   uint8_t sreg;            /* ir_op_sreg: ir_sreg */
+  uint8_t type3, type4;    /* third and fourth types: mma's b and c, cvt.pack's c,
+                              the video ops' b (type: d, type2: a) */
   uint8_t guard_neg : 1;   /* @!p */
   ir_mods mods;
   ir_value **src;

@@ -64,6 +64,25 @@ static const char *const proxy_names[] = {
   "proxy.async.shared::cluster", "proxy.tensormap", "proxy.generic",
 };
 
+static const char *const shape_names[] = {
+  "", "m8n8k4", "m8n8k16", "m8n8k32", "m8n8k128", "m16n8k4", "m16n8k8", "m16n8k16",
+  "m16n8k32", "m16n8k64", "m16n8k128", "m16n8k256", "m16n16k8", "m16n16k16", "m32n8k16",
+  "m8n32k16", "m8n8", "m16n16", "m8n16", "m16n8",
+};
+static const char *const layout_names[] = {"", "row", "col", "row.row", "row.col", "col.row", "col.col"};
+static const char *const frag_names[] = {"", "a", "b", "c", "d"};
+static const char *const geom_names[] = {"", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms", "a2dms"};
+static const char *const texlod_names[] = {"", "base", "level", "grad"};
+static const char *const texcomp_names[] = {"", "r", "g", "b", "a"};
+static const char *const clampmode_names[] = {"", "trap", "clamp", "zero"};
+static const char *const surfmode_names[] = {"", "b", "p"};
+static const char *const query_names[] = {
+  "", "width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
+  "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "array_size",
+  "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
+};
+static const char *const gdc_names[] = {"", "launch_dependents", "wait"};
+
 #define FLAG(set) ((const char *const[]){"", set})
 
 const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
@@ -111,6 +130,18 @@ const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
   [ir_mod_unified] = {"unified", FLAG("unified"), 2, NULL},
   [ir_mod_vec] = {"vec", vec_names, N(vec_names), NULL},
   [ir_mod_proxy] = {"proxy", proxy_names, N(proxy_names), NULL},
+  [ir_mod_shape] = {"shape", shape_names, N(shape_names), NULL},
+  [ir_mod_layout] = {"layout", layout_names, N(layout_names), NULL},
+  [ir_mod_frag] = {"frag", frag_names, N(frag_names), NULL},
+  [ir_mod_trans] = {"trans", FLAG("trans"), 2, NULL},
+  [ir_mod_geom] = {"geom", geom_names, N(geom_names), NULL},
+  [ir_mod_texlod] = {"texlod", texlod_names, N(texlod_names), NULL},
+  [ir_mod_texcomp] = {"texcomp", texcomp_names, N(texcomp_names), NULL},
+  [ir_mod_clampmode] = {"clampmode", clampmode_names, N(clampmode_names), NULL},
+  [ir_mod_surfmode] = {"surfmode", surfmode_names, N(surfmode_names), NULL},
+  [ir_mod_query] = {"query", query_names, N(query_names), NULL},
+  [ir_mod_gdc] = {"gdc", gdc_names, N(gdc_names), NULL},
+  [ir_mod_acc_f32] = {"acc_f32", FLAG("acc::f32"), 2, NULL},
 };
 
 static const char *spell(const char *const *t, unsigned n, unsigned v) {
@@ -225,19 +256,21 @@ static const uint64_t op_fields[ir_op_count] = {
   [ir_op_cp_reduce_async_bulk_tensor] = M(space) | M(atomop) | M(has_cache_hint),
   [ir_op_cp_async_bulk_prefetch] = M(space) | M(has_cache_hint),
   [ir_op_cp_async_bulk_prefetch_tensor] = M(space) | M(has_cache_hint),
-  [ir_op_multimem_ld_reduce] = MEMORD | M(atomop) | M(vec) | M(approx) | M(ftz),
+  [ir_op_multimem_ld_reduce] = MEMORD | M(atomop) | M(vec) | M(approx) | M(ftz) | M(acc_f32),
   [ir_op_multimem_st] = MEMORD | M(vec),
   [ir_op_multimem_red] = MEMORD | M(atomop) | M(vec),
   [ir_op_createpolicy] = M(l1evict) | M(l2evict),
   [ir_op_applypriority] = M(space) | M(l2evict),
   [ir_op_discard] = M(space),
   [ir_op_tensormap_replace] = M(space),
-  [ir_op_tex] = M(vec) | M(unified),
-  [ir_op_tld4] = M(vec) | M(unified),
-  [ir_op_txq] = M(unified),
-  [ir_op_suld] = M(vec) | M(cache),
-  [ir_op_sust] = M(vec) | M(cache),
-  [ir_op_sured] = M(atomop),
+  [ir_op_tex] = M(vec) | M(unified) | M(geom) | M(texlod),
+  [ir_op_tld4] = M(vec) | M(unified) | M(geom) | M(texcomp),
+  [ir_op_txq] = M(unified) | M(query) | M(texlod),
+  [ir_op_suld] = M(vec) | M(cache) | M(geom) | M(clampmode) | M(surfmode),
+  [ir_op_sust] = M(vec) | M(cache) | M(geom) | M(clampmode) | M(surfmode),
+  [ir_op_sured] = M(atomop) | M(geom) | M(clampmode) | M(surfmode),
+  [ir_op_suq] = M(query),
+  [ir_op_griddepcontrol] = M(gdc),
   [ir_op_br] = M(uni),
   [ir_op_cbr] = M(uni),
   [ir_op_brx] = M(uni),
@@ -264,13 +297,21 @@ static const uint64_t op_fields[ir_op_count] = {
   [ir_op_mbarrier_test_wait] = MEMORD,
   [ir_op_mbarrier_try_wait] = MEMORD,
   [ir_op_mbarrier_pending_count] = 0,
-  [ir_op_wmma_load] = M(space),
-  [ir_op_wmma_store] = M(space),
-  [ir_op_wmma_mma] = M(rnd) | M(satfinite),
-  [ir_op_mma] = M(rnd) | M(satfinite),
-  [ir_op_mma_sp] = M(rnd) | M(satfinite),
-  [ir_op_ldmatrix] = M(space) | M(vec),
-  [ir_op_stmatrix] = M(space) | M(vec),
+  [ir_op_wmma_load] = M(space) | M(sync) | M(aligned) | M(shape) | M(layout) | M(frag),
+  [ir_op_wmma_store] = M(space) | M(sync) | M(aligned) | M(shape) | M(layout) | M(frag),
+  [ir_op_wmma_mma] = M(rnd) | M(satfinite) | M(sync) | M(aligned) | M(shape) | M(layout),
+  [ir_op_mma] = M(rnd) | M(satfinite) | M(sync) | M(aligned) | M(shape) | M(layout),
+  [ir_op_mma_sp] = M(rnd) | M(satfinite) | M(sync) | M(aligned) | M(shape) | M(layout),
+  [ir_op_ldmatrix] = M(space) | M(vec) | M(sync) | M(aligned) | M(shape) | M(trans),
+  [ir_op_stmatrix] = M(space) | M(vec) | M(sync) | M(aligned) | M(shape) | M(trans),
+  [ir_op_movmatrix] = M(sync) | M(aligned) | M(shape) | M(trans),
+  [ir_op_vadd] = M(sat) | M(atomop),
+  [ir_op_vsub] = M(sat) | M(atomop),
+  [ir_op_vabsdiff] = M(sat) | M(atomop),
+  [ir_op_vmin] = M(sat) | M(atomop),
+  [ir_op_vmax] = M(sat) | M(atomop),
+  [ir_op_vshl] = M(sat) | M(atomop) | M(shf_clamp),
+  [ir_op_vshr] = M(sat) | M(atomop) | M(shf_clamp),
   [ir_op_wgmma_mma_async] = M(satfinite),
   [ir_op_alloca] = M(space),
 };

@@ -503,7 +503,7 @@ static bool reserved(const tok *t) {
 /* mnemonic := op ('.' component)*, a component being a modifier spelling
  * of a field the op uses (longest match over up to four dotted parts, for
  * "proxy.async.shared::cta"), or a type (the first is type, the second
- * type2).  A spelling of a field the op does not use is still accepted
+ * type2, then type3 and type4).  A spelling of a field the op does not use is still accepted
  * (the verifier reports it). */
 static ir_op mnemonic(parser *P, ir_instr *i) {
   tok t = P->t;
@@ -545,9 +545,13 @@ static ir_op mnemonic(parser *P, ir_instr *i) {
       fail_at(P, t.line, col, "unknown modifier '.%.*s' on '%s'", (int)(ends[0] - c), c,
               ir_op_infos[op].name);
     if (pick->field < 0) {
-      if (ntypes == 2) fail_at(P, t.line, col, "more than two types on '%s'", ir_op_infos[op].name);
-      if (ntypes++ == 0) i->type = pick->value;
-      else i->type2 = pick->value;
+      if (ntypes == 4) fail_at(P, t.line, col, "more than four types on '%s'", ir_op_infos[op].name);
+      switch (ntypes++) {
+      case 0: i->type = pick->value; break;
+      case 1: i->type2 = pick->value; break;
+      case 2: i->type3 = pick->value; break;
+      default: i->type4 = pick->value; break;
+      }
     } else {
       uint64_t bit = UINT64_C(1) << pick->field;
       if (seen & bit)
@@ -954,6 +958,8 @@ static void instr(parser *P) {
   i->loc = (ir_loc){at.line, at.col};
   if (ndst) i->loc = (ir_loc){dsts[0].name.line, dsts[0].name.col};
   i->type2 = proto.type2;
+  i->type3 = proto.type3;
+  i->type4 = proto.type4;
   i->mods = proto.mods;
   i->sreg = proto.sreg;
   i->sreg_comp = proto.sreg_comp;

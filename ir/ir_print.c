@@ -259,13 +259,21 @@ static void pmnemonic(ir_printer *p, const ir_instr *i) {
       pu(p, v);
     }
   }
-  if (i->type || i->type2) {
+  if (i->type || i->type2 || i->type3 || i->type4) {
     pc(p, '.');
     ptype(p, (ir_type)i->type);
   }
-  if (i->type2) {
+  if (i->type2 || i->type3 || i->type4) {
     pc(p, '.');
     ptype(p, (ir_type)i->type2);
+  }
+  if (i->type3 || i->type4) {
+    pc(p, '.');
+    ptype(p, (ir_type)i->type3);
+  }
+  if (i->type4) {
+    pc(p, '.');
+    ptype(p, (ir_type)i->type4);
   }
   if (i->opaque) {
     pc(p, ' ');

@@ -77,7 +77,8 @@ void ir_compute_preds_raw(ir_func *f);
   X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
   X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
   X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
-  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy)
+  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
+  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)
 
 typedef enum ir_mod_field {
 #define X(f) ir_mod_##f,

@@ -332,7 +332,8 @@ static void check_counts(verifier *V, const ir_instr *i) {
 static void check_types(verifier *V, const ir_instr *i) {
   const ir_op_info *info = &ir_op_infos[i->op];
   char b1[48];
-  if (i->type >= ir_type_count || i->type2 >= ir_type_count) {
+  if (i->type >= ir_type_count || i->type2 >= ir_type_count || i->type3 >= ir_type_count ||
+      i->type4 >= ir_type_count) {
     err(V, i, "bad type number");
     return;
   }

@@ -1,0 +1,247 @@
+/* ptx/ptx_internal.h: what the files of the PTX parser share.
+ *
+ *   ptx_parse.c   module, directives, declarations, initializers, functions
+ *   ptx_ssa.c     SSA construction while parsing (Braun et al. 2013)
+ *   ptx_instr.c   instructions: operands, the families and their modifiers
+ *
+ * The parser reads tokens one at a time (ptx_lex.h) with one token of
+ * lookahead, builds IR through the builder only, and keeps all of its own
+ * tables in a scratch arena freed at the end of the parse; the module's
+ * arena holds only what the IR keeps.
+ */
+#ifndef PW_PTX_INTERNAL_H
+#define PW_PTX_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "ir/ir_builder.h"
+#include "ptx_lex.h"
+#include "ptx_parse.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+/* ---- modifiers ----------------------------------------------------------- */
+
+typedef enum ptx_mod {
+  ptx_mod_none = 0,
+#define PTX_MOD(id, s) ptx_mod_##id,
+#include "ptx_mods.def"
+#undef PTX_MOD
+  ptx_mod_count,
+  /* a type suffix: ptx_mod_type + ir_type */
+  ptx_mod_type = 512,
+  ptx_mod_shape = 1024,   /* .mMnNkK: shape packed by the lexer of shapes */
+  ptx_mod_unknown = 0xffff,
+} ptx_mod;
+
+/* ---- a string -> value hash map over an arena --------------------------- */
+
+typedef struct ptx_map_ent {
+  const char *key;
+  uint32_t len;
+  uint32_t hash;
+  void *val;
+  struct ptx_map_ent *next;  /* bucket chain; an inner scope's entry comes first */
+} ptx_map_ent;
+
+typedef struct ptx_map {
+  ptx_map_ent **buckets;
+  uint32_t mask, n;
+  pw_arena *arena;
+} ptx_map;
+
+void ptx_map_init(ptx_map *m, pw_arena *a, uint32_t cap_pow2);
+void *ptx_map_get(const ptx_map *m, const char *s, size_t n);
+ptx_map_ent *ptx_map_find(const ptx_map *m, const char *s, size_t n);
+/* Inserts in front of any entry with the same key (shadowing it). */
+ptx_map_ent *ptx_map_put(ptx_map *m, const char *s, size_t n, void *val);
+/* Removes an entry that is first in its chain (scopes pop in LIFO order). */
+void ptx_map_remove_first(ptx_map *m, ptx_map_ent *e);
+
+/* ---- registers ------------------------------------------------------------ */
+
+/* A .reg declaration: one name, or a range %r<N> naming %r0..%r(N-1).
+ * Variables are numbered densely per function: var = base + index. */
+typedef struct ptx_regdecl {
+  uint32_t base, count;
+  uint8_t type;        /* ir_type */
+  bool range;
+  ptx_map_ent *ent;    /* for popping the scope */
+  struct ptx_regdecl *scope_next;
+} ptx_regdecl;
+
+/* ---- SSA construction state (ptx_ssa.c) ------------------------------------ */
+
+typedef struct ptx_blockinfo {
+  ir_block *block;
+  bool labeled;        /* a branch target */
+  bool defined;        /* label seen (for labels referenced before definition) */
+  uint32_t pred;       /* unlabeled: the index of the one predecessor, or NONE */
+  ptx_tok first_ref;   /* where the label was first used (for "undefined label") */
+} ptx_blockinfo;
+
+#define PTX_NONE 0xffffffffu
+
+/* A variable read before any write in its region: ph stands for the value
+ * entering block blk until renaming knows it. */
+typedef struct ptx_upread {
+  uint32_t blk, var;
+  ir_value *ph;
+} ptx_upread;
+
+/* A variable's value at the end of a block that writes it. */
+typedef struct ptx_def {
+  uint32_t blk, var;
+  ir_value *v;
+} ptx_def;
+
+typedef struct ptx_ssa {
+  /* variables */
+  uint8_t *var_type;
+  const char **var_name;    /* for value names */
+  uint32_t nvars, vars_cap;
+  uint32_t cc_var;          /* the carry flag of add.cc/addc */
+  /* the block being filled */
+  uint32_t cur;             /* block index, or PTX_NONE after a terminator */
+  ir_value **cur_val;       /* per var: its value in the current region */
+  uint32_t *cur_stamp;      /* per var: region when cur_val is valid */
+  uint32_t *wstamp;         /* per var: cur + 1 when written in the current block */
+  uint32_t *cur_defs;       /* vars written in the current block */
+  uint32_t ncur_defs, cur_defs_cap;
+  /* A region is a run of blocks each entered right after its only
+   * predecessor was left: they share cur_val (what holds at the end of one
+   * holds at the start of the next), so reads need no lookups. */
+  uint32_t region, region_head;
+  uint32_t last_left;       /* the block left last, or NONE */
+  bool last_left_clean;     /* ... and it wrote nothing */
+  /* blocks */
+  ptx_blockinfo *blocks;
+  uint32_t nblocks, blocks_cap;
+  /* what renaming needs */
+  ptx_upread *up;
+  uint32_t nup, up_cap;
+  ptx_def *defs;
+  uint32_t ndefs, defs_cap;
+} ptx_ssa;
+
+/* ---- the parser ------------------------------------------------------------ */
+
+typedef struct ptx_parser {
+  ptx_lexer lx;
+  ptx_tok tok;             /* the current token */
+  ptx_tok ahead;           /* one token of lookahead, valid when has_ahead */
+  bool has_ahead;
+  pw_src src;
+  pw_diag *diag;
+  ptx_parse_stats stats;
+  int errors;
+  jmp_buf *recover;        /* where a statement-level error unwinds to */
+
+  ir_module *m;
+  pw_arena scratch;        /* parser tables; freed at the end */
+  pw_arena fscratch;       /* per-function tables; freed at each function's end */
+  ptx_map mods;            /* dotword -> ptx_mod */
+  ptx_map ops;             /* mnemonic -> opcode entry */
+  ptx_map syms;            /* module scope: name -> ptx_sym */
+  ptx_map sregs;           /* "%tid" -> ir_sreg + 1 */
+  struct ins *ins_buf;     /* the instruction being read (ptx_instr.c) */
+
+  /* the function being parsed */
+  ir_func *fn;
+  ir_builder b;
+  ptx_map fsyms;           /* function scope names: regs, locals, params, labels */
+  ptx_map labels;          /* label -> block index + 1 */
+  ptx_map fvars;           /* names of function-scope variables made so far */
+  ptx_regdecl *scope_regs; /* decls of the innermost scope, for popping */
+  ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
+  uint32_t nscope_ents, scope_ents_cap;
+  ptx_ssa ssa;
+  uint32_t callseq;        /* number of call-sequence scopes seen */
+  uint32_t ret_var_base;   /* variables of the .reg return parameters */
+  int depth;               /* '{' scopes open inside the body */
+} ptx_parser;
+
+/* What a name at module or function scope denotes. */
+typedef enum ptx_sym_kind {
+  PTX_SYM_GLOBAL, PTX_SYM_FUNC, PTX_SYM_PARAM, PTX_SYM_REG, PTX_SYM_PROTO,
+  PTX_SYM_TARGETS,
+} ptx_sym_kind;
+
+typedef struct ptx_sym {
+  ptx_sym_kind kind;
+  union {
+    ir_global *global;
+    ir_func *func;
+    ir_param *param;
+    ptx_regdecl *reg;
+    struct ptx_proto *proto;
+    struct ptx_targets *targets;
+  };
+} ptx_sym;
+
+/* .callprototype: the parameter shapes of an indirect call. */
+typedef struct ptx_proto {
+  const char *name;
+  uint32_t nret, narg;
+} ptx_proto;
+
+/* .branchtargets / .calltargets lists (label -> list). */
+typedef struct ptx_targets {
+  bool calls;
+  uint32_t n;
+  const ptx_tok *names;
+} ptx_targets;
+
+/* ---- ptx_parse.c: tokens and errors ---------------------------------------- */
+
+void ptx_next(ptx_parser *p);
+const ptx_tok *ptx_peek(ptx_parser *p);
+/* Reports at t; returns so the caller can go on (several errors per run). */
+void ptx_error_at(ptx_parser *p, const ptx_tok *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Reports "expected WHAT, found TOKEN" and unwinds to the statement's
+ * recovery point (skip to ';'). */
+_Noreturn void ptx_expected(ptx_parser *p, const char *what);
+_Noreturn void ptx_fail(ptx_parser *p, const ptx_tok *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+bool ptx_accept(ptx_parser *p, ptx_tok_kind k);
+void ptx_expect(ptx_parser *p, ptx_tok_kind k, const char *what);
+int64_t ptx_const_expr(ptx_parser *p);   /* integer constant expression */
+const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t);
+ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t);
+
+/* ---- ptx_ssa.c ------------------------------------------------------------ */
+
+void ptx_ssa_begin_func(ptx_parser *p);
+uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t);
+/* A new block; labeled ones get their predecessors from branches. */
+uint32_t ptx_ssa_new_block(ptx_parser *p, const char *name, bool labeled, uint32_t pred);
+/* Makes blk the block that instructions go to. */
+void ptx_ssa_enter(ptx_parser *p, uint32_t blk);
+/* Opens an (unreachable) block if the last instruction was a terminator. */
+void ptx_ssa_ensure_block(ptx_parser *p);
+/* The current block was terminated: flush its definitions. */
+void ptx_ssa_leave(ptx_parser *p);
+/* Enters a label's block, the current one falling through into it. */
+void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name);
+
+ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var);
+void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v);
+/* Places phis and renames (the CFG is complete): the function is SSA. */
+void ptx_ssa_end_func(ptx_parser *p);
+
+/* ---- ptx_instr.c ------------------------------------------------------------ */
+
+void ptx_instr_init(ptx_parser *p);   /* fills p->ops */
+/* statement: [@[!]pred] opcode[.mod]* operands ';'   (the current token is
+ * the '@' or the opcode). */
+void ptx_parse_instruction(ptx_parser *p);
+/* ret, returning the .reg return parameters' values if any. */
+ir_instr *ptx_build_ret(ptx_parser *p, bool uni);
+/* The block index for a label, created (undefined) on first reference. */
+uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
+
+#endif
