@@ -28,11 +28,15 @@
  * that matters here for several times the compile time, and O2/O3 would
  * also run the SLP vectorizer, which is pathological on very large
  * functions (10 s+ at 20 k ops).  The pipeline below is measured in
- * benchmarks/ (docs/codegen.md). */
+ * benchmarks/ (docs/codegen.md).  amdgpu-attributor last: it proves which
+ * implicit arguments and preloaded registers a kernel does not use
+ * (amdgpu-no-*), which shrinks the kernarg segment and frees SGPRs; llc's
+ * pipeline does not run it. */
 const char cg_default_pipeline[] =
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
     "cgscc(inline),"
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg)";
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
+    "amdgpu-attributor";
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_llvm(void) {
@@ -68,7 +72,7 @@ static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, 
   ir_foreach_func(m, f) if (f->is_kernel) nk++;
   bool *have = calloc(2 * (nk ? nk : 1), sizeof *have);
   LLVMSymbolIteratorRef it = LLVMObjectFileCopySymbolIterator(bin);
-  while (!LLVMObjectFileIsSymbolIteratorAtEnd(bin, it)) {
+  while (it && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it)) {
     const char *name = LLVMGetSymbolName(it);
     uint32_t k = 0;
     ir_foreach_func(m, f) {
@@ -82,7 +86,7 @@ static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, 
     }
     LLVMMoveToNextSymbol(it);
   }
-  LLVMDisposeSymbolIterator(it);
+  if (it) LLVMDisposeSymbolIterator(it);
   LLVMDisposeBinary(bin);
   bool ok = true;
   uint32_t k = 0;
@@ -117,21 +121,9 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   pthread_once(&init_once, init_llvm);
   cg_context c;
   cg_context_init(&c, opt->target, cov, path);
-  bool ok = cg_emit_module(&c, m, src, d);
+  bool ok = true;
   char msg[4096];
   char *err = NULL;
-#ifndef NDEBUG
-  bool verify = true;
-#else
-  bool verify = opt->verify;
-#endif
-  if (ok && verify && LLVMVerifyModule(c.mod, LLVMReturnStatusAction, &err)) {
-    cg_take_message(err, msg, sizeof msg);
-    pw_error(d, path, "internal: the LLVM module for %s does not verify:\n%s", opt->target->name, msg);
-    ok = false;
-  } else if (err) {
-    LLVMDisposeMessage(err);
-  }
   LLVMTargetMachineRef tm = NULL;
   if (ok) {
     LLVMTargetRef t;
@@ -147,14 +139,28 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       LLVMSetDataLayout(c.mod, dl);
       LLVMDisposeMessage(dl);
       LLVMDisposeTargetData(td);
-      /* every function: the target's cpu and features, so inlining and
-       * the backend agree with the target machine */
-      for (LLVMValueRef fn = LLVMGetFirstFunction(c.mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (LLVMIsDeclaration(fn)) continue;
-        cg_fn_attr(&c, fn, "target-cpu", opt->target->name);
-        cg_fn_attr(&c, fn, "target-features", opt->target->llvm_features);
-      }
     }
+  }
+  /* the data layout first: allocas take their address space from it */
+  if (ok && !cg_emit_module(&c, m, src, d)) ok = false;
+  /* every function: the target's cpu and features, so inlining and the
+   * backend agree with the target machine */
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c.mod); ok && fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn)) continue;
+    cg_fn_attr(&c, fn, "target-cpu", opt->target->name);
+    cg_fn_attr(&c, fn, "target-features", opt->target->llvm_features);
+  }
+#ifndef NDEBUG
+  bool verify = true;
+#else
+  bool verify = opt->verify;
+#endif
+  if (ok && verify && LLVMVerifyModule(c.mod, LLVMReturnStatusAction, &err)) {
+    cg_take_message(err, msg, sizeof msg);
+    pw_error(d, path, "internal: the LLVM module for %s does not verify:\n%s", opt->target->name, msg);
+    ok = false;
+  } else if (err) {
+    LLVMDisposeMessage(err);
   }
   if (ok && !opt->no_opt) {
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
@@ -163,7 +169,9 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
     LLVMErrorRef e = LLVMRunPasses(c.mod, opt->pipeline ? opt->pipeline : cg_default_pipeline, tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {
-      cg_take_message(LLVMGetErrorMessage(e), msg, sizeof msg);
+      char *em = LLVMGetErrorMessage(e);
+      snprintf(msg, sizeof msg, "%s", em);
+      LLVMDisposeErrorMessage(em);
       pw_error(d, path, "LLVM pass pipeline: %s", msg);
       ok = false;
     }

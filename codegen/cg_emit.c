@@ -896,6 +896,13 @@ static void call(emitter *E, const ir_instr *i) {
   if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
   LLVMValueRef fnv;
   LLVMTypeRef ft;
+  if (f && f->is_decl) {
+    unsupported(E, i, "call of the external function '%s'%s", f->name,
+                !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
+    free(args);
+    free(tys);
+    return;
+  }
   if (f) {
     fnv = symbol_ptr(E, callee->symref.sym, i);
     ft = LLVMGlobalGetValueType(fnv);
@@ -1746,13 +1753,10 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
     LLVMSetLinkage(v, LLVMExternalLinkage);
     return v;
   }
-  LLVMValueRef init;
-  if (g->init) {
-    init = LLVMConstStringInContext2(c->ctx, (const char *)g->init, size, 1);
-  } else {
-    init = LLVMConstNull(t);
+  if (!g->nrelocs) {
+    LLVMSetInitializer(v, g->init ? LLVMConstStringInContext2(c->ctx, (const char *)g->init, size, 1)
+                                  : LLVMConstNull(t));
   }
-  LLVMSetInitializer(v, init);
   if (g->linkage == IR_LINK_INTERNAL || g->owner) {
     LLVMSetLinkage(v, LLVMInternalLinkage);
   } else {
@@ -1764,19 +1768,70 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
   return v;
 }
 
+/* An initializer holding addresses ({ f, g+8, generic(s) }, 5.4.4): a
+ * packed struct of byte runs and the 32/64-bit address constants. */
+static bool reloc_init(emitter *E, const ir_global *g) {
+  cg_context *c = E->c;
+  LLVMValueRef gv = map_get(&E->syms, g);
+  if (!gv) return true;
+  uint32_t n = g->nrelocs;
+  LLVMValueRef *parts = calloc(2 * n + 1, sizeof *parts);
+  unsigned np = 0;
+  uint64_t pos = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const ir_reloc *r = &g->relocs[k];
+    if (r->offset < pos || r->offset + r->size > g->size) {
+      free(parts);
+      pw_error_at(E->d, E->src, g->loc.line, g->loc.col, "initializer of '%s': relocations overlap", g->name);
+      return false;
+    }
+    if (r->offset > pos)
+      parts[np++] = LLVMConstStringInContext2(c->ctx, (const char *)g->init + pos, r->offset - pos, 1);
+    const void *key = r->sym.kind == IR_SYM_GLOBAL ? (const void *)r->sym.global
+                      : r->sym.kind == IR_SYM_FUNC ? (const void *)r->sym.func
+                                                   : (const void *)r->sym.param;
+    LLVMValueRef p = map_get(&E->syms, key);
+    LLVMTypeRef it = r->size == 4 ? c->i32 : c->i64;
+    if (!p) {
+      free(parts);
+      pw_error_at(E->d, E->src, g->loc.line, g->loc.col, "initializer of '%s': unknown symbol", g->name);
+      return false;
+    }
+    if (r->generic && LLVMGetPointerAddressSpace(LLVMTypeOf(p)) != CG_AS_FLAT)
+      p = LLVMConstAddrSpaceCast(p, c->ptr[CG_AS_FLAT]);
+    LLVMValueRef a = LLVMConstPtrToInt(p, c->i64);
+    if (r->addend) a = LLVMConstAdd(a, LLVMConstInt(c->i64, (uint64_t)r->addend, 1));
+    if (r->size == 4) a = LLVMConstTrunc(a, it);
+    parts[np++] = a;
+    pos = r->offset + r->size;
+  }
+  if (pos < g->size)
+    parts[np++] = LLVMConstStringInContext2(c->ctx, (const char *)g->init + pos, g->size - pos, 1);
+  LLVMValueRef init = LLVMConstStructInContext(c->ctx, parts, np, 1);
+  free(parts);
+  /* the variable's type becomes the struct: replace it */
+  LLVMValueRef nv = LLVMAddGlobalInAddressSpace(c->mod, LLVMTypeOf(init), "", LLVMGetPointerAddressSpace(LLVMTypeOf(gv)));
+  LLVMSetInitializer(nv, init);
+  LLVMSetLinkage(nv, LLVMGetLinkage(gv));
+  LLVMSetVisibility(nv, LLVMGetVisibility(gv));
+  LLVMSetAlignment(nv, LLVMGetAlignment(gv));
+  LLVMReplaceAllUsesWith(gv, nv);
+  size_t len;
+  const char *name = LLVMGetValueName2(gv, &len);
+  char *keep = strndup(name, len);
+  LLVMDeleteGlobal(gv);
+  LLVMSetValueName2(nv, keep, len);
+  free(keep);
+  map_put(&E->syms, g, nv);
+  return true;
+}
+
 bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d) {
   emitter E = {.c = c, .b = c->b, .m = m, .src = src, .d = d};
   bool ok = true;
   /* Variables. */
   for (uint32_t g = 0; g < m->nglobals; g++) {
     const ir_global *v = m->globals[g];
-    if (v->nrelocs) {
-      pw_error_at(d, src, v->loc.line, v->loc.col,
-                  "cannot compile the initializer of '%s' for %s: addresses in initializers are not implemented",
-                  v->name, c->target->name);
-      ok = false;
-      continue;
-    }
     LLVMValueRef gv = declare_global(&E, v);
     if (gv) map_put(&E.syms, v, gv);
   }
@@ -1790,6 +1845,8 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
       LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage : LLVMInternalLinkage);
     }
   }
+  for (uint32_t g = 0; g < m->nglobals; g++)
+    if (m->globals[g]->nrelocs && !reloc_init(&E, m->globals[g])) ok = false;
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     E.failed = false;
