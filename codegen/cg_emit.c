@@ -643,6 +643,23 @@ static LLVMValueRef lop3(emitter *E, const ir_instr *i) {
   unsigned lut = (unsigned)i->src[3]->imm & 0xff;
   if (lut == 0) return kint(t, 0);
   if (lut == 0xff) return kint(t, ~0ull);
+  /* the common tables nvcc emits, as the expressions instcombine and the
+   * backend recognise (v_xor3, v_and_or, v_bfi ...) */
+  switch (lut) {
+  case 0x96: return LLVMBuildXor(B, LLVMBuildXor(B, a, b, ""), x, "");
+  case 0x69: return LLVMBuildNot(B, LLVMBuildXor(B, LLVMBuildXor(B, a, b, ""), x, ""), "");
+  case 0x80: return LLVMBuildAnd(B, LLVMBuildAnd(B, a, b, ""), x, "");
+  case 0xfe: return LLVMBuildOr(B, LLVMBuildOr(B, a, b, ""), x, "");
+  case 0xe8: /* majority */
+    return LLVMBuildOr(B, LLVMBuildAnd(B, a, b, ""), LLVMBuildAnd(B, x, LLVMBuildOr(B, a, b, ""), ""), "");
+  case 0xca: /* a ? b : c, bitwise */
+    return LLVMBuildOr(B, LLVMBuildAnd(B, a, b, ""), LLVMBuildAnd(B, LLVMBuildNot(B, a, ""), x, ""), "");
+  case 0xf8: return LLVMBuildOr(B, a, LLVMBuildAnd(B, b, x, ""), "");
+  case 0xea: return LLVMBuildOr(B, LLVMBuildAnd(B, a, b, ""), x, "");
+  case 0x78: return LLVMBuildXor(B, a, LLVMBuildAnd(B, b, x, ""), "");
+  case 0x6a: return LLVMBuildXor(B, LLVMBuildAnd(B, a, b, ""), x, "");
+  default: break;
+  }
   LLVMValueRef na = LLVMBuildNot(B, a, ""), nb = LLVMBuildNot(B, b, ""), nx = LLVMBuildNot(B, x, "");
   LLVMValueRef r = NULL;
   for (unsigned k = 0; k < 8; k++) {

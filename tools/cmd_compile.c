@@ -118,8 +118,11 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
   d.max_errors = 50;
   pw_src src = {name, text, len};
   double t0 = now();
-  ptx_parse_stats st;
-  ir_module *m = ptx_parse(name, text, len, &d, &st);
+  ptx_parse_stats st = {0};
+  size_t nl = strlen(name);
+  /* .pwir: the IR's textual form (lowered IR for tests of the target ops) */
+  ir_module *m = nl > 5 && !strcmp(name + nl - 5, ".pwir") ? ir_parse(name, text, len, &d)
+                                                          : ptx_parse(name, text, len, &d, &st);
   if (m && !ir_verify(m, NULL, &d)) {
     ir_module_destroy(m);
     m = NULL;
@@ -222,6 +225,26 @@ int cmd_compile(int argc, char **argv) {
   }
   pw_diag d;
   pw_diag_init(&d, stderr);
+  size_t fl = strlen(file);
+  if (fl > 5 && !strcmp(file + fl - 5, ".pwir")) {
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+      fprintf(stderr, "ptxwave compile: %s: %s\n", file, strerror(errno));
+      return 1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    size_t r;
+    while (text && (r = fread(text + n, 1, cap - n, f)) > 0) {
+      n += r;
+      if (n == cap) text = realloc(text, cap *= 2);
+    }
+    fclose(f);
+    bool ok = text && compile_text(&J, file, text, n, -1);
+    free(text);
+    pw_diag_fini(&d);
+    return ok ? 0 : 1;
+  }
   int errs = ptx_for_each_ptx(file, NULL, &d, on_module, &J);
   pw_diag_fini(&d);
   if (!J.nmodules && !errs) {
