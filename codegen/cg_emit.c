@@ -250,8 +250,6 @@ static LLVMValueRef symbol_ptr(emitter *E, ir_symbol sym, const ir_instr *i) {
   return p;
 }
 
-static unsigned ptr_as(LLVMValueRef p) { return LLVMGetPointerAddressSpace(LLVMTypeOf(p)); }
-
 static LLVMValueRef gep_bytes(emitter *E, LLVMValueRef p, int64_t off) {
   if (!off) return p;
   LLVMValueRef idx = LLVMConstInt(E->c->i64, (uint64_t)off, 1);
@@ -265,8 +263,10 @@ static LLVMValueRef address(emitter *E, const ir_instr *i, ir_space space) {
   const ir_value *a = i->src[0];
   unsigned as = space_as(E, space);
   if (a->kind == IR_VAL_SYMBOL) {
+    /* the variable's own address space, whatever space the instruction
+     * names: ld.param of a caller's .param buffer in a kernel is private,
+     * ld [tile] (generic) of a shared variable is the LDS access */
     LLVMValueRef p = symbol_ptr(E, a->symref.sym, i);
-    if (ptr_as(p) != as) p = LLVMBuildAddrSpaceCast(E->b, p, c->ptr[as], "");
     return gep_bytes(E, p, a->symref.offset + i->offset);
   }
   LLVMValueRef v = val(E, i, a);
@@ -1628,7 +1628,9 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
   }
   for (uint32_t r = 0; r < f->nrets; r++) {
     if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) continue;
-    map_put(&E->syms, &f->rets[r], LLVMGetParam(fn, k++));
+    LLVMValueRef a = LLVMGetParam(fn, k++);
+    LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
+    map_put(&E->syms, &f->rets[r], a);
   }
 
   /* Function-scope .local and .param variables: allocas in the entry. */
