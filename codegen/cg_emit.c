@@ -130,6 +130,11 @@ static LLVMTypeRef ltype(emitter *E, ir_type t) {
   case ir_type_f32:
   case ir_type_tf32: return c->f32;
   case ir_type_f64: return c->f64;
+  /* packed floats are vectors: add/mul/fma/min/max work lane-wise, and
+   * the backend selects v_pk_* */
+  case ir_type_f16x2: return LLVMVectorType(c->f16, 2);
+  case ir_type_bf16x2: return LLVMVectorType(c->bf16, 2);
+  case ir_type_f32x2: return LLVMVectorType(c->f32, 2);
   default: break;
   }
   unsigned bits = ir_type_bits(t);
@@ -138,6 +143,14 @@ static LLVMTypeRef ltype(emitter *E, ir_type t) {
 }
 
 static bool is_float(ir_type t) { return ir_type_kind_of(t) == IR_TK_FLOAT; }
+static bool is_fvec(ir_type t) { return t == ir_type_f16x2 || t == ir_type_bf16x2 || t == ir_type_f32x2; }
+
+/* A float constant of type t, splat when t is a vector. */
+static LLVMValueRef fconst(LLVMTypeRef t, double v) {
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMConstReal(t, v);
+  LLVMValueRef e[2] = {LLVMConstReal(LLVMGetElementType(t), v), LLVMConstReal(LLVMGetElementType(t), v)};
+  return LLVMConstVector(e, LLVMGetVectorSize(t));
+}
 static bool is_signed(ir_type t) { return ir_type_kind_of(t) == IR_TK_SINT; }
 
 static unsigned type_bits(LLVMTypeRef t) {
@@ -464,13 +477,12 @@ static LLVMValueRef kint(LLVMTypeRef t, uint64_t v) { return LLVMConstInt(t, v, 
 static LLVMValueRef sat01(emitter *E, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   /* PTX .sat: NaN -> 0, then clamp to [0, 1]; maxnum(NaN, 0) = 0. */
-  x = intr2(E, "llvm.maxnum", x, LLVMConstReal(t, 0.0));
-  return intr2(E, "llvm.minnum", x, LLVMConstReal(t, 1.0));
+  x = intr2(E, "llvm.maxnum", x, fconst(t, 0.0));
+  return intr2(E, "llvm.minnum", x, fconst(t, 1.0));
 }
 
-/* Float binary op with PTX rounding: rn (or none) is the plain IEEE op;
- * rz/rm/rp need the constrained intrinsics, which the AMDGPU backend does
- * not select for non-default modes yet: reported. */
+/* Float op with PTX rounding: rn (or none) is the plain IEEE op; rz/rm/rp
+ * are done by directed() where it applies, else reported. */
 static bool fp_round_ok(emitter *E, const ir_instr *i) {
   switch ((ir_rnd)i->mods.rnd) {
   case IR_RND_NONE:
@@ -479,6 +491,149 @@ static bool fp_round_ok(emitter *E, const ir_instr *i) {
     unsupported(E, i, "rounding .%s needs mode-register switching (not implemented)", ir_rnd_name((ir_rnd)i->mods.rnd));
     return false;
   }
+}
+
+/* ---- directed rounding (.rz .rm .rp) --------------------------------------
+ * The AMDGPU backend has no static rounding for add/mul/div/sqrt, and the
+ * constrained intrinsics need strictfp on every FP operation of the function.
+ * Instead: compute the round-to-nearest result r and the sign of the exact
+ * result's difference from it, which an error-free transformation gives
+ * exactly (Knuth's TwoSum for add, the fma residual for mul, div, rcp,
+ * sqrt), then move r one ulp when the asked direction disagrees:
+ *   rz: r > 0 and exact < r, or r < 0 and exact > r: one ulp toward zero
+ *   rm: exact < r: next below;   rp: exact > r: next above.
+ * Overflow to infinity from finite operands counts as "exact is below +inf /
+ * above -inf", so rz/rm/rp give the largest finite value as IEEE requires.
+ * Stepping is integer arithmetic on the bits (sign-magnitude).  Limit: a
+ * product or quotient whose residual underflows below the smallest
+ * subnormal (results near 2^-126 / 2^-1022) may miss its one-ulp step. */
+static bool is_rnd_directed(const ir_instr *i) {
+  return i->mods.rnd == IR_RND_RZ || i->mods.rnd == IR_RND_RM || i->mods.rnd == IR_RND_RP;
+}
+
+static LLVMValueRef step_ulp(emitter *E, const ir_instr *i, LLVMValueRef r, LLVMValueRef gt, LLVMValueRef lt) {
+  LLVMBuilderRef B = E->b;
+  LLVMTypeRef ft = LLVMTypeOf(r);
+  unsigned n = type_bits(ft);
+  LLVMTypeRef it = LLVMIntTypeInContext(E->c->ctx, n);
+  LLVMValueRef bits = LLVMBuildBitCast(B, r, it, "");
+  LLVMValueRef zero = LLVMConstReal(ft, 0.0);
+  LLVMValueRef pos = LLVMBuildFCmp(B, LLVMRealOGT, r, zero, "");
+  LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, r, zero, "");
+  LLVMValueRef isz = LLVMBuildFCmp(B, LLVMRealOEQ, r, zero, "");
+  LLVMValueRef minus1 = LLVMBuildSub(B, bits, kint(it, 1), "");
+  LLVMValueRef plus1 = LLVMBuildAdd(B, bits, kint(it, 1), "");
+  LLVMValueRef res = bits;
+  switch ((ir_rnd)i->mods.rnd) {
+  case IR_RND_RZ: {
+    LLVMValueRef away = LLVMBuildOr(B, LLVMBuildAnd(B, pos, lt, ""), LLVMBuildAnd(B, neg, gt, ""), "");
+    res = LLVMBuildSelect(B, away, minus1, bits, "");
+    break;
+  }
+  case IR_RND_RM: { /* next below: +x -> bits-1, -x -> bits+1, 0 -> -min subnormal */
+    LLVMValueRef nd = LLVMBuildSelect(B, pos, minus1, plus1, "");
+    nd = LLVMBuildSelect(B, isz, kint(it, (1ull << (n - 1)) | 1), nd, "");
+    res = LLVMBuildSelect(B, lt, nd, bits, "");
+    break;
+  }
+  case IR_RND_RP: { /* next above: +x -> bits+1, -x -> bits-1, 0 -> +min subnormal */
+    LLVMValueRef nu = LLVMBuildSelect(B, neg, minus1, plus1, "");
+    nu = LLVMBuildSelect(B, isz, kint(it, 1), nu, "");
+    res = LLVMBuildSelect(B, gt, nu, bits, "");
+    break;
+  }
+  default: break;
+  }
+  return LLVMBuildBitCast(B, res, ft, "");
+}
+
+/* gt/lt of "exact vs r" from a residual whose sign is the error's sign
+ * (times sign_of, when given), with overflow from finite operands. */
+static void residual_sign(emitter *E, LLVMValueRef r, LLVMValueRef res, LLVMValueRef sign_of,
+                          LLVMValueRef ops_finite, LLVMValueRef *gt, LLVMValueRef *lt) {
+  LLVMBuilderRef B = E->b;
+  LLVMTypeRef ft = LLVMTypeOf(r);
+  LLVMValueRef zero = LLVMConstReal(ft, 0.0);
+  LLVMValueRef rp = LLVMBuildFCmp(B, LLVMRealOGT, res, zero, "");
+  LLVMValueRef rn = LLVMBuildFCmp(B, LLVMRealOLT, res, zero, "");
+  if (sign_of) {
+    LLVMValueRef sneg = LLVMBuildFCmp(B, LLVMRealOLT, sign_of, zero, "");
+    LLVMValueRef t = LLVMBuildSelect(B, sneg, rn, rp, "");
+    rn = LLVMBuildSelect(B, sneg, rp, rn, "");
+    rp = t;
+  }
+  LLVMValueRef inf = LLVMBuildFCmp(B, LLVMRealOEQ, intr1(E, "llvm.fabs", r), LLVMConstReal(ft, __builtin_inf()), "");
+  LLVMValueRef ovf = LLVMBuildAnd(B, inf, ops_finite, "");
+  LLVMValueRef rpos = LLVMBuildFCmp(B, LLVMRealOGT, r, zero, "");
+  *gt = LLVMBuildSelect(B, ovf, LLVMBuildNot(B, rpos, ""), rp, "");
+  *lt = LLVMBuildSelect(B, ovf, rpos, rn, "");
+}
+
+static LLVMValueRef is_finite(emitter *E, LLVMValueRef x) {
+  LLVMTypeRef ft = LLVMTypeOf(x);
+  return LLVMBuildFCmp(E->b, LLVMRealOLT, intr1(E, "llvm.fabs", x), LLVMConstReal(ft, __builtin_inf()), "");
+}
+
+/* a op b with a directed rounding; op one of add, sub, mul, div; also
+ * sqrt (b NULL) and rcp (a NULL: 1/b). */
+static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef B = E->b;
+  LLVMValueRef r, res, sign_of = NULL, fin, gt, lt;
+  LLVMTypeRef ft = LLVMTypeOf(a ? a : b);
+  switch (op) {
+  case '-':
+    b = LLVMBuildFNeg(B, b, "");
+    /* fall through */
+  case '+': { /* TwoSum (Knuth): err = (a - (s - bb)) + (b - bb), bb = s - a */
+    r = LLVMBuildFAdd(B, a, b, "");
+    LLVMValueRef bb = LLVMBuildFSub(B, r, a, "");
+    res = LLVMBuildFAdd(B, LLVMBuildFSub(B, a, LLVMBuildFSub(B, r, bb, ""), ""), LLVMBuildFSub(B, b, bb, ""), "");
+    fin = LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), "");
+    break;
+  }
+  case '*': /* err = fma(a, b, -p) */
+    r = LLVMBuildFMul(B, a, b, "");
+    res = intr3(E, "llvm.fma", a, b, LLVMBuildFNeg(B, r, ""));
+    fin = LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), "");
+    break;
+  case '/': /* a/b - q has the sign of fma(-q, b, a) * sign(b) */
+    if (!a) a = LLVMConstReal(ft, 1.0);
+    r = LLVMBuildFDiv(B, a, b, "");
+    res = intr3(E, "llvm.fma", LLVMBuildFNeg(B, r, ""), b, a);
+    sign_of = b;
+    fin = LLVMBuildAnd(B, is_finite(E, a), LLVMBuildFCmp(B, LLVMRealONE, b, LLVMConstReal(ft, 0.0), ""), "");
+    break;
+  default: /* sqrt: sqrt(a) - s has the sign of fma(-s, s, a) */
+    r = intr1(E, "llvm.sqrt", a);
+    res = intr3(E, "llvm.fma", LLVMBuildFNeg(B, r, ""), r, a);
+    fin = LLVMConstInt(E->c->i1, 0, 0);
+    break;
+  }
+  residual_sign(E, r, res, sign_of, fin, &gt, &lt);
+  return step_ulp(E, i, r, gt, lt);
+}
+
+/* fma.f32 with a directed rounding: a*b is exact in f64 and TwoSum of
+ * (a*b, c) there gives s + e = a*b + c exactly; r = fma(a,b,c) rounded to
+ * nearest; the exact result's side of r is the sign of (s - r), exact by
+ * Sterbenz, or of e when s == r (|e| is below half an f64 ulp of s, so it
+ * cannot outweigh a nonzero s - r). */
+static LLVMValueRef directed_fma_f32(emitter *E, const ir_instr *i, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  LLVMBuilderRef B = E->b;
+  LLVMTypeRef d = E->c->f64;
+  LLVMValueRef ad = LLVMBuildFPExt(B, a, d, ""), bd = LLVMBuildFPExt(B, b, d, ""), cd = LLVMBuildFPExt(B, c, d, "");
+  LLVMValueRef p = LLVMBuildFMul(B, ad, bd, "");
+  LLVMValueRef sum = LLVMBuildFAdd(B, p, cd, "");
+  LLVMValueRef bb = LLVMBuildFSub(B, sum, p, "");
+  LLVMValueRef e = LLVMBuildFAdd(B, LLVMBuildFSub(B, p, LLVMBuildFSub(B, sum, bb, ""), ""), LLVMBuildFSub(B, cd, bb, ""), "");
+  LLVMValueRef r = intr3(E, "llvm.fma", a, b, c);
+  LLVMValueRef diff = LLVMBuildFSub(B, sum, LLVMBuildFPExt(B, r, d, ""), "");
+  LLVMValueRef same = LLVMBuildFCmp(B, LLVMRealOEQ, diff, LLVMConstReal(d, 0.0), "");
+  LLVMValueRef res = LLVMBuildSelect(B, same, e, diff, "");
+  LLVMValueRef fin = LLVMBuildAnd(B, LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), ""), is_finite(E, c), "");
+  LLVMValueRef gt, lt;
+  residual_sign(E, LLVMBuildFPExt(B, r, d, ""), res, NULL, fin, &gt, &lt);
+  return step_ulp(E, i, r, gt, lt);
 }
 
 static LLVMValueRef fp_flags(LLVMValueRef v, const ir_instr *i) {
@@ -601,11 +756,35 @@ static LLVMValueRef bfi(emitter *E, const ir_instr *i) {
 static LLVMValueRef prmt(emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
   cg_context *c = E->c;
-  if (i->mods.prmt != IR_PRMT_NONE) {
-    unsupported(E, i, "prmt modes .f4e/.b4e/.rc8/.ecl/.ecr/.rc16 are not implemented");
-    return LLVMGetUndef(c->i32);
-  }
   LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32);
+  if (i->mods.prmt != IR_PRMT_NONE) {
+    /* the modes' byte tables (9.7.9.7), d.b0 first, per c[1:0], as
+     * v_perm selectors (byte k of the selector picks byte k of d) */
+    static const uint8_t tab[7][4][4] = {
+        [IR_PRMT_F4E] = {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},
+        [IR_PRMT_B4E] = {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},
+        [IR_PRMT_RC8] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},
+        [IR_PRMT_ECL] = {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},
+        [IR_PRMT_ECR] = {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},
+        [IR_PRMT_RC16] = {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}},
+    };
+    uint32_t sels[4];
+    for (unsigned k = 0; k < 4; k++) {
+      const uint8_t *e = tab[i->mods.prmt][k];
+      sels[k] = e[0] | e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+    }
+    LLVMValueRef sel;
+    if (i->src[2]->kind == IR_VAL_CONST) {
+      sel = kint(c->i32, sels[i->src[2]->imm & 3]);
+    } else {
+      LLVMValueRef cc = LLVMBuildAnd(B, op_as(E, i, 2, c->i32), kint(c->i32, 3), "");
+      sel = kint(c->i32, sels[3]);
+      for (int k = 2; k >= 0; k--)
+        sel = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, cc, kint(c->i32, k), ""), kint(c->i32, sels[k]), sel, "");
+    }
+    LLVMValueRef args[3] = {b, a, sel};
+    return cg_intrinsic(c, "llvm.amdgcn.perm", NULL, 0, args, 3, false);
+  }
   const ir_value *sv = i->src[2];
   if (sv->kind == IR_VAL_CONST && !(sv->imm & 0x8888)) {
     uint32_t sel = 0;
@@ -682,10 +861,61 @@ static LLVMValueRef round_float(emitter *E, const ir_instr *i, LLVMValueRef x) {
   }
 }
 
+/* A narrowing float conversion of x to el with the instruction's rounding:
+ * rn is fptrunc; rz/rm/rp are llvm.fptrunc.round where the backend selects
+ * it (f32 -> f16, f64 -> f32: it sets the mode register around the
+ * conversion); f32 -> bf16 is done on the bits (bf16 is f32's upper half:
+ * truncate, then add one ulp of magnitude when rounding away from zero in
+ * the asked direction; NaNs stay quiet NaNs).  NULL: not supported (the
+ * backend would abort on it, so it must never be emitted). */
+static LLVMValueRef narrow(emitter *E, const ir_instr *i, LLVMValueRef x, LLVMTypeRef el) {
+  LLVMBuilderRef B = E->b;
+  cg_context *c = E->c;
+  if (!is_rnd_directed(i)) return LLVMBuildFPTrunc(B, x, el, "");
+  LLVMTypeRef sl = LLVMTypeOf(x);
+  if ((sl == c->f32 && el == c->f16) || (sl == c->f64 && el == c->f32)) {
+    const char *m = i->mods.rnd == IR_RND_RZ ? "round.towardzero" : i->mods.rnd == IR_RND_RM ? "round.downward" : "round.upward";
+    LLVMTypeRef tys[2] = {el, sl};
+    LLVMValueRef args[2] = {x, LLVMMetadataAsValue(c->ctx, LLVMMDStringInContext2(c->ctx, m, strlen(m)))};
+    return cg_intrinsic(c, "llvm.fptrunc.round", tys, 2, args, 2, false);
+  }
+  if (sl == c->f32 && el == c->bf16) {
+    LLVMValueRef bits = LLVMBuildBitCast(B, x, c->i32, "");
+    LLVMValueRef hi = LLVMBuildLShr(B, bits, kint(c->i32, 16), "");
+    LLVMValueRef inexact = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildAnd(B, bits, kint(c->i32, 0xffff), ""), c->i32_0, "");
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, bits, c->i32_0, "");
+    LLVMValueRef up = LLVMConstInt(c->i1, 0, 0);
+    if (i->mods.rnd == IR_RND_RP) up = LLVMBuildAnd(B, inexact, LLVMBuildNot(B, neg, ""), "");
+    if (i->mods.rnd == IR_RND_RM) up = LLVMBuildAnd(B, inexact, neg, "");
+    LLVMValueRef r = LLVMBuildAdd(B, hi, LLVMBuildZExt(B, up, c->i32, ""), "");
+    LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
+    r = LLVMBuildSelect(B, nan, LLVMBuildOr(B, hi, kint(c->i32, 0x40), ""), r, "");
+    return LLVMBuildBitCast(B, LLVMBuildTrunc(B, r, c->i16, ""), c->bf16, "");
+  }
+  return NULL;
+}
+
 static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
   LLVMTypeRef dl = ltype(E, dt), sl = ltype(E, st);
+  if (is_fvec(dt) && dt != ir_type_f32x2 && i->nsrc == 2 && st == ir_type_f32 && !i->mods.satfinite) {
+    /* cvt.rn[.relu].f16x2.f32 d, a, b (9.7.9.21): a to the upper half,
+     * b to the lower */
+    LLVMTypeRef el = LLVMGetElementType(dl);
+    LLVMValueRef v = LLVMGetUndef(dl);
+    for (unsigned k = 0; k < 2; k++) {
+      LLVMValueRef x = op_as(E, i, 1 - k, sl);
+      LLVMValueRef h = narrow(E, i, x, el);
+      if (!h) {
+        unsupported(E, i, "cvt.%s.%s.%s is not implemented", ir_rnd_name((ir_rnd)i->mods.rnd), ir_type_name(dt), ir_type_name(st));
+        return LLVMGetUndef(dl);
+      }
+      if (i->mods.relu) h = intr2(E, "llvm.maxnum", h, LLVMConstReal(el, 0.0));
+      v = LLVMBuildInsertElement(B, v, h, kint(E->c->i32, k), "");
+    }
+    return v;
+  }
   LLVMValueRef x = op_as(E, i, 0, sl);
   bool df = is_float(dt), sf = is_float(st);
   if (i->nsrc != 1 || ir_type_kind_of(dt) == IR_TK_PACKED_FLOAT || ir_type_kind_of(st) == IR_TK_PACKED_FLOAT ||
@@ -701,28 +931,32 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
     } else if (db > sb || (db == sb)) {
       r = db == sb ? LLVMBuildFPCast(B, LLVMBuildFPExt(B, x, E->c->f32, ""), dl, "") : LLVMBuildFPExt(B, x, dl, "");
     } else {
-      switch ((ir_rnd)i->mods.rnd) {
-      case IR_RND_RZ:
-      case IR_RND_RM:
-      case IR_RND_RP: {
-        /* llvm.fptrunc.round: the AMDGPU backend sets the mode register
-         * around the conversion (AMDGPUUsage). */
-        const char *m = i->mods.rnd == IR_RND_RZ ? "round.towardzero"
-                        : i->mods.rnd == IR_RND_RM ? "round.downward" : "round.upward";
-        LLVMTypeRef tys[2] = {dl, sl};
-        LLVMValueRef args[2] = {x, LLVMMetadataAsValue(E->c->ctx, LLVMMDStringInContext2(E->c->ctx, m, strlen(m)))};
-        r = cg_intrinsic(E->c, "llvm.fptrunc.round", tys, 2, args, 2, false);
-        break;
-      }
-      default: r = LLVMBuildFPTrunc(B, x, dl, ""); break;
+      r = narrow(E, i, x, dl);
+      if (!r) {
+        unsupported(E, i, "cvt.%s.%s.%s is not implemented", ir_rnd_name((ir_rnd)i->mods.rnd), ir_type_name(dt), ir_type_name(st));
+        return LLVMGetUndef(dl);
       }
     }
     if (i->mods.sat) r = sat01(E, r);
     return r;
   }
-  if (df) { /* int -> float: rn (rz/rm/rp not yet) */
-    if (!fp_round_ok(E, i)) return LLVMGetUndef(dl);
+  if (df) { /* int -> float: rn, or directed by comparing back */
     LLVMValueRef r = is_signed(st) ? LLVMBuildSIToFP(B, x, dl, "") : LLVMBuildUIToFP(B, x, dl, "");
+    if (is_rnd_directed(i) && (dt == ir_type_f32 || dt == ir_type_f64)) {
+      /* back = the result converted back (saturating); the rounding went
+       * up when x < back, or when r reached 2^N (signed 2^(N-1)), which
+       * the saturated back cannot show */
+      unsigned sb = type_bits(sl);
+      LLVMTypeRef tys[2] = {sl, dl};
+      LLVMValueRef back = cg_intrinsic(E->c, is_signed(st) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &r, 1, false);
+      bool sg = is_signed(st);
+      LLVMValueRef big = LLVMBuildFCmp(B, LLVMRealOGE, r, LLVMConstReal(dl, __builtin_ldexp(1.0, sg ? sb - 1 : sb)), "");
+      LLVMValueRef lt = LLVMBuildOr(B, big, LLVMBuildICmp(B, sg ? LLVMIntSLT : LLVMIntULT, x, back, ""), "");
+      LLVMValueRef gt = LLVMBuildAnd(B, LLVMBuildNot(B, big, ""), LLVMBuildICmp(B, sg ? LLVMIntSGT : LLVMIntUGT, x, back, ""), "");
+      r = step_ulp(E, i, r, gt, lt);
+    } else if (!fp_round_ok(E, i)) {
+      return LLVMGetUndef(dl);
+    }
     return i->mods.sat ? sat01(E, r) : r;
   }
   if (sf) { /* float -> int: round as asked, then saturate (NaN -> 0) */
@@ -764,7 +998,7 @@ static LLVMValueRef atomic(emitter *E, const ir_instr *i) {
   LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
   LLVMAtomicOrdering o = ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingMonotonic);
   unsigned ss = sync_scope(E, (ir_scope)i->mods.scope);
-  if (i->mods.vec > 1 || ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) {
+  if (i->mods.vec > 1 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) {
     unsupported(E, i, "vector and packed atomics are not implemented");
     return LLVMGetUndef(lt);
   }
@@ -779,7 +1013,7 @@ static LLVMValueRef atomic(emitter *E, const ir_instr *i) {
     LLVMValueRef x = LLVMBuildAtomicCmpXchgSyncScope(E->b, p, cmp, nv, o, fo, ss);
     return LLVMBuildExtractValue(E->b, x, 0, "");
   }
-  bool f = is_float(t), s = is_signed(t);
+  bool f = is_float(t) || is_fvec(t), s = is_signed(t);
   LLVMAtomicRMWBinOp rop = LLVMAtomicRMWBinOpAdd;
   switch ((ir_atomop)i->mods.atomop) {
   case IR_ATOM_ADD: rop = f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
@@ -826,6 +1060,7 @@ static void load(emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
   LLVMTypeRef et = ltype(E, t);
   unsigned n = i->mods.vec > 1 ? i->mods.vec : 1;
+  if (n > 1 && is_fvec(t)) et = LLVMIntTypeInContext(E->c->ctx, ir_type_bits(t));
   LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
   LLVMTypeRef lt = n > 1 ? LLVMVectorType(et, n) : et;
   LLVMValueRef l = LLVMBuildLoad2(E->b, lt, p, "");
@@ -842,6 +1077,7 @@ static void store(emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
   LLVMTypeRef et = ltype(E, t);
   unsigned n = i->mods.vec > 1 ? i->mods.vec : 1;
+  if (n > 1 && is_fvec(t)) et = LLVMIntTypeInContext(E->c->ctx, ir_type_bits(t));
   LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
   LLVMValueRef v;
   if (n > 1) {
@@ -985,6 +1221,17 @@ static void emit_instr(emitter *E, const ir_instr *i) {
   case ir_op_setp: {
     ir_type t = (ir_type)i->type;
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    if (is_fvec(t)) {
+      /* setp.f16x2 p|q: p from the low halves, q from the high ones */
+      if (i->nsrc > 2) {
+        unsupported(E, i, "packed setp with a predicate combination");
+        return;
+      }
+      LLVMValueRef v = fcmp_or_icmp(E, i, ir_type_f32, a, b);
+      set_dst(E, i, 0, LLVMBuildExtractElement(B, v, c->i32_0, ""), false);
+      set_dst(E, i, 1, LLVMBuildExtractElement(B, v, c->i32_1, ""), false);
+      return;
+    }
     LLVMValueRef p = fcmp_or_icmp(E, i, t, a, b);
     LLVMValueRef q = LLVMBuildNot(B, p, "");
     if (i->nsrc > 2) {
@@ -1115,7 +1362,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   LLVMBuilderRef B = E->b;
   ir_type t = (ir_type)i->type;
   LLVMTypeRef lt = ltype(E, t);
-  bool f = is_float(t), s = is_signed(t);
+  bool f = is_float(t) || is_fvec(t), s = is_signed(t);
   switch ((ir_op)i->op) {
   case ir_op_copy: return op(E, i, 0);
   case ir_op_symaddr: return op(E, i, 0);
@@ -1143,8 +1390,19 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     bool add = i->op == ir_op_add;
     if (f) {
-      if (!fp_round_ok(E, i)) return NULL;
-      LLVMValueRef r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
+      LLVMValueRef r;
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
+        r = directed(E, i, add ? '+' : '-', a, b);
+        if (i->mods.rnd == IR_RND_RM) {
+          /* IEEE 754 6.3: an exact zero sum is -0 when rounding down:
+           * -((-a) + (-b)) gives it, and equals r otherwise */
+          LLVMValueRef nb = add ? LLVMBuildFNeg(B, b, "") : b;
+          LLVMValueRef z = LLVMBuildFNeg(B, LLVMBuildFAdd(B, LLVMBuildFNeg(B, a, ""), nb, ""), "");
+          r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, r, LLVMConstReal(lt, 0.0), ""), z, r, "");
+        }
+      }
+      else if (!fp_round_ok(E, i)) return NULL;
+      else r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
       return i->mods.sat ? sat01(E, r) : r;
     }
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
@@ -1154,8 +1412,10 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_mul: {
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     if (f) {
-      if (!fp_round_ok(E, i)) return NULL;
-      LLVMValueRef r = LLVMBuildFMul(B, a, b, "");
+      LLVMValueRef r;
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = directed(E, i, '*', a, b);
+      else if (!fp_round_ok(E, i)) return NULL;
+      else r = LLVMBuildFMul(B, a, b, "");
       return i->mods.sat ? sat01(E, r) : r;
     }
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
@@ -1170,6 +1430,10 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_mad:
   case ir_op_fma: {
     if (f) {
+      if (is_rnd_directed(i) && t == ir_type_f32) {
+        LLVMValueRef r = directed_fma_f32(E, i, op(E, i, 0), op(E, i, 1), op(E, i, 2));
+        return i->mods.sat ? sat01(E, r) : r;
+      }
       if (!fp_round_ok(E, i)) return NULL;
       /* mad.f32 with a rounding modifier and fma are fused (9.7.3.6) */
       LLVMValueRef r = intr3(E, "llvm.fma", op(E, i, 0), op(E, i, 1), op(E, i, 2));
@@ -1194,12 +1458,18 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   }
   case ir_op_mul24:
   case ir_op_mad24: {
-    if (i->mods.mulmode == IR_MUL_HI) break;
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     LLVMValueRef k8 = kint(lt, 8);
     a = s ? LLVMBuildAShr(B, LLVMBuildShl(B, a, k8, ""), k8, "") : LLVMBuildAnd(B, a, kint(lt, 0xffffff), "");
     b = s ? LLVMBuildAShr(B, LLVMBuildShl(B, b, k8, ""), k8, "") : LLVMBuildAnd(B, b, kint(lt, 0xffffff), "");
-    LLVMValueRef r = LLVMBuildMul(B, a, b, "");
+    LLVMValueRef r;
+    if (i->mods.mulmode == IR_MUL_HI) {
+      /* .hi: bits 47..16 of the 48-bit product (9.7.1.5) */
+      LLVMValueRef w = mul_ext(E, a, b, s, type_bits(lt), false);
+      r = LLVMBuildTrunc(B, LLVMBuildLShr(B, w, kint(LLVMTypeOf(w), 16), ""), lt, "");
+    } else {
+      r = LLVMBuildMul(B, a, b, "");
+    }
     return i->op == ir_op_mad24 ? LLVMBuildAdd(B, r, op(E, i, 2), "") : r;
   }
   case ir_op_sad: {
@@ -1213,6 +1483,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     if (f) {
       if (i->op == ir_op_rem) break;
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) return directed(E, i, '/', a, b);
       if (!i->mods.approx && !i->mods.full && !fp_round_ok(E, i)) return NULL;
       LLVMValueRef r = LLVMBuildFDiv(B, a, b, "");
       if (i->mods.approx || i->mods.full) {
@@ -1253,7 +1524,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     return LLVMBuildNeg(B, op(E, i, 0), "");
   case ir_op_min:
   case ir_op_max: {
-    if (i->nsrc != 2 || ir_type_kind_of(t) == IR_TK_PACKED_FLOAT || i->mods.absmod || i->mods.xorsign) break;
+    if (i->nsrc != 2 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t)) || i->mods.absmod || i->mods.xorsign) break;
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     bool mn = i->op == ir_op_min;
     if (f) return intr2(E, i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum"), a, b);
@@ -1284,6 +1555,8 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     if (!f) break;
     LLVMValueRef a = op(E, i, 0);
     bool approx = i->mods.approx;
+    if (!approx && is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64) && i->op != ir_op_rsqrt)
+      return directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
     if (!approx && !fp_round_ok(E, i)) return NULL;
     if (i->op == ir_op_rcp) {
       if (approx && t == ir_type_f32) return intr1(E, "llvm.amdgcn.rcp", a);
@@ -1304,6 +1577,22 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_ex2: {
     if (t != ir_type_f32 && t != ir_type_f16) break;
     return fp_flags(intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", op(E, i, 0)), i);
+  }
+  case ir_op_tanh: {
+    /* tanh.approx.f32 (9.7.3.22: max relative error 2^-11):
+     * 1 - 2/(2^(2x log2 e) + 1), which saturates to +-1 through inf and 0;
+     * near 0, where that cancels, x - x^3/3 (relative error < 2^-14 for
+     * |x| < 1/8). */
+    if (t != ir_type_f32) break;
+    LLVMValueRef x = op(E, i, 0);
+    LLVMValueRef e = intr1(E, "llvm.exp2", LLVMBuildFMul(B, x, LLVMConstReal(c->f32, 2.0 * 1.4426950408889634), ""));
+    LLVMSetFastMathFlags(e, LLVMFastMathApproxFunc);
+    LLVMValueRef big = LLVMBuildFSub(B, LLVMConstReal(c->f32, 1.0),
+                                     LLVMBuildFDiv(B, LLVMConstReal(c->f32, 2.0), LLVMBuildFAdd(B, e, LLVMConstReal(c->f32, 1.0), ""), ""), "");
+    LLVMValueRef x3 = LLVMBuildFMul(B, LLVMBuildFMul(B, x, x, ""), x, "");
+    LLVMValueRef small = intr3(E, "llvm.fma", x3, LLVMConstReal(c->f32, -1.0 / 3.0), x);
+    LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, intr1(E, "llvm.fabs", x), LLVMConstReal(c->f32, 0.125), "");
+    return LLVMBuildSelect(B, near0, small, big, "");
   }
   case ir_op_copysign:
     if (!f) break;
@@ -1411,6 +1700,19 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     }
     return r;
   }
+  case ir_op_dp2a: {
+    /* 9.7.1.24: d = c + a.h0 * b.b(k) + a.h1 * b.b(k+1), k = 0 (.lo) or 2 (.hi) */
+    LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32), x = op_as(E, i, 2, c->i32);
+    LLVMValueRef r = x;
+    for (unsigned k = 0; k < 2; k++) {
+      LLVMValueRef ah = LLVMBuildTrunc(B, LLVMBuildLShr(B, a, kint(c->i32, 16 * k), ""), c->i16, "");
+      LLVMValueRef bb = LLVMBuildTrunc(B, LLVMBuildLShr(B, b, kint(c->i32, 8 * (k + (i->mods.dp_hi ? 2 : 0))), ""), c->i8, "");
+      ah = i->mods.signed_a ? LLVMBuildSExt(B, ah, c->i32, "") : LLVMBuildZExt(B, ah, c->i32, "");
+      bb = i->mods.signed_b ? LLVMBuildSExt(B, bb, c->i32, "") : LLVMBuildZExt(B, bb, c->i32, "");
+      r = LLVMBuildAdd(B, r, LLVMBuildMul(B, ah, bb, ""), "");
+    }
+    return r;
+  }
   /* ---- wave-level target operations ---- */
   case ir_op_wave_lane_id: return lane_id(E);
   case ir_op_wave_ballot: return ballot(E, op_as(E, i, 0, c->i1));
@@ -1464,7 +1766,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     *handled = false;
     return NULL;
   /* not implemented by codegen (lowering or later work) */
-  case ir_op_fns: case ir_op_szext: case ir_op_bmsk: case ir_op_dp2a: case ir_op_tanh:
+  case ir_op_fns: case ir_op_szext: case ir_op_bmsk:
   case ir_op_st_async: case ir_op_cvt_pack: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
@@ -1666,6 +1968,10 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     ir_foreach_instr(b, i) {
       if (i->guard) emit_guarded(E, i);
       else emit_instr(E, i);
+      /* a result left undefined by an error (reported) must not report
+       * again at every use */
+      for (unsigned k = 0; k < i->ndst; k++)
+        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(ltype(E, (ir_type)i->dst[k]->type));
     }
     E->bb_end[b->id] = LLVMGetInsertBlock(E->b);
     if (!LLVMGetBasicBlockTerminator(E->bb_end[b->id])) LLVMBuildUnreachable(E->b);

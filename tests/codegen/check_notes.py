@@ -36,14 +36,9 @@ TARGETS = {"gfx90a": 64, "gfx942": 64, "gfx950": 64, "gfx1100": 32, "gfx1201": 3
 WARP_OPS = re.compile(r"\b(shfl|vote|match|redux|activemask|elect|bar\.warp\.sync)\b|%laneid|%lanemask|%warpid")
 # Each with the reason; all are tracked in docs/codegen.md "Unsupported".
 EXPECTED_FAIL = {
-    "float_math": "add/mul/fma .rz/.rm/.rp (mode register switching)",
-    "double_math": "add/mul/fma .rz/.rm/.rp (mode register switching)",
-    "fp16": "f16x2 arithmetic",
-    "fp16_sm90": "bf16x2 conversions",
-    "atomics": "cvt.rn.f16x2.f32",
-    "int_bitops": "prmt modes (.f4e ...)",
-    "bar_red": "bar.red",
-    "printf": "vprintf",
+    "int_bitops": "bmsk/szext .clamp/.wrap: kept opaque by the PTX parser",
+    "bar_red": "bar.red, bar.arrive and named barriers: lower/",
+    "printf": "vprintf: the runtime's printf buffer",
 }
 
 SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
