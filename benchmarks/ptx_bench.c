@@ -1,6 +1,7 @@
 /* benchmarks/ptx_bench.c: the PTX front end over a corpus of modules.
  *
  *   ptx_bench [--verify] [--roundtrip] [--dir DIR] [--list FILE] [FILE|DIR...]
+ *   ptx_bench [--verify] [--roundtrip] --libdir DIR [--list FILE]
  *   ptx_bench --peak FILE
  *
  * Reads each module into memory first, then times ptx_parse alone (and the
@@ -10,6 +11,10 @@
  * .pwir round trip the corpus suite checks).  --list takes module names,
  * one a line ('#' comments), relative to --dir; when that directory does
  * not exist the run is skipped (exit 77, meson's "skipped").
+ * --libdir reads the modules from the libraries themselves through the
+ * container API: every PTX entry of every file in DIR, or with --list the
+ * entries named there by their stable names (libcublas.so.13.c0012.e04
+ * .sm_120.ptx: library, container, entry); a missing DIR skips the run.
  * --peak parses one file and reports the process's peak resident memory.
  *
  * Exit status: 0 when every module parsed (and verified, and round-tripped),
@@ -24,6 +29,7 @@
 #include <time.h>
 
 #include "ir/ir.h"
+#include "ptx/container.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
 
@@ -105,9 +111,174 @@ static long peak_rss_kb(void) {
   return ru.ru_maxrss;
 }
 
+typedef struct totals {
+  bool verify, roundtrip;
+  uint64_t nmod, bytes, instrs, opaque, nok, nfail, nrt_fail;
+  double tparse, tverify;
+} totals;
+
+/* Parses (verifies, round-trips) one module and adds it to the totals. */
+static void one_module(totals *T, const char *name, const char *text, size_t len) {
+  pw_diag d;
+  pw_diag_init(&d, NULL); /* collect: print only the failures' first lines */
+  d.max_errors = 3;
+  ptx_parse_stats st;
+  double t0 = now();
+  ir_module *m = ptx_parse(name, text, len, &d, &st);
+  double t1 = now();
+  T->nmod++;
+  T->tparse += t1 - t0;
+  T->bytes += len;
+  T->instrs += st.instrs;
+  T->opaque += st.opaque;
+  bool ok = m != NULL;
+  if (ok && T->verify) {
+    ok = ir_verify(m, NULL, &d);
+    T->tverify += now() - t1;
+  }
+  if (!ok) {
+    T->nfail++;
+    const char *msg = pw_diag_text(&d);
+    printf("FAIL %s\n%.*s", name, (int)strnlen(msg, 2000), msg);
+  } else {
+    T->nok++;
+  }
+  if (ok && T->roundtrip) {
+    size_t l1, l2;
+    char *p1 = print_to_string(m, &l1);
+    pw_diag d2;
+    pw_diag_init(&d2, NULL);
+    d2.max_errors = 3;
+    ir_module *m2 = p1 ? ir_parse(name, p1, l1, &d2) : NULL;
+    char *p2 = m2 ? print_to_string(m2, &l2) : NULL;
+    if (!p2 || l1 != l2 || memcmp(p1, p2, l1)) {
+      T->nrt_fail++;
+      printf("ROUNDTRIP %s: %s\n%.*s", name,
+             !m2 ? "printed IR does not parse back" : "second print differs",
+             (int)strnlen(pw_diag_text(&d2), 2000), pw_diag_text(&d2));
+    }
+    free(p1);
+    free(p2);
+    if (m2) ir_module_destroy(m2);
+    pw_diag_fini(&d2);
+  }
+  if (m) ir_module_destroy(m);
+  pw_diag_fini(&d);
+  fflush(stdout);
+}
+
+static void print_totals(const totals *T) {
+  printf("%llu modules: %llu parsed%s, %llu failed", (unsigned long long)T->nmod,
+         (unsigned long long)T->nok, T->verify ? " and verified" : "", (unsigned long long)T->nfail);
+  if (T->roundtrip) printf(", %llu round trips differ", (unsigned long long)T->nrt_fail);
+  printf("\n%.1f MB, %llu instructions (%llu kept opaque)\n", T->bytes / 1e6,
+         (unsigned long long)T->instrs, (unsigned long long)T->opaque);
+  printf("parse: %.2f s, %.1f MB/s, %.2f M instructions/s (one thread)\n", T->tparse,
+         T->bytes / 1e6 / T->tparse, T->instrs / 1e6 / T->tparse);
+  if (T->verify)
+    printf("parse+verify: %.2f s, %.1f MB/s\n", T->tparse + T->tverify,
+           T->bytes / 1e6 / (T->tparse + T->tverify));
+}
+
+/* --libdir: modules straight from the libraries. */
+typedef struct lib_walk {
+  totals *T;
+  const char *only;    /* with --list: the one stable name wanted, or NULL for all */
+  bool found;
+} lib_walk;
+
+static bool on_lib_module(const ptx_module *pm, void *user) {
+  lib_walk *w = user;
+  if (w->only && strcmp(pm->name, w->only)) return true;
+  w->found = true;
+  one_module(w->T, pm->name, pm->text, pm->len);
+  return !w->only;
+}
+
+static int run_libdir(totals *T, const char *libdir, const strvec *names) {
+  struct stat st;
+  if (stat(libdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    printf("ptx_bench: library directory %s not present: skipped\n", libdir);
+    return 77;
+  }
+  ptx_decoder *dec = ptx_decoder_new();
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  if (names->n) {
+    /* Group the names by library (they are sorted by it in sample.txt). */
+    ptx_file *f = NULL;
+    char cur[512] = "";
+    for (size_t i = 0; i < names->n; i++) {
+      const char *n = names->v[i];
+      const char *c = strstr(n, ".c");
+      while (c && !(c[2] >= '0' && c[2] <= '9')) c = strstr(c + 2, ".c");
+      if (!c || (size_t)(c - n) >= sizeof cur) {
+        printf("FAIL %s: not a stable entry name\n", n);
+        T->nfail++;
+        continue;
+      }
+      if (strncmp(cur, n, (size_t)(c - n)) || cur[c - n]) {
+        if (f) ptx_file_close(f);
+        memcpy(cur, n, (size_t)(c - n));
+        cur[c - n] = 0;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", libdir, cur);
+        f = ptx_file_open(path, &d);
+      }
+      /* .cCONTAINER.eENTRY: read that entry alone. */
+      unsigned long ci = strtoul(c + 2, NULL, 10), ei = 0;
+      const char *e = strstr(c + 2, ".e");
+      if (e) ei = strtoul(e + 2, NULL, 10);
+      ptx_payload pl = {0};
+      if (!f || !e || ci >= f->ncontainers || ei >= f->containers[ci].nentries ||
+          f->containers[ci].entries[ei].kind != ptx_kind_ptx ||
+          !ptx_entry_read(f, &f->containers[ci].entries[ei], NULL, dec, &d, &pl)) {
+        printf("FAIL %s: no such PTX entry in %s/%s\n", n, libdir, cur);
+        T->nfail++;
+        continue;
+      }
+      one_module(T, n, (const char *)pl.data, pl.len);
+      ptx_payload_free(&pl);
+    }
+    if (f) ptx_file_close(f);
+  } else {
+    strvec all = {0};
+    DIR *dir = opendir(libdir);
+    struct dirent *de;
+    while (dir && (de = readdir(dir))) {
+      if (de->d_name[0] == '.') continue;
+      size_t pl = strlen(libdir) + strlen(de->d_name) + 2;
+      char *full = malloc(pl);
+      snprintf(full, pl, "%s/%s", libdir, de->d_name);
+      struct stat fs;
+      if (lstat(full, &fs) == 0 && S_ISREG(fs.st_mode)) push(&all, full);
+      else free(full);
+    }
+    if (dir) closedir(dir);
+    qsort(all.v, all.n, sizeof *all.v, cmpstr);
+    for (size_t i = 0; i < all.n; i++) {
+      pw_diag q;
+      pw_diag_init(&q, NULL); /* files without fatbins are not errors here */
+      ptx_file *f = ptx_file_open(all.v[i], &q);
+      if (f) {
+        lib_walk w = {T, NULL, false};
+        ptx_file_for_each(f, PTX_VISIT_PTX, NULL, dec, &q, on_lib_module, &w);
+        ptx_file_close(f);
+      }
+      pw_diag_fini(&q);
+      free(all.v[i]);
+    }
+    free(all.v);
+  }
+  pw_diag_fini(&d);
+  ptx_decoder_free(dec);
+  print_totals(T);
+  return T->nfail || T->nrt_fail ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   bool verify = false, roundtrip = false;
-  const char *dir = NULL, *list = NULL, *peak = NULL;
+  const char *dir = NULL, *list = NULL, *peak = NULL, *libdir = NULL;
   strvec files = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--verify")) verify = true;
@@ -115,6 +286,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
     else if (!strcmp(argv[i], "--peak") && i + 1 < argc) peak = argv[++i];
+    else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (argv[i][0] == '-') {
       fprintf(stderr, "usage: ptx_bench [--verify] [--roundtrip] [--dir DIR] [--list FILE] [FILE|DIR...]\n"
                       "       ptx_bench --peak FILE\n");
@@ -147,6 +319,25 @@ int main(int argc, char **argv) {
     free(text);
     return ok ? 0 : 1;
   }
+  totals T = {.verify = verify, .roundtrip = roundtrip};
+  if (libdir) {
+    strvec names = {0};
+    if (list) {
+      FILE *f = fopen(list, "r");
+      if (!f) {
+        perror(list);
+        return 1;
+      }
+      char line[1024];
+      while (fgets(line, sizeof line, f)) {
+        size_t l = strcspn(line, "\r\n");
+        line[l] = 0;
+        if (l && line[0] != '#') push(&names, strdup(line));
+      }
+      fclose(f);
+    }
+    return run_libdir(&T, libdir, &names);
+  }
   if (list) {
     struct stat st;
     if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -176,70 +367,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ptx_bench: no modules\n");
     return 2;
   }
-  uint64_t bytes = 0, instrs = 0, opaque = 0, nok = 0, nfail = 0, nrt_fail = 0;
-  double tparse = 0, tverify = 0;
   for (size_t i = 0; i < files.n; i++) {
     size_t len;
     char *text = slurp(files.v[i], &len);
     if (!text) {
       perror(files.v[i]);
-      nfail++;
+      T.nfail++;
+      T.nmod++;
       continue;
     }
-    pw_diag d;
-    pw_diag_init(&d, NULL); /* collect: print only the failures' first lines */
-    d.max_errors = 3;
-    ptx_parse_stats st;
-    double t0 = now();
-    ir_module *m = ptx_parse(files.v[i], text, len, &d, &st);
-    double t1 = now();
-    tparse += t1 - t0;
-    bytes += len;
-    instrs += st.instrs;
-    opaque += st.opaque;
-    bool ok = m != NULL;
-    if (ok && verify) {
-      ok = ir_verify(m, NULL, &d);
-      tverify += now() - t1;
-    }
-    if (!ok) {
-      nfail++;
-      const char *msg = pw_diag_text(&d);
-      printf("FAIL %s\n%.*s", files.v[i], (int)strnlen(msg, 2000), msg);
-    } else {
-      nok++;
-    }
-    if (ok && roundtrip) {
-      size_t l1, l2;
-      char *p1 = print_to_string(m, &l1);
-      pw_diag d2;
-      pw_diag_init(&d2, NULL);
-      d2.max_errors = 3;
-      ir_module *m2 = p1 ? ir_parse(files.v[i], p1, l1, &d2) : NULL;
-      char *p2 = m2 ? print_to_string(m2, &l2) : NULL;
-      if (!p2 || l1 != l2 || memcmp(p1, p2, l1)) {
-        nrt_fail++;
-        printf("ROUNDTRIP %s: %s\n%.*s", files.v[i], !m2 ? "printed IR does not parse back" : "second print differs",
-               (int)strnlen(pw_diag_text(&d2), 2000), pw_diag_text(&d2));
-      }
-      free(p1);
-      free(p2);
-      if (m2) ir_module_destroy(m2);
-      pw_diag_fini(&d2);
-    }
-    if (m) ir_module_destroy(m);
-    pw_diag_fini(&d);
+    one_module(&T, files.v[i], text, len);
     free(text);
-    fflush(stdout);
   }
-  printf("%llu modules: %llu parsed%s, %llu failed", (unsigned long long)files.n,
-         (unsigned long long)nok, verify ? " and verified" : "", (unsigned long long)nfail);
-  if (roundtrip) printf(", %llu round trips differ", (unsigned long long)nrt_fail);
-  printf("\n%.1f MB, %llu instructions (%llu kept opaque)\n", bytes / 1e6,
-         (unsigned long long)instrs, (unsigned long long)opaque);
-  printf("parse: %.2f s, %.1f MB/s, %.2f M instructions/s (one thread)\n", tparse,
-         bytes / 1e6 / tparse, instrs / 1e6 / tparse);
-  if (verify)
-    printf("parse+verify: %.2f s, %.1f MB/s\n", tparse + tverify, bytes / 1e6 / (tparse + tverify));
-  return nfail || nrt_fail ? 1 : 0;
+  print_totals(&T);
+  return T.nfail || T.nrt_fail ? 1 : 0;
 }

@@ -64,8 +64,9 @@ static inline unsigned ir_phi_cap(unsigned n) {
   while (c < n) c *= 2;
   return c;
 }
-/* Block preds from terminators, layout order, without touching phis:
- * returns false if some target is not a block of f. */
+/* Block preds from terminators, in layout order, without touching phis;
+ * edges to blocks outside f's layout are left out (the verifier reports
+ * them).  Renumbers block ids in layout order. */
 void ir_compute_preds_raw(ir_func *f);
 
 /* ---- modifier fields (ir_names.c) ------------------------------------- */

@@ -124,7 +124,6 @@ struct ins {
   bool guarded, guard_neg;
   uint32_t guard_var;
   ir_op op;
-  uint32_t nwords;         /* dotwords that are part of the mnemonic */
   ptx_tok mtok[MAX_MODS];  /* modifiers as written */
   uint16_t mods[MAX_MODS];
   uint32_t nmods;
@@ -151,17 +150,36 @@ static uint32_t find_reg(ptx_parser *p, const ptx_tok *t) {
   uint32_t n = t->len, d = n;
   while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
   if (d < n && n - d <= 9 && (t->text[d] != '0' || d == n - 1)) {
-    char buf[256];
-    if (d + 1 <= sizeof buf) {
-      memcpy(buf, t->text, d);
-      buf[d] = '<';
-      ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
-      if (s && s->kind == PTX_SYM_REG) {
-        uint32_t idx = 0;
-        for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
-        if (idx < s->reg->count) return s->reg->base + idx;
+    uint32_t idx = 0;
+    for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
+    ptx_regdecl *r = NULL;
+    uint64_t key = 0;
+    if (d <= 8) {
+      memcpy(&key, t->text, d);
+      for (uint32_t k = 0; k < p->nrcache; k++)
+        if (p->rcache[k].len == d && p->rcache[k].key == key) {
+          r = p->rcache[k].decl;
+          break;
+        }
+    }
+    if (!r) {
+      char buf[256];
+      if (d + 1 <= sizeof buf) {
+        memcpy(buf, t->text, d);
+        buf[d] = '<';
+        ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
+        if (s && s->kind == PTX_SYM_REG) {
+          r = s->reg;
+          if (d <= 8) {
+            uint32_t slot = p->nrcache < 8 ? p->nrcache++ : (uint32_t)(key % 8);
+            p->rcache[slot].key = key;
+            p->rcache[slot].len = d;
+            p->rcache[slot].decl = r;
+          }
+        }
       }
     }
+    if (r && idx < r->count) return r->base + idx;
   }
   ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
   if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;
@@ -853,10 +871,17 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_vote: return pos == 0 ? ir_type_pred : ir_type_b32;
   case ir_op_match: return pos == 0 ? t : ir_type_b32;
   case ir_op_redux: return pos == 0 ? t : ir_type_b32;
-  case ir_op_bar: case ir_op_nanosleep: return ir_type_u32;
+  case ir_op_bar: case ir_op_nanosleep: case ir_op_cp_async_wait_group:
+  case ir_op_cp_async_bulk_wait_group: case ir_op_wgmma_wait_group: return ir_type_u32;
   case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
+  /* the stride after the address (load) or the fragment (store) */
+  case ir_op_wmma_load: return pos >= 1 ? ir_type_b32 : t;
+  case ir_op_wmma_store: return pos >= 2 ? ir_type_b32 : t;
+  /* [handle, {coordinates}] then lod, gradients: coordinates of type2 */
+  case ir_op_tex: case ir_op_tld4: return pos == 1 && I->type2 ? I->type2 : ir_type_f32;
+  case ir_op_suld: case ir_op_sust: case ir_op_sured: return pos == 1 ? ir_type_s32 : t;
   default: return t;
   }
 }
@@ -1003,6 +1028,40 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
   return c->dst[0];
 }
 
+/* The operand and result counts the op's rule fixes (the verifier's
+ * check_counts, in PTX's terms): a statement with the wrong number of
+ * operands is an input error here, at its position, not an IR that fails
+ * verification later. */
+static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d, const srclist *s) {
+  const ir_op_info *info = &ir_op_infos[op];
+  const ir_mods *m = &I->m;
+  unsigned vec = m->vec ? m->vec : 1, hint = m->has_cache_hint;
+  unsigned want_src = info->nsrc, want_dst = info->ndst;
+  switch (op) {
+  case ir_op_add: case ir_op_sub: case ir_op_mad: case ir_op_addc: case ir_op_subc: case ir_op_madc:
+    want_dst = 1u + m->cc;
+    break;
+  case ir_op_set: case ir_op_setp: want_src = 2u + (m->boolop != 0); break;
+  case ir_op_ld: want_src = 1u + hint; want_dst = vec; break;
+  case ir_op_ldu: want_dst = vec; break;
+  case ir_op_st: want_src = 1u + vec + hint; break;
+  case ir_op_atom: want_dst = vec; break;
+  case ir_op_shfl: want_src = m->sync ? 4u : 3u; break;
+  case ir_op_vote: want_src = 1u + m->sync; break;
+  default: break;
+  }
+  if (want_src != IR_VAR && s->n != want_src)
+    ptx_fail(p, &I->at, "'%.*s' takes %u source operands here, found %u", (int)I->at.len,
+             I->at.text, want_src, s->n);
+  if (want_dst != IR_VAR && d->n != want_dst)
+    ptx_fail(p, &I->at, "'%.*s' takes %u results here, found %u", (int)I->at.len, I->at.text,
+             want_dst, d->n);
+  if ((op == ir_op_setp || op == ir_op_shfl) && (d->n < 1 || d->n > 2))
+    ptx_fail(p, &I->at, "'%.*s' takes one result or a d|p pair", (int)I->at.len, I->at.text);
+  if ((op == ir_op_atom || op == ir_op_red) && s->n < 2)
+    ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
+}
+
 /* Builds op with these results and sources, guards it, and writes its
  * results to their registers.  Results take the op's types (the opcode
  * table's rule); ops whose rule is "stated per instruction" take their
@@ -1014,6 +1073,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     guard = ptx_ssa_read(p, I->guard_var);
     read_keeps(p, d, keep);
   }
+  if (op != ir_op_opaque && op != ir_op_call) check_shape(p, I, op, d, s);
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
@@ -1378,7 +1438,6 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->m = (ir_mods){0};
   I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
-  I->nwords = 0;
   if (p->tok.kind == PTX_TOK_AT) {
     ptx_next(p);
     I->guarded = true;
@@ -1442,10 +1501,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   ptx_ssa_ensure_block(p);
   p->b.loc = (ir_loc){I->at.line, I->at.col};
   /* drop the mnemonic's own words from the modifiers */
-  if (words) {
-    memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
-    I->nwords = words;
-  }
+  if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
   bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I);
@@ -1456,7 +1512,6 @@ void ptx_parse_instruction(ptx_parser *p) {
     ptx_next(p);
     return;
   }
-  /* mtok is used for spelling only; keep modifier tokens aligned */
   switch (op) {
   case ir_op_copy: build_mov(p, I); break;
   case ir_op_br: build_bra(p, I); break;

@@ -1,13 +1,17 @@
 /* ptx/ptx_internal.h: what the files of the PTX parser share.
  *
  *   ptx_parse.c   module, directives, declarations, initializers, functions
- *   ptx_ssa.c     SSA construction while parsing (Braun et al. 2013)
+ *   ptx_ssa.c     SSA construction: block summaries while parsing, phis and
+ *                 renaming at the end of each function (Cytron et al.)
  *   ptx_instr.c   instructions: operands, the families and their modifiers
  *
  * The parser reads tokens one at a time (ptx_lex.h) with one token of
- * lookahead, builds IR through the builder only, and keeps all of its own
- * tables in a scratch arena freed at the end of the parse; the module's
- * arena holds only what the IR keeps.
+ * lookahead and builds IR through the builder; it sets by hand only the
+ * instruction fields the builder has no parameter for (offset, aux,
+ * type2..type4, opaque, the .uni of branches) and moves a label's block to
+ * where the label is defined.  Its own tables live in scratch arenas freed
+ * at the end of each function and of the parse; the module's arena holds
+ * only what the IR keeps.
  */
 #ifndef PW_PTX_INTERNAL_H
 #define PW_PTX_INTERNAL_H
@@ -33,9 +37,9 @@ typedef enum ptx_mod {
   ptx_mod_count,
   /* a type suffix: ptx_mod_type + ir_type */
   ptx_mod_type = 512,
-  ptx_mod_shape = 1024,   /* .mMnNkK: shape packed by the lexer of shapes */
   ptx_mod_unknown = 0xffff,
 } ptx_mod;
+_Static_assert(ptx_mod_count < ptx_mod_type, "modifier ids run into type ids");
 
 /* ---- a string -> value hash map over an arena --------------------------- */
 
@@ -144,6 +148,13 @@ typedef struct ptx_parser {
   pw_arena scratch;        /* parser tables; freed at the end */
   pw_arena fscratch;       /* per-function tables; freed at each function's end */
   ptx_map mods;            /* dotword -> ptx_mod */
+  /* Direct-mapped cache in front of mods for dotwords of up to 16 bytes,
+   * compared as two words: most instructions have two to four modifiers. */
+  struct { uint64_t k0, k1; uint32_t len; uint16_t mod; } modcache[512];
+  /* The range declarations last used (%r, %rd, %f ...), compared as one
+   * word; cleared when a declaration or a scope's end could change them. */
+  struct { uint64_t key; uint32_t len; struct ptx_regdecl *decl; } rcache[8];
+  uint32_t nrcache;
   ptx_map ops;             /* mnemonic -> opcode entry */
   ptx_map syms;            /* module scope: name -> ptx_sym */
   ptx_map sregs;           /* "%tid" -> ir_sreg + 1 */
@@ -159,7 +170,6 @@ typedef struct ptx_parser {
   ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
   uint32_t nscope_ents, scope_ents_cap;
   ptx_ssa ssa;
-  uint32_t callseq;        /* number of call-sequence scopes seen */
   uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
 } ptx_parser;
@@ -230,6 +240,8 @@ void ptx_ssa_label(ptx_parser *p, uint32_t blk, const char *name);
 
 ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var);
 void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v);
+/* Reports labels branched to but never defined. */
+void ptx_ssa_check_labels(ptx_parser *p);
 /* Places phis and renames (the CFG is complete): the function is SSA. */
 void ptx_ssa_end_func(ptx_parser *p);
 

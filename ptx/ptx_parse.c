@@ -185,8 +185,23 @@ const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t) {
 }
 
 ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t) {
+  if (t->len > 16) {
+    void *v = ptx_map_get(&p->mods, t->text, t->len);
+    return v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+  }
+  uint64_t k[2] = {0, 0};
+  memcpy(k, t->text, t->len);
+  uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ t->len;
+  uint32_t slot = (uint32_t)(h >> 55) & 511;
+  if (p->modcache[slot].len == t->len && p->modcache[slot].k0 == k[0] && p->modcache[slot].k1 == k[1])
+    return (ptx_mod)p->modcache[slot].mod;
   void *v = ptx_map_get(&p->mods, t->text, t->len);
-  return v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+  ptx_mod m = v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+  p->modcache[slot].k0 = k[0];
+  p->modcache[slot].k1 = k[1];
+  p->modcache[slot].len = t->len;
+  p->modcache[slot].mod = (uint16_t)m;
+  return m;
 }
 
 /* Skips to just after the next ';' at this brace depth, or to a '}' that
@@ -920,6 +935,7 @@ static void reg_decl(ptx_parser *p) {
     ptx_sym *s = new_sym(p, PTX_SYM_REG);
     s->reg = r;
     /* Ranges are keyed "%r<" so %r<5> and a plain %r can coexist. */
+    p->nrcache = 0;
     if (r->range) {
       char *key = pw_arena_alloc(&p->fscratch, name.len + 1);
       memcpy(key, name.text, name.len);
@@ -1008,13 +1024,13 @@ static void body_stmt(ptx_parser *p, int depth) {
     if (depth > 256) ptx_fail(p, &t, "scopes nested too deeply");
     ptx_next(p);
     uint32_t mark = p->nscope_ents;
-    p->callseq++;
     p->depth++;
     body_stmts(p, depth + 1);
     ptx_expect(p, PTX_TOK_RBRACE, "'}'");
     p->depth--;
     /* Pop the scope's names. */
     while (p->nscope_ents > mark) ptx_map_remove_first(&p->fsyms, p->scope_ents[--p->nscope_ents]);
+    p->nrcache = 0;
     return;
   }
   case PTX_TOK_IDENT: {
@@ -1078,7 +1094,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   ptx_map_init(&p->fsyms, &p->fscratch, 256);
   ptx_map_init(&p->labels, &p->fscratch, 256);
   ptx_map_init(&p->fvars, &p->fscratch, 64);
-  p->callseq = 0;
+  p->nrcache = 0;
   ptx_ssa_begin_func(p);
   /* Parameters are names of the function scope.  Register parameters
    * are SSA variables, defined on entry for arguments; register return
@@ -1134,6 +1150,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   }
   p->recover = outer;
   ptx_expect(p, PTX_TOK_RBRACE, "'}'");
+  ptx_ssa_check_labels(p);
   if (!p->errors) ptx_ssa_end_func(p);
   p->fn = NULL;
   pw_arena_free(&p->fscratch);
@@ -1358,6 +1375,9 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   jmp_buf jb;
   p->recover = &jb;
   if (setjmp(jb)) {
+    /* An error that left a function body (an unclosed one at the end of
+     * the file): its scratch tables go with it. */
+    if (p->fn) pw_arena_free(&p->fscratch);
     p->fn = NULL;
     skip_statement(p);
     if (p->tok.kind == PTX_TOK_RBRACE) {

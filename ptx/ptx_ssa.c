@@ -239,13 +239,14 @@ static ir_value *undef_of(ptx_parser *p, uint32_t var) {
 }
 
 /* Removes trivial phis (operands all one value, or the phi itself) to a
- * fixed point, then phis no instruction uses even through other phis. */
-static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph) {
+ * fixed point, then substitutes placeholders and removed phis in one
+ * ir_replace_uses pass (map holds the placeholders' values on entry), then
+ * removes phis no instruction uses even through other phis.  Phi operands
+ * never hold placeholders (renaming filled them from definitions), so the
+ * trivial ones can be found before the substitution. */
+static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph, ir_value **map, uint32_t nv) {
   ir_func *f = p->fn;
-  uint32_t nv = f->nvalues;
-  ir_value **map = PW_NEW_ARRAY(&p->fscratch, ir_value *, nv + 1);
-  if (!map) PW_DIE("out of memory");
-  bool changed = true, any = false;
+  bool changed = true;
   while (changed) {
     changed = false;
     for (uint32_t k = 0; k < nph; k++) {
@@ -267,14 +268,18 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph) {
       map[self->id] = same ? same : undef_of(p, ph[k].var);
       ir_instr_remove(phi);
       p->stats.phis_removed++;
-      changed = any = true;
+      changed = true;
     }
   }
-  if (any) {
+  /* ir_replace_uses wants an entry per value, undefs made above included;
+   * it follows chains (a placeholder -> a removed phi -> its value). */
+  if (f->nvalues > nv) {
     ir_value **full = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
+    if (!full) PW_DIE("out of memory");
     memcpy(full, map, nv * sizeof *full);
-    ir_replace_uses(f, full);
+    map = full;
   }
+  ir_replace_uses(f, map);
   /* Liveness of phis: used by a non-phi instruction, or by a live phi. */
   uint32_t nv2 = f->nvalues;
   uint8_t *live = PW_NEW_ARRAY(&p->fscratch, uint8_t, nv2 + 1);
@@ -315,6 +320,15 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph) {
   }
 }
 
+void ptx_ssa_check_labels(ptx_parser *p) {
+  ptx_ssa *s = &p->ssa;
+  for (uint32_t i = 0; i < s->nblocks; i++)
+    if (s->blocks[i].labeled && !s->blocks[i].defined) {
+      const ptx_tok *t = &s->blocks[i].first_ref;
+      ptx_error_at(p, t, "label '%.*s' is not defined", (int)t->len, t->text);
+    }
+}
+
 void ptx_ssa_end_func(ptx_parser *p) {
   ptx_ssa *s = &p->ssa;
   ir_func *f = p->fn;
@@ -324,11 +338,6 @@ void ptx_ssa_end_func(ptx_parser *p) {
     ptx_build_ret(p, false);
     ptx_ssa_leave(p);
   }
-  for (uint32_t i = 0; i < s->nblocks; i++)
-    if (s->blocks[i].labeled && !s->blocks[i].defined) {
-      const ptx_tok *t = &s->blocks[i].first_ref;
-      ptx_error_at(p, t, "label '%.*s' is not defined", (int)t->len, t->text);
-    }
   if (p->errors) return;
   uint32_t nb = s->nblocks, nvar = s->nvars;
 
@@ -503,10 +512,10 @@ void ptx_ssa_end_func(ptx_parser *p) {
   for (uint32_t k = 0; k < nph; k++)
     for (uint32_t i = 0; i < ph[k].phi->nsrc; i++)
       if (!ph[k].phi->src[i]) ir_phi_set_src(ph[k].phi, i, undef_of(p, ph[k].var));
-  /* repl was sized before the undefs above: they are never replaced. */
-  ir_value **full = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
-  if (!full) PW_DIE("out of memory");
-  for (uint32_t i = 0; i < s->nup; i++) full[s->up[i].ph->id] = repl[s->up[i].ph->id];
-  ir_replace_uses(f, full);
-  cleanup_phis(p, ph, nph);
+  /* repl was sized before the undefs above (never replaced themselves). */
+  uint32_t nv = f->nvalues;
+  ir_value **map = PW_NEW_ARRAY(&p->fscratch, ir_value *, nv + 1);
+  if (!map) PW_DIE("out of memory");
+  for (uint32_t i = 0; i < s->nup; i++) map[s->up[i].ph->id] = repl[s->up[i].ph->id];
+  cleanup_phis(p, ph, nph, map, nv);
 }

@@ -97,7 +97,7 @@ static bool roundtrip(const ir_module *m, const char *path) {
   return ok;
 }
 
-int pw_cmd_ir(int argc, char **argv) {
+int cmd_ir(int argc, char **argv) {
   const char *path = NULL;
   bool verify = false, print = false, locs = false, lowered = false, rt = false;
   for (int k = 1; k < argc; k++) {

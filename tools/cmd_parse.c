@@ -1,16 +1,19 @@
 /* tools/cmd_parse.c: `ptxwave parse FILE... [--print-ir] [--no-verify]`.
  *
- * Parses each PTX file into the IR, verifies it, and optionally prints it.
+ * Parses each PTX module into the IR, verifies it, and optionally prints
+ * it.  A FILE is PTX text, or a binary (host ELF, archive, fatbin) whose
+ * every PTX entry is a module, read through the container API and named by
+ * its stable name (libcublas.so.13.c0123.e04.sm_90a.ptx) in messages.
  * Errors go to stderr as file:line:col with the source line and a caret.
  * The exit status is 0 when every file parsed and verified, 1 otherwise,
  * 2 for bad usage.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ptx/container.h"
 #include "ptx/ptx_parse.h"
 #include "tools.h"
 #include "util/diag.h"
@@ -26,33 +29,37 @@ static void usage(FILE *f) {
           "Exit status: 0 when every file parses and verifies.\n");
 }
 
-/* Reads a whole file; NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) break;
-    size_t r = fread(buf + n, 1, cap - n, f);
-    n += r;
-    if (n < cap) break;
-    cap *= 2;
-    char *nb = realloc(buf, cap);
-    if (!nb) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
+typedef struct parse_run {
+  bool print, verify, stats;
+  int modules, failed;
+} parse_run;
+
+static bool on_module(const ptx_module *pm, void *user) {
+  parse_run *r = user;
+  /* A text input is named by its path, an entry by its stable name. */
+  const char *name = pm->entry ? pm->name : pm->file->path;
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  d.max_errors = 50;
+  ptx_parse_stats st;
+  ir_module *m = ptx_parse(name, pm->text, pm->len, &d, &st);
+  if (m && r->verify && !ir_verify(m, NULL, &d)) {
+    ir_module_destroy(m);
+    m = NULL;
   }
-  if (buf && ferror(f)) {
-    free(buf);
-    buf = NULL;
+  if (r->stats)
+    fprintf(stderr, "%s: %llu instructions, %llu kept opaque, %llu functions%s\n", name,
+            (unsigned long long)st.instrs, (unsigned long long)st.opaque,
+            (unsigned long long)st.funcs, m ? "" : " (failed)");
+  r->modules++;
+  if (!m) {
+    r->failed++;
+  } else {
+    if (r->print) ir_print_module(stdout, m);
+    ir_module_destroy(m);
   }
-  fclose(f);
-  *len = n;
-  return buf;
+  pw_diag_fini(&d);
+  return true;
 }
 
 int cmd_parse(int argc, char **argv) {
@@ -76,37 +83,18 @@ int cmd_parse(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  parse_run r = {print, verify, stats, 0, 0};
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-' && argv[i][1]) continue;
-    const char *path = argv[i];
-    size_t len;
-    char *text = read_file(path, &len);
-    if (!text) {
-      fprintf(stderr, "ptxwave parse: %s: %s\n", path, strerror(errno));
-      failed++;
-      continue;
-    }
     pw_diag d;
     pw_diag_init(&d, stderr);
-    d.max_errors = 50;
-    ptx_parse_stats st;
-    ir_module *m = ptx_parse(path, text, len, &d, &st);
-    if (m && verify && !ir_verify(m, NULL, &d)) {
-      ir_module_destroy(m);
-      m = NULL;
-    }
-    if (stats)
-      fprintf(stderr, "%s: %llu instructions, %llu kept opaque, %llu functions%s\n", path,
-              (unsigned long long)st.instrs, (unsigned long long)st.opaque,
-              (unsigned long long)st.funcs, m ? "" : " (failed)");
-    if (!m) {
-      failed++;
-    } else {
-      if (print) ir_print_module(stdout, m);
-      ir_module_destroy(m);
-    }
+    int before = r.modules;
+    int errors = ptx_for_each_ptx(argv[i], NULL, &d, on_module, &r);
+    if (errors) failed++;
+    if (!errors && r.modules == before)
+      fprintf(stderr, "ptxwave parse: %s: no PTX in it\n", argv[i]);
     pw_diag_fini(&d);
-    free(text);
   }
+  failed += r.failed;
   return failed ? 1 : 0;
 }

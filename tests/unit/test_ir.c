@@ -81,7 +81,7 @@ static void check_text(const ir_module *m, const char *want) {
 }
 
 #define CONTAINS(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, \
-    "expected to find:\n%s\nin:\n%s", (needle), (hay))
+    "expected to find:\n%s\nin:\n%.2000s", (needle), (hay))
 
 /* ---- builder, printer, round trip ------------------------------------- */
 
@@ -919,6 +919,36 @@ START_TEST(big_phi_and_layout) {
 }
 END_TEST
 
+/* A big function with many errors: the dump shows the first 100 errors in
+ * context and elides the rest, instead of printing 1000+ lines. */
+START_TEST(verify_big_function_dump) {
+  ir_module *m = ir_module_create("big");
+  ir_func *f = ir_func_create(m, "big", true);
+  ir_block *b0 = ir_block_create(f, NULL);
+  ir_builder b = ir_builder_at_end(b0);
+  ir_value *t = ir_read_sreg(&b, ir_sreg_tid, 0);
+  for (int k = 0; k < 1000; k++) {
+    ir_value *x = ir_add(&b, ir_type_u32, t, ir_imm(&b, ir_type_u32, 1));
+    if (k % 5 == 0) x->def->mods.nc = 1;  /* 200 errors */
+  }
+  ir_ret(&b);
+  char *e = verify_errors(m, false);
+  CONTAINS(e, "(200 errors):\n");
+  /* Errors at %1, %6, %11 ...: each shown with the three instructions
+   * before it, the rest elided. */
+  CONTAINS(e, "bb0:\n  %0 = sreg tid.x\n  %1 = add.nc.u32 %0, 1\n"
+              "  ; error: modifier .nc is not valid on 'add'\n"
+              "  ; ...\n  %3 = add.u32 %0, 1\n  %4 = add.u32 %0, 1\n  %5 = add.u32 %0, 1\n"
+              "  %6 = add.nc.u32 %0, 1\n  ; error: modifier .nc is not valid on 'add'\n  ; ...\n");
+  CONTAINS(e, "}\n; 100 more errors not shown");
+  int lines = 0;
+  for (const char *c = e; *c; c++) lines += *c == '\n';
+  ck_assert_int_lt(lines, 700);
+  free(e);
+  ir_module_destroy(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ir");
   TCase *tc = tcase_create("core");
@@ -942,6 +972,7 @@ int main(void) {
   tcase_add_test(tc, replace_uses_follows_chains);
   tcase_add_test(tc, split_and_compute_preds);
   tcase_add_test(tc, big_phi_and_layout);
+  tcase_add_test(tc, verify_big_function_dump);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
