@@ -475,7 +475,11 @@ static ir_value *value(ptx_parser *p, const opnd *o, ir_type t) {
   switch ((okind)o->kind) {
   case O_REG: {
     ir_value *v = ptx_ssa_read(p, o->var);
-    if (o->neg) v = ir_alu1(&p->b, ir_op_not, ir_type_pred, v);
+    if (o->neg) {
+      if (p->ssa.var_type[o->var] != ir_type_pred)
+        ptx_fail(p, &o->tok, "'!' applies to a .pred register");
+      v = ir_alu1(&p->b, ir_op_not, ir_type_pred, v);
+    }
     return v;
   }
   case O_SREG: return ir_read_sreg(&p->b, (ir_sreg)o->sreg, o->comp);
@@ -752,12 +756,16 @@ static bool decode_mods(ptx_parser *p, ins *I) {
       m->frag = IR_FRAG_D;
       break;
     case ptx_mod_clamp:
-      if (op == ir_op_shf || op == ir_op_vshl || op == ir_op_vshr) m->shf_clamp = 1;
+      if (op == ir_op_shf || op == ir_op_vshl || op == ir_op_vshr || op == ir_op_bmsk ||
+          op == ir_op_szext)
+        m->shf_clamp = 1;
       else if (op == ir_op_suld || op == ir_op_sust || op == ir_op_sured) m->clampmode = IR_CLAMP_CLAMP;
       else return false;
       break;
     case ptx_mod_wrap:
-      if (op != ir_op_shf && op != ir_op_vshl && op != ir_op_vshr) return false;
+      if (op != ir_op_shf && op != ir_op_vshl && op != ir_op_vshr && op != ir_op_bmsk &&
+          op != ir_op_szext)
+        return false;
       m->shf_clamp = 0;
       break;
     case ptx_mod_trap:
@@ -1017,12 +1025,12 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
   bool sign = k == IR_TK_SINT && to > from;
   ir_type dt = sign ? sints[to] : uints[to], st = sign ? sints[from] : uints[from];
   ir_value *src[1] = {v};
-  ir_type dtt = t;
+  ir_type dtt = dt;  /* the cvt's own type: the register may be an .f32 of that width */
   ir_instr *c = ir_build(&p->b, ir_op_cvt, dt, 1, src, 1, &dtt, NULL);
   if (!c) PW_DIE("out of memory");
   c->type2 = (uint8_t)st;
   if (guard) {
-    keep = retype(p, c, keep, t);
+    keep = retype(p, c, keep, dt);
     ir_instr_set_guard(&p->b, c, guard, neg, &keep);
   }
   return c->dst[0];
@@ -1062,6 +1070,37 @@ static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d,
     ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
 }
 
+/* Operand k of op is a predicate (the IR's rule, ir_src_is_pred). */
+static bool pred_operand(ir_op op, unsigned k, unsigned nsrc) {
+  switch (op) {
+  case ir_op_cbr: return k == 0;
+  case ir_op_selp: case ir_op_set: case ir_op_setp: return k == 2;
+  case ir_op_addc: case ir_op_subc: return k == 2;
+  case ir_op_madc: return k == 3;
+  case ir_op_vote: return k == 0;
+  case ir_op_bar_red: return k + 1 == nsrc;
+  default: return false;
+  }
+}
+
+/* Predicates go where predicates are read and nowhere else in arithmetic
+ * (and.b32 on a .pred register is an input error, and.pred is not). */
+static void check_preds(ptx_parser *p, const ins *I, ir_op op, const srclist *s) {
+  const ir_op_info *info = &ir_op_infos[op];
+  bool arith = info->nsrc != IR_VAR && info->result == RES_TYPE && I->type != ir_type_pred &&
+               op != ir_op_copy;
+  for (unsigned k = 0; k < s->n; k++) {
+    bool is_pred = s->v[k] && s->v[k]->type == ir_type_pred;
+    if (pred_operand(op, k, s->n)) {
+      if (!is_pred)
+        ptx_fail(p, &I->at, "operand %u of '%.*s' must be a predicate", k + 1, (int)I->at.len,
+                 I->at.text);
+    } else if (arith && is_pred) {
+      ptx_fail(p, &I->at, "operand %u of '%.*s' is a predicate", k + 1, (int)I->at.len, I->at.text);
+    }
+  }
+}
+
 /* Builds op with these results and sources, guards it, and writes its
  * results to their registers.  Results take the op's types (the opcode
  * table's rule); ops whose rule is "stated per instruction" take their
@@ -1073,7 +1112,10 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     guard = ptx_ssa_read(p, I->guard_var);
     read_keeps(p, d, keep);
   }
-  if (op != ir_op_opaque && op != ir_op_call) check_shape(p, I, op, d, s);
+  if (op != ir_op_opaque && op != ir_op_call) {
+    check_shape(p, I, op, d, s);
+    check_preds(p, I, op, s);
+  }
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
@@ -1504,7 +1546,10 @@ void ptx_parse_instruction(ptx_parser *p) {
   if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
-  bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I);
+  /* A modifier the family does not know, or one its op does not take
+   * (ld.ftz): kept as written, for lowering to name. */
+  bool known = op != ir_op_count && op != ir_op_opaque && decode_mods(p, I) &&
+               ir_mods_fit_op(op, &I->m);
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
