@@ -1700,6 +1700,35 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     }
     return r;
   }
+  case ir_op_bmsk:
+  case ir_op_szext: {
+    /* bmsk (9.7.1.22): b ones from bit a; szext (9.7.1.21): the low b
+     * bits of a, sign- or zero-extended.  .clamp limits the counts to 32,
+     * .wrap takes them mod 32. */
+    LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32);
+    LLVMValueRef k32 = kint(c->i32, 32), k31 = kint(c->i32, 31);
+    if (i->mods.shf_clamp) {
+      b = intr2(E, "llvm.umin", b, k32);
+      if (i->op == ir_op_bmsk) a = intr2(E, "llvm.umin", a, k32);
+    } else {
+      b = LLVMBuildAnd(B, b, k31, "");
+      if (i->op == ir_op_bmsk) a = LLVMBuildAnd(B, a, k31, "");
+    }
+    LLVMValueRef bfull = LLVMBuildICmp(B, LLVMIntUGE, b, k32, "");
+    LLVMValueRef bs = LLVMBuildSelect(B, bfull, c->i32_0, b, "");
+    LLVMValueRef ones = LLVMBuildSub(B, LLVMBuildShl(B, c->i32_1, bs, ""), c->i32_1, "");
+    ones = LLVMBuildSelect(B, bfull, kint(c->i32, ~0ull), ones, "");
+    if (i->op == ir_op_bmsk) {
+      LLVMValueRef afull = LLVMBuildICmp(B, LLVMIntUGE, a, k32, "");
+      LLVMValueRef m = LLVMBuildShl(B, ones, LLVMBuildSelect(B, afull, c->i32_0, a, ""), "");
+      return LLVMBuildSelect(B, afull, c->i32_0, m, "");
+    }
+    if (!s) return LLVMBuildAnd(B, a, ones, "");
+    /* sign: shift the field to the top and back; b == 0 gives 0 */
+    LLVMValueRef sh = LLVMBuildSub(B, k32, LLVMBuildSelect(B, bfull, k32, LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c->i32_0, ""), k32, b, ""), ""), "");
+    LLVMValueRef r = LLVMBuildAShr(B, LLVMBuildShl(B, a, sh, ""), sh, "");
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c->i32_0, ""), c->i32_0, r, "");
+  }
   case ir_op_dp2a: {
     /* 9.7.1.24: d = c + a.h0 * b.b(k) + a.h1 * b.b(k+1), k = 0 (.lo) or 2 (.hi) */
     LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32), x = op_as(E, i, 2, c->i32);
@@ -1766,7 +1795,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     *handled = false;
     return NULL;
   /* not implemented by codegen (lowering or later work) */
-  case ir_op_fns: case ir_op_szext: case ir_op_bmsk:
+  case ir_op_fns:
   case ir_op_st_async: case ir_op_cvt_pack: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:

@@ -36,7 +36,6 @@ TARGETS = {"gfx90a": 64, "gfx942": 64, "gfx950": 64, "gfx1100": 32, "gfx1201": 3
 WARP_OPS = re.compile(r"\b(shfl|vote|match|redux|activemask|elect|bar\.warp\.sync)\b|%laneid|%lanemask|%warpid")
 # Each with the reason; all are tracked in docs/codegen.md "Unsupported".
 EXPECTED_FAIL = {
-    "int_bitops": "bmsk/szext .clamp/.wrap: kept opaque by the PTX parser",
     "bar_red": "bar.red, bar.arrive and named barriers: lower/",
     "printf": "vprintf: the runtime's printf buffer",
 }
