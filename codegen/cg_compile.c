@@ -139,6 +139,8 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   cg_context_init(&c, opt->target, cov, path);
   current_module = path;
   current_target = opt->target->name;
+  c.diag = d;
+  c.src = src;
   bool ok = true;
   char msg[4096];
   char *err = NULL;
@@ -194,6 +196,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       ok = false;
     }
   }
+  if (c.llvm_errors) ok = false;
   if (ok && kind == CG_EMIT_LL) {
     char *s = LLVMPrintModuleToString(c.mod);
     out->size = strlen(s);
@@ -207,7 +210,8 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       pw_error(d, path, "LLVM code generation for %s: %s", opt->target->name, msg);
       ok = false;
     } else {
-      if (kind != CG_EMIT_ASM) ok = check_kernels(&c, m, src, buf, &out->nkernels, d);
+      if (c.llvm_errors) ok = false;
+      if (ok && kind != CG_EMIT_ASM) ok = check_kernels(&c, m, src, buf, &out->nkernels, d);
       const char *p = LLVMGetBufferStart(buf);
       size_t n = LLVMGetBufferSize(buf);
       if (ok && kind == CG_EMIT_HSACO) {
