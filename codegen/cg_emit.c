@@ -1149,6 +1149,14 @@ static void call(emitter *E, const ir_instr *i) {
   if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
   LLVMValueRef fnv;
   LLVMTypeRef ft;
+  if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
+    /* CUDA's device assert(): the message needs the runtime's printf
+     * buffer; the kernel is stopped either way (s_trap) */
+    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    free(args);
+    free(tys);
+    return;
+  }
   if (f && f->is_decl) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
                 !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
