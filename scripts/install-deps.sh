@@ -11,6 +11,10 @@ pkgs=(
   liblz4-dev libzstd-dev libxxhash-dev           # fatbin decompression, hashing
   clang-22 libclang-rt-22-dev libfuzzer-22-dev   # sanitizers and libFuzzer targets
   llvm-22-tools                                  # FileCheck-22
+  llvm-22 llvm-22-dev                            # codegen: LLVM-C, AMDGPU backend, llvm-readelf-22
+  liblld-22-dev lld-22 zlib1g-dev                # codegen: in-process lld (lldELF, lldCommon)
+  g++                                            # codegen/cg_lld.cpp (lld has no C API)
+  python3-yaml                                   # codegen test: code object metadata
   binutils file                                  # test helpers (readelf, ar)
   python3                                        # nvcc test (also needed by meson)
   zstd lz4                                       # benchmarks: the reference decompressors

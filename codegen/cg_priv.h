@@ -1,0 +1,59 @@
+/* codegen/cg_priv.h: what the files of codegen/ share: the codegen context,
+ * a thin wrapper over LLVM-C in the manner of Mesa's ac_llvm_build.c
+ * (style.md #14). */
+#ifndef PW_CG_PRIV_H
+#define PW_CG_PRIV_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "codegen/codegen.h"
+
+/* AMDGPU address spaces (AMDGPUUsage "Address Spaces"). */
+enum { CG_AS_FLAT = 0, CG_AS_GLOBAL = 1, CG_AS_LDS = 3, CG_AS_CONST = 4, CG_AS_PRIVATE = 5 };
+
+/* One compile: its own LLVMContext, module and builder; cached types and
+ * constants; the target facts.  Never shared between threads. */
+typedef struct cg_context {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  const cg_target *target;
+  unsigned wave_size;
+  unsigned cov;
+  LLVMTypeRef i1, i8, i16, i32, i64, i128, f16, bf16, f32, f64, voidt;
+  LLVMTypeRef ptr[6];          /* ptr addrspace(N) */
+  LLVMTypeRef wave_mask;       /* i32 or i64 */
+  LLVMValueRef i32_0, i32_1, i64_0;
+  unsigned kind_convergent;    /* attribute kinds, looked up once */
+  /* sync scope ids: workgroup, agent, system (""), wavefront */
+  unsigned ss_workgroup, ss_agent, ss_system, ss_wavefront;
+  /* LLVM's own diagnostics (backend errors such as an LDS overflow,
+   * warnings) go here instead of LLVM's default handler, which prints
+   * them and exit()s the process on an error */
+  pw_diag *diag;
+  const pw_src *src;
+  int llvm_errors;
+} cg_context;
+
+/* cg_context.c */
+void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name);
+void cg_context_fini(cg_context *c);
+/* Declares intrinsic `name` (overloaded on types[0..ntypes)) on first use
+ * and calls it.  convergent: mark the call site convergent (cross-lane
+ * operations: the optimiser must not make them control dependent on more
+ * values).  Returns NULL if LLVM has no such intrinsic. */
+LLVMValueRef cg_intrinsic(cg_context *c, const char *name, LLVMTypeRef *types, unsigned ntypes,
+                          LLVMValueRef *args, unsigned nargs, bool convergent);
+LLVMValueRef cg_const_int(cg_context *c, LLVMTypeRef t, uint64_t v);
+/* Adds the string attribute key=value to function f. */
+void cg_fn_attr(cg_context *c, LLVMValueRef f, const char *key, const char *value);
+void cg_enum_attr(cg_context *c, LLVMValueRef f, unsigned idx, const char *name, uint64_t v);
+/* An LLVM message (char *) or error: text copied into buf, original disposed. */
+void cg_take_message(char *msg, char *buf, size_t cap);
+
+/* cg_emit.c: the IR -> LLVM IR translation; false with errors in d. */
+bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d);
+
+#endif

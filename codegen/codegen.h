@@ -1,0 +1,81 @@
+/* codegen/codegen.h: lowered IR to AMD GPU code objects through LLVM 22
+ * (design.md "Code generation", docs/codegen.md).
+ *
+ *   cg_compile(module, options)  ->  LLVM IR text | assembly | ELF object
+ *                                    | linked code object (.hsaco)
+ *
+ * Every compile has its own LLVMContext: several modules may compile at once
+ * on several threads (linking with LLD is serialised: cg_lld.cpp).  Errors in
+ * the input (an instruction the backend cannot handle yet) are reported to
+ * the pw_diag as file:line:col with the PTX instruction, the kernel and the
+ * target; they never abort.
+ */
+#ifndef PW_CODEGEN_H
+#define PW_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "util/diag.h"
+
+/* ---- cg_targets.c ------------------------------------------------------ */
+
+enum {
+  CG_FEAT_DOT = 1 << 0, CG_FEAT_DPP = 1 << 1, CG_FEAT_DPP8 = 1 << 2,
+  CG_FEAT_PERMLANE = 1 << 3, CG_FEAT_PK_F32 = 1 << 4, CG_FEAT_ATOMIC_FADD_F32 = 1 << 5,
+  CG_FEAT_ATOMIC_FADD_F64 = 1 << 6, CG_FEAT_MEMTIME = 1 << 7, CG_FEAT_BF16_CVT = 1 << 8,
+};
+
+typedef struct cg_target {
+  const char *name;           /* "gfx942" */
+  uint8_t wave_size;          /* 32 or 64 */
+  uint32_t lds_bytes;         /* per workgroup */
+  uint32_t features;          /* CG_FEAT_* */
+  const char *llvm_features;  /* target-features string */
+} cg_target;
+
+/* The row for name ("gfx942"), or NULL. */
+const cg_target *cg_target_find(const char *name);
+/* All rows, *n set to their count. */
+const cg_target *cg_targets(unsigned *n);
+
+/* ---- cg_compile.c ------------------------------------------------------ */
+
+typedef enum cg_emit_kind { CG_EMIT_LL, CG_EMIT_ASM, CG_EMIT_OBJ, CG_EMIT_HSACO } cg_emit_kind;
+
+typedef struct cg_options {
+  const cg_target *target;    /* required */
+  unsigned cov;               /* code object version 4, 5 or 6; 0 means 5 */
+  const char *pipeline;       /* LLVM pass pipeline text; NULL: cg_default_pipeline */
+  bool no_opt;                /* skip the pass pipeline (measurements, --emit ll of raw IR) */
+  bool verify;                /* verify the LLVM module (always on in debug builds) */
+  const char *extra_features; /* appended to the target's features ("+x,-y"), or NULL */
+} cg_options;
+
+/* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and
+ * CG_EMIT_ASM, text with a terminating NUL not counted in size. */
+typedef struct cg_output {
+  uint8_t *data;
+  size_t size;
+  uint32_t nkernels;          /* kernels checked present in the object */
+} cg_output;
+
+/* src is the PTX text the module's locations point into (may be NULL). */
+bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt,
+                cg_emit_kind kind, cg_output *out, pw_diag *d);
+
+/* The pass pipeline used when cg_options.pipeline is NULL, and why
+ * (docs/codegen.md "Pipeline"). */
+extern const char cg_default_pipeline[];
+
+/* ---- cg_lld.cpp -------------------------------------------------------- */
+
+/* Links one AMDGPU ELF relocatable object into a shared code object with
+ * lld's ELF driver, in process: `ld.lld -shared obj -o out`.  Returns 0 on
+ * success; on failure, lld's messages in errbuf.  *out is malloc'd. */
+int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out, size_t *out_size,
+                char *errbuf, size_t errbuf_size);
+
+#endif

@@ -1,0 +1,257 @@
+/* tools/cmd_compile.c: `ptxwave compile FILE.ptx|BINARY --arch gfx942[,...]
+ * -o OUT [--emit ll|asm|obj|hsaco]`.
+ *
+ * Parses the PTX (a .ptx file, or every PTX entry of a fatbin, ELF or
+ * archive), and compiles it with codegen/ for each target.  One target
+ * writes OUT as asked; several targets with --emit hsaco write one clang
+ * offload bundle holding a code object per target (the format
+ * clang-offload-bundler writes and HIP's loader reads):
+ *
+ *   "__CLANG_OFFLOAD_BUNDLE__"  u64 entry count
+ *   per entry: u64 offset, u64 size, u64 id length, id (no NUL)
+ *   the code objects at their offsets (4096-aligned)
+ *
+ * with ids "host-x86_64-unknown-linux-gnu-" (empty, as clang writes it)
+ * and "hipv4-amdgcn-amd-amdhsa--<gfx>".  A binary with several PTX modules
+ * writes OUT.<n> for the n-th module.  OUT "-" is stdout.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/codegen.h"
+#include "ir/ir.h"
+#include "ptx/container.h"
+#include "ptx/ptx_parse.h"
+#include "tools.h"
+#include "util/diag.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: ptxwave compile FILE --arch gfx942[,gfx90a,...] -o OUT\n"
+          "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
+          "                       [--pipeline TEXT] [--no-opt] [--features +F,-G] [--time]\n"
+          "\n"
+          "Compiles PTX (a .ptx file, or the PTX inside a fatbin, ELF or archive)\n"
+          "to AMD GPU code.  --emit: LLVM IR, assembly, an ELF object, or a linked\n"
+          "code object (default).  Several --arch targets with --emit hsaco make a\n"
+          "clang offload bundle.  --cov: code object version (default 5).\n"
+          "--features: extra LLVM target features (for experiments and tests).\n"
+          "--time: print parse and compile times to stderr.\n"
+          "Targets:");
+  unsigned n;
+  const cg_target *t = cg_targets(&n);
+  for (unsigned i = 0; i < n; i++) fprintf(f, " %s", t[i].name);
+  fprintf(f, "\n");
+}
+
+typedef struct compile_job {
+  const cg_target *targets[16];
+  unsigned ntargets;
+  cg_emit_kind emit;
+  cg_options opt;
+  const char *out;
+  bool time;
+  int nmodules, failed;
+} compile_job;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool write_out(const char *path, const void *p, size_t n) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+  if (!f) {
+    fprintf(stderr, "ptxwave compile: %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  bool ok = fwrite(p, 1, n, f) == n;
+  if (f != stdout) ok = fclose(f) == 0 && ok;
+  else fflush(f);
+  if (!ok) fprintf(stderr, "ptxwave compile: %s: write failed\n", path);
+  return ok;
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The clang offload bundle of the code objects objs[0..n). */
+static uint8_t *bundle(const cg_target **t, cg_output *objs, unsigned n, size_t *size) {
+  char ids[17][64];
+  unsigned ne = n + 1;
+  snprintf(ids[0], sizeof ids[0], "host-x86_64-unknown-linux-gnu-");
+  for (unsigned i = 0; i < n; i++) snprintf(ids[i + 1], sizeof ids[i + 1], "hipv4-amdgcn-amd-amdhsa--%s", t[i]->name);
+  size_t hdr = 24 + 8;
+  for (unsigned i = 0; i < ne; i++) hdr += 24 + strlen(ids[i]);
+  size_t off = (hdr + 4095) & ~(size_t)4095, total = off;
+  size_t offs[17];
+  offs[0] = off;
+  for (unsigned i = 0; i < n; i++) {
+    offs[i + 1] = total;
+    total = (total + objs[i].size + 4095) & ~(size_t)4095;
+  }
+  uint8_t *b = calloc(1, total);
+  if (!b) return NULL;
+  memcpy(b, "__CLANG_OFFLOAD_BUNDLE__", 24);
+  put64(b + 24, ne);
+  size_t p = 32;
+  for (unsigned i = 0; i < ne; i++) {
+    size_t len = strlen(ids[i]);
+    put64(b + p, offs[i]);
+    put64(b + p + 8, i ? objs[i - 1].size : 0);
+    put64(b + p + 16, len);
+    memcpy(b + p + 24, ids[i], len);
+    p += 24 + len;
+  }
+  for (unsigned i = 0; i < n; i++) memcpy(b + offs[i + 1], objs[i].data, objs[i].size);
+  *size = total;
+  return b;
+}
+
+static bool compile_text(compile_job *J, const char *name, const char *text, size_t len, int index) {
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  d.max_errors = 50;
+  pw_src src = {name, text, len};
+  double t0 = now();
+  ptx_parse_stats st = {0};
+  size_t nl = strlen(name);
+  /* .pwir: the IR's textual form (lowered IR for tests of the target ops) */
+  ir_module *m = nl > 5 && !strcmp(name + nl - 5, ".pwir") ? ir_parse(name, text, len, &d)
+                                                          : ptx_parse(name, text, len, &d, &st);
+  if (m && !ir_verify(m, NULL, &d)) {
+    ir_module_destroy(m);
+    m = NULL;
+  }
+  double t1 = now();
+  bool ok = m != NULL;
+  cg_output outs[16];
+  memset(outs, 0, sizeof outs);
+  for (unsigned k = 0; ok && k < J->ntargets; k++) {
+    J->opt.target = J->targets[k];
+    double c0 = now();
+    if (!cg_compile(m, &src, &J->opt, J->emit, &outs[k], &d)) ok = false;
+    if (J->time)
+      fprintf(stderr, "%s: %s: parse %.3f s, compile %.3f s, %llu instructions, %u kernels\n", name,
+              J->targets[k]->name, t1 - t0, now() - c0, (unsigned long long)st.instrs, outs[k].nkernels);
+  }
+  if (ok) {
+    char path[4096];
+    if (index >= 0 && strcmp(J->out, "-")) snprintf(path, sizeof path, "%s.%d", J->out, index);
+    else snprintf(path, sizeof path, "%s", J->out);
+    if (J->ntargets == 1) {
+      ok = write_out(path, outs[0].data, outs[0].size);
+    } else {
+      size_t n;
+      uint8_t *b = bundle(J->targets, outs, J->ntargets, &n);
+      ok = b && write_out(path, b, n);
+      free(b);
+    }
+  }
+  for (unsigned k = 0; k < J->ntargets; k++) free(outs[k].data);
+  if (m) ir_module_destroy(m);
+  pw_diag_fini(&d);
+  return ok;
+}
+
+static bool on_module(const ptx_module *pm, void *user) {
+  compile_job *J = user;
+  int index = J->nmodules++;
+  if (!compile_text(J, pm->name, pm->text, pm->len, pm->container ? index : -1)) J->failed++;
+  return true;
+}
+
+int cmd_compile(int argc, char **argv) {
+  compile_job J = {.emit = CG_EMIT_HSACO};
+  const char *file = NULL, *arch = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (pw_is_help(a)) {
+      usage(stdout);
+      return 0;
+    }
+    bool has_next = i + 1 < argc;
+    if (!strcmp(a, "--arch") && has_next) arch = argv[++i];
+    else if (!strncmp(a, "--arch=", 7)) arch = a + 7;
+    else if (!strcmp(a, "-o") && has_next) J.out = argv[++i];
+    else if (!strcmp(a, "--emit") && has_next) {
+      const char *e = argv[++i];
+      if (!strcmp(e, "ll")) J.emit = CG_EMIT_LL;
+      else if (!strcmp(e, "asm")) J.emit = CG_EMIT_ASM;
+      else if (!strcmp(e, "obj")) J.emit = CG_EMIT_OBJ;
+      else if (!strcmp(e, "hsaco")) J.emit = CG_EMIT_HSACO;
+      else {
+        fprintf(stderr, "ptxwave compile: --emit %s: expected ll, asm, obj or hsaco\n", e);
+        return 2;
+      }
+    } else if (!strcmp(a, "--cov") && has_next) J.opt.cov = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(a, "--pipeline") && has_next) J.opt.pipeline = argv[++i];
+    else if (!strcmp(a, "--no-opt")) J.opt.no_opt = true;
+    else if (!strcmp(a, "--features") && has_next) J.opt.extra_features = argv[++i];
+    else if (!strcmp(a, "--time")) J.time = true;
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "ptxwave compile: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!file) file = a;
+    else {
+      fprintf(stderr, "ptxwave compile: one input file only\n");
+      return 2;
+    }
+  }
+  if (!file || !arch || !J.out) {
+    usage(stderr);
+    return 2;
+  }
+  char *list = strdup(arch);
+  for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
+    const cg_target *t = cg_target_find(s);
+    if (!t) {
+      fprintf(stderr, "ptxwave compile: unknown target '%s'\n", s);
+      usage(stderr);
+      free(list);
+      return 2;
+    }
+    if (J.ntargets == 16) break;
+    J.targets[J.ntargets++] = t;
+  }
+  free(list);
+  if (J.ntargets > 1 && J.emit != CG_EMIT_HSACO) {
+    fprintf(stderr, "ptxwave compile: several targets need --emit hsaco (an offload bundle)\n");
+    return 2;
+  }
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  size_t fl = strlen(file);
+  if (fl > 5 && !strcmp(file + fl - 5, ".pwir")) {
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+      fprintf(stderr, "ptxwave compile: %s: %s\n", file, strerror(errno));
+      return 1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    size_t r;
+    while (text && (r = fread(text + n, 1, cap - n, f)) > 0) {
+      n += r;
+      if (n == cap) text = realloc(text, cap *= 2);
+    }
+    fclose(f);
+    bool ok = text && compile_text(&J, file, text, n, -1);
+    free(text);
+    pw_diag_fini(&d);
+    return ok ? 0 : 1;
+  }
+  int errs = ptx_for_each_ptx(file, NULL, &d, on_module, &J);
+  pw_diag_fini(&d);
+  if (!J.nmodules && !errs) {
+    fprintf(stderr, "ptxwave compile: %s: no PTX found\n", file);
+    return 1;
+  }
+  return errs || J.failed ? 1 : 0;
+}
