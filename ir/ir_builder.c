@@ -128,6 +128,7 @@ bool ir_src_is_pred(const ir_instr *i, unsigned k) {
   case ir_op_subc: return k == 2;
   case ir_op_madc: return k == 3;
   case ir_op_vote: return k == 0;
+  case ir_op_wave_ballot: return k == 0;
   case ir_op_bar_red: return k + 1 == i->nsrc;
   default: return false;
   }
