@@ -797,6 +797,14 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     return NULL;
   }
 
+  /* ---- wave-level target ops (emu_wave_ops.c) ---- */
+  case ir_op_wave_lane_id: case ir_op_wave_ballot: case ir_op_wave_exec: case ir_op_wave_bpermute:
+  case ir_op_wave_readlane: case ir_op_wave_readfirstlane: case ir_op_wave_sync:
+  case ir_op_workgroup_barrier: case ir_op_workitem_id: case ir_op_workgroup_id:
+  case ir_op_workgroup_size: case ir_op_workgroup_count: case ir_op_dyn_lds_size:
+  case ir_op_cycle_counter: case ir_op_realtime_counter: case ir_op_hw_id:
+    return emu_sel_wave(d, i, in);
+
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
@@ -817,6 +825,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
+  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
+  case ir_op_vshl: case ir_op_vshr:
   case ir_op_opaque:
   case ir_op_count:
     return dfmt(d, "unsupported instruction '%s'", op_name(i));
