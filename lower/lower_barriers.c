@@ -59,53 +59,23 @@ static ir_value *base(ir_builder *b, bars_state *s) {
   return ir_symref(b, ir_sym_global(s->arr), 0, ir_type_u64);
 }
 
-/* Address of word w (a u32 value or NULL) + k of the array. */
+/* Address of word w (a u32 value or NULL) + k of the array: a 32-bit
+ * shared-window offset, as `mov.u32 %r, var` gives it. */
 static ir_value *word_addr(ir_builder *b, bars_state *s, ir_value *w, unsigned k) {
-  ir_value *a = base(b, s);
-  if (!w) return k ? ir_add(b, ir_type_u64, a, ir_imm(b, ir_type_u64, 4ull * k)) : a;
-  ir_value *off = ir_mul(b, ir_type_u32, w, ir_imm(b, ir_type_u32, 4), .mulmode = IR_MUL_WIDE);
-  a = ir_add(b, ir_type_u64, a, off);
-  return k ? ir_add(b, ir_type_u64, a, ir_imm(b, ir_type_u64, 4ull * k)) : a;
+  ir_value *a = ir_alu1(b, ir_op_symaddr, ir_type_u32, base(b, s));
+  if (w) a = ir_add(b, ir_type_u32, a, lower_alu(b, ir_op_shl, ir_type_b32, w, lower_imm32(b, 2)));
+  return k ? ir_add(b, ir_type_u32, a, lower_imm32(b, 4 * k)) : a;
 }
 
 static ir_value *ld_volatile(ir_builder *b, ir_value *addr) {
   return ir_build_mem(b, ir_op_ld, ir_type_u32, addr, 0, 0, NULL, 1,
                       IR_MODS(.space = IR_SPACE_SHARED, .sem = IR_SEM_VOLATILE))->dst[0];
 }
-static void st(ir_builder *b, ir_value *addr, ir_value *v) {
-  ir_build_mem(b, ir_op_st, ir_type_u32, addr, 0, 1, (ir_value *[]){v}, 0, IR_MODS(.space = IR_SPACE_SHARED));
-}
-static ir_value *atom_add(ir_builder *b, ir_value *addr, ir_value *v) {
-  return ir_build_mem(b, ir_op_atom, ir_type_u32, addr, 0, 1, (ir_value *[]){v}, 1,
-                      IR_MODS(.space = IR_SPACE_SHARED, .atomop = IR_ATOM_ADD))->dst[0];
-}
 static void fence_cta(ir_builder *b) {
   ir_build(b, ir_op_membar, ir_type_none, 0, NULL, 0, NULL, IR_MODS(.scope = IR_SCOPE_CTA));
 }
 static void wg_barrier(ir_builder *b) {
   ir_build(b, ir_op_workgroup_barrier, ir_type_none, 0, NULL, 0, NULL, NULL);
-}
-
-/* if (p) { ... }: b moves into the then-block; if_end moves it after. */
-typedef struct if_ctx {
-  ir_block *then, *join;
-} if_ctx;
-static void if_begin(ir_builder *b, ir_value *p, if_ctx *c) {
-  ir_block *pre = b->block;
-  c->join = ir_block_split_before(b->before, NULL);
-  c->then = ir_block_create_after(pre->func, pre, NULL);
-  ir_builder e = ir_builder_at_end(pre);
-  e.loc = b->loc;
-  ir_cbr(&e, p, c->then, c->join);
-  ir_loc loc = b->loc;
-  *b = ir_builder_at_end(c->then);
-  b->loc = loc;
-}
-static void if_end(ir_builder *b, if_ctx *c) {
-  ir_br(b, c->join);
-  ir_loc loc = b->loc;
-  *b = ir_builder_before(c->join->first);
-  b->loc = loc;
 }
 
 /* The wave's lowest active lane. */
@@ -119,6 +89,17 @@ static ir_value *popc_mask(ir_builder *b, const lower_wave *lw, ir_value *m) {
   return ir_alu1(b, ir_op_popc, lw->mask_type, m);
 }
 
+static void guard(ir_builder *b, ir_instr *i, ir_value *p) { ir_instr_set_guard(b, i, p, false, NULL); }
+
+static ir_instr *atom_add_i(ir_builder *b, ir_value *addr, ir_value *v) {
+  return ir_build_mem(b, ir_op_atom, ir_type_u32, addr, 0, 1, (ir_value *[]){v}, 1,
+                      IR_MODS(.space = IR_SPACE_SHARED, .atomop = IR_ATOM_ADD));
+}
+
+/* The whole wave runs the sequence, one lane (the lowest active) does the
+ * atomics through guards, and the spin loop is uniform: every lane of the
+ * wave loads the generation, so no lane of the wave runs ahead of the
+ * others whatever the reconvergence model (docs/lowering.md). */
 static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
   lower_wave lw;
   lower_wave_init(b, s->opt->wave_size, &lw);
@@ -141,38 +122,36 @@ static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
                                  lower_imm32(b, 5));
   ir_value *slot = lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1));
   ir_value *first = is_first_lane(b, &lw, exec);
-  fence_cta(b);
-  if_ctx c1;
-  if_begin(b, first, &c1);
   ir_value *gen_addr = word_addr(b, s, slot, 1), *cnt_addr = word_addr(b, s, slot, 0);
+  fence_cta(b);
   ir_value *gen = ld_volatile(b, gen_addr);
-  ir_value *old = atom_add(b, cnt_addr, nw);
+  ir_instr *add = atom_add_i(b, cnt_addr, nw);
+  guard(b, add, first);
+  ir_value *old = ir_alu1(b, ir_op_wave_readfirstlane, ir_type_u32, add->dst[0]);
   ir_value *done = lower_setp(b, IR_CMP_EQ, ir_type_u32, ir_add(b, ir_type_u32, old, nw), expected);
-  /* if (done) { reset; bump } else if (sync) spin */
-  ir_block *pre = b->block;   /* the then-block, built at its end */
-  ir_block *bump = ir_block_create_after(pre->func, pre, NULL);
-  ir_block *join = ir_block_create_after(pre->func, bump, NULL);
-  ir_block *spin = sync ? ir_block_create_after(pre->func, bump, NULL) : join;
-  ir_builder e = ir_builder_at_end(pre);
-  e.loc = b->loc;
-  ir_cbr(&e, done, bump, spin);
-  e = ir_builder_at_end(bump);
-  e.loc = b->loc;
-  st(&e, cnt_addr, lower_imm32(b, 0));
-  fence_cta(&e);
-  atom_add(&e, gen_addr, lower_imm32(b, 1));
-  ir_br(&e, join);
+  ir_value *last = ir_and(b, ir_type_pred, done, first);
+  ir_instr *reset = ir_build_mem(b, ir_op_st, ir_type_u32, cnt_addr, 0, 1, (ir_value *[]){lower_imm32(b, 0)}, 0,
+                                 IR_MODS(.space = IR_SPACE_SHARED));
+  guard(b, reset, last);
+  fence_cta(b);
+  guard(b, atom_add_i(b, gen_addr, lower_imm32(b, 1)), last);
   if (sync) {
+    /* while (!done && generation unchanged) {} -- uniform over the wave */
+    ir_block *pre = b->block;
+    ir_block *exit = ir_block_split_before(b->before, NULL);
+    ir_block *spin = ir_block_create_after(pre->func, pre, NULL);
+    ir_builder e = ir_builder_at_end(pre);
+    e.loc = b->loc;
+    ir_cbr(&e, done, exit, spin);
     e = ir_builder_at_end(spin);
     e.loc = b->loc;
     ir_value *now = ld_volatile(&e, gen_addr);
     ir_value *same = lower_setp(&e, IR_CMP_EQ, ir_type_u32, now, gen);
-    ir_cbr(&e, same, spin, join);
+    ir_cbr(&e, same, spin, exit);
+    ir_loc loc = b->loc;
+    *b = ir_builder_before(exit->first);
+    b->loc = loc;
   }
-  ir_loc loc = b->loc;
-  *b = ir_builder_at_end(join);
-  b->loc = loc;
-  if_end(b, &c1);
   fence_cta(b);
   return true;
 }
@@ -186,12 +165,10 @@ static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out)
   ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
   ir_value *first = is_first_lane(b, &lw, exec);
   ir_value *at = word_addr(b, s, NULL, RED_T), *af = word_addr(b, s, NULL, RED_F);
+  ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
   fence_cta(b);
-  if_ctx c1;
-  if_begin(b, first, &c1);
-  atom_add(b, at, popc_mask(b, &lw, bt));
-  atom_add(b, af, popc_mask(b, &lw, bf));
-  if_end(b, &c1);
+  guard(b, atom_add_i(b, at, nt), first);
+  guard(b, atom_add_i(b, af, nf), first);
   wg_barrier(b);
   ir_value *t = ld_volatile(b, at), *f = ld_volatile(b, af);
   wg_barrier(b);
@@ -200,11 +177,8 @@ static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out)
                                       ir_alu2(b, ir_op_or, ir_type_b32, ir_read_sreg(b, ir_sreg_tid, 1),
                                               ir_read_sreg(b, ir_sreg_tid, 2))),
                               lower_imm32(b, 0));
-  if_ctx c2;
-  if_begin(b, tid0, &c2);
-  atom_add(b, at, ir_alu1(b, ir_op_neg, ir_type_s32, t));
-  atom_add(b, af, ir_alu1(b, ir_op_neg, ir_type_s32, f));
-  if_end(b, &c2);
+  guard(b, atom_add_i(b, at, ir_alu1(b, ir_op_neg, ir_type_s32, t)), tid0);
+  guard(b, atom_add_i(b, af, ir_alu1(b, ir_op_neg, ir_type_s32, f)), tid0);
   switch ((ir_atomop)i->mods.atomop) {
   case IR_ATOM_AND: out[0] = lower_setp(b, IR_CMP_EQ, ir_type_u32, f, lower_imm32(b, 0)); break;
   case IR_ATOM_OR: out[0] = lower_setp(b, IR_CMP_NE, ir_type_u32, t, lower_imm32(b, 0)); break;
