@@ -57,6 +57,7 @@ emu_status __wrap_emu_launch(emu_module *m, const char *kernel, emu_dim3 grid, e
 /* One line per test process (check forks one per test): what was compared. */
 __attribute__((destructor)) static void report(void) {
   if (stats.launches)
-    fprintf(stderr, "lower-diff: %u launches, %u lowered runs compared, %u error launches skipped, %u failures\n",
-            stats.launches, stats.compared, stats.skipped, stats.failures);
+    fprintf(stderr, "lower-diff: %u launches, %u lowered runs compared, %u error launches skipped, "
+            "%u schedule-dependent, %u failures\n", stats.launches, stats.compared, stats.skipped, stats.schedule,
+            stats.failures);
 }

@@ -23,6 +23,8 @@ typedef struct lower_diff_stats {
   unsigned launches;       /* unlowered launches seen */
   unsigned compared;       /* (launch, wave size) pairs compared */
   unsigned skipped;        /* unlowered launch failed (error tests): nothing to compare */
+  unsigned schedule;       /* differed, but equal to the unlowered run by waves of the same
+                              size: the kernel depends on scheduling (lower_diff.c) */
   unsigned failures;       /* mismatches, lowering failures, status differences */
   char first_failure[1024];
 } lower_diff_stats;
