@@ -75,6 +75,13 @@ typedef struct lower_hazards_options {
 } lower_hazards_options;
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
 
+/* ---- opt_dce.c ---------------------------------------------------------- */
+/* Removes unused results of pure (and convergent) ops, after lowering. */
+typedef struct opt_dce_options {
+  int unused;
+} opt_dce_options;
+bool opt_dce(ir_module *m, const opt_dce_options *opt);
+
 /* ---- pipeline.c --------------------------------------------------------- */
 typedef struct lower_pipeline_options {
   const char *print_after; /* pass name, or "all": print the IR after it */

@@ -8,7 +8,7 @@
  *   bar.sync a, b / bar.arrive a, b (named barriers 0..15 with a count of
  *   b threads, counted in 32-thread warps as PTX counts them): a counter and
  *   a generation per id in a shared array the pass adds to the module,
- *   __ptxwave_bar (u32 [2*16 + 2]):
+ *   __ptxwave_bar (u32 [2*16 + 4], 16-byte aligned):
  *       fence (release)
  *       if (lane is the wave's lowest active lane) {
  *         gen = ld.volatile bar[2a+1]
@@ -37,7 +37,7 @@
  */
 #include "lower_internal.h"
 
-#define BAR_WORDS (2 * 16 + 2)
+#define BAR_WORDS (2 * 16 + 4)   /* a multiple of 4: zeroed by v4 stores */
 #define RED_T (2 * 16)
 #define RED_F (2 * 16 + 1)
 
@@ -208,7 +208,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   if (!s->arr) {
     ir_module *m = i->block->func->module;
     s->arr = ir_module_find_global(m, "__ptxwave_bar");
-    if (!s->arr) s->arr = ir_global_create(m, NULL, "__ptxwave_bar", IR_SPACE_SHARED, ir_type_b32, BAR_WORDS, 8);
+    if (!s->arr) s->arr = ir_global_create(m, NULL, "__ptxwave_bar", IR_SPACE_SHARED, ir_type_b32, BAR_WORDS, 16);
   }
   if (i->op == ir_op_bar_red) return lower_red(b, s, i, out);
   return lower_named(b, s, i);
@@ -227,9 +227,10 @@ static void init_kernels(ir_module *m, bars_state *s) {
                           ir_alu2(&b, ir_op_or, ir_type_b32, ir_read_sreg(&b, ir_sreg_tid, 1),
                                   ir_read_sreg(&b, ir_sreg_tid, 2)));
     ir_value *p = lower_setp(&b, IR_CMP_EQ, ir_type_u32, t, lower_imm32(&b, 0));
-    for (unsigned k = 0; k < BAR_WORDS; k++) {
-      ir_instr *sti = ir_build_mem(&b, ir_op_st, ir_type_u32, base(&b, s), 4 * k, 1,
-                                   (ir_value *[]){lower_imm32(&b, 0)}, 0, IR_MODS(.space = IR_SPACE_SHARED));
+    for (unsigned k = 0; k < BAR_WORDS; k += 4) {
+      ir_value *z = lower_imm32(&b, 0);
+      ir_instr *sti = ir_build_mem(&b, ir_op_st, ir_type_u32, base(&b, s), 4 * k, 4, (ir_value *[]){z, z, z, z}, 0,
+                                   IR_MODS(.space = IR_SPACE_SHARED, .vec = 4));
       ir_instr_set_guard(&b, sti, p, false, NULL);
     }
     wg_barrier(&b);
