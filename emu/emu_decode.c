@@ -607,7 +607,7 @@ static const char *decode_call(emu_decoder *d, const ir_instr *i, emu_inst *in) 
     }
   }
   /* register results are instruction results in SSA: map dsts too */
-  if (i->ndst > EMU_MAXOPND) return "call with more than 8 register results";
+  if (i->ndst > EMU_MAXOPND) return "call with more than 10 register results";
   for (uint32_t k = 0; k < i->ndst; k++) in->dst[k] = value_slot(d, i->dst[k]);
   if (i->ndst && c->nret) {
     /* the IR gives register returns as dsts in order */
@@ -662,7 +662,7 @@ static void decode_address(emu_decoder *d, const ir_instr *i, emu_inst *in) {
 static bool is_mem_op(ir_op op) {
   switch (op) {
   case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
-  case ir_op_prefetch: case ir_op_prefetchu:
+  case ir_op_prefetch: case ir_op_prefetchu: case ir_op_cp_async:
     return true;
   default:
     return false;
@@ -782,6 +782,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_membar: case ir_op_fence:
   case ir_op_nanosleep: case ir_op_pmevent: case ir_op_brkpt: case ir_op_griddepcontrol:
   case ir_op_applypriority: case ir_op_discard: case ir_op_createpolicy:
+  case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
     return emu_sel_mem(d, i, in);
 
   /* ---- warp ---- */
@@ -807,7 +808,6 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
-  case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
   case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
@@ -875,8 +875,11 @@ static emu_status decode_func(emu_module *em, emu_func *ef, ptrmap *gidx, ptrmap
     }
     for (uint32_t k = 0; k < f->nrets; k++) {
       const ir_param *p = &f->rets[k];
-      if (p->space == IR_SPACE_REG && p->value) {
-        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = value_slot(&d, p->value), .size = param_bytes(p)};
+      if (p->space == IR_SPACE_REG) {
+        /* a register return: `ret` names its value (src k); the frame keeps
+         * it in a slot of its own until the caller copies it */
+        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(&d, value_cls((ir_type)p->type)),
+                                   .size = param_bytes(p)};
       } else {
         ef->rets[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
                                    .size = param_bytes(p)};

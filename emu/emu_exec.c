@@ -100,9 +100,16 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
     for (uint32_t k = 0; k < e->ncopies; k++) copy_slot(x, e->copies[k].cls, e->copies[k].dst, e->copies[k].src, m);
     return;
   }
-  /* read every source before writing any destination */
-  uint64_t *tmp = malloc((size_t)e->ncopies * EMU_MAX_LANES * 16);
-  if (!tmp) abort();
+  /* read every source before writing any destination (the scratch buffer
+   * grows to the largest phi group once, then is reused) */
+  size_t need = (size_t)e->ncopies * EMU_MAX_LANES * 2;
+  if (x->scratch_cap < need) {
+    uint64_t *ns = realloc(x->scratch, need * 8);
+    if (!ns) abort();
+    x->scratch = ns;
+    x->scratch_cap = need;
+  }
+  uint64_t *tmp = x->scratch;
   for (uint32_t k = 0; k < e->ncopies; k++) {
     const emu_copy *c = &e->copies[k];
     uint64_t *t = tmp + (size_t)k * EMU_MAX_LANES * 2;
@@ -121,7 +128,6 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
       else EMU_EACH(m, l, d[l] = t[l]);
     }
   }
-  free(tmp);
 }
 
 static void keep_copies(emu_exec *x, const emu_inst *in, emu_mask m) {
@@ -521,7 +527,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
     emu_mask m = f->cur;
     if (__builtin_expect(x->trace, 0)) trace(x, w, f, in);
     w->clock++;
-    nlanes += (uint64_t)__builtin_popcountll(m);
+    nlanes += m == x->all ? x->nlanes : (uint64_t)__builtin_popcountll(m);
     switch ((emu_kind)in->kind) {
     case EMU_K_ALU:
       if (in->guard != EMU_OPND_NONE) {
@@ -596,6 +602,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         uint32_t to = edges[gi[0]].target;
         f->ip = to;
         if (to <= from) {
+          if (__builtin_expect(L->max_inst && w->clock > L->max_inst, 0)) goto watchdog;
           /* a backward branch: spin detection for forward progress */
           if (x->stores != last_stores) {
             last_stores = x->stores;
@@ -628,6 +635,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         }
       }
       if (back) {
+        if (__builtin_expect(L->max_inst && w->clock > L->max_inst, 0)) goto watchdog;
         if (x->stores != last_stores) {
           last_stores = x->stores;
           w->spins = 0;
@@ -657,6 +665,13 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         lanes_exit(w, m);
         emu_check_barriers(wg);
       } else {
+        /* register return values, named by ret's operands */
+        for (unsigned k = 0; k < in->nsrc && k < f->fn->nrets; k++)
+          if (f->fn->rets[k].is_reg) {
+            ir_type t = (ir_type)in->stype[k];
+            copy_slot(x, t == ir_type_pred ? EMU_CLS_PRED : ir_type_bits(t) > 64 ? EMU_CLS_WIDE : EMU_CLS_LANE,
+                      f->fn->rets[k].slot, in->src[k], m);
+          }
         f->returned |= m;
         f->live &= ~m;
         f->cur = 0;
@@ -868,6 +883,9 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
     }
   }
 
+watchdog:
+  emu_fault(x, &code[f->ip], -1, EMU_ERR_LAUNCH, "a wave executed more than %llu instructions (watchdog)",
+            (unsigned long long)L->max_inst);
 fault:
   result = EMU_RUN_FAULT;
 out:

@@ -95,7 +95,15 @@ F32_FAST2(h_add_f32, +)
 F32_FAST2(h_sub_f32, -)
 F32_FAST2(h_mul_f32, *)
 
-static void h_fma_f32(emu_exec *x, const emu_inst *in, emu_mask m) {
+/* fma with the host's FMA instruction where it has one, chosen at load time
+ * (fmaf() through the PLT per lane costs a call each) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define EMU_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define EMU_FMA_CLONES
+#endif
+
+EMU_FMA_CLONES static void h_fma_f32(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1), *c = S(2);
   uint64_t *d = D(0);
   LANES({
@@ -177,7 +185,7 @@ static void h_mul_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
-static void h_fma_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
+EMU_FMA_CLONES static void h_fma_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1), *c = S(2);
   uint64_t *d = D(0);
   LANES({

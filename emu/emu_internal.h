@@ -102,7 +102,7 @@ enum {
   EMU_SP_GENERIC, EMU_SP_GLOBAL, EMU_SP_SHARED, EMU_SP_LOCAL, EMU_SP_CONST, EMU_SP_PARAM,
 };
 
-#define EMU_MAXOPND 8
+#define EMU_MAXOPND 10
 
 struct emu_inst {
   emu_fn fn;
@@ -321,6 +321,7 @@ struct emu_grid {
   uint32_t shared_dyn, shared_total, dyn_off;
   uint32_t stack_size;
   uint32_t spin_limit;
+  uint64_t max_inst;            /* per wave; 0: no limit */
   uint32_t nthreads_host;
   const emu_alloc *allocs;      /* snapshot, sorted */
   uint32_t nallocs;
@@ -351,6 +352,8 @@ struct emu_exec {
   emu_wg *wg;
   emu_grid *l;
   uint64_t gc_base, gc_end;     /* last global allocation hit */
+  uint64_t *scratch;            /* parallel-copy temporaries: grown once, reused */
+  size_t scratch_cap;           /* in 64-bit words */
   bool gc_readonly;
   bool fault;
   bool trace;                   /* PTXWAVE_EMU_TRACE */

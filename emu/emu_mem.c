@@ -235,9 +235,13 @@ static void h_ld(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0);
   unsigned eb = in->elem, n = in->vec, total = eb * n;
   int order = load_order(in);
+  bool global = in->space == EMU_SP_GLOBAL;
   EMU_EACH(m, l, {
-    uint8_t *p = emu_addr(x, in, l, in->space, ((a[l] + (uint64_t)in->imm) & in->amask), total, false);
-    if (!p) return;
+    uint64_t ad = (a[l] + (uint64_t)in->imm) & in->amask;
+    uint8_t *p;
+    /* a global access inside the allocation this wave last touched */
+    if (global && ad >= x->gc_base && ad + total <= x->gc_end && !(ad & (total - 1))) p = (uint8_t *)(uintptr_t)ad;
+    else if (!(p = emu_addr(x, in, l, in->space, ad, total, false))) return;
     for (unsigned k = 0; k < n; k++) {
       if (eb == 16) {
         uint64_t *d = D(k);
@@ -263,6 +267,53 @@ static void h_ld_global_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
     else if (!(p = emu_addr(x, in, l, in->space, ad, eb, false))) return;
     d[l] = eb == 4 ? __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED)
                    : __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+  });
+}
+
+/* ld.shared / ld.local of one 4- or 8-byte element: the common cases of
+ * tiled kernels and spilled locals, checked inline */
+static void h_ld_shared_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  uint64_t *d = D(0);
+  unsigned eb = in->elem;
+  uint64_t lim = x->l->shared_total;
+  const uint8_t *base = x->wg->shared;
+  EMU_EACH(m, l, {
+    uint64_t off = (a[l] + (uint64_t)in->imm) & in->amask;
+    const void *p;
+    if (off + eb <= lim && !(off & (eb - 1))) p = base + off;
+    else if (!(p = emu_addr(x, in, l, in->space, off, eb, false))) return;
+    d[l] = eb == 4 ? *(const uint32_t *)p : *(const uint64_t *)p;
+  });
+}
+
+static void h_st_shared_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0), *v = S(1);
+  unsigned eb = in->elem;
+  uint64_t lim = x->l->shared_total;
+  uint8_t *base = x->wg->shared;
+  x->stores++;
+  EMU_EACH(m, l, {
+    uint64_t off = (a[l] + (uint64_t)in->imm) & in->amask;
+    void *p;
+    if (off + eb <= lim && !(off & (eb - 1))) p = base + off;
+    else if (!(p = emu_addr(x, in, l, in->space, off, eb, true))) return;
+    if (eb == 4) *(uint32_t *)p = (uint32_t)v[l];
+    else *(uint64_t *)p = v[l];
+  });
+}
+
+static void h_ld_local_scalar(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  uint64_t *d = D(0);
+  unsigned eb = in->elem;
+  uint64_t lim = x->l->stack_size;
+  EMU_EACH(m, l, {
+    uint64_t off = (a[l] + (uint64_t)in->imm) & in->amask;
+    const void *p;
+    if (off + eb <= lim && !(off & (eb - 1))) p = emu_lane_local(x, l) + off;
+    else if (!(p = emu_addr(x, in, l, in->space, off, eb, false))) return;
+    d[l] = eb == 4 ? *(const uint32_t *)p : *(const uint64_t *)p;
   });
 }
 
@@ -479,6 +530,38 @@ static void h_atom(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* ---- cp.async: done at once ------------------------------------------------------
+ * cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}:
+ * the copy completes when the instruction runs (a legal schedule of an
+ * asynchronous copy), so commit_group and wait_group have nothing to wait for.
+ * Bytes past src-size (or all of them with ignore-src) are zero-filled. */
+static void h_cp_async(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *dst = S(0), *src = S(1), *sz = S(2);
+  bool has_src_size = in->sub & 1, ignore_pred = in->sub & 2;
+  const uint64_t *ss = has_src_size ? S(3) : NULL;
+  emu_mask ign = ignore_pred ? EMU_PRED(x, in->src[3]) : 0;
+  x->stores++;
+  EMU_EACH(m, l, {
+    unsigned n = (unsigned)sz[l];
+    if (n != 4 && n != 8 && n != 16) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.async of %u bytes (4, 8 or 16)", n);
+      return;
+    }
+    unsigned from = n;
+    if (has_src_size) from = ss[l] < n ? (unsigned)ss[l] : n;
+    if ((ign >> l) & 1) from = 0;
+    uint8_t *d = emu_addr(x, in, l, EMU_SP_SHARED, (dst[l] + (uint64_t)in->imm) & in->amask, n, true);
+    if (!d) return;
+    uint8_t tmp[16] = {0};
+    if (from) {
+      const uint8_t *s = emu_addr(x, in, l, EMU_SP_GLOBAL, src[l], from, false);
+      if (!s) return;
+      memcpy(tmp, s, from);
+    }
+    memcpy(d, tmp, n);
+  });
+}
+
 /* ---- cvta, isspacep, fences, hints -------------------------------------------- */
 static uint64_t window_of(unsigned space) {
   switch (space) {
@@ -563,9 +646,11 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     if (i->ndst != in->vec) return emu_dfmt(d, "ld.v%u with %u results", in->vec, i->ndst);
     if (i->mods.has_cache_hint && i->nsrc > 2) return "ld with operands after the cache policy";
     in->fn = h_ld;
-    if (in->vec == 1 && in->space == EMU_SP_GLOBAL && (in->elem == 4 || in->elem == 8) &&
-        ir_type_bits((ir_type)in->dtype[0]) == in->elem * 8 && load_order(in) == __ATOMIC_RELAXED)
-      in->fn = h_ld_global_scalar;
+    bool scalar = in->vec == 1 && (in->elem == 4 || in->elem == 8) &&
+                  ir_type_bits((ir_type)in->dtype[0]) == in->elem * 8 && load_order(in) == __ATOMIC_RELAXED;
+    if (scalar && in->space == EMU_SP_GLOBAL) in->fn = h_ld_global_scalar;
+    if (scalar && in->space == EMU_SP_SHARED) in->fn = h_ld_shared_scalar;
+    if (scalar && in->space == EMU_SP_LOCAL) in->fn = h_ld_local_scalar;
     return NULL;
   }
   case ir_op_st: {
@@ -573,9 +658,9 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     unsigned nval = i->nsrc - 1 - (i->mods.has_cache_hint ? 1 : 0);
     if (nval != in->vec) return emu_dfmt(d, "st.v%u with %u values", in->vec, nval);
     in->fn = h_st;
-    if (in->vec == 1 && in->space == EMU_SP_GLOBAL && (in->elem == 4 || in->elem == 8) &&
-        store_order(in) == __ATOMIC_RELAXED)
-      in->fn = h_st_global_scalar;
+    bool scalar = in->vec == 1 && (in->elem == 4 || in->elem == 8) && store_order(in) == __ATOMIC_RELAXED;
+    if (scalar && in->space == EMU_SP_GLOBAL) in->fn = h_st_global_scalar;
+    if (scalar && in->space == EMU_SP_SHARED) in->fn = h_st_shared_scalar;
     return NULL;
   }
   case ir_op_atom:
@@ -604,6 +689,17 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_createpolicy:
     in->fn = h_zero;
+    return NULL;
+  case ir_op_cp_async: {
+    unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1 : 0);
+    if (nval < 3 || nval > 4) return "cp.async with an unexpected operand count";
+    if (nval == 4) in->sub = in->stype[3] == ir_type_pred ? 2 : 1;
+    in->fn = h_cp_async;
+    return NULL;
+  }
+  case ir_op_cp_async_commit_group:
+  case ir_op_cp_async_wait_group:
+    in->fn = h_nop;
     return NULL;
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_nanosleep: case ir_op_pmevent:
   case ir_op_brkpt: case ir_op_griddepcontrol: case ir_op_applypriority: case ir_op_discard:

@@ -328,6 +328,22 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcp
   return cudaMemcpy(dst, src, n, kind);
 }
 
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; r++) {
+    cudaError_t e = cudaMemcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind);
+    if (e) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t s) {
+  (void)s;
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
 cudaError_t cudaMemset(void *p, int v, size_t n) {
   init();
   if (S.sticky) return ret(S.sticky);
@@ -448,6 +464,12 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *f,
   *n = bs > 0 ? 2048 / bs : 0;
   if (*n > 32) *n = 32;
   return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, const void *f, int bs, size_t sh,
+                                                                   unsigned flags) {
+  (void)flags;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, f, bs, sh);
 }
 
 /* ---- streams and events (synchronous) ------------------------------------ */

@@ -290,6 +290,42 @@ START_TEST(printf_and_assert) {
 }
 END_TEST
 
+/* ---- cp.async: copies global -> shared, zero-fills past src-size ------------------------- */
+static const char *cp_async_ptx = ET_HEADER ENTRY
+    "  .shared .align 16 .b8 sh[4096];\n"
+    "  mov.u32 %r6, sh;\n  shl.b32 %r7, %r1, 5;\n  add.u32 %r8, %r6, %r7;\n"   /* 32 bytes per thread */
+    "  ld.param.u64 %rd7, [IN];\n  mul.wide.u32 %rd8, %r1, 32;\n  add.u64 %rd9, %rd7, %rd8;\n"
+    "  and.b32 %r9, %r1, 15;\n"                                                /* src-size 0..15 */
+    "  cp.async.cg.shared.global [%r8], [%rd9], 16, %r9;\n"
+    "  add.u64 %rd10, %rd9, 16;\n  cp.async.ca.shared.global [%r8+16], [%rd10], 8;\n"
+    "  add.u64 %rd11, %rd9, 24;\n  cp.async.ca.shared.global [%r8+24], [%rd11], 4;\n"
+    "  cp.async.commit_group;\n  cp.async.wait_group 0;\n  bar.sync 0;\n"
+    "  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r8];\n  ld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r8+16];\n"
+    "  st.global.v4.u32 [%rd6], {%r10, %r11, %r12, %r13};\n  st.global.v4.u32 [%rd6+16], {%r14, %r15, %r16, %r17};\n"
+    "  ret;\n}\n";
+
+START_TEST(cp_async) {
+  et *t = et_load(cp_async_ptx);
+  enum { NT = 64 };
+  uint8_t in[NT * 32], out[NT * 32];
+  for (unsigned i = 0; i < sizeof in; i++) in[i] = (uint8_t)(i * 7 + 1);
+  uint8_t poison[NT * 32];
+  memset(poison, 0xee, sizeof poison);
+  uint64_t din = et_alloc(t, sizeof in, in), dout = et_alloc(t, sizeof out, poison);
+  et_ok(t, et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){NT, 1, 1}, 0, 2, din, dout));
+  et_get(t, out, dout, sizeof out);
+  for (unsigned tid = 0; tid < NT; tid++)
+    for (unsigned b = 0; b < 32; b++) {
+      uint8_t want;
+      if (b < 16) want = b < (tid & 15) ? in[tid * 32 + b] : 0;   /* zero past src-size */
+      else if (b < 28) want = in[tid * 32 + b];
+      else want = 0;                                             /* never written: shared starts zeroed */
+      ck_assert_msg(out[tid * 32 + b] == want, "thread %u byte %u: %02x want %02x", tid, b, out[tid * 32 + b], want);
+    }
+  et_free(t);
+}
+END_TEST
+
 /* ---- unsupported instructions fail the launch by name, never a crash --------------------- */
 static const char *unsupported_ptx = ET_HEADER
     ".visible .entry ok(.param .u64 IN)\n{\n  ret;\n}\n"
@@ -318,6 +354,7 @@ Suite *emu_mem_suite(void) {
   tcase_add_test(tc, memcheck_reports);
   tcase_add_test(tc, bad_accesses);
   tcase_add_test(tc, printf_and_assert);
+  tcase_add_test(tc, cp_async);
   tcase_add_test(tc, unsupported_named);
   suite_add_tcase(s, tc);
   return s;
