@@ -1,39 +1,25 @@
 /* lower/lower_barriers.c: CTA barriers (PTX ISA 9.7.13.1 bar, barrier,
  * bar.red) on AMD's one workgroup barrier (s_barrier) and shared memory
- * (docs/lowering.md, "Barriers").
+ * (docs/lowering.md, "Barriers", has the algorithms and why they hold).
  *
  *   bar.sync a / barrier.sync a without a thread count: every thread of
- *   the CTA takes part, so any id is the one hardware barrier:
- *       workgroup_barrier
- *   bar.sync a, b / bar.arrive a, b (named barriers 0..15 with a count of
- *   b threads, counted in 32-thread warps as PTX counts them): a counter and
- *   a generation per id in a shared array the pass adds to the module,
- *   __ptxwave_bar (u32 [2*16 + 4], 16-byte aligned):
- *       fence (release)
- *       if (lane is the wave's lowest active lane) {
- *         gen = ld.volatile bar[2a+1]
- *         n   = number of warps (halves on wave64) with an active lane
- *         old = atom.add bar[2a], n
- *         if (old + n == (b + 31) / 32) { bar[2a] = 0; atom.add bar[2a+1], 1 }
- *         else if (sync) while (ld.volatile bar[2a+1] == gen) {}
- *       }
- *       fence (acquire)
- *     The generation read before the add cannot be stale: the barrier
- *     cannot complete without this wave's add.  The count is reset before
- *     the generation moves, so the next phase starts from 0.
- *   bar.red.{popc,and,or} a, p (all threads): two accumulators in the same
- *   array (lanes with p true, lanes with p false):
- *       lowest active lane: atom.add acc_t, popc(ballot(p));
- *                           atom.add acc_f, popc(ballot(!p))
- *       workgroup_barrier; t = acc_t; f = acc_f; workgroup_barrier
- *       thread 0: atom.add acc_t, -t; atom.add acc_f, -f
- *     popc = t, and = (f == 0), or = (t != 0).  Thread 0 subtracts what it
- *     read instead of storing 0: a wave already adding for the next bar.red
- *     is not lost (addition commutes), and nobody reads before the next
- *     barrier, which thread 0 reaches only after subtracting.
+ *     the CTA takes part, so any id is the one hardware barrier:
+ *     workgroup_barrier.
+ *   bar.sync a, b / bar.arrive a, b (b threads, counted in 32-thread warps
+ *     as PTX counts them): an arrival count and a generation per id in the
+ *     shared array __ptxwave_bar the pass adds to the module.  The lowest
+ *     active lane of the wave adds the number of its warps (halves with an
+ *     active lane) under a guard; the wave that completes the count resets
+ *     it and bumps the generation; a sync waits in a loop that every lane
+ *     of the wave runs (uniform), until the generation moves.
+ *   bar.red.{popc,and,or} a, p: two accumulators (lanes with p true, with
+ *     p false), between two workgroup barriers (no count) or two named
+ *     barriers (count); the thread or lane that is sure everyone has read
+ *     them subtracts what it read, so the next round starts from zero
+ *     whatever order the next adds come in.
  * The array is zeroed at the entry of every kernel of a module that needs
- * it (thread 0's stores, then workgroup_barrier): LDS is not zeroed by the
- * hardware.
+ * it (thread 0's v4 stores, then workgroup_barrier): LDS is not zeroed by
+ * the hardware.
  */
 #include "lower_internal.h"
 
