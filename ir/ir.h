@@ -528,6 +528,10 @@ typedef struct ir_verify_options {
   bool require_lowered;    /* reject IR_F_WARP ops (after lower/) */
 } ir_verify_options;
 bool ir_verify(const ir_module *m, const ir_verify_options *opt, pw_diag *d);
+/* Whether every modifier field set in m is one op documents (the
+ * verifier's table): front ends keep an instruction whose modifiers its op
+ * does not take as ir_op_opaque instead of building IR that fails. */
+bool ir_mods_fit_op(ir_op op, const ir_mods *m);
 
 /* Spellings of modifier values (ir_names.c), for printers and messages. */
 const char *ir_rnd_name(ir_rnd r);

@@ -322,6 +322,10 @@ bool ir_op_uses_mod(ir_op op, ir_mod_field f) {
 
 uint64_t ir_op_mod_mask(ir_op op) { return op < ir_op_count ? op_fields[op] : 0; }
 
+bool ir_mods_fit_op(ir_op op, const ir_mods *m) {
+  return (ir_mods_nonzero(m) & ~ir_op_mod_mask(op)) == 0;
+}
+
 const uint64_t ir_mod_zero_spelled = M(shf_left) | M(shf_clamp) | M(dp_hi);
 
 uint64_t ir_mods_nonzero(const ir_mods *m) {
