@@ -1,0 +1,99 @@
+/* runtime/rt_backend.h: what the driver API needs from a device backend.
+ *
+ * Two backends implement it: the emulator (rt_backend_emu.c, on emu/emu.h;
+ * the default where no AMD GPU answers) and HIP (rt_backend_hip.c, dlopen of
+ * libamdhip64).  The driver API layer (rt_*.c) owns every CUDA handle and
+ * its checks; a backend sees only device pointers, its own module and stream
+ * handles, and parameter buffers already packed in CUDA's layout (the kernel
+ * ABI keeps CUDA's .param layout as the kernarg layout, design.md "Code
+ * generation"), so kernelParams and CU_LAUNCH_PARAM_BUFFER_POINTER both
+ * arrive as one buffer.
+ *
+ * Every operation returns a CUresult; a failing one leaves a message in
+ * rt_backend.error (shown by the log and by module-load errors).
+ */
+#ifndef PW_RT_BACKEND_H
+#define PW_RT_BACKEND_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What CUDA reports about a device (cuDeviceGetAttribute and friends). */
+typedef struct rt_device_props {
+  char name[256];
+  char arch[64];                /* "emu", "gfx942" ... */
+  size_t total_mem;
+  int sm_count;                 /* multiprocessors (AMD: compute units) */
+  int max_threads_per_block;
+  int max_block[3], max_grid[3];
+  int shared_per_block;         /* static limit (48 KiB in CUDA) */
+  int shared_per_block_optin;   /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) bound */
+  int shared_per_sm;
+  int regs_per_block, regs_per_sm;
+  int max_threads_per_sm, max_blocks_per_sm;
+  int clock_khz, mem_clock_khz, mem_bus_width, l2_bytes;
+  int pci_domain, pci_bus, pci_device;
+  int wave_size;                /* the backend's wave (the runtime always reports warp 32) */
+  bool integrated;
+} rt_device_props;
+
+typedef struct rt_bmodule rt_bmodule;  /* a backend's loaded module */
+typedef void *rt_bstream;              /* a backend's stream; NULL: the default stream */
+
+typedef struct rt_param_layout {
+  unsigned nparams;
+  struct { uint32_t offset, size; } *params; /* owned by the backend module */
+  uint32_t size;                              /* the packed buffer's bytes */
+} rt_param_layout;
+
+typedef struct rt_backend rt_backend;
+struct rt_backend {
+  const char *name;                   /* "emu", "hip" */
+  char error[1024];                   /* message of the last failure */
+  void *priv;
+
+  int (*device_count)(rt_backend *b);
+  CUresult (*device_props)(rt_backend *b, int dev, rt_device_props *out);
+  CUresult (*mem_info)(rt_backend *b, int dev, size_t *free_bytes, size_t *total_bytes);
+
+  CUresult (*mem_alloc)(rt_backend *b, size_t bytes, uint64_t *dptr);
+  CUresult (*mem_free)(rt_backend *b, uint64_t dptr);
+  /* host memory the device can address (cuMemHostAlloc/Register) */
+  CUresult (*host_register)(rt_backend *b, void *p, size_t bytes);
+  CUresult (*host_unregister)(rt_backend *b, void *p);
+  CUresult (*mem_range)(rt_backend *b, uint64_t dptr, uint64_t *base, size_t *bytes);
+  /* kind: CU_MEMORYTYPE_HOST or _DEVICE for each side; stream NULL and
+   * async false: synchronous. */
+  CUresult (*memcpy)(rt_backend *b, void *dst, CUmemorytype dkind, const void *src,
+                     CUmemorytype skind, size_t bytes, rt_bstream s, bool async);
+  CUresult (*memset)(rt_backend *b, uint64_t dptr, uint32_t value, unsigned elem_bytes,
+                     size_t count, rt_bstream s, bool async);
+
+  /* PTX text -> a loaded module.  len excludes any NUL.  On failure the
+   * message names the instruction and kernel where that is the cause. */
+  CUresult (*module_load_ptx)(rt_backend *b, const char *name, const char *ptx, size_t len,
+                              rt_bmodule **out);
+  void (*module_unload)(rt_backend *b, rt_bmodule *m);
+  CUresult (*module_global)(rt_backend *b, rt_bmodule *m, const char *name, uint64_t *dptr,
+                            size_t *bytes);
+  /* CUDA_ERROR_NOT_FOUND when there is no such kernel */
+  CUresult (*kernel_params)(rt_backend *b, rt_bmodule *m, const char *kernel,
+                            rt_param_layout *out);
+  CUresult (*launch)(rt_backend *b, rt_bmodule *m, const char *kernel, const unsigned grid[3],
+                     const unsigned block[3], unsigned shared_bytes, rt_bstream s,
+                     const void *params, size_t params_size);
+
+  CUresult (*stream_create)(rt_backend *b, rt_bstream *out);
+  CUresult (*stream_destroy)(rt_backend *b, rt_bstream s);
+  CUresult (*stream_sync)(rt_backend *b, rt_bstream s);
+  CUresult (*device_sync)(rt_backend *b);
+};
+
+/* rt_backend_emu.c, rt_backend_hip.c: NULL when unavailable (hip: no
+ * library, no device); why goes to the log. */
+rt_backend *rt_backend_emu_create(void);
+rt_backend *rt_backend_hip_create(void);
+
+#endif

@@ -1,0 +1,275 @@
+/* runtime/rt_backend_emu.c: the emulator backend (emu/emu.h).
+ *
+ * One device, "ptxwave emulator": device pointers are host addresses of
+ * tracked allocations, every operation completes before it returns (so a
+ * stream is a token and synchronising is free), and a module is the PTX
+ * parsed to IR (ptx/ptx_parse.h) and decoded by emu_module_load.  The IR is
+ * run unlowered: waves of 32 lanes are CUDA warps.  There is no code object,
+ * so nothing goes to the kernel cache.
+ *
+ * Limits reported are CUDA's for compute capability 8.0 (1024 threads per
+ * block, 48 KiB static and 163 KiB opt-in shared memory); the multiprocessor
+ * count is the number of host threads running workgroups.
+ *
+ * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "emu/emu.h"
+#include "ptx/ptx_parse.h"
+#include "runtime/rt.h"
+
+struct rt_bmodule {
+  ir_module *ir;
+  emu_module *em;
+  rt_param_layout *layouts;   /* one per kernel asked for */
+  char **names;
+  unsigned nlayouts;
+};
+
+typedef struct emu_be {
+  rt_backend b;
+  emu_context *ctx;
+  unsigned threads;
+  pthread_mutex_t lock;       /* the emulator's context is not thread-safe across launches */
+} emu_be;
+
+static emu_context *C(rt_backend *b) { return ((emu_be *)b)->ctx; }
+
+static CUresult from_emu(rt_backend *b, emu_status s) {
+  if (s != EMU_OK) snprintf(b->error, sizeof b->error, "%s", emu_error_message(C(b)));
+  switch (s) {
+  case EMU_OK: return CUDA_SUCCESS;
+  case EMU_ERR_INVALID_VALUE: return CUDA_ERROR_INVALID_VALUE;
+  case EMU_ERR_OUT_OF_MEMORY: return CUDA_ERROR_OUT_OF_MEMORY;
+  case EMU_ERR_NOT_FOUND: return CUDA_ERROR_NOT_FOUND;
+  case EMU_ERR_UNSUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
+  case EMU_ERR_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
+  case EMU_ERR_ASSERT: return CUDA_ERROR_ASSERT;
+  case EMU_ERR_TRAP: return CUDA_ERROR_LAUNCH_FAILED;
+  case EMU_ERR_DEADLOCK: return CUDA_ERROR_LAUNCH_TIMEOUT;
+  case EMU_ERR_LAUNCH: return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  }
+  return CUDA_ERROR_UNKNOWN;
+}
+
+static int device_count(rt_backend *b) { return 1; }
+
+static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
+  struct sysinfo si;
+  sysinfo(&si);
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "ptxwave emulator");
+  snprintf(p->arch, sizeof p->arch, "emu");
+  p->total_mem = (size_t)si.totalram * si.mem_unit;
+  p->sm_count = (int)((emu_be *)b)->threads;
+  p->max_threads_per_block = 1024;
+  p->max_block[0] = 1024;
+  p->max_block[1] = 1024;
+  p->max_block[2] = 64;
+  p->max_grid[0] = 0x7fffffff;
+  p->max_grid[1] = 65535;
+  p->max_grid[2] = 65535;
+  p->shared_per_block = 48 * 1024;
+  p->shared_per_block_optin = 163 * 1024;
+  p->shared_per_sm = 164 * 1024;
+  p->regs_per_block = 65536;
+  p->regs_per_sm = 65536;
+  p->max_threads_per_sm = 2048;
+  p->max_blocks_per_sm = 32;
+  p->clock_khz = 1000000;
+  p->mem_clock_khz = 1000000;
+  p->mem_bus_width = 64;
+  p->l2_bytes = 4 << 20;
+  p->wave_size = 32;
+  p->integrated = true;
+  return CUDA_SUCCESS;
+}
+
+static CUresult mem_info(rt_backend *b, int dev, size_t *free_bytes, size_t *total) {
+  struct sysinfo si;
+  sysinfo(&si);
+  *free_bytes = (size_t)si.freeram * si.mem_unit;
+  *total = (size_t)si.totalram * si.mem_unit;
+  return CUDA_SUCCESS;
+}
+
+static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) { return from_emu(b, emu_malloc(C(b), n, p)); }
+static CUresult mem_free(rt_backend *b, uint64_t p) { return from_emu(b, emu_free(C(b), p)); }
+static CUresult host_register(rt_backend *b, void *p, size_t n) {
+  return from_emu(b, emu_register(C(b), p, n));
+}
+static CUresult host_unregister(rt_backend *b, void *p) { return from_emu(b, emu_unregister(C(b), p)); }
+static CUresult mem_range(rt_backend *b, uint64_t p, uint64_t *base, size_t *n) {
+  emu_status s = emu_mem_range(C(b), p, base, n);
+  return s == EMU_OK ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult do_memcpy(rt_backend *b, void *dst, CUmemorytype dk, const void *src,
+                          CUmemorytype sk, size_t n, rt_bstream s, bool async) {
+  uint64_t d = (uint64_t)(uintptr_t)dst, sp = (uint64_t)(uintptr_t)src;
+  if (dk == CU_MEMORYTYPE_DEVICE && sk == CU_MEMORYTYPE_DEVICE)
+    return from_emu(b, emu_memcpy_dtod(C(b), d, sp, n));
+  if (dk == CU_MEMORYTYPE_DEVICE) return from_emu(b, emu_memcpy_htod(C(b), d, src, n));
+  if (sk == CU_MEMORYTYPE_DEVICE) return from_emu(b, emu_memcpy_dtoh(C(b), dst, sp, n));
+  memmove(dst, src, n);
+  return CUDA_SUCCESS;
+}
+
+static CUresult do_memset(rt_backend *b, uint64_t d, uint32_t v, unsigned elem, size_t count,
+                          rt_bstream s, bool async) {
+  return from_emu(b, emu_memset(C(b), d, v, elem, count));
+}
+
+static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
+                                rt_bmodule **out) {
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *ir = ptx_parse(name, ptx, len, &d, NULL);
+  if (!ir) {
+    snprintf(b->error, sizeof b->error, "the PTX does not parse:\n%s", pw_diag_text(&d));
+    pw_diag_fini(&d);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  pw_diag_fini(&d);
+  if (!rt_ir_supported(ir, name, b->error, sizeof b->error)) {
+    ir_module_destroy(ir);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  rt_bmodule *m = calloc(1, sizeof *m);
+  if (!m) {
+    ir_module_destroy(ir);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  m->ir = ir;
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->lock);
+  emu_status s = emu_module_load(e->ctx, ir, &m->em);
+  pthread_mutex_unlock(&e->lock);
+  if (s != EMU_OK) {
+    CUresult r = from_emu(b, s);
+    ir_module_destroy(ir);
+    free(m);
+    return r == CUDA_ERROR_NOT_SUPPORTED ? CUDA_ERROR_INVALID_PTX : r;
+  }
+  *out = m;
+  return CUDA_SUCCESS;
+}
+
+static void module_unload(rt_backend *b, rt_bmodule *m) {
+  if (!m) return;
+  emu_module_unload(m->em);
+  ir_module_destroy(m->ir);
+  for (unsigned i = 0; i < m->nlayouts; i++) {
+    free(m->layouts[i].params);
+    free(m->names[i]);
+  }
+  free(m->layouts);
+  free(m->names);
+  free(m);
+}
+
+static CUresult module_global(rt_backend *b, rt_bmodule *m, const char *name, uint64_t *p,
+                              size_t *n) {
+  emu_status s = emu_module_global(m->em, name, p, n);
+  if (s == EMU_ERR_NOT_FOUND) return CUDA_ERROR_NOT_FOUND;
+  return from_emu(b, s);
+}
+
+static CUresult kernel_params(rt_backend *b, rt_bmodule *m, const char *kernel,
+                              rt_param_layout *out) {
+  unsigned n;
+  const emu_param_info *pi;
+  uint32_t size;
+  emu_status s = emu_kernel_params(m->em, kernel, &n, &pi, &size);
+  if (s == EMU_ERR_NOT_FOUND) {
+    snprintf(b->error, sizeof b->error, "no kernel named %s", kernel);
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  if (s != EMU_OK) return from_emu(b, s);
+  rt_param_layout L = {.nparams = n, .size = size};
+  L.params = calloc(n ? n : 1, sizeof *L.params);
+  char *nm = strdup(kernel);
+  rt_param_layout *nl = realloc(m->layouts, (m->nlayouts + 1) * sizeof *nl);
+  char **nn = nl ? realloc(m->names, (m->nlayouts + 1) * sizeof *nn) : NULL;
+  if (!L.params || !nm || !nl || !nn) {
+    free(L.params);
+    free(nm);
+    if (nl) m->layouts = nl;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    L.params[i].offset = pi[i].offset;
+    L.params[i].size = pi[i].size;
+  }
+  m->layouts = nl;
+  m->names = nn;
+  m->layouts[m->nlayouts] = L;
+  m->names[m->nlayouts++] = nm;
+  *out = L;
+  return CUDA_SUCCESS;
+}
+
+static CUresult launch(rt_backend *b, rt_bmodule *m, const char *kernel, const unsigned grid[3],
+                       const unsigned block[3], unsigned shared, rt_bstream s, const void *params,
+                       size_t size) {
+  emu_be *e = (emu_be *)b;
+  emu_dim3 g = {grid[0], grid[1], grid[2]}, bl = {block[0], block[1], block[2]};
+  pthread_mutex_lock(&e->lock);
+  emu_status st = emu_launch_buffer(m->em, kernel, g, bl, shared, params, size);
+  CUresult r = from_emu(b, st);
+  pthread_mutex_unlock(&e->lock);
+  return r;
+}
+
+static CUresult stream_create(rt_backend *b, rt_bstream *out) {
+  static char token;
+  *out = &token;
+  return CUDA_SUCCESS;
+}
+static CUresult stream_destroy(rt_backend *b, rt_bstream s) { return CUDA_SUCCESS; }
+static CUresult stream_sync(rt_backend *b, rt_bstream s) { return CUDA_SUCCESS; }
+static CUresult device_sync(rt_backend *b) { return from_emu(b, emu_synchronize(C(b))); }
+
+rt_backend *rt_backend_emu_create(void) {
+  emu_be *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  emu_options opt = {0};
+  const char *th = getenv("PTXWAVE_EMU_THREADS");
+  if (th) opt.threads = (unsigned)atoi(th);
+  const char *mc = getenv("PTXWAVE_EMU_MEMCHECK");
+  opt.memcheck = mc && *mc == '1';
+  if (emu_context_create(&opt, &e->ctx) != EMU_OK) {
+    free(e);
+    return NULL;
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  e->threads = opt.threads ? opt.threads : (unsigned)(cores > 0 ? cores : 1);
+  pthread_mutex_init(&e->lock, NULL);
+  e->b = (rt_backend){.name = "emu",
+                      .device_count = device_count,
+                      .device_props = device_props,
+                      .mem_info = mem_info,
+                      .mem_alloc = mem_alloc,
+                      .mem_free = mem_free,
+                      .host_register = host_register,
+                      .host_unregister = host_unregister,
+                      .mem_range = mem_range,
+                      .memcpy = do_memcpy,
+                      .memset = do_memset,
+                      .module_load_ptx = module_load_ptx,
+                      .module_unload = module_unload,
+                      .module_global = module_global,
+                      .kernel_params = kernel_params,
+                      .launch = launch,
+                      .stream_create = stream_create,
+                      .stream_destroy = stream_destroy,
+                      .stream_sync = stream_sync,
+                      .device_sync = device_sync};
+  return &e->b;
+}

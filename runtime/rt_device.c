@@ -1,0 +1,572 @@
+/* runtime/rt_device.c: cuInit and versions, devices and their attributes,
+ * primary and explicit contexts.
+ *
+ * cuInit picks the backend (PTXWAVE_BACKEND=auto|hip|emu; auto tries HIP,
+ * which fails fast without an AMD GPU, then the emulator) and logs which
+ * one runs.  The compute capability reported is PTXWAVE_CC (e.g. "8.0" or
+ * "80"), default 8.0: the newest SM whose PTX features the front end and
+ * the emulator implement as a whole (sm_90's wgmma, TMA and clusters are not;
+ * docs/runtime.md).  The warp size is always 32: lower/ maps warps onto
+ * waves.  Limits come from the backend's device.
+ *
+ * Contexts: one primary context per device (retain counted) and explicit
+ * ones (cuCtxCreate); a per-thread stack of current contexts.  A context
+ * carries no device state of its own: every backend has one address space.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+rt_state rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread CUcontext ctx_stack[32];
+static __thread int ctx_depth;
+
+static void parse_cc(void) {
+  rt.cc_major = 8;
+  rt.cc_minor = 0;
+  const char *v = getenv("PTXWAVE_CC");
+  if (!v || !*v) return;
+  int maj = 0, min = 0;
+  if (strchr(v, '.')) {
+    if (sscanf(v, "%d.%d", &maj, &min) != 2) return;
+  } else {
+    int n = atoi(v);
+    maj = n / 10;
+    min = n % 10;
+  }
+  if (maj >= 3 && maj <= 12 && min >= 0 && min <= 9) {
+    rt.cc_major = maj;
+    rt.cc_minor = min;
+  } else {
+    RT_LOG(rt_warn, "PTXWAVE_CC=%s is not a compute capability; using 8.0", v);
+  }
+}
+
+static CUresult init_locked(void) {
+  parse_cc();
+  const char *want = getenv("PTXWAVE_BACKEND");
+  if (!want || !*want) want = "auto";
+  rt_backend *b = NULL;
+  if (!strcmp(want, "hip") || !strcmp(want, "auto")) {
+    b = rt_backend_hip_create();
+    if (!b && !strcmp(want, "hip")) {
+      RT_LOG(rt_error, "PTXWAVE_BACKEND=hip: no HIP device (see the messages above)");
+      return CUDA_ERROR_NO_DEVICE;
+    }
+  }
+  if (!b && (!strcmp(want, "emu") || !strcmp(want, "auto"))) b = rt_backend_emu_create();
+  if (!b) {
+    RT_LOG(rt_error, "PTXWAVE_BACKEND=%s: no such backend (auto, hip, emu)", want);
+    return CUDA_ERROR_NO_DEVICE;
+  }
+  rt.backend = b;
+  int n = b->device_count(b);
+  if (n > 16) n = 16;
+  for (int i = 0; i < n; i++) {
+    CUresult r = b->device_props(b, i, &rt.props[i]);
+    if (r != CUDA_SUCCESS) return r;
+    rt.primary[i] = (struct CUctx_st){.magic = RT_CTX_MAGIC, .device = i, .primary = true};
+  }
+  rt.ndev = n;
+  RT_LOG(rt_info, "backend %s: %d device(s), %s, compute capability %d.%d reported", b->name, n,
+         n ? rt.props[0].name : "-", rt.cc_major, rt.cc_minor);
+  return n ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
+}
+
+RT_EXPORT CUresult cuInit(unsigned int flags) {
+  RT_TRACE("%u", flags);
+  if (flags != 0) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  pthread_mutex_lock(&rt.lock);
+  if (!rt.initialized) {
+    rt.init_result = init_locked();
+    rt.initialized = true;
+  }
+  CUresult r = rt.init_result;
+  pthread_mutex_unlock(&rt.lock);
+  return rt_ret(r);
+}
+
+CUresult rt_check_init(void) {
+  if (!rt.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  return rt.init_result;
+}
+
+CUresult rt_check_device(CUdevice d) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  return d >= 0 && d < rt.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+RT_EXPORT CUresult cuDriverGetVersion(int *v) {
+  RT_TRACE("%p", (void *)v);
+  if (!v) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *v = CUDA_VERSION;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceGetCount(int *count) {
+  RT_TRACE("%p", (void *)count);
+  if (!count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  *count = r == CUDA_SUCCESS ? rt.ndev : 0;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal) {
+  RT_TRACE("%p, %d", (void *)dev, ordinal);
+  if (!dev) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(ordinal);
+  if (r == CUDA_SUCCESS) *dev = ordinal;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
+  RT_TRACE("%p, %d, %d", (void *)name, len, dev);
+  if (!name || len <= 0) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  snprintf(name, (size_t)len, "%s", rt.props[dev].name);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
+  RT_TRACE("%p, %d", (void *)bytes, dev);
+  if (!bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r == CUDA_SUCCESS) *bytes = rt.props[dev].total_mem;
+  return rt_ret(r);
+}
+
+/* A stable UUID per device: "ptxwave" and the backend's arch and ordinal. */
+RT_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev) {
+  RT_TRACE("%p, %d", (void *)uuid, dev);
+  if (!uuid) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  memset(uuid, 0, sizeof *uuid);
+  char id[16] = "ptxwave";
+  snprintf(id + 7, 9, "%.6s%02u", rt.props[dev].arch, (unsigned)dev % 100u);
+  memcpy(uuid->bytes, id, 16);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* cuda.h names the _v2 symbol cuDeviceGetUuid; the 9.2 one has the same
+ * signature. */
+RT_EXPORT CUresult rt_cuDeviceGetUuid_v1(CUuuid *uuid, CUdevice dev) __asm__("cuDeviceGetUuid");
+RT_EXPORT CUresult rt_cuDeviceGetUuid_v1(CUuuid *uuid, CUdevice dev) { return cuDeviceGetUuid(uuid, dev); }
+
+RT_EXPORT CUresult cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev) {
+  RT_TRACE("%p, %p, %d", (void *)luid, (void *)mask, dev);
+  return rt_ret(CUDA_ERROR_NOT_SUPPORTED);  /* Windows only, as in CUDA */
+}
+
+RT_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev) {
+  RT_TRACE("%p, %p, %d", (void *)major, (void *)minor, dev);
+  if (!major || !minor) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  *major = rt.cc_major;
+  *minor = rt.cc_minor;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known) {
+  *known = true;
+  switch ((int)a) {
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return p->max_threads_per_block;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: return p->max_block[0];
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return p->max_block[1];
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: return p->max_block[2];
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: return p->max_grid[0];
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: return p->max_grid[1];
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return p->max_grid[2];
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: return p->shared_per_block;
+  case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: return 65536;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE: return 32;
+  case CU_DEVICE_ATTRIBUTE_MAX_PITCH: return 0x7fffffff;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: return p->regs_per_block;
+  case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: return p->clock_khz;
+  case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: return 512;
+  case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: return 1;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return p->sm_count;
+  case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: return 0;
+  case CU_DEVICE_ATTRIBUTE_INTEGRATED: return p->integrated;
+  case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: return CU_COMPUTEMODE_DEFAULT;
+  case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: return 512;
+  case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: return 1;
+  case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: return 0;
+  case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: return p->pci_bus;
+  case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: return p->pci_device;
+  case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: return p->pci_domain;
+  case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: return 0;
+  case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: return p->mem_clock_khz;
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: return p->mem_bus_width;
+  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: return p->l2_bytes;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return p->max_threads_per_sm;
+  case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 1;
+  case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
+  case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: return 32;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return rt.cc_major;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return rt.cc_minor;
+  case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return p->shared_per_sm;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: return p->regs_per_sm;
+  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return 0;
+  case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
+  case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
+  case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 0;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return p->shared_per_block_optin;
+  case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return p->max_blocks_per_sm;
+  case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: return 0;
+  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 0;
+  case CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: return 0;
+  case CU_DEVICE_ATTRIBUTE_NUMA_ID: return -1;
+  case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: return -1;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: return 131072;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: return 131072;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: return 65536;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: return 16384;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: return 16384;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: return 16384;
+  }
+  /* Everything else is a feature flag or limit we do not have: 0. */
+  *known = false;
+  return 0;
+}
+
+RT_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute a, CUdevice dev) {
+  if (!pi) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if ((int)a <= 0 || (int)a >= CU_DEVICE_ATTRIBUTE_MAX) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  bool known;
+  *pi = attribute(&rt.props[dev], a, &known);
+  RT_LOG(rt_trace, "cuDeviceGetAttribute(%d, dev %d) = %d%s", (int)a, dev, *pi,
+         known ? "" : " (not modelled)");
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuDeviceGetProperties(CUdevprop *p, CUdevice dev) {
+  RT_TRACE("%p, %d", (void *)p, dev);
+  if (!p) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  const rt_device_props *d = &rt.props[dev];
+  *p = (CUdevprop){.maxThreadsPerBlock = d->max_threads_per_block,
+                   .sharedMemPerBlock = d->shared_per_block,
+                   .totalConstantMemory = 65536,
+                   .SIMDWidth = 32,
+                   .memPitch = 0x7fffffff,
+                   .regsPerBlock = d->regs_per_block,
+                   .clockRate = d->clock_khz,
+                   .textureAlign = 512};
+  for (int i = 0; i < 3; i++) {
+    p->maxThreadsDim[i] = d->max_block[i];
+    p->maxGridSize[i] = d->max_grid[i];
+  }
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
+  RT_TRACE("%p, %d, %d", (void *)id, len, dev);
+  if (!id || len <= 0) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  snprintf(id, (size_t)len, "%04x:%02x:%02x.0", rt.props[dev].pci_domain, rt.props[dev].pci_bus,
+           rt.props[dev].pci_device);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev) {
+  RT_TRACE("%p, %d", (void *)pool, dev);
+  return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+}
+
+RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
+  RT_TRACE("%p, %d, %d", (void *)can, dev, peer);
+  if (!can) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r == CUDA_SUCCESS) r = rt_check_device(peer);
+  if (r == CUDA_SUCCESS) *can = 0;
+  return rt_ret(r);
+}
+
+/* ---- contexts ---------------------------------------------------------- */
+static bool ctx_valid(CUcontext c) { return c && c->magic == RT_CTX_MAGIC; }
+
+CUcontext rt_current_ctx(void) { return ctx_depth ? ctx_stack[ctx_depth - 1] : NULL; }
+
+static void set_current(CUcontext c) {
+  if (ctx_depth == 0) {
+    if (c) ctx_stack[ctx_depth++] = c;
+  } else if (c) {
+    ctx_stack[ctx_depth - 1] = c;
+  } else {
+    ctx_depth--;
+  }
+}
+
+RT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+  RT_TRACE("%p, %d", (void *)pctx, dev);
+  if (!pctx) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  pthread_mutex_lock(&rt.lock);
+  rt.primary[dev].refs++;
+  pthread_mutex_unlock(&rt.lock);
+  *pctx = &rt.primary[dev];
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
+  RT_TRACE("%d", dev);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  pthread_mutex_lock(&rt.lock);
+  if (rt.primary[dev].refs > 0) rt.primary[dev].refs--;
+  pthread_mutex_unlock(&rt.lock);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
+  RT_TRACE("%d, %u", dev, flags);
+  CUresult r = rt_check_device(dev);
+  if (r == CUDA_SUCCESS) rt.primary[dev].flags = flags;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
+  RT_TRACE("%d, %p, %p", dev, (void *)flags, (void *)active);
+  if (!flags || !active) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  *flags = rt.primary[dev].flags;
+  *active = rt.primary[dev].refs > 0;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
+  RT_TRACE("%d", dev);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  struct CUctx_st *c = &rt.primary[dev];
+  /* context-local storage destructors, as cudart expects on reset */
+  for (int i = 0; i < c->ncls; i++)
+    if (c->cls[i].dtor) c->cls[i].dtor(c, c->cls[i].key, c->cls[i].value);
+  c->ncls = 0;
+  c->refs = 0;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* cuda.h names the CUDA 11 symbols (_v2) cuDevicePrimaryCtxRelease, _SetFlags
+ * and _Reset; cudart still resolves the older ones, which have the same
+ * signatures. */
+RT_EXPORT CUresult rt_primary_release_v1(CUdevice dev) __asm__("cuDevicePrimaryCtxRelease");
+RT_EXPORT CUresult rt_primary_release_v1(CUdevice dev) { return cuDevicePrimaryCtxRelease(dev); }
+RT_EXPORT CUresult rt_primary_reset_v1(CUdevice dev) __asm__("cuDevicePrimaryCtxReset");
+RT_EXPORT CUresult rt_primary_reset_v1(CUdevice dev) { return cuDevicePrimaryCtxReset(dev); }
+RT_EXPORT CUresult rt_primary_flags_v1(CUdevice dev, unsigned flags) __asm__("cuDevicePrimaryCtxSetFlags");
+RT_EXPORT CUresult rt_primary_flags_v1(CUdevice dev, unsigned flags) {
+  return cuDevicePrimaryCtxSetFlags(dev, flags);
+}
+
+static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev) {
+  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return r;
+  struct CUctx_st *c = calloc(1, sizeof *c);
+  if (!c) return CUDA_ERROR_OUT_OF_MEMORY;
+  *c = (struct CUctx_st){.magic = RT_CTX_MAGIC, .device = dev, .flags = flags, .refs = 1};
+  if (ctx_depth < 32) ctx_stack[ctx_depth++] = c;
+  *pctx = c;
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+RT_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev) {
+  RT_TRACE("%p, %u, %d", (void *)pctx, flags, dev);
+  return rt_ret(ctx_create(pctx, flags, dev));
+}
+
+RT_EXPORT CUresult cuCtxCreate(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+                               CUdevice dev) {
+  RT_TRACE("%p, %p, %u, %d", (void *)pctx, (void *)params, flags, dev);
+  if (params && (params->execAffinityParams || params->cigParams))
+    return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  return rt_ret(ctx_create(pctx, flags, dev));
+}
+
+RT_EXPORT CUresult cuCtxDestroy(CUcontext ctx) {
+  RT_TRACE("%p", (void *)ctx);
+  if (!ctx_valid(ctx)) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  for (int i = 0; i < ctx_depth; i++)
+    if (ctx_stack[i] == ctx) {
+      memmove(&ctx_stack[i], &ctx_stack[i + 1], (size_t)(ctx_depth - i - 1) * sizeof ctx);
+      ctx_depth--;
+      i--;
+    }
+  if (!ctx->primary) {
+    ctx->magic = 0;
+    free(ctx);
+  }
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx) {
+  RT_TRACE("%p", (void *)pctx);
+  if (!pctx) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  *pctx = r == CUDA_SUCCESS ? rt_current_ctx() : NULL;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
+  RT_TRACE("%p", (void *)ctx);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (ctx && !ctx_valid(ctx)) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  set_current(ctx);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx) {
+  RT_TRACE("%p", (void *)ctx);
+  if (!ctx_valid(ctx)) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  if (ctx_depth >= 32) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  ctx_stack[ctx_depth++] = ctx;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx) {
+  RT_TRACE("%p", (void *)pctx);
+  if (!ctx_depth) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  CUcontext c = ctx_stack[--ctx_depth];
+  if (pctx) *pctx = c;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+static CUresult current_device(CUdevice *dev) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  CUcontext c = rt_current_ctx();
+  if (!c) return CUDA_ERROR_INVALID_CONTEXT;
+  *dev = c->device;
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuCtxGetDevice(CUdevice *dev) {
+  RT_TRACE("%p", (void *)dev);
+  if (!dev) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  return rt_ret(current_device(dev));
+}
+
+RT_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx) {
+  RT_TRACE("%p, %p", (void *)dev, (void *)ctx);
+  if (!dev) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!ctx) return rt_ret(current_device(dev));
+  if (!ctx_valid(ctx)) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  *dev = ctx->device;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetFlags(unsigned int *flags) {
+  RT_TRACE("%p", (void *)flags);
+  if (!flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUcontext c = rt_current_ctx();
+  if (!c) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  *flags = c->flags;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxSetFlags(unsigned int flags) {
+  RT_TRACE("%u", flags);
+  CUcontext c = rt_current_ctx();
+  if (!c) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  c->flags = flags;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
+  RT_TRACE("%p, %p", (void *)ctx, (void *)version);
+  if (!version) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *version = 3020;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxSynchronize(void) {
+  RT_TRACE("");
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(rt.backend->device_sync(rt.backend));
+}
+
+RT_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {
+  RT_TRACE("%p", (void *)ctx);
+  return cuCtxSynchronize();
+}
+
+static size_t limits[CU_LIMIT_MAX];
+static bool limits_set[CU_LIMIT_MAX];
+
+RT_EXPORT CUresult cuCtxGetLimit(size_t *value, CUlimit limit) {
+  RT_TRACE("%p, %d", (void *)value, (int)limit);
+  if (!value || (unsigned)limit >= CU_LIMIT_MAX) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  static const size_t defaults[] = {
+      [CU_LIMIT_STACK_SIZE] = 1024, [CU_LIMIT_PRINTF_FIFO_SIZE] = 1 << 20,
+      [CU_LIMIT_MALLOC_HEAP_SIZE] = 8 << 20, [CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2,
+      [CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048, [CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 32};
+  *value = limits_set[limit] ? limits[limit]
+                             : (limit < sizeof defaults / sizeof defaults[0] ? defaults[limit] : 0);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
+  RT_TRACE("%d, %zu", (int)limit, value);
+  if ((unsigned)limit >= CU_LIMIT_MAX) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  limits[limit] = value;
+  limits_set[limit] = true;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetCacheConfig(CUfunc_cache *c) {
+  RT_TRACE("%p", (void *)c);
+  if (!c) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *c = CU_FUNC_CACHE_PREFER_NONE;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxSetCacheConfig(CUfunc_cache c) {
+  RT_TRACE("%d", (int)c);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetSharedMemConfig(CUsharedconfig *c) {
+  RT_TRACE("%p", (void *)c);
+  if (!c) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *c = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) {
+  RT_TRACE("%p, %p", (void *)least, (void *)greatest);
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id) {
+  RT_TRACE("%p, %p", (void *)ctx, (void *)id);
+  if (!id) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!ctx) ctx = rt_current_ctx();
+  if (!ctx_valid(ctx)) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
+  *id = (unsigned long long)(uintptr_t)ctx;
+  return rt_ret(CUDA_SUCCESS);
+}

@@ -1,0 +1,541 @@
+/* runtime/rt_memory.c: device and host memory, copies and sets in every
+ * direction (synchronous and asynchronous), streams and events.
+ *
+ * Unified addressing: a pointer is device memory when the backend knows the
+ * allocation holding it (mem_range), host memory otherwise; cuMemcpy and
+ * cuMemcpyAsync copy by that rule.  Host allocations (cuMemAllocHost,
+ * cuMemHostAlloc) are malloc'd and registered with the backend, so device
+ * code can address them (mapped memory) and their device pointer is the host
+ * pointer.
+ *
+ * Streams wrap a backend stream; NULL, CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD are the backend's default stream.  Events record the
+ * time when the stream reaches them: the record synchronises that stream,
+ * which is exact for the emulator (every operation completes before it
+ * returns) and conservative for HIP.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/rt.h"
+
+#define STREAM_MAGIC 0x53747221u
+#define EVENT_MAGIC 0x45767421u
+
+struct CUstream_st {
+  uint32_t magic;
+  rt_bstream bs;
+  unsigned flags;
+  int priority;
+};
+
+struct CUevent_st {
+  uint32_t magic;
+  unsigned flags;
+  bool recorded;
+  double ms;
+};
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+rt_bstream rt_stream_backend(CUstream s, CUresult *r) {
+  *r = CUDA_SUCCESS;
+  if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return NULL;
+  if (s->magic != STREAM_MAGIC) {
+    *r = CUDA_ERROR_INVALID_HANDLE;
+    return NULL;
+  }
+  return s->bs;
+}
+
+/* ---- memory ------------------------------------------------------------ */
+RT_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
+  RT_TRACE("%p, %zu", (void *)dptr, bytes);
+  if (!dptr || !bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  uint64_t p;
+  r = rt.backend->mem_alloc(rt.backend, bytes, &p);
+  if (r == CUDA_SUCCESS) *dptr = p;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+                                   unsigned int elem) {
+  RT_TRACE("%p, %p, %zu, %zu, %u", (void *)dptr, (void *)pitch, width, height, elem);
+  if (!pitch || !width || !height) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  size_t p = (width + 255) & ~(size_t)255;
+  CUresult r = cuMemAlloc(dptr, p * height);
+  if (r == CUDA_SUCCESS) *pitch = p;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
+  RT_TRACE("%#llx", (unsigned long long)dptr);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!dptr) return rt_ret(CUDA_SUCCESS);
+  return rt_ret(rt.backend->mem_free(rt.backend, dptr));
+}
+
+RT_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total) {
+  RT_TRACE("%p, %p", (void *)free_bytes, (void *)total);
+  if (!free_bytes || !total) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  CUcontext c = rt_current_ctx();
+  return rt_ret(rt.backend->mem_info(rt.backend, c ? c->device : 0, free_bytes, total));
+}
+
+RT_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr dptr) {
+  RT_TRACE("%p, %p, %#llx", (void *)base, (void *)size, (unsigned long long)dptr);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  uint64_t b;
+  size_t n;
+  r = rt.backend->mem_range(rt.backend, dptr, &b, &n);
+  if (r != CUDA_SUCCESS) return rt_ret(CUDA_ERROR_NOT_FOUND);
+  if (base) *base = b;
+  if (size) *size = n;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags) {
+  RT_TRACE("%p, %zu, %#x", (void *)pp, bytes, flags);
+  if (!pp) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  void *p = NULL;
+  if (posix_memalign(&p, 4096, bytes ? bytes : 1)) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  r = rt.backend->host_register(rt.backend, p, bytes ? bytes : 1);
+  if (r != CUDA_SUCCESS) {
+    free(p);
+    return rt_ret(r);
+  }
+  *pp = p;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuMemAllocHost(void **pp, size_t bytes) { return cuMemHostAlloc(pp, bytes, 0); }
+
+RT_EXPORT CUresult cuMemFreeHost(void *p) {
+  RT_TRACE("%p", p);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!p) return rt_ret(CUDA_SUCCESS);
+  rt.backend->host_unregister(rt.backend, p);
+  free(p);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags) {
+  RT_TRACE("%p, %zu, %#x", p, bytes, flags);
+  if (!p || !bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(rt.backend->host_register(rt.backend, p, bytes));
+}
+
+RT_EXPORT CUresult cuMemHostUnregister(void *p) {
+  RT_TRACE("%p", p);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(rt.backend->host_unregister(rt.backend, p));
+}
+
+RT_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags) {
+  RT_TRACE("%p, %p, %u", (void *)dptr, p, flags);
+  if (!dptr || !p || flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *dptr = (CUdeviceptr)(uintptr_t)p;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuMemHostGetFlags(unsigned int *flags, void *p) {
+  RT_TRACE("%p, %p", (void *)flags, p);
+  if (!flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *flags = CU_MEMHOSTALLOC_DEVICEMAP;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+static CUmemorytype kind_of(const void *p) {
+  uint64_t b;
+  size_t n;
+  if (rt.backend->mem_range(rt.backend, (uint64_t)(uintptr_t)p, &b, &n) == CUDA_SUCCESS)
+    return CU_MEMORYTYPE_DEVICE;
+  return CU_MEMORYTYPE_HOST;
+}
+
+static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype sk, size_t bytes,
+                     CUstream s, bool async) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  if (!bytes) return CUDA_SUCCESS;
+  if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+  rt_bstream bs = rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return r;
+  if (dk == CU_MEMORYTYPE_UNIFIED) dk = kind_of(dst);
+  if (sk == CU_MEMORYTYPE_UNIFIED) sk = kind_of(src);
+  return rt.backend->memcpy(rt.backend, dst, dk, src, sk, bytes, bs, async);
+}
+
+#define D(p) ((void *)(uintptr_t)(p))
+#define H CU_MEMORYTYPE_HOST
+#define DV CU_MEMORYTYPE_DEVICE
+#define U CU_MEMORYTYPE_UNIFIED
+
+RT_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  RT_TRACE("%#llx, %#llx, %zu", (unsigned long long)dst, (unsigned long long)src, n);
+  return rt_ret(copy(D(dst), U, D(src), U, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  RT_TRACE("%#llx, %#llx, %zu, %p", (unsigned long long)dst, (unsigned long long)src, n, (void *)s);
+  return rt_ret(copy(D(dst), U, D(src), U, n, s, true));
+}
+RT_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) {
+  RT_TRACE("%#llx, %p, %zu", (unsigned long long)dst, src, n);
+  return rt_ret(copy(D(dst), DV, src, H, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) {
+  RT_TRACE("%p, %#llx, %zu", dst, (unsigned long long)src, n);
+  return rt_ret(copy(dst, H, D(src), DV, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  RT_TRACE("%#llx, %#llx, %zu", (unsigned long long)dst, (unsigned long long)src, n);
+  return rt_ret(copy(D(dst), DV, D(src), DV, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+  RT_TRACE("%#llx, %p, %zu, %p", (unsigned long long)dst, src, n, (void *)s);
+  return rt_ret(copy(D(dst), DV, src, H, n, s, true));
+}
+RT_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+  RT_TRACE("%p, %#llx, %zu, %p", dst, (unsigned long long)src, n, (void *)s);
+  return rt_ret(copy(dst, H, D(src), DV, n, s, true));
+}
+RT_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  RT_TRACE("%#llx, %#llx, %zu, %p", (unsigned long long)dst, (unsigned long long)src, n, (void *)s);
+  return rt_ret(copy(D(dst), DV, D(src), DV, n, s, true));
+}
+
+static CUresult set(CUdeviceptr dst, uint32_t v, unsigned elem, size_t count, CUstream s,
+                    bool async) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  if (!count) return CUDA_SUCCESS;
+  if (!dst || dst % elem) return CUDA_ERROR_INVALID_VALUE;
+  rt_bstream bs = rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return r;
+  return rt.backend->memset(rt.backend, dst, v, elem, count, bs, async);
+}
+
+RT_EXPORT CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+  RT_TRACE("%#llx, %u, %zu", (unsigned long long)d, v, n);
+  return rt_ret(set(d, v, 1, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD16(CUdeviceptr d, unsigned short v, size_t n) {
+  RT_TRACE("%#llx, %u, %zu", (unsigned long long)d, v, n);
+  return rt_ret(set(d, v, 2, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) {
+  RT_TRACE("%#llx, %u, %zu", (unsigned long long)d, v, n);
+  return rt_ret(set(d, v, 4, n, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) {
+  RT_TRACE("%#llx, %u, %zu, %p", (unsigned long long)d, v, n, (void *)s);
+  return rt_ret(set(d, v, 1, n, s, true));
+}
+RT_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) {
+  RT_TRACE("%#llx, %u, %zu, %p", (unsigned long long)d, v, n, (void *)s);
+  return rt_ret(set(d, v, 2, n, s, true));
+}
+RT_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) {
+  RT_TRACE("%#llx, %u, %zu, %p", (unsigned long long)d, v, n, (void *)s);
+  return rt_ret(set(d, v, 4, n, s, true));
+}
+
+RT_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
+  RT_TRACE("%p, %d, %#llx", data, (int)a, (unsigned long long)p);
+  if (!data) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  CUmemorytype k = kind_of(D(p));
+  switch (a) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = k; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
+  case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = D(p); break;
+  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[0]; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = 0; break;
+  default: return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  }
+  return rt_ret(k == CU_MEMORYTYPE_DEVICE || a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+                    ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+}
+
+/* ---- streams ----------------------------------------------------------- */
+static CUresult stream_create(CUstream *ps, unsigned flags, int prio) {
+  if (!ps) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  struct CUstream_st *s = calloc(1, sizeof *s);
+  if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
+  r = rt.backend->stream_create(rt.backend, &s->bs);
+  if (r != CUDA_SUCCESS) {
+    free(s);
+    return r;
+  }
+  s->magic = STREAM_MAGIC;
+  s->flags = flags;
+  s->priority = prio;
+  *ps = s;
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuStreamCreate(CUstream *ps, unsigned int flags) {
+  RT_TRACE("%p, %u", (void *)ps, flags);
+  return rt_ret(stream_create(ps, flags, 0));
+}
+
+RT_EXPORT CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, int prio) {
+  RT_TRACE("%p, %u, %d", (void *)ps, flags, prio);
+  return rt_ret(stream_create(ps, flags, prio));
+}
+
+RT_EXPORT CUresult cuStreamDestroy(CUstream s) {
+  RT_TRACE("%p", (void *)s);
+  if (!s || s->magic != STREAM_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  CUresult r = rt.backend->stream_destroy(rt.backend, s->bs);
+  s->magic = 0;
+  free(s);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuStreamSynchronize(CUstream s) {
+  RT_TRACE("%p", (void *)s);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  rt_bstream bs = rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(rt.backend->stream_sync(rt.backend, bs));
+}
+
+RT_EXPORT CUresult cuStreamQuery(CUstream s) {
+  RT_TRACE("%p", (void *)s);
+  return rt_ret(cuStreamSynchronize(s));
+}
+
+RT_EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) {
+  RT_TRACE("%p, %p", (void *)s, (void *)flags);
+  if (!flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r;
+  rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS) *flags = s && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD ? s->flags : 0;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuStreamGetPriority(CUstream s, int *prio) {
+  RT_TRACE("%p, %p", (void *)s, (void *)prio);
+  if (!prio) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r;
+  rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS) *prio = s && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD ? s->priority : 0;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx) {
+  RT_TRACE("%p, %p", (void *)s, (void *)pctx);
+  if (!pctx) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUcontext c = rt_current_ctx();
+  *pctx = c ? c : &rt.primary[0];
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuStreamGetId(CUstream s, unsigned long long *id) {
+  RT_TRACE("%p, %p", (void *)s, (void *)id);
+  if (!id) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *id = (unsigned long long)(uintptr_t)s;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* The wait is satisfied once the event's stream reached it, which a record
+ * (synchronising its stream) guarantees. */
+RT_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
+  RT_TRACE("%p, %p, %u", (void *)s, (void *)e, flags);
+  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  CUresult r;
+  rt_stream_backend(s, &r);
+  return rt_ret(r);
+}
+
+typedef struct host_fn_args {
+  CUhostFn fn;
+  void *user;
+} host_fn_args;
+
+RT_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user) {
+  RT_TRACE("%p, %p, %p", (void *)s, (void *)(uintptr_t)fn, user);
+  if (!fn) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = cuStreamSynchronize(s);
+  if (r == CUDA_SUCCESS) fn(user);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *user,
+                                       unsigned int flags) {
+  RT_TRACE("%p, %p, %p, %u", (void *)s, (void *)(uintptr_t)cb, user, flags);
+  if (!cb) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = cuStreamSynchronize(s);
+  cb(s, r, user);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) {
+  RT_TRACE("%p, %p", (void *)s, (void *)st);
+  if (!st) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *st = CU_STREAM_CAPTURE_STATUS_NONE;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  RT_TRACE("%p", (void *)mode);
+  if (!mode) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* ---- events ------------------------------------------------------------ */
+RT_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags) {
+  RT_TRACE("%p, %u", (void *)pe, flags);
+  if (!pe) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  struct CUevent_st *e = calloc(1, sizeof *e);
+  if (!e) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  e->magic = EVENT_MAGIC;
+  e->flags = flags;
+  *pe = e;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuEventDestroy(CUevent e) {
+  RT_TRACE("%p", (void *)e);
+  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  e->magic = 0;
+  free(e);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
+  RT_TRACE("%p, %p", (void *)e, (void *)s);
+  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  CUresult r = cuStreamSynchronize(s);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  e->recorded = true;
+  e->ms = now_ms();
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int flags) {
+  return cuEventRecord(e, s);
+}
+
+RT_EXPORT CUresult cuEventQuery(CUevent e) {
+  RT_TRACE("%p", (void *)e);
+  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuEventSynchronize(CUevent e) {
+  RT_TRACE("%p", (void *)e);
+  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
+  RT_TRACE("%p, %p, %p", (void *)ms, (void *)a, (void *)b);
+  if (!ms) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!a || a->magic != EVENT_MAGIC || !b || b->magic != EVENT_MAGIC)
+    return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (!a->recorded || !b->recorded) return rt_ret(CUDA_ERROR_NOT_READY);
+  *ms = (float)(b->ms - a->ms);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* cuda.h names the _v2 symbol cuEventElapsedTime; the first one has the
+ * same signature. */
+RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) __asm__("cuEventElapsedTime");
+RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
+  return cuEventElapsedTime(ms, a, b);
+}
+
+/* ---- 2D copies: one row at a time (arrays are not supported) ------------- */
+static CUresult copy2d(const CUDA_MEMCPY2D *c, CUstream s, bool async) {
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  const char *src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? (const char *)c->srcHost
+                                                            : (const char *)D(c->srcDevice);
+  char *dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? (char *)c->dstHost : (char *)D(c->dstDevice);
+  size_t spitch = c->srcPitch ? c->srcPitch : c->WidthInBytes;
+  size_t dpitch = c->dstPitch ? c->dstPitch : c->WidthInBytes;
+  if (spitch < c->WidthInBytes || dpitch < c->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t y = 0; y < c->Height; y++) {
+    CUresult r = copy(dst + (c->dstY + y) * dpitch + c->dstXInBytes, c->dstMemoryType,
+                      src + (c->srcY + y) * spitch + c->srcXInBytes, c->srcMemoryType,
+                      c->WidthInBytes, s, async);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuMemcpy2D(const CUDA_MEMCPY2D *c) {
+  RT_TRACE("%p", (const void *)c);
+  return rt_ret(copy2d(c, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *c) {
+  RT_TRACE("%p", (const void *)c);
+  return rt_ret(copy2d(c, NULL, false));
+}
+RT_EXPORT CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream s) {
+  RT_TRACE("%p, %p", (const void *)c, (void *)s);
+  return rt_ret(copy2d(c, s, true));
+}
+
+static CUresult set2d(CUdeviceptr d, size_t pitch, uint32_t v, unsigned elem, size_t w, size_t h,
+                      CUstream s, bool async) {
+  for (size_t y = 0; y < h; y++) {
+    CUresult r = set(d + y * pitch, v, elem, w, s, async);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuMemsetD2D8(CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu", (unsigned long long)d, pitch, v, w, h);
+  return rt_ret(set2d(d, pitch, v, 1, w, h, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD2D16(CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu", (unsigned long long)d, pitch, v, w, h);
+  return rt_ret(set2d(d, pitch, v, 2, w, h, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD2D32(CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu", (unsigned long long)d, pitch, v, w, h);
+  return rt_ret(set2d(d, pitch, v, 4, w, h, NULL, false));
+}
+RT_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t pitch, unsigned char v, size_t w,
+                                     size_t h, CUstream s) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu, %p", (unsigned long long)d, pitch, v, w, h, (void *)s);
+  return rt_ret(set2d(d, pitch, v, 1, w, h, s, true));
+}
+RT_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t pitch, unsigned short v, size_t w,
+                                      size_t h, CUstream s) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu, %p", (unsigned long long)d, pitch, v, w, h, (void *)s);
+  return rt_ret(set2d(d, pitch, v, 2, w, h, s, true));
+}
+RT_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t pitch, unsigned int v, size_t w,
+                                      size_t h, CUstream s) {
+  RT_TRACE("%#llx, %zu, %u, %zu, %zu, %p", (unsigned long long)d, pitch, v, w, h, (void *)s);
+  return rt_ret(set2d(d, pitch, v, 4, w, h, s, true));
+}

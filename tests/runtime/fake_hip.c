@@ -1,0 +1,125 @@
+/* tests/runtime/fake_hip.c: a recording stand-in for libamdhip64 with the
+ * HIP entry points the runtime's HIP backend uses.  Memory is host memory
+ * (so copies really copy); every call is appended to $PW_FAKE_HIP_LOG as one
+ * line; hipModuleLaunchKernel writes the kernarg bytes it received in hex.
+ * PW_FAKE_HIP_DEVICES=0 makes it a machine with no GPU (hipInit 100).
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void rec(const char *fmt, ...) {
+  const char *p = getenv("PW_FAKE_HIP_LOG");
+  FILE *f = p ? fopen(p, "a") : NULL;
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fputc('\n', f);
+  fclose(f);
+}
+
+static struct { char *p; size_t n; } allocs[256];
+
+static int no_device(void) {
+  const char *d = getenv("PW_FAKE_HIP_DEVICES");
+  return d && !strcmp(d, "0");
+}
+
+int hipInit(unsigned f) { rec("hipInit %u", f); return no_device() ? 100 : 0; }
+int hipGetDeviceCount(int *n) { *n = no_device() ? 0 : 1; return no_device() ? 100 : 0; }
+int hipSetDevice(int d) { rec("hipSetDevice %d", d); return 0; }
+int hipDeviceGetName(char *s, int n, int d) { snprintf(s, (size_t)n, "Fake AMD GPU"); return 0; }
+int hipDeviceTotalMem(size_t *b, int d) { *b = (size_t)1 << 34; return 0; }
+int hipMemGetInfo(size_t *f, size_t *t) { *f = (size_t)1 << 33; *t = (size_t)1 << 34; return 0; }
+int hipMalloc(void **p, size_t n) {
+  *p = calloc(1, n);
+  for (int i = 0; i < 256; i++)
+    if (!allocs[i].p) { allocs[i].p = *p; allocs[i].n = n; break; }
+  rec("hipMalloc %zu", n);
+  return 0;
+}
+int hipFree(void *p) {
+  for (int i = 0; i < 256; i++)
+    if (allocs[i].p == p) allocs[i].p = NULL;
+  free(p);
+  rec("hipFree");
+  return 0;
+}
+int hipHostRegister(void *p, size_t n, unsigned f) { rec("hipHostRegister %zu", n); return 0; }
+int hipHostUnregister(void *p) { rec("hipHostUnregister"); return 0; }
+int hipMemGetAddressRange(void **base, size_t *n, void *p) {
+  for (int i = 0; i < 256; i++)
+    if (allocs[i].p && (char *)p >= allocs[i].p && (char *)p < allocs[i].p + allocs[i].n) {
+      *base = allocs[i].p;
+      *n = allocs[i].n;
+      return 0;
+    }
+  return 1;
+}
+int hipMemcpy(void *d, const void *s, size_t n, int kind) {
+  memmove(d, s, n);
+  rec("hipMemcpy kind=%d bytes=%zu", kind, n);
+  return 0;
+}
+int hipMemcpyAsync(void *d, const void *s, size_t n, int kind, void *st) {
+  memmove(d, s, n);
+  rec("hipMemcpyAsync kind=%d bytes=%zu stream=%s", kind, n, st ? "user" : "null");
+  return 0;
+}
+int hipMemsetD8(void *d, unsigned char v, size_t n) { memset(d, v, n); rec("hipMemsetD8 %u %zu", v, n); return 0; }
+int hipMemsetD16(void *d, unsigned short v, size_t n) {
+  for (size_t i = 0; i < n; i++) ((uint16_t *)d)[i] = v;
+  rec("hipMemsetD16 %u %zu", v, n);
+  return 0;
+}
+int hipMemsetD32(void *d, int v, size_t n) {
+  for (size_t i = 0; i < n; i++) ((int32_t *)d)[i] = v;
+  rec("hipMemsetD32 %d %zu", v, n);
+  return 0;
+}
+int hipMemsetD8Async(void *d, unsigned char v, size_t n, void *s) { return hipMemsetD8(d, v, n); }
+int hipMemsetD16Async(void *d, unsigned short v, size_t n, void *s) { return hipMemsetD16(d, v, n); }
+int hipMemsetD32Async(void *d, int v, size_t n, void *s) { return hipMemsetD32(d, v, n); }
+static int module_token;
+int hipModuleLoadData(void **m, const void *img) {
+  *m = &module_token;
+  rec("hipModuleLoadData bytes=%zu", strlen(img));
+  return 0;
+}
+int hipModuleUnload(void *m) { rec("hipModuleUnload"); return 0; }
+static char fname[256];
+int hipModuleGetFunction(void **f, void *m, const char *name) {
+  snprintf(fname, sizeof fname, "%s", name);
+  *f = fname;
+  return 0;
+}
+static char global[64];
+int hipModuleGetGlobal(void **p, size_t *n, void *m, const char *name) {
+  *p = global;
+  *n = sizeof global;
+  return 0;
+}
+int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                          unsigned bz, unsigned shared, void *stream, void **kp, void **extra) {
+  const unsigned char *buf = NULL;
+  size_t n = 0;
+  for (int i = 0; extra && extra[i] != (void *)0x03; i += 2) {
+    if (extra[i] == (void *)0x01) buf = extra[i + 1];
+    if (extra[i] == (void *)0x02) n = *(size_t *)extra[i + 1];
+  }
+  char hex[1024] = "";
+  for (size_t i = 0; buf && i < n && i < 500; i++) snprintf(hex + 2 * i, 3, "%02x", buf[i]);
+  rec("hipModuleLaunchKernel %s grid=%u,%u,%u block=%u,%u,%u shared=%u stream=%s kernelParams=%s "
+      "kernarg=%s", (const char *)f, gx, gy, gz, bx, by, bz, shared, stream ? "user" : "null",
+      kp ? "set" : "null", hex);
+  return 0;
+}
+static int stream_token;
+int hipStreamCreate(void **s) { *s = &stream_token; rec("hipStreamCreate"); return 0; }
+int hipStreamDestroy(void *s) { rec("hipStreamDestroy"); return 0; }
+int hipStreamSynchronize(void *s) { rec("hipStreamSynchronize %s", s ? "user" : "null"); return 0; }
+int hipDeviceSynchronize(void) { rec("hipDeviceSynchronize"); return 0; }

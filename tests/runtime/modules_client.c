@@ -1,0 +1,116 @@
+/* tests/runtime/modules_client.c: the driver API on the emulator backend
+ * with PTX text written here: two modules at once, a module global read and
+ * written through cuModuleGetGlobal, launches with kernelParams and with
+ * CU_LAUNCH_PARAM_BUFFER_POINTER, and bad input (an instruction the front
+ * end does not know; PTX that does not parse; a missing kernel), which must
+ * fail with the right CUresult and leave the program running.
+ * Expected values are computed here: x -> (x + 1) * g. */
+#include <cuda.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CK(x)                                                              \
+  do {                                                                     \
+    CUresult r_ = (x);                                                     \
+    if (r_ != CUDA_SUCCESS) {                                              \
+      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);     \
+      return 1;                                                            \
+    }                                                                      \
+  } while (0)
+#define WANT(x, r)                                                         \
+  do {                                                                     \
+    CUresult r_ = (x);                                                     \
+    if (r_ != (r)) {                                                       \
+      fprintf(stderr, "%s:%d: %s = %d, want %d\n", __FILE__, __LINE__, #x, r_, (int)(r)); \
+      return 1;                                                            \
+    }                                                                      \
+  } while (0)
+
+#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
+#define INDEX                                                                       \
+  "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"                    \
+  "  ld.param.u64 %rd1, [p];\n  ld.param.u32 %r1, [n];\n"                             \
+  "  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mov.u32 %r4, %tid.x;\n"       \
+  "  mad.lo.s32 %r5, %r2, %r3, %r4;\n  setp.ge.u32 %p1, %r5, %r1;\n  @%p1 bra DONE;\n" \
+  "  cvta.to.global.u64 %rd2, %rd1;\n  mul.wide.u32 %rd3, %r5, 4;\n"                  \
+  "  add.s64 %rd2, %rd2, %rd3;\n  ld.global.u32 %r6, [%rd2];\n"
+
+static const char mod_a[] = HEAD
+    ".visible .entry add1(.param .u64 p, .param .u32 n)\n{\n" INDEX
+    "  add.u32 %r6, %r6, 1;\n  st.global.u32 [%rd2], %r6;\nDONE:\n  ret;\n}\n";
+
+static const char mod_b[] = HEAD
+    ".visible .global .align 4 .u32 g = 5;\n"
+    ".visible .entry mulg(.param .u64 p, .param .u32 n)\n{\n" INDEX
+    "  ld.global.u32 %r7, [g];\n  mul.lo.u32 %r6, %r6, %r7;\n  st.global.u32 [%rd2], %r6;\n"
+    "DONE:\n  ret;\n}\n";
+
+static const char mod_unknown[] = HEAD
+    ".visible .entry weird(.param .u64 p)\n{\n  .reg .b32 %r<3>;\n"
+    "  frobnicate.b32 %r1, %r2;\n  ret;\n}\n";
+
+static const char mod_broken[] = HEAD ".visible .entry broken(\n{\n  ret\n";
+
+int main(void) {
+  CK(cuInit(0));
+  CUdevice dev;
+  CUcontext ctx;
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuCtxCreate(&ctx, NULL, 0, dev));
+  CUmodule a, b, bad;
+  CUfunction add1, mulg, f;
+  CK(cuModuleLoadData(&a, mod_a));
+  CK(cuModuleLoadData(&b, mod_b));
+  CK(cuModuleGetFunction(&add1, a, "add1"));
+  CK(cuModuleGetFunction(&mulg, b, "mulg"));
+  WANT(cuModuleGetFunction(&f, a, "mulg"), CUDA_ERROR_NOT_FOUND);
+  CUdeviceptr g;
+  size_t gsize = 0;
+  unsigned gv = 0;
+  CK(cuModuleGetGlobal(&g, &gsize, b, "g"));
+  CK(cuMemcpyDtoH(&gv, g, 4));
+  if (gsize != 4 || gv != 5) {
+    fprintf(stderr, "global g: size %zu value %u, want 4 and 5\n", gsize, gv);
+    return 1;
+  }
+  gv = 3;
+  CK(cuMemcpyHtoD(g, &gv, 4));
+
+  enum { N = 1000 };
+  unsigned h[N], out[N];
+  for (unsigned i = 0; i < N; i++) h[i] = i * 2654435761u;
+  CUdeviceptr d;
+  CK(cuMemAlloc(&d, sizeof h));
+  CK(cuMemcpyHtoD(d, h, sizeof h));
+  unsigned n = N;
+  void *params[] = {&d, &n};
+  CK(cuLaunchKernel(add1, (N + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, params, NULL));
+  struct { CUdeviceptr p; unsigned n; } buf = {d, N};   /* .param layout: 8 + 4 */
+  size_t size = 12;
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   CU_LAUNCH_PARAM_END};
+  CK(cuLaunchKernel(mulg, (N + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, NULL, extra));
+  CK(cuCtxSynchronize());
+  CK(cuMemcpyDtoH(out, d, sizeof out));
+  for (unsigned i = 0; i < N; i++)
+    if (out[i] != (h[i] + 1) * 3) {
+      fprintf(stderr, "element %u: %u, want %u\n", i, out[i], (h[i] + 1) * 3);
+      return 1;
+    }
+  /* a too small parameter buffer, no parameters at all */
+  size = 4;
+  WANT(cuLaunchKernel(mulg, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+  WANT(cuLaunchKernel(mulg, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+  WANT(cuLaunchKernel(mulg, 1, 1, 1, 2048, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
+
+  /* bad input fails its load and the program goes on */
+  WANT(cuModuleLoadData(&bad, mod_unknown), CUDA_ERROR_INVALID_PTX);
+  WANT(cuModuleLoadData(&bad, mod_broken), CUDA_ERROR_INVALID_PTX);
+
+  CK(cuMemFree(d));
+  CK(cuModuleUnload(a));
+  CK(cuModuleUnload(b));
+  CK(cuCtxDestroy(ctx));
+  puts("modules_client: ok");
+  return 0;
+}

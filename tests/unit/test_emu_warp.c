@@ -1,0 +1,272 @@
+/* tests/unit/test_emu_warp.c: warp-level instructions (PTX ISA 9.7.9.6 shfl,
+ * 9.7.13.8-14 vote, match, activemask, redux, elect, bar.warp.sync), in
+ * blocks of 32, 48, 64, 96 and 1024 threads, converged and under
+ * divergence, at wave size 32 (a wave is a warp) and 64 (two warps per
+ * wave: each half behaves as its own warp).  References follow the ISA's
+ * definitions, written here in C. */
+#include "emu_test.h"
+
+static const unsigned block_sizes[] = {32, 48, 64, 96, 1024};
+#define NBS (sizeof block_sizes / sizeof block_sizes[0])
+
+/* Runs kernel k(in, out, w) of a module over 2 blocks of bs threads with K
+ * result words per thread. */
+static uint32_t *run_warp(const char *ptx, unsigned wave, unsigned bs, unsigned K, const uint32_t *in, uint32_t w) {
+  emu_options o = {.threads = 2, .wave_size = wave};
+  et *t = et_load_opts(ptx, &o);
+  unsigned n = 2 * bs;
+  uint64_t din = et_alloc(t, n * 4, in);
+  uint64_t dout = et_alloc(t, (size_t)n * K * 4, NULL);
+  et_ok(t, et_launch(t, "k", (emu_dim3){2, 1, 1}, (emu_dim3){bs, 1, 1}, 0, 3, din, dout, (uint64_t)w));
+  uint32_t *out = malloc((size_t)n * K * 4);
+  et_get(t, out, dout, (size_t)n * K * 4);
+  et_free(t);
+  return out;
+}
+
+static uint32_t *inputs(unsigned n, uint64_t seed) {
+  uint32_t *in = malloc(n * 4);
+  uint64_t s = seed;
+  for (unsigned i = 0; i < n; i++) in[i] = (uint32_t)et_rand(&s);
+  return in;
+}
+
+/* Lanes that exist in the warp of thread g of a block of bs threads. */
+static unsigned warp_lanes(unsigned bs, unsigned tid) {
+  unsigned base = tid & ~31u;
+  return bs - base >= 32 ? 32 : bs - base;
+}
+
+/* ---- shfl: every mode, widths 1..32, the predicate, and raw c operands --------- */
+static const char *shfl_ptx =
+    ET_HEADER
+    ".visible .entry k(.param .u64 IN, .param .u64 OUT, .param .u32 W)\n{\n"
+    "  .reg .b32 %r<40>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<8>;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mad.lo.u32 %r4, %r2, %r3, %r1;\n"
+    "  ld.param.u64 %rd1, [IN];\n  mul.wide.u32 %rd2, %r4, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n"
+    "  ld.param.u64 %rd4, [OUT];\n  mul.wide.u32 %rd5, %r4, 40;\n  add.u64 %rd6, %rd4, %rd5;\n"
+    "  ld.param.u32 %r6, [W];\n"
+    /* c for width w: ((32 - w) << 8) | 31 for down/bfly/idx, (32 - w) << 8 for up */
+    "  sub.u32 %r7, 32, %r6;\n  shl.b32 %r8, %r7, 8;\n  or.b32 %r9, %r8, 31;\n"
+    "  and.b32 %r10, %r5, 31;\n"                        /* b: a lane or offset from the input */
+    "  shfl.sync.idx.b32 %r11|%p1, %r5, %r10, %r9, -1;\n"
+    "  shfl.sync.up.b32 %r12|%p2, %r5, %r10, %r8, -1;\n"
+    "  shfl.sync.down.b32 %r13|%p3, %r5, %r10, %r9, -1;\n"
+    "  shfl.sync.bfly.b32 %r14|%p4, %r5, %r10, %r9, -1;\n"
+    /* a raw c with arbitrary clamp and segment mask, and b past 31 */
+    "  shr.u32 %r15, %r5, 8;\n  and.b32 %r16, %r15, 7967;\n"    /* c = bits 12:8 and 4:0 */
+    "  shr.u32 %r17, %r5, 3;\n  and.b32 %r18, %r17, 63;\n"
+    "  shfl.sync.idx.b32 %r19|%p5, %r5, %r18, %r16, -1;\n"
+    "  selp.u32 %r20, 1, 0, %p1;\n  selp.u32 %r21, 2, 0, %p2;\n  selp.u32 %r22, 4, 0, %p3;\n  selp.u32 %r23, 8, 0, %p4;\n"
+    "  selp.u32 %r24, 16, 0, %p5;\n  or.b32 %r25, %r20, %r21;\n  or.b32 %r25, %r25, %r22;\n  or.b32 %r25, %r25, %r23;\n"
+    "  or.b32 %r25, %r25, %r24;\n"
+    "  st.global.u32 [%rd6], %r11;\n  st.global.u32 [%rd6+4], %r12;\n  st.global.u32 [%rd6+8], %r13;\n"
+    "  st.global.u32 [%rd6+12], %r14;\n  st.global.u32 [%rd6+16], %r19;\n  st.global.u32 [%rd6+20], %r25;\n"
+    "  ret;\n}\n";
+
+/* The ISA's shfl: the source lane and the predicate. */
+static unsigned shfl_src(int mode, unsigned lane, unsigned b, unsigned c, bool *p) {
+  unsigned bval = b & 31, cval = c & 31, mask = (c >> 8) & 31;
+  unsigned maxl = (lane & mask) | (cval & ~mask), minl = lane & mask;
+  int j;
+  switch (mode) {
+  case 0: j = (int)(minl | (bval & ~mask)); *p = j <= (int)maxl; break;  /* idx */
+  case 1: j = (int)lane - (int)bval; *p = j >= (int)maxl; break;         /* up */
+  case 2: j = (int)(lane + bval); *p = j <= (int)maxl; break;             /* down */
+  default: j = (int)(lane ^ bval); *p = j <= (int)maxl; break;           /* bfly */
+  }
+  return *p ? (unsigned)j : lane;
+}
+
+START_TEST(shfl_modes_widths) {
+  for (unsigned wave = 32; wave <= 64; wave += 32)
+    for (size_t k = 0; k < NBS; k++) {
+      unsigned bs = block_sizes[k], n = 2 * bs;
+      for (unsigned w = 1; w <= 32; w *= 2) {
+        uint32_t *in = inputs(n, 100 + w + bs);
+        uint32_t *out = run_warp(shfl_ptx, wave, bs, 10, in, w);
+        for (unsigned g = 0; g < n; g++) {
+          unsigned tid = g % bs, lane = tid & 31, base = g - lane, nl = warp_lanes(bs, tid);
+          uint32_t v = in[g], b = v & 31;
+          unsigned cs[4] = {((32 - w) << 8) | 31, (32 - w) << 8, ((32 - w) << 8) | 31, ((32 - w) << 8) | 31};
+          unsigned preds = 0;
+          for (int mode = 0; mode < 4; mode++) {
+            bool p;
+            unsigned j = shfl_src(mode, lane, b, cs[mode], &p);
+            preds |= (unsigned)p << mode;
+            if (j < nl)   /* a lane past the end of a partial warp holds no defined value */
+              ck_assert_msg(out[g * 10 + mode] == in[base + j], "wave %u bs %u w %u mode %d thread %u: %08x want %08x",
+                            wave, bs, w, mode, g, out[g * 10 + mode], in[base + j]);
+          }
+          bool p;
+          unsigned j = shfl_src(0, lane, (v >> 3) & 63, (v >> 8) & 7967, &p);
+          preds |= (unsigned)p << 4;
+          if (j < nl) ck_assert_msg(out[g * 10 + 4] == in[base + j], "raw c: thread %u", g);
+          ck_assert_msg(out[g * 10 + 5] == preds, "wave %u bs %u w %u thread %u: predicates %x want %x", wave, bs, w, g,
+                        out[g * 10 + 5], preds);
+        }
+        free(in);
+        free(out);
+      }
+    }
+}
+END_TEST
+
+/* ---- vote, ballot, activemask, match, redux, elect under divergence ----------------- */
+/* Threads with v % 3 != 0 take part; they compute over the active set
+ * (mask = activemask).  out[0] activemask, [1] ballot(v & 1), [2] all/any/
+ * uni bits, [3] match.any(v % 4), [4] match.all(v % 2) | p << 31,
+ * [5] redux.add, [6] redux.min.s32, [7] redux.max.u32, [8] redux.xor,
+ * [9] elect: laneid | p << 8.  Converged forms in out[10..13]: legacy
+ * vote.ballot, vote.all, bar.warp.sync then redux.or over the full warp,
+ * match.any.b64. */
+static const char *vote_ptx =
+    ET_HEADER
+    ".visible .entry k(.param .u64 IN, .param .u64 OUT, .param .u32 W)\n{\n"
+    "  .reg .b32 %r<60>;\n  .reg .b64 %rd<10>;\n  .reg .pred %p<10>;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mad.lo.u32 %r4, %r2, %r3, %r1;\n"
+    "  ld.param.u64 %rd1, [IN];\n  mul.wide.u32 %rd2, %r4, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n"
+    "  ld.param.u64 %rd4, [OUT];\n  mul.wide.u32 %rd5, %r4, 56;\n  add.u64 %rd6, %rd4, %rd5;\n"
+    /* converged part first */
+    "  and.b32 %r40, %r5, 1;\n  setp.ne.u32 %p7, %r40, 0;\n"
+    "  vote.ballot.b32 %r41, %p7;\n  vote.all.pred %p8, %p7;\n  selp.u32 %r42, 1, 0, %p8;\n"
+    "  bar.warp.sync -1;\n  activemask.b32 %r45;\n  redux.sync.or.b32 %r43, %r5, %r45;\n"
+    "  cvt.u64.u32 %rd7, %r40;\n  match.any.sync.b64 %r44, %rd7, %r45;\n"
+    "  st.global.u32 [%rd6+40], %r41;\n  st.global.u32 [%rd6+44], %r42;\n  st.global.u32 [%rd6+48], %r43;\n"
+    "  st.global.u32 [%rd6+52], %r44;\n"
+    /* divergent part */
+    "  rem.u32 %r6, %r5, 3;\n  setp.eq.u32 %p1, %r6, 0;\n  @%p1 bra DONE;\n"
+    "  activemask.b32 %r7;\n"
+    "  vote.sync.ballot.b32 %r8, %p7, %r7;\n"
+    "  vote.sync.all.pred %p2, %p7, %r7;\n  vote.sync.any.pred %p3, %p7, %r7;\n  vote.sync.uni.pred %p4, %p7, %r7;\n"
+    "  selp.u32 %r9, 1, 0, %p2;\n  selp.u32 %r10, 2, 0, %p3;\n  selp.u32 %r11, 4, 0, %p4;\n"
+    "  or.b32 %r12, %r9, %r10;\n  or.b32 %r12, %r12, %r11;\n"
+    "  and.b32 %r13, %r5, 3;\n  match.any.sync.b32 %r14, %r13, %r7;\n"
+    "  and.b32 %r15, %r5, 1;\n  match.all.sync.b32 %r16|%p5, %r15, %r7;\n  selp.u32 %r17, 0x80000000, 0, %p5;\n"
+    "  or.b32 %r16, %r16, %r17;\n"
+    "  redux.sync.add.u32 %r18, %r5, %r7;\n  redux.sync.min.s32 %r19, %r5, %r7;\n"
+    "  redux.sync.max.u32 %r20, %r5, %r7;\n  redux.sync.xor.b32 %r21, %r5, %r7;\n"
+    "  elect.sync %r22|%p6, %r7;\n  selp.u32 %r23, 256, 0, %p6;\n  or.b32 %r22, %r22, %r23;\n"
+    "  st.global.u32 [%rd6], %r7;\n  st.global.u32 [%rd6+4], %r8;\n  st.global.u32 [%rd6+8], %r12;\n"
+    "  st.global.u32 [%rd6+12], %r14;\n  st.global.u32 [%rd6+16], %r16;\n  st.global.u32 [%rd6+20], %r18;\n"
+    "  st.global.u32 [%rd6+24], %r19;\n  st.global.u32 [%rd6+28], %r20;\n  st.global.u32 [%rd6+32], %r21;\n"
+    "  st.global.u32 [%rd6+36], %r22;\n"
+    "DONE:\n  ret;\n}\n";
+
+START_TEST(vote_match_redux_divergent) {
+  for (unsigned wave = 32; wave <= 64; wave += 32)
+    for (size_t k = 0; k < NBS; k++) {
+      unsigned bs = block_sizes[k], n = 2 * bs;
+      uint32_t *in = inputs(n, 7 + bs);
+      for (unsigned i = 0; i < n; i += 7) in[i] = 0;   /* some lanes sit out */
+      uint32_t *out = run_warp(vote_ptx, wave, bs, 14, in, 0);
+      for (unsigned g = 0; g < n; g++) {
+        unsigned tid = g % bs, lane = tid & 31, base = g - lane, nl = warp_lanes(bs, tid);
+        uint32_t full = nl == 32 ? 0xffffffffu : (1u << nl) - 1;
+        /* converged */
+        uint32_t bal = 0, orv = 0, same = 0;
+        for (unsigned j = 0; j < nl; j++) {
+          bal |= (in[base + j] & 1) << j;
+          orv |= in[base + j];
+          if ((in[base + j] & 1) == (in[g] & 1)) same |= 1u << j;
+        }
+        const uint32_t *o = &out[g * 14];
+        ck_assert_msg(o[10] == bal, "vote.ballot wave %u bs %u thread %u: %08x want %08x", wave, bs, g, o[10], bal);
+        ck_assert_uint_eq(o[11], bal == full);
+        ck_assert_uint_eq(o[12], orv);
+        ck_assert_uint_eq(o[13], same);
+        if (in[g] % 3 == 0) continue;
+        uint32_t act = 0;
+        for (unsigned j = 0; j < nl; j++)
+          if (in[base + j] % 3) act |= 1u << j;
+        uint32_t ballot = 0, m4 = 0, sum = 0, mx = 0, x = 0, allsame = 1;
+        int32_t mn = INT32_MAX;
+        for (unsigned j = 0; j < nl; j++) {
+          if (!(act >> j & 1)) continue;
+          uint32_t vj = in[base + j];
+          ballot |= (vj & 1) << j;
+          if ((vj & 3) == (in[g] & 3)) m4 |= 1u << j;
+          if ((vj & 1) != (in[g] & 1)) allsame = 0;
+          sum += vj;
+          mn = (int32_t)vj < mn ? (int32_t)vj : mn;
+          mx = vj > mx ? vj : mx;
+          x ^= vj;
+        }
+        unsigned lowest = (unsigned)__builtin_ctz(act);
+        uint32_t votes = (ballot == act) | (ballot != 0) << 1 | (ballot == act || ballot == 0) << 2;
+        ck_assert_msg(o[0] == act, "activemask wave %u bs %u thread %u: %08x want %08x", wave, bs, g, o[0], act);
+        ck_assert_msg(o[1] == ballot, "ballot thread %u: %08x want %08x", g, o[1], ballot);
+        ck_assert_msg(o[2] == votes, "all/any/uni thread %u: %x want %x", g, o[2], votes);
+        ck_assert_msg(o[3] == m4, "match.any thread %u: %08x want %08x", g, o[3], m4);
+        ck_assert_msg(o[4] == (allsame ? act | 0x80000000u : 0), "match.all thread %u: %08x", g, o[4]);
+        ck_assert_uint_eq(o[5], sum);
+        ck_assert_uint_eq(o[6], (uint32_t)mn);
+        ck_assert_uint_eq(o[7], mx);
+        ck_assert_uint_eq(o[8], x);
+        ck_assert_msg(o[9] == (lowest | (lane == lowest ? 256u : 0)), "elect thread %u: %x", g, o[9]);
+      }
+      free(in);
+      free(out);
+    }
+}
+END_TEST
+
+/* Each half-warp names its own member mask (cooperative-groups tiles): a
+ * ballot and a redux over 16 lanes, and a .sync op reached by the two
+ * halves at different times (the second half first loops a while). */
+static const char *tile_ptx =
+    ET_HEADER
+    ".visible .entry k(.param .u64 IN, .param .u64 OUT, .param .u32 W)\n{\n"
+    "  .reg .b32 %r<40>;\n  .reg .b64 %rd<10>;\n  .reg .pred %p<10>;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mad.lo.u32 %r4, %r2, %r3, %r1;\n"
+    "  ld.param.u64 %rd1, [IN];\n  mul.wide.u32 %rd2, %r4, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n"
+    "  ld.param.u64 %rd4, [OUT];\n  mul.wide.u32 %rd5, %r4, 8;\n  add.u64 %rd6, %rd4, %rd5;\n"
+    "  mov.u32 %r6, %laneid;\n  and.b32 %r7, %r6, 16;\n  mov.u32 %r8, 65535;\n  shl.b32 %r9, %r8, %r7;\n"
+    /* the upper half first counts down a few iterations: it arrives later */
+    "  setp.eq.u32 %p1, %r7, 0;\n  mov.u32 %r10, 0;\n  @%p1 bra TILE;\n"
+    "  and.b32 %r10, %r5, 15;\n"
+    "LOOP:\n  setp.ne.u32 %p2, %r10, 0;\n  sub.u32 %r10, %r10, 1;\n  @%p2 bra LOOP;\n"
+    "TILE:\n  and.b32 %r11, %r5, 1;\n  setp.ne.u32 %p3, %r11, 0;\n"
+    "  vote.sync.ballot.b32 %r12, %p3, %r9;\n  shr.u32 %r12, %r12, %r7;\n"
+    "  redux.sync.add.u32 %r13, %r5, %r9;\n"
+    "  st.global.u32 [%rd6], %r12;\n  st.global.u32 [%rd6+4], %r13;\n  ret;\n}\n";
+
+START_TEST(tiles_with_own_masks) {
+  for (unsigned wave = 32; wave <= 64; wave += 32) {
+    unsigned bs = 128, n = 256;
+    uint32_t *in = inputs(n, 55);
+    uint32_t *out = run_warp(tile_ptx, wave, bs, 2, in, 0);
+    for (unsigned g = 0; g < n; g++) {
+      unsigned base = g & ~15u;
+      uint32_t bal = 0, sum = 0;
+      for (unsigned j = 0; j < 16; j++) {
+        bal |= (in[base + j] & 1) << j;
+        sum += in[base + j];
+      }
+      ck_assert_msg(out[2 * g] == bal, "wave %u thread %u: tile ballot %x want %x", wave, g, out[2 * g], bal);
+      ck_assert_uint_eq(out[2 * g + 1], sum);
+    }
+    free(in);
+    free(out);
+  }
+}
+END_TEST
+
+Suite *emu_warp_suite(void) {
+  Suite *s = suite_create("emu_warp");
+  TCase *tc = tcase_create("warp");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, shfl_modes_widths);
+  tcase_add_test(tc, vote_match_redux_divergent);
+  tcase_add_test(tc, tiles_with_own_masks);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(emu_warp_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

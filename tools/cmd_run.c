@@ -1,0 +1,100 @@
+/* tools/cmd_run.c: ptxwave run [--backend B] [--log LEVEL] -- PROGRAM ARGS...
+ *
+ * Runs an unmodified CUDA program with ptxwave's libcuda.so.1 first on its
+ * library path: NVIDIA's cudart (static or shared) dlopens "libcuda.so.1",
+ * and the dynamic loader finds ours.  The library is looked for in
+ * $PTXWAVE_LIBDIR, then next to this executable in the build tree
+ * (../runtime) and in an installed tree (../lib/ptxwave, ../lib).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: ptxwave run [--backend auto|hip|emu] [--log LEVEL] [--] PROGRAM [ARGS...]\n"
+          "  runs PROGRAM with ptxwave's libcuda.so.1 (the CUDA driver on AMD GPUs or\n"
+          "  the emulator); LEVEL is error, warn, info, debug or trace (PTXWAVE_LOG).\n");
+}
+
+static bool has_lib(const char *dir) {
+  char p[2 * PATH_MAX];
+  snprintf(p, sizeof p, "%s/libcuda.so.1", dir);
+  return access(p, R_OK) == 0;
+}
+
+/* The directory holding libcuda.so.1, or NULL. */
+static const char *find_libdir(char *buf, size_t cap) {
+  const char *env = getenv("PTXWAVE_LIBDIR");
+  if (env && *env) return has_lib(env) ? env : NULL;
+  char exe[PATH_MAX];  /* the directory of this executable */
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return NULL;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return NULL;
+  *slash = 0;
+  static const char *const rel[] = {"../runtime", "../lib/ptxwave", "../lib"};
+  for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+    char d[PATH_MAX + 32];
+    snprintf(d, sizeof d, "%s/%s", exe, rel[i]);
+    if (has_lib(d) && realpath(d, buf)) return buf;
+  }
+  (void)cap;
+  return NULL;
+}
+
+int cmd_run(int argc, char **argv) {
+  const char *backend = NULL, *log = NULL;
+  int i = 1;
+  for (; i < argc; i++) {
+    if (pw_is_help(argv[i])) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+      backend = argv[++i];
+    } else if (!strcmp(argv[i], "--log") && i + 1 < argc) {
+      log = argv[++i];
+    } else if (!strcmp(argv[i], "--")) {
+      i++;
+      break;
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "ptxwave run: unknown option %s\n", argv[i]);
+      usage(stderr);
+      return 2;
+    } else {
+      break;
+    }
+  }
+  if (i >= argc) {
+    usage(stderr);
+    return 2;
+  }
+  if (backend && strcmp(backend, "auto") && strcmp(backend, "hip") && strcmp(backend, "emu")) {
+    fprintf(stderr, "ptxwave run: --backend must be auto, hip or emu\n");
+    return 2;
+  }
+  char buf[PATH_MAX];
+  const char *dir = find_libdir(buf, sizeof buf);
+  if (!dir) {
+    fprintf(stderr, "ptxwave run: libcuda.so.1 not found (set PTXWAVE_LIBDIR)\n");
+    return 1;
+  }
+  const char *old = getenv("LD_LIBRARY_PATH");
+  size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+  char *path = malloc(len);
+  if (!path) return 1;
+  snprintf(path, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+  setenv("LD_LIBRARY_PATH", path, 1);
+  free(path);
+  if (backend) setenv("PTXWAVE_BACKEND", backend, 1);
+  if (log) setenv("PTXWAVE_LOG", log, 1);
+  execvp(argv[i], argv + i);
+  fprintf(stderr, "ptxwave run: %s: %s\n", argv[i], strerror(errno));
+  return 127;
+}
