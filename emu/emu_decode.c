@@ -798,6 +798,14 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     return NULL;
   }
 
+  /* ---- wave-level target ops (emu_wave_ops.c) ---- */
+  case ir_op_wave_lane_id: case ir_op_wave_ballot: case ir_op_wave_exec: case ir_op_wave_bpermute:
+  case ir_op_wave_readlane: case ir_op_wave_readfirstlane: case ir_op_wave_sync:
+  case ir_op_workgroup_barrier: case ir_op_workitem_id: case ir_op_workgroup_id:
+  case ir_op_workgroup_size: case ir_op_workgroup_count: case ir_op_dyn_lds_size:
+  case ir_op_cycle_counter: case ir_op_realtime_counter: case ir_op_hw_id:
+    return emu_sel_wave(d, i, in);
+
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:

@@ -421,6 +421,7 @@ const char *emu_sel_float(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_cvt(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_warp(emu_decoder *d, const ir_instr *i, emu_inst *in);
+const char *emu_sel_wave(emu_decoder *d, const ir_instr *i, emu_inst *in);
 bool emu_type_is_float(ir_type t);
 /* A message in the decoder's arena. */
 const char *emu_dfmt(emu_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

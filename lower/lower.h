@@ -1,0 +1,100 @@
+/* lower/lower.h: the lowering passes, IR -> IR (design.md, "Warps on
+ * wavefronts"; docs/lowering.md).
+ *
+ * Each pass replaces one family of PTX-level operations with the wave-level
+ * target operations of ir_ops.def (IR_F_TARGET) that codegen maps to AMDGPU
+ * intrinsics and the emulator executes at the target's wave size.  Every
+ * pass has one shape (style.md #7):
+ *
+ *     bool lower_X(ir_module *m, const lower_X_options *opt);
+ *
+ * returning whether it changed the module.  A pass that meets an operation
+ * it cannot lower leaves it in place and reports it to opt->diag (if set);
+ * the verifier's require_lowered mode then names what is left.
+ *
+ * lower_module() runs them all, top to bottom, for one target (pipeline.c).
+ */
+#ifndef PW_LOWER_H
+#define PW_LOWER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ir/ir.h"
+#include "util/diag.h"
+
+/* ---- targets (lower_target.c) ----------------------------------------- */
+/* The facts lowering needs of a GPU.  codegen's target table is not on this
+ * branch; this small one is lower/'s own (docs/lowering.md). */
+typedef struct lower_target {
+  const char *name;        /* "gfx942" */
+  unsigned wave_size;      /* 64 on gfx9 (CDNA), 32 on gfx10+ (RDNA) */
+  bool has_dot4;           /* v_dot4_i32_i8 / v_dot4_u32_u8 (dp4a in one op) */
+} lower_target;
+
+/* The target of that name, or NULL. */
+const lower_target *lower_find_target(const char *name);
+/* A target with only a wave size, for tests ("wave32", "wave64"). */
+const lower_target *lower_target_for_wave(unsigned wave_size);
+
+/* ---- lower_warps.c ------------------------------------------------------ */
+/* shfl vote match redux activemask elect bar.warp.sync and the warp special
+ * registers (%laneid %warpid %nwarpid %lanemask_*), for a wave of 32 (a warp
+ * is a wave) or 64 (two warps per wave). */
+typedef struct lower_warps_options {
+  unsigned wave_size;
+  pw_diag *diag;
+} lower_warps_options;
+bool lower_warps(ir_module *m, const lower_warps_options *opt);
+
+/* ---- lower_sregs.c ------------------------------------------------------ */
+/* %tid %ntid %ctaid %nctaid %dynamic_smem_size %clock* %globaltimer* %smid
+ * to workitem/workgroup ids, sizes, counts, counters and hw_id. */
+typedef struct lower_sregs_options {
+  pw_diag *diag;
+} lower_sregs_options;
+bool lower_sregs(ir_module *m, const lower_sregs_options *opt);
+
+/* ---- lower_barriers.c --------------------------------------------------- */
+/* bar.sync 0 / barrier.sync 0 without a count -> workgroup_barrier; named
+ * and counted barriers and bar.arrive -> counters in shared memory;
+ * bar.red.popc/and/or -> a shared accumulator between two barriers. */
+typedef struct lower_barriers_options {
+  unsigned wave_size;
+  pw_diag *diag;
+} lower_barriers_options;
+bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
+
+/* ---- lower_hazards.c ---------------------------------------------------- */
+/* An analysis, not a transformation: warns where two warps of one wave64
+ * may diverge around a barrier (a barrier control dependent on a value
+ * that varies inside a wave).  Returns the number of warnings. */
+typedef struct lower_hazards_options {
+  unsigned wave_size;
+  pw_diag *diag;           /* warnings go here (NULL: only counted) */
+} lower_hazards_options;
+unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
+
+/* ---- opt_dce.c ---------------------------------------------------------- */
+/* Removes unused results of pure (and convergent) ops, after lowering. */
+typedef struct opt_dce_options {
+  int unused;
+} opt_dce_options;
+bool opt_dce(ir_module *m, const opt_dce_options *opt);
+
+/* ---- pipeline.c --------------------------------------------------------- */
+typedef struct lower_pipeline_options {
+  const char *print_after; /* pass name, or "all": print the IR after it */
+  FILE *print_out;         /* where (stdout if NULL) */
+  bool verify_each;        /* verify after each pass (always in debug builds) */
+  bool warn_hazards;       /* run lower_check_hazards (warnings to diag) */
+  pw_diag *diag;
+} lower_pipeline_options;
+/* Lowers m for target t; true when every operation was lowered and the
+ * result verifies with require_lowered.  Errors go to opt->diag. */
+bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt);
+/* The first instruction that is not lowered for m's target (its PTX name in
+ * *what), or NULL: what the corpus benchmark reports. */
+const ir_instr *lower_first_unlowered(const ir_module *m, const char **what);
+
+#endif

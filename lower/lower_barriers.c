@@ -1,0 +1,245 @@
+/* lower/lower_barriers.c: CTA barriers (PTX ISA 9.7.13.1 bar, barrier,
+ * bar.red) on AMD's one workgroup barrier (s_barrier) and shared memory
+ * (docs/lowering.md, "Barriers").
+ *
+ *   bar.sync a / barrier.sync a without a thread count: every thread of
+ *   the CTA takes part, so any id is the one hardware barrier:
+ *       workgroup_barrier
+ *   bar.sync a, b / bar.arrive a, b (named barriers 0..15 with a count of
+ *   b threads, counted in 32-thread warps as PTX counts them): a counter and
+ *   a generation per id in a shared array the pass adds to the module,
+ *   __ptxwave_bar (u32 [2*16 + 4], 16-byte aligned):
+ *       fence (release)
+ *       if (lane is the wave's lowest active lane) {
+ *         gen = ld.volatile bar[2a+1]
+ *         n   = number of warps (halves on wave64) with an active lane
+ *         old = atom.add bar[2a], n
+ *         if (old + n == (b + 31) / 32) { bar[2a] = 0; atom.add bar[2a+1], 1 }
+ *         else if (sync) while (ld.volatile bar[2a+1] == gen) {}
+ *       }
+ *       fence (acquire)
+ *     The generation read before the add cannot be stale: the barrier
+ *     cannot complete without this wave's add.  The count is reset before
+ *     the generation moves, so the next phase starts from 0.
+ *   bar.red.{popc,and,or} a, p (all threads): two accumulators in the same
+ *   array (lanes with p true, lanes with p false):
+ *       lowest active lane: atom.add acc_t, popc(ballot(p));
+ *                           atom.add acc_f, popc(ballot(!p))
+ *       workgroup_barrier; t = acc_t; f = acc_f; workgroup_barrier
+ *       thread 0: atom.add acc_t, -t; atom.add acc_f, -f
+ *     popc = t, and = (f == 0), or = (t != 0).  Thread 0 subtracts what it
+ *     read instead of storing 0: a wave already adding for the next bar.red
+ *     is not lost (addition commutes), and nobody reads before the next
+ *     barrier, which thread 0 reaches only after subtracting.
+ * The array is zeroed at the entry of every kernel of a module that needs
+ * it (thread 0's stores, then workgroup_barrier): LDS is not zeroed by the
+ * hardware.
+ */
+#include "lower_internal.h"
+
+#define BAR_WORDS (2 * 16 + 4)   /* a multiple of 4: zeroed by v4 stores */
+#define RED_T (2 * 16)
+#define RED_F (2 * 16 + 1)
+
+typedef struct bars_state {
+  const lower_barriers_options *opt;
+  ir_global *arr;      /* __ptxwave_bar, created on first need */
+} bars_state;
+
+static bool has_count(const ir_instr *i) {
+  return i->op == ir_op_bar_red ? i->nsrc >= 3 : i->nsrc >= 2;
+}
+
+static bool want(const ir_instr *i, void *data) {
+  (void)data;
+  return i->op == ir_op_bar || i->op == ir_op_bar_red;
+}
+
+static ir_value *base(ir_builder *b, bars_state *s) {
+  return ir_symref(b, ir_sym_global(s->arr), 0, ir_type_u64);
+}
+
+/* Address of word w (a u32 value or NULL) + k of the array: a 32-bit
+ * shared-window offset, as `mov.u32 %r, var` gives it. */
+static ir_value *word_addr(ir_builder *b, bars_state *s, ir_value *w, unsigned k) {
+  ir_value *a = ir_alu1(b, ir_op_symaddr, ir_type_u32, base(b, s));
+  if (w) a = ir_add(b, ir_type_u32, a, lower_alu(b, ir_op_shl, ir_type_b32, w, lower_imm32(b, 2)));
+  return k ? ir_add(b, ir_type_u32, a, lower_imm32(b, 4 * k)) : a;
+}
+
+static ir_value *ld_volatile(ir_builder *b, ir_value *addr) {
+  return ir_build_mem(b, ir_op_ld, ir_type_u32, addr, 0, 0, NULL, 1,
+                      IR_MODS(.space = IR_SPACE_SHARED, .sem = IR_SEM_VOLATILE))->dst[0];
+}
+static void fence_cta(ir_builder *b) {
+  ir_build(b, ir_op_membar, ir_type_none, 0, NULL, 0, NULL, IR_MODS(.scope = IR_SCOPE_CTA));
+}
+static void wg_barrier(ir_builder *b) {
+  ir_build(b, ir_op_workgroup_barrier, ir_type_none, 0, NULL, 0, NULL, NULL);
+}
+
+/* The wave's lowest active lane. */
+static ir_value *is_first_lane(ir_builder *b, const lower_wave *lw, ir_value *exec) {
+  ir_value *low = ir_and(b, lw->mask_type, exec, ir_alu2(b, ir_op_sub, lw->mask_type, ir_imm(b, lw->mask_type, 0), exec));
+  ir_value *first = ir_alu1(b, ir_op_bfind, lw->w == 64 ? ir_type_u64 : ir_type_u32, low);
+  return lower_setp(b, IR_CMP_EQ, ir_type_u32, lw->lane, first);
+}
+
+static ir_value *popc_mask(ir_builder *b, const lower_wave *lw, ir_value *m) {
+  return ir_alu1(b, ir_op_popc, lw->mask_type, m);
+}
+
+static void guard(ir_builder *b, ir_instr *i, ir_value *p) { ir_instr_set_guard(b, i, p, false, NULL); }
+
+static ir_instr *atom_add_i(ir_builder *b, ir_value *addr, ir_value *v) {
+  return ir_build_mem(b, ir_op_atom, ir_type_u32, addr, 0, 1, (ir_value *[]){v}, 1,
+                      IR_MODS(.space = IR_SPACE_SHARED, .atomop = IR_ATOM_ADD));
+}
+
+/* The whole wave runs the sequence, one lane (the lowest active) does the
+ * atomics through guards, and the spin loop is uniform: every lane of the
+ * wave loads the generation, so no lane of the wave runs ahead of the
+ * others whatever the reconvergence model (docs/lowering.md). */
+static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
+  lower_wave lw;
+  lower_wave_init(b, s->opt->wave_size, &lw);
+  bool sync = i->mods.barmode != IR_BAR_ARRIVE;
+  ir_value *id = i->src[0], *count = i->src[1];
+  ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
+  ir_value *nw;
+  if (lw.w == 64) {
+    ir_value *lo = lower_lo32(b, exec);
+    ir_value *hi = lower_lo32(b, lower_alu(b, ir_op_shr, ir_type_b64, exec, lower_imm32(b, 32)));
+    ir_value *a = lower_selp(b, ir_type_u32, lower_imm32(b, 1), lower_imm32(b, 0),
+                             lower_setp(b, IR_CMP_NE, ir_type_b32, lo, lower_imm32(b, 0)));
+    ir_value *c = lower_selp(b, ir_type_u32, lower_imm32(b, 1), lower_imm32(b, 0),
+                             lower_setp(b, IR_CMP_NE, ir_type_b32, hi, lower_imm32(b, 0)));
+    nw = ir_add(b, ir_type_u32, a, c);
+  } else {
+    nw = lower_imm32(b, 1);
+  }
+  ir_value *expected = lower_alu(b, ir_op_shr, ir_type_b32, lower_alu(b, ir_op_add, ir_type_b32, count, lower_imm32(b, 31)),
+                                 lower_imm32(b, 5));
+  ir_value *slot = lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1));
+  ir_value *first = is_first_lane(b, &lw, exec);
+  ir_value *gen_addr = word_addr(b, s, slot, 1), *cnt_addr = word_addr(b, s, slot, 0);
+  fence_cta(b);
+  ir_value *gen = ld_volatile(b, gen_addr);
+  ir_instr *add = atom_add_i(b, cnt_addr, nw);
+  guard(b, add, first);
+  ir_value *old = ir_alu1(b, ir_op_wave_readfirstlane, ir_type_u32, add->dst[0]);
+  ir_value *done = lower_setp(b, IR_CMP_EQ, ir_type_u32, ir_add(b, ir_type_u32, old, nw), expected);
+  ir_value *last = ir_and(b, ir_type_pred, done, first);
+  ir_instr *reset = ir_build_mem(b, ir_op_st, ir_type_u32, cnt_addr, 0, 1, (ir_value *[]){lower_imm32(b, 0)}, 0,
+                                 IR_MODS(.space = IR_SPACE_SHARED));
+  guard(b, reset, last);
+  fence_cta(b);
+  guard(b, atom_add_i(b, gen_addr, lower_imm32(b, 1)), last);
+  if (sync) {
+    /* while (!done && generation unchanged) {} -- uniform over the wave */
+    ir_block *pre = b->block;
+    ir_block *exit = ir_block_split_before(b->before, NULL);
+    ir_block *spin = ir_block_create_after(pre->func, pre, NULL);
+    ir_builder e = ir_builder_at_end(pre);
+    e.loc = b->loc;
+    ir_cbr(&e, done, exit, spin);
+    e = ir_builder_at_end(spin);
+    e.loc = b->loc;
+    ir_value *now = ld_volatile(&e, gen_addr);
+    ir_value *same = lower_setp(&e, IR_CMP_EQ, ir_type_u32, now, gen);
+    ir_cbr(&e, same, spin, exit);
+    ir_loc loc = b->loc;
+    *b = ir_builder_before(exit->first);
+    b->loc = loc;
+  }
+  fence_cta(b);
+  return true;
+}
+
+static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out) {
+  lower_wave lw;
+  lower_wave_init(b, s->opt->wave_size, &lw);
+  ir_value *p = i->src[i->nsrc - 1];
+  ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
+  ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw.mask_type, 1, (ir_value *[]){p}, NULL);
+  ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
+  ir_value *first = is_first_lane(b, &lw, exec);
+  ir_value *at = word_addr(b, s, NULL, RED_T), *af = word_addr(b, s, NULL, RED_F);
+  ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
+  fence_cta(b);
+  guard(b, atom_add_i(b, at, nt), first);
+  guard(b, atom_add_i(b, af, nf), first);
+  wg_barrier(b);
+  ir_value *t = ld_volatile(b, at), *f = ld_volatile(b, af);
+  wg_barrier(b);
+  ir_value *tid0 = lower_setp(b, IR_CMP_EQ, ir_type_u32,
+                              ir_alu2(b, ir_op_or, ir_type_b32, ir_read_sreg(b, ir_sreg_tid, 0),
+                                      ir_alu2(b, ir_op_or, ir_type_b32, ir_read_sreg(b, ir_sreg_tid, 1),
+                                              ir_read_sreg(b, ir_sreg_tid, 2))),
+                              lower_imm32(b, 0));
+  guard(b, atom_add_i(b, at, ir_alu1(b, ir_op_neg, ir_type_s32, t)), tid0);
+  guard(b, atom_add_i(b, af, ir_alu1(b, ir_op_neg, ir_type_s32, f)), tid0);
+  switch ((ir_atomop)i->mods.atomop) {
+  case IR_ATOM_AND: out[0] = lower_setp(b, IR_CMP_EQ, ir_type_u32, f, lower_imm32(b, 0)); break;
+  case IR_ATOM_OR: out[0] = lower_setp(b, IR_CMP_NE, ir_type_u32, t, lower_imm32(b, 0)); break;
+  default: out[0] = t; break;
+  }
+  return true;
+}
+
+static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
+  bars_state *s = data;
+  if (i->op == ir_op_bar && i->mods.barmode == IR_BAR_SYNC && !has_count(i)) {
+    wg_barrier(b);
+    return true;
+  }
+  if (i->op == ir_op_bar_red && has_count(i)) {
+    lower_error(s->opt->diag, i, "cannot lower bar.red with a thread count");
+    return false;
+  }
+  if (i->op == ir_op_bar && (i->mods.barmode != IR_BAR_SYNC && i->mods.barmode != IR_BAR_ARRIVE)) {
+    lower_error(s->opt->diag, i, "cannot lower this barrier mode");
+    return false;
+  }
+  if (i->op == ir_op_bar && !has_count(i)) {
+    lower_error(s->opt->diag, i, "bar.arrive needs a thread count");
+    return false;
+  }
+  if (!s->arr) {
+    ir_module *m = i->block->func->module;
+    s->arr = ir_module_find_global(m, "__ptxwave_bar");
+    if (!s->arr) s->arr = ir_global_create(m, NULL, "__ptxwave_bar", IR_SPACE_SHARED, ir_type_b32, BAR_WORDS, 16);
+  }
+  if (i->op == ir_op_bar_red) return lower_red(b, s, i, out);
+  return lower_named(b, s, i);
+}
+
+/* Zeroes the array at each kernel's entry: thread 0 stores, then a
+ * workgroup barrier before anyone uses it. */
+static void init_kernels(ir_module *m, bars_state *s) {
+  ir_foreach_func(m, f) {
+    if (!f->is_kernel || f->is_decl || !f->entry) continue;
+    ir_instr *at = f->entry->first;
+    while (at && at->op == ir_op_phi) at = at->next;
+    ir_builder b = ir_builder_before(at);
+    b.loc = at->loc;
+    ir_value *t = ir_alu2(&b, ir_op_or, ir_type_b32, ir_read_sreg(&b, ir_sreg_tid, 0),
+                          ir_alu2(&b, ir_op_or, ir_type_b32, ir_read_sreg(&b, ir_sreg_tid, 1),
+                                  ir_read_sreg(&b, ir_sreg_tid, 2)));
+    ir_value *p = lower_setp(&b, IR_CMP_EQ, ir_type_u32, t, lower_imm32(&b, 0));
+    for (unsigned k = 0; k < BAR_WORDS; k += 4) {
+      ir_value *z = lower_imm32(&b, 0);
+      ir_instr *sti = ir_build_mem(&b, ir_op_st, ir_type_u32, base(&b, s), 4 * k, 4, (ir_value *[]){z, z, z, z}, 0,
+                                   IR_MODS(.space = IR_SPACE_SHARED, .vec = 4));
+      ir_instr_set_guard(&b, sti, p, false, NULL);
+    }
+    wg_barrier(&b);
+  }
+}
+
+bool lower_barriers(ir_module *m, const lower_barriers_options *opt) {
+  bars_state s = {opt, NULL};
+  bool progress = lower_walk(m, want, lower_instr, &s);
+  if (s.arr) init_kernels(m, &s);
+  return progress;
+}

@@ -1,0 +1,153 @@
+/* lower/lower_hazards.c: the known hazard of two warps per wave64
+ * (design.md, "Warps on wavefronts"; docs/lowering.md, "The hazard").
+ *
+ * On an NVIDIA GPU since Volta each warp, and each thread, makes progress
+ * on its own.  On wave64 the two warps of a wave share one program counter
+ * and one EXEC mask: when they diverge, one side runs to the reconvergence
+ * point before the other side starts.  Two patterns then break:
+ *   1. a barrier reached by one warp of the wave while the other warp is
+ *      on the other side of a branch: the wave waits at the barrier with
+ *      half its lanes, and the other half cannot run to complete it (named
+ *      barriers), or the barrier completes early for it (s_barrier counts
+ *      waves, not warps);
+ *   2. a spin loop waiting on memory that the other warp of the same wave
+ *      writes after the loop's reconvergence point.
+ * This analysis finds the places where that can happen, by a conservative
+ * divergence analysis (values derived from %tid, %laneid, %warpid, lane
+ * masks, atomics and loads through varying addresses vary within a wave):
+ *   - a barrier in a block control dependent on a varying branch (between
+ *     the branch and its immediate post-dominator);
+ *   - a loop whose exit condition reads shared or global memory through a
+ *     volatile load or an atomic, and that contains no barrier: a spin-wait.
+ * It warns; it does not change the IR.  What it cannot see (the condition
+ * is uniform in the IR but the data makes warps of one wave wait on each
+ * other) is documented in docs/lowering.md.
+ */
+#include <stdlib.h>
+
+#include "lower_internal.h"
+
+static bool is_barrier(const ir_instr *i) {
+  return (i->op == ir_op_bar && i->mods.barmode != IR_BAR_ARRIVE) || i->op == ir_op_bar_red ||
+         i->op == ir_op_workgroup_barrier;
+}
+
+static bool varying_sreg(const ir_instr *i) {
+  switch ((ir_sreg)i->sreg) {
+  case ir_sreg_tid: case ir_sreg_laneid: case ir_sreg_warpid: case ir_sreg_lanemask_eq:
+  case ir_sreg_lanemask_le: case ir_sreg_lanemask_lt: case ir_sreg_lanemask_ge: case ir_sreg_lanemask_gt:
+    return true;
+  default: return false;
+  }
+}
+
+/* A fixpoint over the function: div[id] for each value. */
+static void divergence(ir_func *f, uint8_t *div) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+      bool d = false;
+      if (i->op == ir_op_sreg) d = varying_sreg(i);
+      else if (i->op == ir_op_atom || i->op == ir_op_call || i->op == ir_op_wave_lane_id ||
+               i->op == ir_op_workitem_id)
+        d = true;
+      for (unsigned k = 0; k < i->nsrc && !d; k++)
+        if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && div[i->src[k]->id]) d = true;
+      if (i->guard && div[i->guard->id]) d = true;
+      for (unsigned k = 0; k < i->ndst; k++)
+        if (d && !div[i->dst[k]->id]) {
+          div[i->dst[k]->id] = 1;
+          changed = true;
+        }
+    }
+  }
+}
+
+/* Does the value depend on a volatile load or an atomic (a spin's flag)? */
+static bool reads_flag(const ir_value *v, unsigned depth) {
+  if (!v || v->kind != IR_VAL_INSTR || depth > 8) return false;
+  const ir_instr *i = v->def;
+  if (i->op == ir_op_atom) return true;
+  if (i->op == ir_op_ld && (i->mods.sem == IR_SEM_VOLATILE || i->mods.sem == IR_SEM_ACQUIRE ||
+                            i->mods.sem == IR_SEM_RELAXED))
+    return true;
+  if (i->op == ir_op_phi) return false;
+  for (unsigned k = 0; k < i->nsrc; k++)
+    if (reads_flag(i->src[k], depth + 1)) return true;
+  return false;
+}
+
+unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
+  if (opt->wave_size != 64) return 0;
+  unsigned nwarn = 0;
+  ir_foreach_func(m, f) {
+    if (f->is_decl || !f->entry) continue;
+    ir_compute_preds(f);
+    ir_compute_dominators(f);
+    ir_compute_post_dominators(f);
+    uint8_t *div = calloc(f->nvalues + 1, 1);
+    uint32_t nb = 0;
+    ir_foreach_block(f, b) b->id = nb++;
+    uint8_t *seen = calloc(nb + 1, 1);
+    ir_block **stack = calloc(nb + 1, sizeof *stack);
+    uint8_t *warned = calloc(nb + 1, 1);
+    divergence(f, div);
+    ir_foreach_block(f, a) {
+      ir_instr *t = ir_block_terminator(a);
+      if (!t || t->op != ir_op_cbr || !t->src[0] || t->src[0]->kind != IR_VAL_INSTR || !div[t->src[0]->id])
+        continue;
+      /* blocks between the branch and its immediate post-dominator */
+      for (uint32_t k = 0; k < nb; k++) seen[k] = 0;
+      uint32_t sp = 0;
+      for (uint32_t s = 0; s < t->ntargets; s++)
+        if (t->targets[s] != a->ipdom && !seen[t->targets[s]->id]) {
+          seen[t->targets[s]->id] = 1;
+          stack[sp++] = t->targets[s];
+        }
+      while (sp) {
+        ir_block *x = stack[--sp];
+        ir_foreach_instr(x, i) if (is_barrier(i) && !warned[x->id]) {
+          warned[x->id] = 1;
+          nwarn++;
+          lower_warn(opt->diag, i,
+                     "barrier under a branch that varies inside a wave (line %u): if the two warps of one "
+                     "wave64 take different sides, the barrier is reached by half a wave",
+                     t->loc.line);
+        }
+        for (uint32_t s = 0; s < ir_block_nsuccs(x); s++) {
+          ir_block *y = ir_block_succ(x, s);
+          if (y && y != a->ipdom && !seen[y->id]) {
+            seen[y->id] = 1;
+            stack[sp++] = y;
+          }
+        }
+      }
+    }
+    /* spin loops: a back edge x -> h (h dominates x) whose branch reads a flag,
+     * with no barrier in the block range h..x */
+    ir_foreach_block(f, x) {
+      ir_instr *t = ir_block_terminator(x);
+      if (!t || t->op != ir_op_cbr) continue;
+      for (uint32_t s = 0; s < t->ntargets; s++) {
+        ir_block *h = t->targets[s];
+        if (!h || !ir_block_dominates(h, x) || !reads_flag(t->src[0], 0)) continue;
+        bool bar = false;
+        for (ir_block *y = h; y && !bar; y = y->next) {
+          ir_foreach_instr(y, i) if (is_barrier(i)) bar = true;
+          if (y == x) break;
+        }
+        if (bar) continue;
+        nwarn++;
+        lower_warn(opt->diag, t,
+                   "spin-wait on memory: if the thread it waits for is in the other warp of the same "
+                   "wave64, it cannot run until this loop exits");
+      }
+    }
+    free(div);
+    free(seen);
+    free(stack);
+    free(warned);
+  }
+  return nwarn;
+}

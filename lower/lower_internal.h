@@ -1,0 +1,71 @@
+/* lower/lower_internal.h: what the passes share (lower_util.c): the
+ * instruction walker every pass is built on, IR helpers that fold
+ * constants, the wave-mask arithmetic of two warps per wave, and a loop
+ * over the active lanes of a wave.  Not a public header. */
+#ifndef PW_LOWER_INTERNAL_H
+#define PW_LOWER_INTERNAL_H
+
+#include "ir/ir_builder.h"
+#include "lower.h"
+
+/* ---- the walker --------------------------------------------------------- */
+/* want() picks the instructions; lower() builds the replacement at b (which
+ * it may move into new blocks) and writes one value per result into out[]
+ * (out has i->ndst entries, NULL-initialised).  It returns false to leave
+ * the instruction as it is.  A guarded instruction (@p) is first turned
+ * into control flow (if p then i; phi of the result and its keep value),
+ * so lower() never sees a guard.  The walker then replaces every use of
+ * i's results, removes i, and recomputes the block predecessors. */
+typedef bool (*lower_want_fn)(const ir_instr *i, void *data);
+typedef bool (*lower_instr_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
+bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *data);
+
+/* Reports "cannot lower" for an instruction (to d, if set). */
+void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- folding constructors ---------------------------------------------- */
+bool lower_const(const ir_value *v, uint64_t *out);
+ir_value *lower_imm32(ir_builder *b, uint32_t v);
+/* and or xor add sub shl shr mul(.lo) of type t, folded when both operands are
+ * constants or one is an identity (x & ~0, x | 0, x + 0, x << 0 ...). */
+ir_value *lower_alu(ir_builder *b, ir_op op, ir_type t, ir_value *x, ir_value *y);
+ir_value *lower_not(ir_builder *b, ir_type t, ir_value *x);
+ir_value *lower_setp(ir_builder *b, ir_cmp c, ir_type t, ir_value *x, ir_value *y);
+ir_value *lower_selp(ir_builder *b, ir_type t, ir_value *x, ir_value *y, ir_value *p);
+ir_value *lower_lo32(ir_builder *b, ir_value *x64);     /* low half of a b64 */
+ir_value *lower_zext64(ir_builder *b, ir_value *x32);   /* {x, 0} as b64 */
+
+/* ---- waves -------------------------------------------------------------- */
+/* Values of one lowering site: the lane of the wave and, on wave64, the base
+ * of the lane's half (lane & 32) and %laneid (lane & 31).  On wave32 base is
+ * the constant 0 and laneid the lane. */
+typedef struct lower_wave {
+  unsigned w;              /* wave size */
+  ir_type mask_type;       /* b32 or b64 */
+  ir_value *lane, *laneid, *base;
+} lower_wave;
+void lower_wave_init(ir_builder *b, unsigned wave_size, lower_wave *lw);
+/* The 32-bit warp mask of the lane's half of a wave mask: (m >> base). */
+ir_value *lower_warp_bits(ir_builder *b, const lower_wave *lw, ir_value *wave_mask);
+
+/* A loop over the lanes of a uniform wave mask, lowest first:
+ *   lower_lane_loop_begin(b, lw, mask, n, init, types, &L)   b -> loop body
+ *     L.k: the lane (u32, uniform), L.rem: lanes still to visit,
+ *     L.acc[j]: the loop-carried values
+ *   lower_lane_loop_end(b, &L, rem_next, next)               b -> after the loop
+ *     L.acc[j] then hold the values at the exit.
+ * rem_next must clear at least lane k (NULL: rem & (rem - 1)). */
+#define LOWER_LOOP_MAX_ACC 4
+typedef struct lower_lane_loop {
+  ir_block *pre, *header, *body, *exit;
+  ir_instr *phi_rem, *phi_acc[LOWER_LOOP_MAX_ACC];
+  unsigned nacc;
+  ir_type mask_type;
+  ir_value *k, *rem, *acc[LOWER_LOOP_MAX_ACC];
+} lower_lane_loop;
+void lower_lane_loop_begin(ir_builder *b, const lower_wave *lw, ir_value *mask, unsigned nacc,
+                           ir_value *const *init, lower_lane_loop *L);
+void lower_lane_loop_end(ir_builder *b, lower_lane_loop *L, ir_value *rem_next, ir_value *const *next);
+
+#endif

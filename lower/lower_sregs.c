@@ -1,0 +1,88 @@
+/* lower/lower_sregs.c: PTX special registers (PTX ISA chapter 10) to the
+ * target values of ir_ops.def (docs/lowering.md, "Special registers").
+ *
+ *   %tid.d         workitem_id d        (VGPR v0, or packed v0 on gfx90a+)
+ *   %ntid.d        workgroup_size d     (COV5 hidden_group_size_d)
+ *   %ctaid.d       workgroup_id d       (SGPRs set up by the dispatch)
+ *   %nctaid.d      workgroup_count d    (COV5 hidden_block_count_d)
+ *   %dynamic_smem_size  dyn_lds_size
+ *   %clock64            cycle_counter; %clock / %clock_hi its halves
+ *   %globaltimer        realtime_counter (100 MHz on CDNA and RDNA) * 10,
+ *                       in nanoseconds; _lo / _hi its halves
+ *   %smid               the CU and SE fields of hw_id (gfx9 HW_ID layout:
+ *                       CU_ID [11:8], SE_ID [14:13]): cu | se << 4
+ * The warp registers (%laneid %warpid %lanemask_* ...) belong to
+ * lower_warps.c.  The rest (%nsmid %gridid %envreg %pm* cluster ids of a
+ * cluster of one, %total_smem_size ...) stay as sreg reads, which codegen
+ * turns into constants or implicit kernel arguments; they are not warp
+ * level, so lowered IR may keep them (ir_verify's require_lowered).
+ */
+#include "lower_internal.h"
+
+typedef struct sregs_state {
+  const lower_sregs_options *opt;
+} sregs_state;
+
+static bool want(const ir_instr *i, void *data) {
+  (void)data;
+  if (i->op != ir_op_sreg) return false;
+  switch ((ir_sreg)i->sreg) {
+  case ir_sreg_tid: case ir_sreg_ntid: case ir_sreg_ctaid: case ir_sreg_nctaid:
+  case ir_sreg_dynamic_smem_size: case ir_sreg_clock: case ir_sreg_clock_hi: case ir_sreg_clock64:
+  case ir_sreg_globaltimer: case ir_sreg_globaltimer_lo: case ir_sreg_globaltimer_hi: case ir_sreg_smid:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static ir_value *dim_op(ir_builder *b, ir_op op, unsigned d) {
+  return ir_build_value(b, op, ir_type_u32, 1, (ir_value *[]){ir_imm(b, ir_type_u32, d)}, NULL);
+}
+
+static ir_value *hi32(ir_builder *b, ir_value *x64) {
+  return lower_lo32(b, lower_alu(b, ir_op_shr, ir_type_b64, x64, lower_imm32(b, 32)));
+}
+
+/* The result of a read must keep the sreg's type (u32/u64): the target ops
+ * give u32/u64, the unpacks b32; a copy gives the declared type where the
+ * uses care (they do not: b32 and u32 are compatible). */
+static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
+  (void)data;
+  unsigned d = i->sreg_comp;
+  switch ((ir_sreg)i->sreg) {
+  case ir_sreg_tid: out[0] = dim_op(b, ir_op_workitem_id, d); return true;
+  case ir_sreg_ntid: out[0] = dim_op(b, ir_op_workgroup_size, d); return true;
+  case ir_sreg_ctaid: out[0] = dim_op(b, ir_op_workgroup_id, d); return true;
+  case ir_sreg_nctaid: out[0] = dim_op(b, ir_op_workgroup_count, d); return true;
+  case ir_sreg_dynamic_smem_size:
+    out[0] = ir_build_value(b, ir_op_dyn_lds_size, ir_type_u32, 0, NULL, NULL);
+    return true;
+  case ir_sreg_clock: case ir_sreg_clock_hi: case ir_sreg_clock64: {
+    ir_value *c = ir_build_value(b, ir_op_cycle_counter, ir_type_u64, 0, NULL, NULL);
+    out[0] = i->sreg == ir_sreg_clock64 ? c : i->sreg == ir_sreg_clock ? lower_lo32(b, c) : hi32(b, c);
+    return true;
+  }
+  case ir_sreg_globaltimer: case ir_sreg_globaltimer_lo: case ir_sreg_globaltimer_hi: {
+    ir_value *t = ir_build_value(b, ir_op_realtime_counter, ir_type_u64, 0, NULL, NULL);
+    ir_value *ns = ir_mul(b, ir_type_u64, t, ir_imm(b, ir_type_u64, 10), .mulmode = IR_MUL_LO);
+    out[0] = i->sreg == ir_sreg_globaltimer ? ns : i->sreg == ir_sreg_globaltimer_lo ? lower_lo32(b, ns) : hi32(b, ns);
+    return true;
+  }
+  case ir_sreg_smid: {
+    ir_value *h = ir_build_value(b, ir_op_hw_id, ir_type_u32, 0, NULL, NULL);
+    ir_value *cu = lower_alu(b, ir_op_and, ir_type_b32, lower_alu(b, ir_op_shr, ir_type_b32, h, lower_imm32(b, 8)),
+                             lower_imm32(b, 15));
+    ir_value *se = lower_alu(b, ir_op_and, ir_type_b32, lower_alu(b, ir_op_shr, ir_type_b32, h, lower_imm32(b, 9)),
+                             lower_imm32(b, 0x30));
+    out[0] = lower_alu(b, ir_op_or, ir_type_b32, cu, se);
+    return true;
+  }
+  default: return false;
+  }
+}
+
+bool lower_sregs(ir_module *m, const lower_sregs_options *opt) {
+  sregs_state s = {opt};
+  return lower_walk(m, want, lower_instr, &s);
+}

@@ -1,0 +1,314 @@
+/* lower/lower_warps.c: CUDA's 32-thread warps onto AMD wavefronts
+ * (design.md, "Warps on wavefronts"; docs/lowering.md).
+ *
+ * On wave32 a warp is a wave.  On wave64 a wave holds two warps: warp k of
+ * a block is half (k & 1) of wave k >> 1 (waves and warps both take
+ * consecutive linear thread ids), so for lane L of the wave
+ *
+ *     %laneid = L & 31          base = L & 32 (the half's first lane)
+ *     warp mask (32 bits)  = wave mask (64 bits) >> base
+ *     wave mask of a warp mask = (u64)mask << base
+ *
+ * Every PTX op below reads only its own half: ballots and EXEC are shifted
+ * down by base, shuffles add base to the source lane (so they never cross
+ * into the other warp), member masks are interpreted in the half.  With
+ * base = 0 and 32-bit masks the same code is the wave32 lowering; the
+ * helpers fold the shifts away there.
+ *
+ *   shfl.mode d|p, a, b, c, m   (PTX ISA 9.7.9.6): the source lane j and
+ *       the predicate p follow the ISA's pseudocode with c's clamp
+ *       (c & 31) and segment mask ((c >> 8) & 31); out of range: j = lane,
+ *       p = 0; then d = wave_bpermute(a, base + j) (ds_bpermute_b32).
+ *   vote (9.7.13.8): all/any/uni compare ballot(p) with EXEC in the half;
+ *       ballot = ballot(p) of the half, & the member mask.
+ *   activemask (9.7.13.10) = EXEC of the half.
+ *   match.any/all (9.7.13.9): a loop over the distinct values: take the
+ *       value of the lowest lane not yet matched (wave_readlane), ballot
+ *       the lanes holding it, remove them; each lane keeps its own
+ *       half's ballot.  One iteration per distinct value in the wave.
+ *   redux (9.7.13.11): a loop over the active lanes of the wave, each lane
+ *       accumulating the values of the lanes of its own group (half and
+ *       member mask).  One iteration per active lane.
+ *   elect (9.7.13.14): the lowest lane of the half's EXEC & member mask.
+ *   bar.warp.sync (9.7.13.2): wave_sync (lanes of a wave are in lockstep;
+ *       the member mask's lanes have reconverged where the IR's structured
+ *       reconvergence puts them).
+ *   %laneid %lanemask_* %warpid %nwarpid (10.x): from the lane and the
+ *       linear thread id, %warpid counted in 32-thread warps.
+ *
+ * Invariant: after this pass no IR_F_WARP op and no IR_SR_WARP special
+ * register remains, except the matrix ops (mma, wmma, ldmatrix ...) which
+ * are reported as not lowered.
+ */
+#include "lower_internal.h"
+
+typedef struct warps_state {
+  const lower_warps_options *opt;
+} warps_state;
+
+/* ---- helpers --------------------------------------------------------------- */
+static ir_value *wave_exec(ir_builder *b, const lower_wave *lw) {
+  return ir_build_value(b, ir_op_wave_exec, lw->mask_type, 0, NULL, NULL);
+}
+static ir_value *wave_ballot(ir_builder *b, const lower_wave *lw, ir_value *p) {
+  return ir_build_value(b, ir_op_wave_ballot, lw->mask_type, 1, (ir_value *[]){p}, NULL);
+}
+static ir_value *and32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_and, ir_type_b32, x, y); }
+static ir_value *or32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_or, ir_type_b32, x, y); }
+static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
+
+/* The member mask operand of a .sync form, or NULL (the legacy forms: all). */
+static ir_value *member_mask(const ir_instr *i) {
+  switch ((ir_op)i->op) {
+  case ir_op_shfl: return i->mods.sync && i->nsrc >= 4 ? i->src[3] : NULL;
+  case ir_op_vote: return i->mods.sync && i->nsrc >= 2 ? i->src[1] : NULL;
+  case ir_op_match: case ir_op_redux: return i->nsrc >= 2 ? i->src[1] : NULL;
+  case ir_op_elect: case ir_op_bar_warp_sync: return i->src[0];
+  default: return NULL;
+  }
+}
+
+/* The lanes of the lane's warp this op computes with: EXEC of the half,
+ * restricted to the member mask. */
+static ir_value *group(ir_builder *b, const lower_wave *lw, const ir_instr *i) {
+  ir_value *g = lower_warp_bits(b, lw, wave_exec(b, lw));
+  ir_value *mm = member_mask(i);
+  return mm ? and32(b, g, mm) : g;
+}
+
+/* Linear thread id in the block: tid.x + ntid.x * (tid.y + ntid.y * tid.z). */
+static ir_value *linear_tid(ir_builder *b) {
+  ir_value *t[3], *n[3];
+  for (unsigned d = 0; d < 3; d++) {
+    t[d] = ir_read_sreg(b, ir_sreg_tid, d);
+    n[d] = ir_read_sreg(b, ir_sreg_ntid, d);
+  }
+  ir_value *yz = ir_alu3(b, ir_op_mad, ir_type_u32, n[1], t[2], t[1], .mulmode = IR_MUL_LO);
+  return ir_alu3(b, ir_op_mad, ir_type_u32, n[0], yz, t[0], .mulmode = IR_MUL_LO);
+}
+
+/* ---- shfl ------------------------------------------------------------------ */
+static bool lower_shfl(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out) {
+  ir_value *lane = lw->laneid;
+  ir_value *bval = and32(b, i->src[1], imm(b, 31));
+  ir_value *c = i->src[2];
+  ir_value *cval = and32(b, c, imm(b, 31));
+  ir_value *seg = and32(b, lower_alu(b, ir_op_shr, ir_type_b32, c, imm(b, 8)), imm(b, 31));
+  ir_value *notseg = lower_not(b, ir_type_b32, seg);
+  ir_value *minlane = and32(b, lane, seg);
+  ir_value *maxlane = or32(b, minlane, and32(b, cval, notseg));
+  ir_value *j, *pv;
+  switch ((ir_shflmode)i->mods.shfl) {
+  case IR_SHFL_UP:
+    j = lower_alu(b, ir_op_sub, ir_type_b32, lane, bval);
+    pv = lower_setp(b, IR_CMP_GE, ir_type_s32, j, maxlane);
+    break;
+  case IR_SHFL_DOWN:
+    j = lower_alu(b, ir_op_add, ir_type_b32, lane, bval);
+    pv = lower_setp(b, IR_CMP_LE, ir_type_u32, j, maxlane);
+    break;
+  case IR_SHFL_BFLY:
+    j = lower_alu(b, ir_op_xor, ir_type_b32, lane, bval);
+    pv = lower_setp(b, IR_CMP_LE, ir_type_u32, j, maxlane);
+    break;
+  case IR_SHFL_IDX:
+    j = or32(b, minlane, and32(b, bval, notseg));
+    pv = lower_setp(b, IR_CMP_LE, ir_type_u32, j, maxlane);
+    break;
+  default:
+    return false;
+  }
+  ir_value *src = lower_selp(b, ir_type_b32, j, lane, pv);
+  src = lower_alu(b, ir_op_add, ir_type_b32, src, lw->base);
+  out[0] = ir_alu2(b, ir_op_wave_bpermute, ir_type_b32, i->src[0], src);
+  if (i->ndst > 1) out[1] = pv;
+  return true;
+}
+
+/* ---- vote, activemask, elect ----------------------------------------------- */
+static bool lower_vote(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out) {
+  ir_value *mm = member_mask(i);
+  ir_value *bal = lower_warp_bits(b, lw, wave_ballot(b, lw, i->src[0]));
+  if (mm) bal = and32(b, bal, mm);
+  if (i->mods.vote == IR_VOTE_BALLOT) {
+    out[0] = bal;
+    return true;
+  }
+  ir_value *zero = imm(b, 0);
+  switch ((ir_votemode)i->mods.vote) {
+  case IR_VOTE_ANY: out[0] = lower_setp(b, IR_CMP_NE, ir_type_b32, bal, zero); return true;
+  case IR_VOTE_ALL: out[0] = lower_setp(b, IR_CMP_EQ, ir_type_b32, bal, group(b, lw, i)); return true;
+  case IR_VOTE_UNI: {
+    ir_value *all = lower_setp(b, IR_CMP_EQ, ir_type_b32, bal, group(b, lw, i));
+    ir_value *none = lower_setp(b, IR_CMP_EQ, ir_type_b32, bal, zero);
+    out[0] = ir_or(b, ir_type_pred, all, none);
+    return true;
+  }
+  default: return false;
+  }
+}
+
+static bool lower_elect(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out) {
+  ir_value *g = group(b, lw, i);
+  ir_value *low = and32(b, g, ir_alu2(b, ir_op_sub, ir_type_b32, imm(b, 0), g));
+  ir_value *leader = ir_alu1(b, ir_op_bfind, ir_type_u32, low);
+  ir_value *has = lower_setp(b, IR_CMP_NE, ir_type_b32, g, imm(b, 0));
+  leader = lower_selp(b, ir_type_u32, leader, lw->laneid, has);
+  ir_value *p = lower_setp(b, IR_CMP_EQ, ir_type_u32, leader, lw->laneid);
+  if (i->ndst == 2) {
+    out[0] = leader;
+    out[1] = p;
+  } else if (i->ndst == 1) {
+    out[0] = p;
+  }
+  return true;
+}
+
+/* ---- match ----------------------------------------------------------------- */
+static bool lower_match(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out) {
+  ir_type t = ir_type_bits((ir_type)i->type) == 64 ? ir_type_b64 : ir_type_b32;
+  ir_value *a = i->src[0];
+  ir_value *grp = group(b, lw, i);
+  ir_value *exec = wave_exec(b, lw);
+  lower_lane_loop L;
+  lower_lane_loop_begin(b, lw, exec, 1, (ir_value *[]){imm(b, 0)}, &L);
+  ir_value *v = ir_alu2(b, ir_op_wave_readlane, t, a, L.k);
+  ir_value *eq = lower_setp(b, IR_CMP_EQ, t, a, v);
+  ir_value *eqb = wave_ballot(b, lw, eq);
+  ir_value *mine = and32(b, lower_warp_bits(b, lw, eqb), grp);
+  ir_value *res = lower_selp(b, ir_type_b32, mine, L.acc[0], eq);
+  ir_value *rem = ir_alu2(b, ir_op_and, lw->mask_type, L.rem, ir_alu1(b, ir_op_not, lw->mask_type, eqb));
+  lower_lane_loop_end(b, &L, rem, (ir_value *[]){res});
+  ir_value *same = L.acc[0];
+  if (i->mods.match == IR_MATCH_ALL) {
+    ir_value *p = lower_setp(b, IR_CMP_EQ, ir_type_b32, same, grp);
+    out[0] = lower_selp(b, ir_type_b32, grp, imm(b, 0), p);
+    if (i->ndst > 1) out[1] = p;
+  } else {
+    out[0] = same;
+    if (i->ndst > 1) out[1] = lower_setp(b, IR_CMP_EQ, ir_type_b32, same, grp);
+  }
+  return true;
+}
+
+/* ---- redux ----------------------------------------------------------------- */
+static bool lower_redux(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out, pw_diag *diag) {
+  ir_type t = (ir_type)i->type;
+  ir_atomop op = (ir_atomop)i->mods.atomop;
+  bool f32 = t == ir_type_f32;
+  if (f32 && (i->mods.nan || (op != IR_ATOM_MIN && op != IR_ATOM_MAX))) {
+    lower_error(diag, i, "cannot lower redux.%s.f32 with .NaN", ir_atomop_name(op));
+    return false;
+  }
+  uint32_t init;
+  bool sgn = t == ir_type_s32;
+  switch (op) {
+  case IR_ATOM_ADD: case IR_ATOM_OR: case IR_ATOM_XOR: init = 0; break;
+  case IR_ATOM_AND: init = 0xffffffffu; break;
+  case IR_ATOM_MIN: init = f32 ? 0x7fffffffu : sgn ? 0x7fffffffu : 0xffffffffu; break;
+  case IR_ATOM_MAX: init = f32 ? 0x7fffffffu : sgn ? 0x80000000u : 0; break;
+  default: return false;
+  }
+  ir_value *a = i->src[0];
+  if (f32 && i->mods.absmod) a = ir_alu1(b, ir_op_abs, ir_type_f32, a);
+  ir_value *grp = group(b, lw, i);
+  ir_value *exec = wave_exec(b, lw);
+  lower_lane_loop L;
+  lower_lane_loop_begin(b, lw, exec, 1, (ir_value *[]){ir_imm(b, f32 ? ir_type_f32 : ir_type_b32, init)}, &L);
+  ir_value *v = ir_alu2(b, ir_op_wave_readlane, f32 ? ir_type_f32 : ir_type_b32, a, L.k);
+  /* lane k is in my group: same half, and its bit set in my group mask */
+  ir_value *k32 = L.k;
+  ir_value *bit = and32(b, lower_alu(b, ir_op_shr, ir_type_b32, grp, and32(b, k32, imm(b, 31))), imm(b, 1));
+  ir_value *take = lower_setp(b, IR_CMP_NE, ir_type_b32, bit, imm(b, 0));
+  if (lw->w == 64) {
+    ir_value *same_half = lower_setp(b, IR_CMP_EQ, ir_type_b32, and32(b, k32, imm(b, 32)), lw->base);
+    take = ir_and(b, ir_type_pred, take, same_half);
+  }
+  ir_value *acc = L.acc[0], *nv;
+  ir_type ot = f32 ? ir_type_f32 : sgn ? ir_type_s32 : ir_type_u32;
+  switch (op) {
+  case IR_ATOM_ADD: nv = ir_add(b, ir_type_u32, acc, v); break;
+  case IR_ATOM_AND: nv = ir_and(b, ir_type_b32, acc, v); break;
+  case IR_ATOM_OR: nv = ir_or(b, ir_type_b32, acc, v); break;
+  case IR_ATOM_XOR: nv = ir_xor(b, ir_type_b32, acc, v); break;
+  case IR_ATOM_MIN: nv = ir_alu2(b, ir_op_min, ot, acc, v); break;
+  default: nv = ir_alu2(b, ir_op_max, ot, acc, v); break;
+  }
+  nv = lower_selp(b, f32 ? ir_type_f32 : ir_type_b32, nv, acc, take);
+  lower_lane_loop_end(b, &L, NULL, (ir_value *[]){nv});
+  out[0] = L.acc[0];
+  return true;
+}
+
+/* ---- special registers ------------------------------------------------------ */
+static bool lower_warp_sreg(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out) {
+  switch ((ir_sreg)i->sreg) {
+  case ir_sreg_laneid: out[0] = lw->laneid; return true;
+  case ir_sreg_warpid:
+    out[0] = lower_alu(b, ir_op_shr, ir_type_b32, linear_tid(b), imm(b, 5));
+    return true;
+  case ir_sreg_nwarpid: {
+    ir_value *n = ir_mul(b, ir_type_u32, ir_read_sreg(b, ir_sreg_ntid, 0), ir_read_sreg(b, ir_sreg_ntid, 1),
+                         .mulmode = IR_MUL_LO);
+    n = ir_mul(b, ir_type_u32, n, ir_read_sreg(b, ir_sreg_ntid, 2), .mulmode = IR_MUL_LO);
+    out[0] = lower_alu(b, ir_op_shr, ir_type_b32, ir_add(b, ir_type_u32, n, imm(b, 31)), imm(b, 5));
+    return true;
+  }
+  default: break;
+  }
+  ir_value *eq = ir_shl(b, ir_type_b32, imm(b, 1), lw->laneid);
+  ir_value *lt = ir_sub(b, ir_type_b32, eq, imm(b, 1));
+  switch ((ir_sreg)i->sreg) {
+  case ir_sreg_lanemask_eq: out[0] = eq; return true;
+  case ir_sreg_lanemask_lt: out[0] = lt; return true;
+  case ir_sreg_lanemask_le: out[0] = ir_or(b, ir_type_b32, lt, eq); return true;
+  case ir_sreg_lanemask_ge: out[0] = ir_alu1(b, ir_op_not, ir_type_b32, lt); return true;
+  case ir_sreg_lanemask_gt: out[0] = ir_alu1(b, ir_op_not, ir_type_b32, ir_or(b, ir_type_b32, lt, eq)); return true;
+  default: return false;
+  }
+}
+
+/* ---- the pass ------------------------------------------------------------- */
+static bool want(const ir_instr *i, void *data) {
+  (void)data;
+  if (i->op == ir_op_sreg) return i->sreg < ir_sreg_count && (ir_sreg_infos[i->sreg].flags & IR_SR_WARP);
+  return ir_op_infos[i->op].flags & IR_F_WARP;
+}
+
+static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
+  warps_state *s = data;
+  lower_wave lw;
+  switch ((ir_op)i->op) {
+  case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
+  case ir_op_elect: case ir_op_bar_warp_sync: case ir_op_sreg:
+    break;
+  default:
+    lower_error(s->opt->diag, i, "cannot lower '%s' for wave%u (warp-level matrix operations are not supported)",
+                ir_op_infos[i->op].ptx, s->opt->wave_size);
+    return false;
+  }
+  lower_wave_init(b, s->opt->wave_size, &lw);
+  switch ((ir_op)i->op) {
+  case ir_op_shfl:
+    if (ir_type_bits((ir_type)i->type) != 32) break;
+    return lower_shfl(b, &lw, i, out);
+  case ir_op_vote: return lower_vote(b, &lw, i, out);
+  case ir_op_activemask: out[0] = lower_warp_bits(b, &lw, wave_exec(b, &lw)); return true;
+  case ir_op_elect: return lower_elect(b, &lw, i, out);
+  case ir_op_match: return lower_match(b, &lw, i, out);
+  case ir_op_redux: return lower_redux(b, &lw, i, out, s->opt->diag);
+  case ir_op_bar_warp_sync:
+    ir_build(b, ir_op_wave_sync, ir_type_none, 0, NULL, 0, NULL, NULL);
+    return true;
+  case ir_op_sreg: return lower_warp_sreg(b, &lw, i, out);
+  default: break;
+  }
+  lower_error(s->opt->diag, i, "cannot lower this form of '%s'", ir_op_infos[i->op].ptx);
+  return false;
+}
+
+bool lower_warps(ir_module *m, const lower_warps_options *opt) {
+  PW_ASSERT(opt->wave_size == 32 || opt->wave_size == 64);
+  warps_state s = {opt};
+  return lower_walk(m, want, lower_instr, &s);
+}

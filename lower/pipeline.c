@@ -1,0 +1,71 @@
+/* lower/pipeline.c: lower_module() runs the passes top to bottom for one
+ * target (style.md #8).  One macro runs a pass: it reports progress, prints
+ * the IR after the pass when asked (--print-after=PASS or "all"), and
+ * verifies the module after it in debug builds (or when asked), so a pass
+ * that breaks an invariant is named at once.
+ *
+ * Order: warps first (it reads %tid/%ntid for %warpid, which sregs then
+ * lowers), barriers next (bar.red and the named barriers' zeroing read
+ * %tid), special registers last.  Then the module is marked lowered and
+ * verified with require_lowered: no warp-level op or register may remain.
+ * opt_dce sweeps what the lowerings built and did not use.
+ */
+#include <string.h>
+
+#include "lower_internal.h"
+
+static bool want_print(const lower_pipeline_options *o, const char *pass) {
+  return o && o->print_after && (!strcmp(o->print_after, pass) || !strcmp(o->print_after, "all"));
+}
+
+#ifdef NDEBUG
+#define LOWER_VERIFY_DEFAULT false
+#else
+#define LOWER_VERIFY_DEFAULT true
+#endif
+
+#define LOWER_PASS(name, ...)                                                                      \
+  do {                                                                                             \
+    const name##_options o_ = {__VA_ARGS__};                                                       \
+    name(m, &o_);                                                                                  \
+    if (want_print(opt, #name)) {                                                                  \
+      FILE *out_ = opt->print_out ? opt->print_out : stdout;                                       \
+      fprintf(out_, "; IR after %s\n", #name);                                                     \
+      ir_print_module(out_, m);                                                                    \
+    }                                                                                              \
+    if ((LOWER_VERIFY_DEFAULT || (opt && opt->verify_each)) && !ir_verify(m, NULL, diag)) {        \
+      if (diag) pw_error(diag, m->source_name ? m->source_name : "<module>",                       \
+                         "the IR does not verify after %s", #name);                               \
+      return false;                                                                                \
+    }                                                                                              \
+  } while (0)
+
+bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt) {
+  pw_diag *diag = opt ? opt->diag : NULL;
+  int errors0 = diag ? diag->nerrors : 0;
+  if (opt && opt->warn_hazards)
+    lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
+  LOWER_PASS(lower_warps, .wave_size = t->wave_size, .diag = diag);
+  LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
+  LOWER_PASS(lower_sregs, .diag = diag);
+  LOWER_PASS(opt_dce, 0);
+  m->facts.wave_size = (uint8_t)t->wave_size;
+  m->facts.lowered = 1;
+  m->facts.target = t->name;
+  if (diag && diag->nerrors > errors0) return false;
+  if (!ir_verify(m, &(ir_verify_options){.require_lowered = true}, diag)) return false;
+  return true;
+}
+
+const ir_instr *lower_first_unlowered(const ir_module *m, const char **what) {
+  ir_foreach_func(m, f) ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+    bool bad = (ir_op_infos[i->op].flags & IR_F_WARP) ||
+               (i->op == ir_op_sreg && i->sreg < ir_sreg_count && (ir_sreg_infos[i->sreg].flags & IR_SR_WARP)) ||
+               i->op == ir_op_bar || i->op == ir_op_bar_red;
+    if (bad) {
+      if (what) *what = i->op == ir_op_sreg ? ir_sreg_infos[i->sreg].name : ir_op_infos[i->op].ptx;
+      return i;
+    }
+  }
+  return NULL;
+}

@@ -1,0 +1,317 @@
+/* tests/lower/lower_diff.c: see lower_diff.h.
+ *
+ * One run of a variant (the unlowered module, or a lowered copy) starts
+ * from the memory state saved before the first run: every allocation that
+ * existed then, and the module's .global/.const variables (copied by name
+ * into a lowered copy's own).  Its result is the bytes of those
+ * allocations and variables afterwards, the device printf lines (sorted:
+ * workgroups on several host threads print in any order) and the status.
+ *
+ * When a lowered run at wave W differs from the unlowered one, the
+ * unlowered module is run again with the emulator's own wave-W execution
+ * (two warps per wave, CUDA semantics per warp).  If that run equals the
+ * lowered one, the kernel's result depends on the order in which waves of
+ * W run (a race between blocks or warps, e.g. atomics whose return values
+ * are stored), not on lowering: it is counted as schedule-dependent, not
+ * as a failure.  Kernels that read clocks or timers are not comparable and
+ * are skipped by the callers that know it (diff_ptx.c).
+ */
+#include "lower_diff.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/emu_internal.h"
+#include "ir/ir.h"
+#include "lower/lower.h"
+#include "util/diag.h"
+
+typedef struct snap {
+  uint64_t base, size;
+  uint8_t *bytes;
+} snap;
+
+typedef struct state {
+  snap *mem;            /* allocations, as in `pre` */
+  uint32_t n;
+  uint8_t **vars;       /* per variable of the unlowered module, by index */
+  char *out;            /* sorted printf lines */
+  emu_status st;
+  char msg[512];
+} state;
+
+static bool is_module_var(const emu_module *m, uint64_t base) {
+  for (uint32_t g = 0; m && g < m->ngvars; g++)
+    if (m->gvars[g].host && (uint64_t)(uintptr_t)m->gvars[g].host == base) return true;
+  return false;
+}
+
+/* The allocations of the context that are not module variables. */
+static snap *take_allocs(emu_context *c, uint32_t *n) {
+  snap *s = calloc(c->nallocs + 1, sizeof *s);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < c->nallocs; i++) {
+    const emu_alloc *a = &c->allocs[i];
+    if (a->freed) continue;
+    bool var = false;
+    for (emu_module *m = c->modules; m && !var; m = m->next) var = is_module_var(m, a->base);
+    if (var) continue;
+    s[k].base = a->base;
+    s[k].size = a->size;
+    s[k].bytes = malloc(a->size ? a->size : 1);
+    memcpy(s[k].bytes, (void *)(uintptr_t)a->base, a->size);
+    k++;
+  }
+  *n = k;
+  return s;
+}
+
+static snap *reread(const snap *pre, uint32_t n) {
+  snap *s = calloc(n + 1, sizeof *s);
+  for (uint32_t i = 0; i < n; i++) {
+    s[i] = pre[i];
+    s[i].bytes = malloc(pre[i].size ? pre[i].size : 1);
+    memcpy(s[i].bytes, (void *)(uintptr_t)pre[i].base, pre[i].size);
+  }
+  return s;
+}
+
+static void restore(const snap *s, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) memcpy((void *)(uintptr_t)s[i].base, s[i].bytes, s[i].size);
+}
+
+static void drop(snap *s, uint32_t n) {
+  for (uint32_t i = 0; s && i < n; i++) free(s[i].bytes);
+  free(s);
+}
+
+/* Host storage of variable g of m (the unlowered module) in module v. */
+static uint8_t *var_in(emu_module *m, uint32_t g, emu_module *v, size_t *bytes) {
+  if (!m->gvars[g].host) return NULL;
+  if (v == m) {
+    *bytes = m->gvars[g].size;
+    return m->gvars[g].host;
+  }
+  uint64_t d;
+  size_t b;
+  if (emu_module_global(v, m->gvars[g].ir->name, &d, &b) != EMU_OK || b != m->gvars[g].size) return NULL;
+  *bytes = b;
+  return (uint8_t *)(uintptr_t)d;
+}
+
+static int cmp_line(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static char *sorted_lines(const char *text) {
+  size_t n = 0, len = strlen(text);
+  for (const char *p = text; *p; p++) n += *p == '\n';
+  char *copy = strdup(text);
+  char **lines = calloc(n + 2, sizeof *lines);
+  size_t k = 0;
+  for (char *save = NULL, *t = strtok_r(copy, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) lines[k++] = t;
+  qsort(lines, k, sizeof *lines, cmp_line);
+  char *out = malloc(len + 2), *o = out;
+  for (size_t i = 0; i < k; i++) o += sprintf(o, "%s\n", lines[i]);
+  *o = 0;
+  free(lines);
+  free(copy);
+  return out;
+}
+
+typedef struct launch {
+  lower_diff_launch_fn real;
+  const char *kernel;
+  emu_dim3 grid, block;
+  uint32_t shared;
+  const void *buffer;
+  size_t size;
+} launch;
+
+/* Runs v from the state before (pre, prevars) and records the result. */
+static void run_variant(emu_module *m, emu_module *v, const launch *L, const snap *pre, uint32_t npre,
+                        uint8_t **prevars, bool echo, state *r) {
+  emu_context *c = m->ctx;
+  restore(pre, npre);
+  for (uint32_t g = 0; g < m->ngvars; g++) {
+    size_t bytes;
+    uint8_t *p = var_in(m, g, v, &bytes);
+    if (p && prevars[g]) memcpy(p, prevars[g], bytes);
+  }
+  FILE *user_out = c->opt.printf_out;
+  char *out = NULL;
+  size_t out_len = 0;
+  c->opt.printf_out = open_memstream(&out, &out_len);
+  r->st = L->real(v, L->kernel, L->grid, L->block, L->shared, L->buffer, L->size);
+  snprintf(r->msg, sizeof r->msg, "%s", emu_error_message(c));
+  fclose(c->opt.printf_out);
+  c->opt.printf_out = user_out;
+  if (echo && out_len) {
+    fwrite(out, 1, out_len, user_out ? user_out : stdout);
+    fflush(user_out ? user_out : stdout);
+  }
+  r->out = sorted_lines(out);
+  free(out);
+  r->mem = reread(pre, npre);
+  r->n = npre;
+  r->vars = calloc(m->ngvars + 1, sizeof *r->vars);
+  for (uint32_t g = 0; g < m->ngvars; g++) {
+    size_t bytes;
+    uint8_t *p = var_in(m, g, v, &bytes);
+    if (!p) continue;
+    r->vars[g] = malloc(bytes ? bytes : 1);
+    memcpy(r->vars[g], p, bytes);
+  }
+}
+
+static void state_free(emu_module *m, state *r) {
+  drop(r->mem, r->n);
+  for (uint32_t g = 0; r->vars && g < m->ngvars; g++) free(r->vars[g]);
+  free(r->vars);
+  free(r->out);
+  memset(r, 0, sizeof *r);
+}
+
+/* "" when equal, else what differs first. */
+static const char *difference(emu_module *m, const state *a, const state *b, char *buf, size_t n) {
+  buf[0] = 0;
+  if (a->st != b->st) {
+    snprintf(buf, n, "launch %s (%s), unlowered %s", emu_status_name(b->st), b->msg, emu_status_name(a->st));
+    return buf;
+  }
+  for (uint32_t i = 0; i < a->n; i++) {
+    if (!memcmp(a->mem[i].bytes, b->mem[i].bytes, a->mem[i].size)) continue;
+    size_t at = 0;
+    while (a->mem[i].bytes[at] == b->mem[i].bytes[at]) at++;
+    snprintf(buf, n, "memory differs at byte %zu of a %llu-byte allocation: %02x, unlowered %02x", at,
+             (unsigned long long)a->mem[i].size, b->mem[i].bytes[at], a->mem[i].bytes[at]);
+    return buf;
+  }
+  for (uint32_t g = 0; g < m->ngvars; g++) {
+    if (!a->vars[g] || !b->vars[g]) continue;
+    size_t size = m->gvars[g].size;
+    if (memcmp(a->vars[g], b->vars[g], size)) {
+      snprintf(buf, n, "variable %s differs", m->gvars[g].ir->name);
+      return buf;
+    }
+  }
+  if (strcmp(a->out, b->out)) {
+    snprintf(buf, n, "device printf output differs");
+    return buf;
+  }
+  return buf;
+}
+
+static void fail(lower_diff_stats *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(lower_diff_stats *st, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "lower-diff: %s\n", buf);
+  if (!st->failures) snprintf(st->first_failure, sizeof st->first_failure, "%s", buf);
+  st->failures++;
+}
+
+static ir_module *lowered_copy(const ir_module *m, unsigned wave, pw_diag *d) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ir_print_module(f, m);
+  fclose(f);
+  ir_module *c = ir_parse(m->source_name ? m->source_name : "<module>", text, len, d);
+  free(text);
+  if (!c) return NULL;
+  if (!lower_module(c, lower_target_for_wave(wave), &(lower_pipeline_options){.diag = d})) {
+    ir_module_destroy(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* Loads ir with the wave size forced (0: the module's own). */
+static emu_module *load(emu_context *c, ir_module *ir, unsigned wave) {
+  unsigned forced = c->opt.wave_size;
+  c->opt.wave_size = wave;
+  emu_module *em = NULL;
+  emu_status s = emu_module_load(c, ir, &em);
+  c->opt.wave_size = forced;
+  return s == EMU_OK ? em : NULL;
+}
+
+emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const char *kernel, emu_dim3 grid,
+                             emu_dim3 block, uint32_t shared_bytes, const void *buffer, size_t buffer_size,
+                             lower_diff_stats *st) {
+  emu_context *c = m->ctx;
+  if (m->ir->facts.lowered) return real(m, kernel, grid, block, shared_bytes, buffer, buffer_size);
+  st->launches++;
+  launch L = {real, kernel, grid, block, shared_bytes, buffer, buffer_size};
+  const char *src = m->ir->source_name ? m->ir->source_name : "<module>";
+  uint32_t npre;
+  snap *pre = take_allocs(c, &npre);
+  uint8_t **prevars = calloc(m->ngvars + 1, sizeof *prevars);
+  for (uint32_t g = 0; g < m->ngvars; g++)
+    if (m->gvars[g].host) {
+      prevars[g] = malloc(m->gvars[g].size ? m->gvars[g].size : 1);
+      memcpy(prevars[g], m->gvars[g].host, m->gvars[g].size);
+    }
+  state r0 = {0};
+  run_variant(m, m, &L, pre, npre, prevars, true, &r0);
+  if (r0.st != EMU_OK) {
+    st->skipped++;
+  } else {
+    for (unsigned wave = 64; wave >= 32; wave /= 2) {
+      pw_diag d;
+      pw_diag_init(&d, NULL);
+      ir_module *lir = lowered_copy(m->ir, wave, &d);
+      if (!lir) {
+        fail(st, "%s: kernel %s: lowering for wave%u failed: %.600s", src, kernel, wave, pw_diag_text(&d));
+        pw_diag_fini(&d);
+        continue;
+      }
+      pw_diag_fini(&d);
+      emu_module *lm = load(c, lir, 0);
+      if (!lm) {
+        fail(st, "%s: kernel %s: the wave%u module does not load: %s", src, kernel, wave, emu_error_message(c));
+        ir_module_destroy(lir);
+        continue;
+      }
+      state rw = {0};
+      run_variant(m, lm, &L, pre, npre, prevars, false, &rw);
+      st->compared++;
+      char why[768];
+      if (*difference(m, &r0, &rw, why, sizeof why)) {
+        /* the same module, unlowered, run by waves of W */
+        emu_module *um = load(c, m->ir, wave);
+        state ru = {0};
+        char why2[768] = "";
+        if (um) {
+          run_variant(m, um, &L, pre, npre, prevars, false, &ru);
+          difference(m, &ru, &rw, why2, sizeof why2);
+          emu_module_unload(um);
+        }
+        if (um && !*why2) {
+          st->schedule++;
+        } else {
+          fail(st, "%s: kernel %s block (%u,%u,%u) grid (%u,%u,%u): wave%u: %s", src, kernel, block.x, block.y,
+               block.z, grid.x, grid.y, grid.z, wave, why);
+        }
+        state_free(m, &ru);
+      }
+      state_free(m, &rw);
+      emu_module_unload(lm);
+      ir_module_destroy(lir);
+    }
+  }
+  /* leave memory as the unlowered run left it */
+  restore(r0.mem, r0.n);
+  for (uint32_t g = 0; g < m->ngvars; g++)
+    if (r0.vars[g]) memcpy(m->gvars[g].host, r0.vars[g], m->gvars[g].size);
+  emu_set_error(c, "%s", r0.msg);
+  emu_status s0 = r0.st;
+  state_free(m, &r0);
+  drop(pre, npre);
+  for (uint32_t g = 0; g < m->ngvars; g++) free(prevars[g]);
+  free(prevars);
+  return s0;
+}
