@@ -203,8 +203,6 @@ static CUresult hip_compile(rt_backend *b, const char *ptx, size_t len, const ch
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-#define HIP_COMPILER_VERSION "ptxwave-" PTXWAVE_VERSION "-passthrough"
-
 static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
                                 rt_bmodule **out) {
   hip_be *h = H(b);
@@ -223,8 +221,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   }
   rt_device_props props;
   device_props(b, 0, &props);
-  rt_cache_key key = {.ptx = ptx, .ptx_len = len, .target = props.arch,
-                      .compiler = HIP_COMPILER_VERSION, .options = ""};
+  rt_cache_key key = rt_code_object_key(ptx, len, props.arch);
   void *obj = NULL;
   size_t obj_len = 0;
   CUresult r = CUDA_SUCCESS;
