@@ -51,6 +51,7 @@ typedef struct emu_options {
   uint32_t stack_size;      /* per-thread local memory in bytes; 0: 64 KiB */
   FILE *printf_out;         /* device printf output; NULL: stdout */
   uint32_t spin_limit;      /* backward branches without a store before a wave yields; 0: 4096 */
+  uint64_t max_instructions;/* watchdog: a wave executing more fails the launch; 0: no limit */
 } emu_options;
 
 /* ---- context ---------------------------------------------------------- */

@@ -602,6 +602,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         uint32_t to = edges[gi[0]].target;
         f->ip = to;
         if (to <= from) {
+          if (__builtin_expect(L->max_inst && w->clock > L->max_inst, 0)) goto watchdog;
           /* a backward branch: spin detection for forward progress */
           if (x->stores != last_stores) {
             last_stores = x->stores;
@@ -634,6 +635,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
         }
       }
       if (back) {
+        if (__builtin_expect(L->max_inst && w->clock > L->max_inst, 0)) goto watchdog;
         if (x->stores != last_stores) {
           last_stores = x->stores;
           w->spins = 0;
@@ -881,6 +883,9 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
     }
   }
 
+watchdog:
+  emu_fault(x, &code[f->ip], -1, EMU_ERR_LAUNCH, "a wave executed more than %llu instructions (watchdog)",
+            (unsigned long long)L->max_inst);
 fault:
   result = EMU_RUN_FAULT;
 out:

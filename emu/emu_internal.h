@@ -321,6 +321,7 @@ struct emu_grid {
   uint32_t shared_dyn, shared_total, dyn_off;
   uint32_t stack_size;
   uint32_t spin_limit;
+  uint64_t max_inst;            /* per wave; 0: no limit */
   uint32_t nthreads_host;
   const emu_alloc *allocs;      /* snapshot, sorted */
   uint32_t nallocs;

@@ -394,6 +394,7 @@ emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, e
   L->shared_total = L->dyn_off + shared_bytes;
   L->stack_size = ctx->opt.stack_size ? ctx->opt.stack_size : 64 * 1024;
   L->spin_limit = ctx->opt.spin_limit ? ctx->opt.spin_limit : 4096;
+  L->max_inst = ctx->opt.max_instructions;
   L->memcheck = ctx->opt.memcheck;
   L->gridid = ++ctx->launches;
   pthread_mutex_init(&L->lock, NULL);

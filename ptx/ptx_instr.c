@@ -93,6 +93,25 @@ void ptx_instr_init(ptx_parser *p) {
   p->ins_buf = ins_alloc(p);
 }
 
+/* The first word's table entry, through a direct-mapped cache of words
+ * up to 16 bytes compared as two machine words (one lookup per
+ * instruction, a few dozen distinct words per module). */
+static opent *lookup_mnemonic(ptx_parser *p, const ptx_tok *t) {
+  if (t->len > 16) return ptx_map_get(&p->ops, t->text, t->len);
+  uint64_t k[2] = {0, 0};
+  memcpy(k, t->text, t->len);
+  uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ t->len;
+  uint32_t slot = (uint32_t)(h >> 58) & 63;
+  if (p->opcache[slot].len == t->len && p->opcache[slot].k0 == k[0] && p->opcache[slot].k1 == k[1])
+    return p->opcache[slot].e;
+  opent *e = ptx_map_get(&p->ops, t->text, t->len);
+  p->opcache[slot].k0 = k[0];
+  p->opcache[slot].k1 = k[1];
+  p->opcache[slot].len = t->len;
+  p->opcache[slot].e = e;
+  return e;
+}
+
 /* ---- operands ------------------------------------------------------------ */
 
 typedef enum okind {
@@ -245,12 +264,16 @@ static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
 /* scalar := ['!'] reg ['|' reg] | sreg ['.' comp] | ['-'] number
  *         | name ['+' constexpr] | '_'                            */
 static void scalar(ptx_parser *p, opnd *o) {
-  memset(o, 0, sizeof *o);
+  /* Every field a reader looks at for the kind it finds is set below;
+   * neg and off are read for any kind. */
+  o->neg = 0;
+  o->off = 0;
   o->var2 = PTX_NONE;
   o->tok = p->tok;
   ptx_tok t = p->tok;
   if (t.kind == PTX_TOK_BANG) {
     ptx_next(p);
+    if (p->tok.kind == PTX_TOK_BANG) ptx_fail(p, &p->tok, "expected a predicate register, found '!'");
     scalar(p, o);
     if (o->kind != O_REG) ptx_fail(p, &t, "'!' applies to a predicate register");
     o->neg = 1;
@@ -894,6 +917,8 @@ static ir_type src_type(const ins *I, unsigned pos) {
   }
 }
 
+/* Result and source lists: only the first n entries are ever read, so
+ * they are not cleared (they are built per instruction). */
 typedef struct dstlist {
   uint32_t n;
   uint32_t var[64];        /* PTX_NONE for '_' */
@@ -1123,10 +1148,11 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   in->type3 = (uint8_t)I->type3;
   in->type4 = (uint8_t)I->type4;
   if (s->have_off) in->offset = s->off;  /* ir_build_mem's field, for any address */
-  bool fit[64] = {0}, any_fit = false;
-  for (uint32_t i = 0; i < d->n; i++)
-    if (d->var[i] != PTX_NONE && ir_type_bits((ir_type)in->dst[i]->type) != ir_type_bits(d->type[i]))
-      fit[i] = any_fit = true;
+  bool fit[64], any_fit = false;
+  for (uint32_t i = 0; i < d->n; i++) {
+    fit[i] = d->var[i] != PTX_NONE && ir_type_bits((ir_type)in->dst[i]->type) != ir_type_bits(d->type[i]);
+    any_fit |= fit[i];
+  }
   if (guard) {
     ir_value *k2[64];
     for (uint32_t i = 0; i < d->n; i++) k2[i] = fit[i] ? NULL : retype(p, in, keep[i], (ir_type)in->dst[i]->type);
@@ -1163,8 +1189,12 @@ static const char *spelling(ptx_parser *p, const ins *I) {
 /* An instruction kept verbatim: the first operand is its result when it
  * is a register or a vector and more operands follow. */
 static void build_opaque(ptx_parser *p, ins *I) {
-  dstlist d = {0};
-  srclist s = {0};
+  dstlist d;
+  d.n = 0;
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
   unsigned pos = 0;
   uint32_t first = 0;
   I->m = (ir_mods){0};
@@ -1326,8 +1356,12 @@ static void build_call(ptx_parser *p, ins *I) {
     else ptx_fail(p, &pr->tok, "expected a .callprototype or .calltargets name");
   }
   if (i != I->ntop) ptx_fail(p, &I->top[i].tok, "too many call operands");
-  srclist s = {0};
-  dstlist d = {0};
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
+  dstlist d;
+  d.n = 0;
   unsigned pos = 0;
   /* callee */
   if (callee->kind == O_SYM && callee->sym->kind == PTX_SYM_FUNC) {
@@ -1384,8 +1418,12 @@ static void build_call(ptx_parser *p, ins *I) {
 static void build_mov(ptx_parser *p, ins *I) {
   if (I->ntop != 2) ptx_fail(p, &I->at, "mov takes two operands");
   const opnd *d0 = &I->top[0], *a = &I->top[1];
-  dstlist d = {0};
-  srclist s = {0};
+  dstlist d;
+  d.n = 0;
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
   unsigned pos = 0;
   if (d0->kind == O_VEC) {
     dsts_of(p, I, d0, &d, ir_type_none);
@@ -1426,8 +1464,12 @@ static void build_setp(ptx_parser *p, ins *I) {
   if (I->ntop < 3 || I->ntop > 4) ptx_fail(p, &I->at, "%s takes 3 or 4 operands", ir_op_infos[I->op].ptx);
   if ((I->ntop == 4) != (I->m.boolop != IR_BOOL_NONE))
     ptx_fail(p, &I->at, "a fourth operand goes with .and, .or or .xor");
-  dstlist d = {0};
-  srclist s = {0};
+  dstlist d;
+  d.n = 0;
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
   unsigned pos = 0;
   dsts_of(p, I, &I->top[0], &d, I->op == ir_op_setp ? ir_type_pred : I->type);
   for (uint32_t i = 1; i < I->ntop; i++) srcs_of(p, I, &I->top[i], &s, &pos);
@@ -1441,8 +1483,12 @@ static void build_setp(ptx_parser *p, ins *I) {
 static void build_generic(ptx_parser *p, ins *I) {
   ir_op op = I->op;
   const ir_op_info *info = &ir_op_infos[op];
-  dstlist d = {0};
-  srclist s = {0};
+  dstlist d;
+  d.n = 0;
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
   unsigned pos = 0;
   uint32_t first = 0;
   bool has_result = info->result != RES_NONE && info->ndst != 0;
@@ -1496,7 +1542,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->at = p->tok;
   p->b.loc = (ir_loc){I->at.line, I->at.col};
   p->stats.instrs++;
-  opent *e = ptx_map_get(&p->ops, I->at.text, I->at.len);
+  opent *e = lookup_mnemonic(p, &I->at);
   ptx_next(p);
   /* modifiers, contiguous with the mnemonic */
   while (p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {

@@ -155,6 +155,8 @@ typedef struct ptx_parser {
    * word; cleared when a declaration or a scope's end could change them. */
   struct { uint64_t key; uint32_t len; struct ptx_regdecl *decl; } rcache[8];
   uint32_t nrcache;
+  /* Mnemonic words (ptx_instr.c), cached like the modifiers. */
+  struct { uint64_t k0, k1; uint32_t len; struct opent *e; } opcache[64];
   ptx_map ops;             /* mnemonic -> opcode entry */
   ptx_map syms;            /* module scope: name -> ptx_sym */
   ptx_map sregs;           /* "%tid" -> ir_sreg + 1 */
@@ -172,6 +174,7 @@ typedef struct ptx_parser {
   ptx_ssa ssa;
   uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
+  int expr_depth;          /* constant-expression nesting */
 } ptx_parser;
 
 /* What a name at module or function scope denotes. */

@@ -252,10 +252,21 @@ static void skip_line(ptx_parser *p, uint32_t line) {
 /* ---- constant expressions (4.6: C's operators and precedence) --------------- */
 
 static int64_t expr_cond(ptx_parser *p);
+static int64_t expr_unary_1(ptx_parser *p, const ptx_tok *tp);
 
-/* primary := INT | '(' expr ')' | ('-' | '+' | '!' | '~') primary */
+/* primary := INT | '(' expr ')' | ('-' | '+' | '!' | '~') primary
+ * Nesting is bounded (p->expr_depth): a megabyte of '(' must not
+ * overflow the stack. */
 static int64_t expr_unary(ptx_parser *p) {
   ptx_tok t = p->tok;
+  if (++p->expr_depth > 256) ptx_fail(p, &t, "constant expression nested too deeply");
+  int64_t v = expr_unary_1(p, &t);
+  p->expr_depth--;
+  return v;
+}
+
+static int64_t expr_unary_1(ptx_parser *p, const ptx_tok *tp) {
+  ptx_tok t = *tp;
   switch (t.kind) {
   case PTX_TOK_INT:
     if (t.flags & PTX_TOKF_OVERFLOW) ptx_fail(p, &t, "integer literal does not fit in 64 bits");
@@ -329,14 +340,18 @@ static int64_t expr_binary(ptx_parser *p, int min_prec) {
   }
 }
 
-/* expr := binary ['?' expr ':' expr] */
+/* expr := binary ['?' expr ':' expr]   (nesting bounded like primaries) */
 static int64_t expr_cond(ptx_parser *p) {
+  if (++p->expr_depth > 256) ptx_fail(p, &p->tok, "constant expression nested too deeply");
   int64_t c = expr_binary(p, 1);
-  if (!ptx_accept(p, PTX_TOK_QUESTION)) return c;
-  int64_t a = expr_cond(p);
-  ptx_expect(p, PTX_TOK_COLON, "':'");
-  int64_t b = expr_cond(p);
-  return c ? a : b;
+  if (ptx_accept(p, PTX_TOK_QUESTION)) {
+    int64_t a = expr_cond(p);
+    ptx_expect(p, PTX_TOK_COLON, "':'");
+    int64_t b = expr_cond(p);
+    c = c ? a : b;
+  }
+  p->expr_depth--;
+  return c;
 }
 
 int64_t ptx_const_expr(ptx_parser *p) { return expr_cond(p); }
@@ -619,6 +634,8 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   uint32_t vec = a->vec ? a->vec : 1;
   uint32_t esize = (ir_type_bits(t) + 7) / 8;
   if (t == ir_type_pred) esize = 1;
+  if (count > ((uint64_t)1 << 48) / vec / (esize ? esize : 1))
+    ptx_fail(p, &name, "variable '%.*s' is too large", (int)name.len, name.text);
   ir_global *g = NULL;
   /* A re-declaration of a module variable (an .extern then its definition)
    * names the same object. */
@@ -676,6 +693,10 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
                (unsigned long long)c.nelem, (unsigned long long)(count * vec));
     }
     uint64_t size = g->count * vec * esize;
+    /* The initializer's bytes are kept whole: refuse what no GPU holds
+     * rather than ask for it (a fuzzer's x[1 << 40] = {0}). */
+    if (size > ((uint64_t)1 << 30))
+      ptx_fail(p, &name, "initialized variable '%.*s' is larger than 1 GiB", (int)name.len, name.text);
     uint8_t *bytes = pw_arena_alloc(&p->m->arena, size ? size : 1);
     if (!bytes) PW_DIE("out of memory");
     if (c.nelem) memcpy(bytes, c.bytes, c.nelem * esize);
@@ -923,7 +944,7 @@ static void reg_decl(ptx_parser *p) {
     if (ptx_accept(p, PTX_TOK_LT)) {
       ptx_tok at = p->tok;
       if (p->tok.kind != PTX_TOK_INT) ptx_expected(p, "a register count");
-      if (p->tok.ival > (1u << 24)) ptx_fail(p, &at, "register range too large");
+      if (p->tok.ival > (1u << 22)) ptx_fail(p, &at, "register range too large (at most 4194304)");
       r->count = (uint32_t)p->tok.ival;
       r->range = true;
       ptx_next(p);
@@ -1133,6 +1154,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   p->recover = &jb;
   p->depth = 0;
   if (setjmp(jb)) {
+    p->expr_depth = 0;
     /* After an error: skip the statement.  A scope the error was in is
      * closed by its '}' in the loop below (its names stay until the end of
      * the function: the module is rejected anyway). */
@@ -1379,6 +1401,7 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
      * the file): its scratch tables go with it. */
     if (p->fn) pw_arena_free(&p->fscratch);
     p->fn = NULL;
+    p->expr_depth = 0;
     skip_statement(p);
     if (p->tok.kind == PTX_TOK_RBRACE) {
       /* a stray '}' at module level */

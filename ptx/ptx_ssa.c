@@ -68,7 +68,7 @@ void ptx_ssa_begin_func(ptx_parser *p) {
 
 uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t) {
   ptx_ssa *s = &p->ssa;
-  if (n > (1u << 26) - s->nvars) ptx_fail(p, &p->tok, "too many registers in one function");
+  if (n > (1u << 23) - s->nvars) ptx_fail(p, &p->tok, "too many registers in one function (at most 8388608)");
   uint32_t base = s->nvars, need = base + n;
   if (need > s->vars_cap) {
     uint32_t cap = s->vars_cap ? s->vars_cap : 256;
@@ -280,6 +280,9 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph, ir_value **map
     map = full;
   }
   ir_replace_uses(f, map);
+  uint32_t left = 0;
+  for (uint32_t k = 0; k < nph; k++) left += ph[k].phi->block != NULL;
+  if (!left) return;  /* nothing to mark: most small functions */
   /* Liveness of phis: used by a non-phi instruction, or by a live phi. */
   uint32_t nv2 = f->nvalues;
   uint8_t *live = PW_NEW_ARRAY(&p->fscratch, uint8_t, nv2 + 1);

@@ -368,6 +368,90 @@ START_TEST(forward_progress_in_block) {
 }
 END_TEST
 
+/* ---- phis that swap: a parallel copy on the back edge ----------------------------------- */
+/* a, b = b, a + b, n times (n = v & 31, per lane: the lanes leave the loop at
+ * different iterations); and a three-way rotation x, y, z = y, z, x */
+static const char *swap_ptx = ET_HEADER ENTRY
+    "  and.b32 %r10, %r5, 31;\n  mov.u32 %r11, 0;\n  mov.u32 %r12, 1;\n  mov.u32 %r20, 1;\n  mov.u32 %r21, 2;\n"
+    "  mov.u32 %r22, 3;\n  mov.u32 %r13, 0;\n"
+    "  setp.eq.u32 %p1, %r10, 0;\n  @%p1 bra DONE;\n"
+    "LOOP:\n  add.u32 %r14, %r11, %r12;\n  mov.u32 %r11, %r12;\n  mov.u32 %r12, %r14;\n"
+    "  mov.u32 %r23, %r20;\n  mov.u32 %r20, %r21;\n  mov.u32 %r21, %r22;\n  mov.u32 %r22, %r23;\n"
+    "  add.u32 %r13, %r13, 1;\n  setp.lt.u32 %p2, %r13, %r10;\n  @%p2 bra LOOP;\n"
+    "DONE:\n  mad.lo.u32 %r24, %r20, 100, %r21;\n  mad.lo.u32 %r24, %r24, 10, %r22;\n"
+    "  st.global.u32 [%rd6], %r11;\n  st.global.u32 [%rd6+4], %r24;\n  ret;\n}\n";
+
+START_TEST(phi_swaps) {
+  unsigned n = 64;
+  uint32_t *in = rand_in(n, 31);
+  uint32_t *out = run(swap_ptx, 1, 64, in, 32, NULL, NULL, 0);
+  for (unsigned g = 0; g < n; g++) {
+    uint32_t k = in[g] & 31, a = 0, b = 1, x = 1, y = 2, z = 3;
+    for (uint32_t i = 0; i < k; i++) {
+      uint32_t t = a + b;
+      a = b, b = t;
+      uint32_t r = x;
+      x = y, y = z, z = r;
+    }
+    ck_assert_msg(out[4 * g] == a, "fib swap n=%u: %u want %u", k, out[4 * g], a);
+    ck_assert_uint_eq(out[4 * g + 1], x * 1000 + y * 10 + z);
+  }
+  free(in);
+  free(out);
+}
+END_TEST
+
+/* The same from IR text, where a phi reads another phi of its block: the
+ * back edge's copies (a <- b, b <- a + b) must read before they write. */
+static const char *swap_pwir =
+    "module ptx 8.5 sm_90 addr64\n\n"
+    "visible kernel @k(param::entry u64 @out align 8 offset 0) {\n"
+    "bb0:\n  %0 = sreg tid.x\n  %1:b32 = copy.u32 0\n  %2:b32 = copy.u32 1\n  %3:b32 = copy.u32 0\n"
+    "  %20:b32 = copy.u32 1\n  %21:b32 = copy.u32 2\n  %22:b32 = copy.u32 3\n  br bb1\n"
+    "bb1:  ; preds bb0, bb1\n"
+    "  %4 = phi.b32 [%1, bb0], [%5, bb1]\n  %5 = phi.b32 [%2, bb0], [%7, bb1]\n  %6 = phi.b32 [%3, bb0], [%8, bb1]\n"
+    /* x, y, z = y, z, x: a cycle no order of plain copies can do */
+    "  %23 = phi.b32 [%20, bb0], [%24, bb1]\n  %24 = phi.b32 [%21, bb0], [%25, bb1]\n"
+    "  %25 = phi.b32 [%22, bb0], [%23, bb1]\n"
+    "  %7:b32 = add.u32 %4, %5\n  %8:b32 = add.u32 %6, 1\n  %9 = setp.lt.u32 %8, %0\n  cbr %9, bb1, bb2\n"
+    "bb2:  ; preds bb1\n  %10:b64 = ld.param.u64 [@out]\n  %11:b64 = mul.wide.u32 %0, 8\n"
+    "  %12:b64 = add.u64 %10, %11\n  st.global.u32 [%12], %4\n"
+    "  %26:b32 = mad.lo.u32 %23, 100, %25\n  %27:b32 = mad.lo.u32 %24, 10, %26\n  st.global.u32 [%12+4], %27\n"
+    "  ret\n}\n";
+
+START_TEST(phi_reads_phi) {
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ir_parse("swap.pwir", swap_pwir, strlen(swap_pwir), &d);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  pw_diag_fini(&d);
+  emu_context *ctx;
+  emu_module *em;
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
+  ck_assert_int_eq(emu_module_load(ctx, m, &em), EMU_OK);
+  uint64_t out;
+  ck_assert_int_eq(emu_malloc(ctx, 256, &out), EMU_OK);
+  void *params[] = {&out};
+  ck_assert_int_eq(emu_launch(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){32, 1, 1}, 0, params), EMU_OK);
+  uint32_t o[64];
+  ck_assert_int_eq(emu_memcpy_dtoh(ctx, o, out, sizeof o), EMU_OK);
+  for (uint32_t t = 0; t < 32; t++) {
+    /* the loop body runs max(1, t) times; the stored values are those that
+     * entered the last iteration: fib(max(1, t) - 1), and the rotation */
+    uint32_t iters = t > 1 ? t : 1, a = 0, b = 1, x = 1, y = 2, z = 3;
+    for (uint32_t i = 1; i < iters; i++) {
+      uint32_t s2 = a + b, r = x;
+      a = b, b = s2;
+      x = y, y = z, z = r;
+    }
+    ck_assert_msg(o[2 * t] == a, "lane %u: %u want %u", t, o[2 * t], a);
+    ck_assert_msg(o[2 * t + 1] == x * 100 + z + y * 10, "lane %u: rotation %u", t, o[2 * t + 1]);
+  }
+  emu_context_destroy(ctx);
+  ir_module_destroy(m);
+}
+END_TEST
+
 /* ---- traps and asserts fail the launch with where --------------------------------------- */
 static const char *trap_ptx = ET_HEADER ENTRY
     "  setp.eq.u32 %p1, %r4, 37;\n  @%p1 bra T;\n  ret;\nT:\n  trap;\n}\n";
@@ -397,6 +481,8 @@ Suite *emu_control_suite(void) {
   tcase_add_test(tc, forward_progress_between_blocks);
   tcase_add_test(tc, forward_progress_in_block);
   tcase_add_test(tc, trap_reports);
+  tcase_add_test(tc, phi_swaps);
+  tcase_add_test(tc, phi_reads_phi);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""tests/emu/test_emulate.py: `ptxwave emulate` from a shell's point of view.
+
+Runs a small kernel with scalar and buffer arguments and checks the files it
+writes back against values computed here; checks the exit status and message
+of a launch that faults, of bad usage and of an unsupported instruction."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+PTXWAVE = os.environ["PTXWAVE"]
+
+PTX = r"""
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry scale(.param .u64 in, .param .u64 out, .param .u32 n, .param .f32 s, .param .u64 io)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<10>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  ld.param.u32 %r5, [n];
+  setp.ge.u32 %p1, %r4, %r5;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u64 %rd3, [io];
+  mul.wide.u32 %rd4, %r4, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  add.u64 %rd6, %rd2, %rd4;
+  add.u64 %rd7, %rd3, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.param.f32 %f2, [s];
+  mul.rn.f32 %f3, %f1, %f2;
+  st.global.f32 [%rd6], %f3;
+  ld.global.u32 %r6, [%rd7];
+  add.u32 %r6, %r6, %r4;
+  st.global.u32 [%rd7], %r6;
+DONE:
+  ret;
+}
+.visible .entry bad(.param .u64 p)
+{
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  ld.global.u32 %r1, [%rd1+4096];
+  ret;
+}
+"""
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        print("FAIL:", what)
+        failures += 1
+
+
+def run(*args):
+    return subprocess.run([PTXWAVE, "emulate", *args], capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    ptx = os.path.join(tmp, "k.ptx")
+    with open(ptx, "w") as f:
+        f.write(PTX)
+    n = 100
+    xs = [i * 0.25 - 3.0 for i in range(n)]
+    with open(os.path.join(tmp, "in.bin"), "wb") as f:
+        f.write(struct.pack("<%df" % n, *xs))
+    with open(os.path.join(tmp, "io.bin"), "wb") as f:
+        f.write(struct.pack("<%dI" % n, *[7] * n))
+    r = run(ptx, "--kernel", "scale", "--grid", "4", "--block", "32,1,1",
+            "in:" + os.path.join(tmp, "in.bin"), "out:" + os.path.join(tmp, "out.bin") + ":400",
+            "u32:%d" % n, "f32:2.5", "inout:" + os.path.join(tmp, "io.bin"))
+    check(r.returncode == 0, "scale: exit status %d: %s" % (r.returncode, r.stderr))
+    if r.returncode == 0:
+        out = struct.unpack("<%df" % n, open(os.path.join(tmp, "out.bin"), "rb").read())
+        want = [struct.unpack("<f", struct.pack("<f", x * 2.5))[0] for x in xs]
+        check(list(out) == want, "scale: out.bin")
+        io = struct.unpack("<%dI" % n, open(os.path.join(tmp, "io.bin"), "rb").read())
+        check(list(io) == [7 + i for i in range(n)], "scale: io.bin written back")
+
+    r = run(ptx, "--kernel", "bad", "--grid", "1", "--block", "1", "zero:16")
+    check(r.returncode == 1, "bad: exit status %d" % r.returncode)
+    check("illegal address" in r.stderr and "k.ptx:" in r.stderr and "'bad'" in r.stderr,
+          "bad: message: " + r.stderr)
+
+    r = run(ptx, "--kernel", "scale", "--grid", "1", "--block", "32", "u32:1")
+    check(r.returncode == 1 and "takes 5 parameters" in r.stderr, "parameter count: " + r.stderr)
+    r = run(ptx, "--kernel", "scale", "--block", "32")
+    check(r.returncode == 2, "no --grid: exit status %d" % r.returncode)
+    r = run(ptx, "--kernel", "nosuch", "--grid", "1", "--block", "1")
+    check(r.returncode == 1 and "nosuch" in r.stderr, "unknown kernel: " + r.stderr)
+
+    unsup = os.path.join(tmp, "u.ptx")
+    with open(unsup, "w") as f:
+        f.write(".version 8.0\n.target sm_80\n.address_size 64\n"
+                ".visible .entry t(.param .u64 p)\n{\n  .reg .b32 %r<4>;\n"
+                "  vadd.u32.u32.u32 %r1, %r2, %r3;\n  ret;\n}\n")
+    r = run(unsup, "--kernel", "t", "--grid", "1", "--block", "1", "u64:0")
+    check(r.returncode == 1 and "unsupported" in r.stderr and "vadd" in r.stderr and "u.ptx:7" in r.stderr,
+          "unsupported: " + r.stderr)
+
+print("emulate command: %s" % ("FAIL" if failures else "PASS"))
+sys.exit(1 if failures else 0)
