@@ -1,43 +1,30 @@
 /* lower/lower_barriers.c: CTA barriers (PTX ISA 9.7.13.1 bar, barrier,
  * bar.red) on AMD's one workgroup barrier (s_barrier) and shared memory
- * (docs/lowering.md, "Barriers").
+ * (docs/lowering.md, "Barriers", has the algorithms and why they hold).
  *
  *   bar.sync a / barrier.sync a without a thread count: every thread of
- *   the CTA takes part, so any id is the one hardware barrier:
- *       workgroup_barrier
- *   bar.sync a, b / bar.arrive a, b (named barriers 0..15 with a count of
- *   b threads, counted in 32-thread warps as PTX counts them): a counter and
- *   a generation per id in a shared array the pass adds to the module,
- *   __ptxwave_bar (u32 [2*16 + 4], 16-byte aligned):
- *       fence (release)
- *       if (lane is the wave's lowest active lane) {
- *         gen = ld.volatile bar[2a+1]
- *         n   = number of warps (halves on wave64) with an active lane
- *         old = atom.add bar[2a], n
- *         if (old + n == (b + 31) / 32) { bar[2a] = 0; atom.add bar[2a+1], 1 }
- *         else if (sync) while (ld.volatile bar[2a+1] == gen) {}
- *       }
- *       fence (acquire)
- *     The generation read before the add cannot be stale: the barrier
- *     cannot complete without this wave's add.  The count is reset before
- *     the generation moves, so the next phase starts from 0.
- *   bar.red.{popc,and,or} a, p (all threads): two accumulators in the same
- *   array (lanes with p true, lanes with p false):
- *       lowest active lane: atom.add acc_t, popc(ballot(p));
- *                           atom.add acc_f, popc(ballot(!p))
- *       workgroup_barrier; t = acc_t; f = acc_f; workgroup_barrier
- *       thread 0: atom.add acc_t, -t; atom.add acc_f, -f
- *     popc = t, and = (f == 0), or = (t != 0).  Thread 0 subtracts what it
- *     read instead of storing 0: a wave already adding for the next bar.red
- *     is not lost (addition commutes), and nobody reads before the next
- *     barrier, which thread 0 reaches only after subtracting.
+ *     the CTA takes part, so any id is the one hardware barrier:
+ *     workgroup_barrier.
+ *   bar.sync a, b / bar.arrive a, b (b threads, counted in 32-thread warps
+ *     as PTX counts them): an arrival count and a generation per id in the
+ *     shared array __ptxwave_bar the pass adds to the module.  The lowest
+ *     active lane of the wave adds the number of its warps (halves with an
+ *     active lane) under a guard; the wave that completes the count resets
+ *     it and bumps the generation; a sync waits in a loop that every lane
+ *     of the wave runs (uniform), until the generation moves.
+ *   bar.red.{popc,and,or} a, p: two accumulators (lanes with p true, with
+ *     p false), between two workgroup barriers (no count) or two named
+ *     barriers (count); the thread or lane that is sure everyone has read
+ *     them subtracts what it read, so the next round starts from zero
+ *     whatever order the next adds come in.
  * The array is zeroed at the entry of every kernel of a module that needs
- * it (thread 0's stores, then workgroup_barrier): LDS is not zeroed by the
- * hardware.
+ * it (thread 0's v4 stores, then workgroup_barrier): LDS is not zeroed by
+ * the hardware.
  */
 #include "lower_internal.h"
 
-#define BAR_WORDS (2 * 16 + 4)   /* a multiple of 4: zeroed by v4 stores */
+#define BAR_WORDS (2 * 16 + 4 + 2 * 16)   /* a multiple of 4: zeroed by v4 stores */
+#define RED_ID (2 * 16 + 4)        /* bar.red with a count: 2 words per id */
 #define RED_T (2 * 16)
 #define RED_F (2 * 16 + 1)
 
@@ -100,11 +87,12 @@ static ir_instr *atom_add_i(ir_builder *b, ir_value *addr, ir_value *v) {
  * atomics through guards, and the spin loop is uniform: every lane of the
  * wave loads the generation, so no lane of the wave runs ahead of the
  * others whatever the reconvergence model (docs/lowering.md). */
-static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
+/* One named barrier (id, count threads); sync: wait for it, else arrive.
+ * Returns the predicate of the lane that completed it (the lowest active
+ * lane of the last wave to arrive), false elsewhere. */
+static ir_value *named_sync(ir_builder *b, bars_state *s, ir_value *id, ir_value *count, bool sync) {
   lower_wave lw;
   lower_wave_init(b, s->opt->wave_size, &lw);
-  bool sync = i->mods.barmode != IR_BAR_ARRIVE;
-  ir_value *id = i->src[0], *count = i->src[1];
   ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
   ir_value *nw;
   if (lw.w == 64) {
@@ -153,6 +141,11 @@ static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
     b->loc = loc;
   }
   fence_cta(b);
+  return last;
+}
+
+static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
+  named_sync(b, s, i->src[0], i->src[1], i->mods.barmode != IR_BAR_ARRIVE);
   return true;
 }
 
@@ -187,15 +180,43 @@ static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out)
   return true;
 }
 
+/* bar.red with a thread count: the accumulators of barrier id a, between
+ * two named barriers; the lane that completes the second subtracts what
+ * was read (everyone has read it by then, and the next round's reads wait
+ * for that lane at the next first barrier). */
+static bool lower_red_counted(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out) {
+  lower_wave lw;
+  lower_wave_init(b, s->opt->wave_size, &lw);
+  ir_value *id = i->src[0], *count = i->src[1], *p = i->src[i->nsrc - 1];
+  ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
+  ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw.mask_type, 1, (ir_value *[]){p}, NULL);
+  ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
+  ir_value *first = is_first_lane(b, &lw, exec);
+  ir_value *slot = ir_add(b, ir_type_u32, lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1)),
+                          lower_imm32(b, RED_ID));
+  ir_value *at = word_addr(b, s, slot, 0), *af = word_addr(b, s, slot, 1);
+  ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
+  fence_cta(b);
+  guard(b, atom_add_i(b, at, nt), first);
+  guard(b, atom_add_i(b, af, nf), first);
+  named_sync(b, s, id, count, true);
+  ir_value *t = ld_volatile(b, at), *f = ld_volatile(b, af);
+  ir_value *last = named_sync(b, s, id, count, true);
+  guard(b, atom_add_i(b, at, ir_alu1(b, ir_op_neg, ir_type_s32, t)), last);
+  guard(b, atom_add_i(b, af, ir_alu1(b, ir_op_neg, ir_type_s32, f)), last);
+  switch ((ir_atomop)i->mods.atomop) {
+  case IR_ATOM_AND: out[0] = lower_setp(b, IR_CMP_EQ, ir_type_u32, f, lower_imm32(b, 0)); break;
+  case IR_ATOM_OR: out[0] = lower_setp(b, IR_CMP_NE, ir_type_u32, t, lower_imm32(b, 0)); break;
+  default: out[0] = t; break;
+  }
+  return true;
+}
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   bars_state *s = data;
   if (i->op == ir_op_bar && i->mods.barmode == IR_BAR_SYNC && !has_count(i)) {
     wg_barrier(b);
     return true;
-  }
-  if (i->op == ir_op_bar_red && has_count(i)) {
-    lower_error(s->opt->diag, i, "cannot lower bar.red with a thread count");
-    return false;
   }
   if (i->op == ir_op_bar && (i->mods.barmode != IR_BAR_SYNC && i->mods.barmode != IR_BAR_ARRIVE)) {
     lower_error(s->opt->diag, i, "cannot lower this barrier mode");
@@ -210,7 +231,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     s->arr = ir_module_find_global(m, "__ptxwave_bar");
     if (!s->arr) s->arr = ir_global_create(m, NULL, "__ptxwave_bar", IR_SPACE_SHARED, ir_type_b32, BAR_WORDS, 16);
   }
-  if (i->op == ir_op_bar_red) return lower_red(b, s, i, out);
+  if (i->op == ir_op_bar_red) return has_count(i) ? lower_red_counted(b, s, i, out) : lower_red(b, s, i, out);
   return lower_named(b, s, i);
 }
 

@@ -1,0 +1,198 @@
+/* benchmarks/lower_bench.c: lowering over the library corpus.
+ *
+ *   lower_bench --libdir DIR --list FILE [--target gfx942[,gfx1100...]] [--quiet]
+ *
+ * Reads each PTX module named in FILE (stable entry names, as in
+ * tests/corpus/sample.txt) straight from the libraries in DIR, parses it,
+ * and lowers it for each target.  A module that uses a tensor-core or
+ * asynchronous-copy instruction (mma, wmma, ldmatrix, wgmma, cp.async,
+ * mbarrier, tcgen05 ...) is counted apart: lower/ does not lower those
+ * yet.  For every other module lowering must succeed; when it does not,
+ * the instruction it could not lower is named.  Prints one line per
+ * failure and the rate per target, with the lowering time.
+ *
+ * Exit status: 0 when every module without tensor-core/async instructions
+ * lowered for every target, 1 otherwise; 77 (skipped) without DIR.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "ir/ir.h"
+#include "lower/lower.h"
+#include "ptx/container.h"
+#include "ptx/ptx_parse.h"
+#include "util/diag.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The first tensor-core or async-copy instruction of m, or NULL. */
+static const char *tensor_or_async(const ir_module *m) {
+  ir_foreach_func(m, f) ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+    switch ((ir_op)i->op) {
+    case ir_op_mma: case ir_op_mma_sp: case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma:
+    case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix: case ir_op_wgmma_fence:
+    case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
+    case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
+    case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
+    case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor: case ir_op_cp_async_bulk_prefetch:
+    case ir_op_cp_async_bulk_prefetch_tensor: case ir_op_cp_async_bulk_commit_group:
+    case ir_op_cp_async_bulk_wait_group: case ir_op_mbarrier_init: case ir_op_mbarrier_inval:
+    case ir_op_mbarrier_expect_tx: case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive:
+    case ir_op_mbarrier_arrive_drop: case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait:
+    case ir_op_mbarrier_pending_count: case ir_op_st_async: case ir_op_red_async: case ir_op_tensormap_replace:
+      return ir_op_infos[i->op].ptx;
+    case ir_op_opaque:
+      return i->opaque ? i->opaque : "opaque";
+    default:
+      break;
+    }
+  }
+  return NULL;
+}
+
+typedef struct totals {
+  unsigned modules, parse_fail, tensor, clean;
+  unsigned ok[8], fail[8];
+  double secs[8];
+  unsigned long long instrs;
+} totals;
+
+static void one_module(totals *T, const char *name, const char *text, size_t len, const lower_target **tg,
+                       unsigned ntg, bool quiet) {
+  T->modules++;
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ptx_parse_stats st = {0};
+  ir_module *m0 = ptx_parse(name, text, len, &d, &st);
+  pw_diag_fini(&d);
+  if (!m0) {
+    T->parse_fail++;
+    if (!quiet) printf("PARSE-FAIL %s\n", name);
+    return;
+  }
+  const char *why = tensor_or_async(m0);
+  ir_module_destroy(m0);
+  if (why) {
+    T->tensor++;
+    return;
+  }
+  T->clean++;
+  T->instrs += st.instrs;
+  for (unsigned k = 0; k < ntg; k++) {
+    pw_diag_init(&d, NULL);
+    ir_module *m = ptx_parse(name, text, len, &d, NULL);
+    double t0 = now();
+    bool ok = m && lower_module(m, tg[k], &(lower_pipeline_options){.diag = &d});
+    T->secs[k] += now() - t0;
+    if (ok) {
+      T->ok[k]++;
+    } else {
+      T->fail[k]++;
+      const char *what = "?";
+      if (m) lower_first_unlowered(m, &what);
+      const char *msg = pw_diag_text(&d);
+      const char *nl = msg ? strchr(msg, '\n') : NULL;
+      printf("FAIL %s %s: %.*s\n", tg[k]->name, name, nl ? (int)(nl - msg) : 200, msg && *msg ? msg : what);
+    }
+    if (m) ir_module_destroy(m);
+    pw_diag_fini(&d);
+  }
+}
+
+int main(int argc, char **argv) {
+  const char *libdir = NULL, *list = NULL, *targets = "gfx942,gfx1100";
+  bool quiet = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
+    else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
+    else if (!strcmp(argv[i], "--target") && i + 1 < argc) targets = argv[++i];
+    else if (!strcmp(argv[i], "--quiet")) quiet = true;
+    else {
+      fprintf(stderr, "usage: lower_bench --libdir DIR --list FILE [--target gfx942,gfx1100] [--quiet]\n");
+      return 2;
+    }
+  }
+  if (!libdir || !list) {
+    fprintf(stderr, "usage: lower_bench --libdir DIR --list FILE [--target gfx942,gfx1100] [--quiet]\n");
+    return 2;
+  }
+  struct stat sb;
+  if (stat(libdir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    printf("lower_bench: library directory %s not present: skipped\n", libdir);
+    return 77;
+  }
+  const lower_target *tg[8];
+  unsigned ntg = 0;
+  char *tcopy = strdup(targets);
+  for (char *save = NULL, *t = strtok_r(tcopy, ",", &save); t && ntg < 8; t = strtok_r(NULL, ",", &save)) {
+    tg[ntg] = lower_find_target(t);
+    if (!tg[ntg]) {
+      fprintf(stderr, "lower_bench: unknown target %s\n", t);
+      return 2;
+    }
+    ntg++;
+  }
+  FILE *lf = fopen(list, "r");
+  if (!lf) {
+    perror(list);
+    return 1;
+  }
+  totals T = {0};
+  ptx_decoder *dec = ptx_decoder_new();
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  ptx_file *f = NULL;
+  char cur[512] = "", line[1024];
+  while (fgets(line, sizeof line, lf)) {
+    char *n = line;
+    while (*n == ' ' || *n == '\t') n++;
+    n[strcspn(n, "\r\n")] = 0;
+    if (!*n || *n == '#') continue;
+    /* a stable name: LIBRARY.cCONTAINER.eENTRY.sm_XX.ptx */
+    const char *c = strstr(n, ".c");
+    while (c && !(c[2] >= '0' && c[2] <= '9')) c = strstr(c + 2, ".c");
+    if (!c || (size_t)(c - n) >= sizeof cur) continue;
+    if (strncmp(cur, n, (size_t)(c - n)) || cur[c - n]) {
+      if (f) ptx_file_close(f);
+      memcpy(cur, n, (size_t)(c - n));
+      cur[c - n] = 0;
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s", libdir, cur);
+      f = ptx_file_open(path, &d);
+    }
+    unsigned long ci = strtoul(c + 2, NULL, 10), ei = 0;
+    const char *e = strstr(c + 2, ".e");
+    if (e) ei = strtoul(e + 2, NULL, 10);
+    ptx_payload pl = {0};
+    if (!f || !e || ci >= f->ncontainers || ei >= f->containers[ci].nentries ||
+        f->containers[ci].entries[ei].kind != ptx_kind_ptx ||
+        !ptx_entry_read(f, &f->containers[ci].entries[ei], NULL, dec, &d, &pl)) {
+      printf("MISSING %s\n", n);
+      continue;
+    }
+    one_module(&T, n, (const char *)pl.data, pl.len, tg, ntg, quiet);
+    ptx_payload_free(&pl);
+  }
+  if (f) ptx_file_close(f);
+  fclose(lf);
+  pw_diag_fini(&d);
+  ptx_decoder_free(dec);
+  printf("lower_bench: %u modules, %u with tensor-core/async-copy instructions (not lowered), %u parse failures, "
+         "%u others (%llu instructions)\n", T.modules, T.tensor, T.parse_fail, T.clean, T.instrs);
+  bool all = true;
+  for (unsigned k = 0; k < ntg; k++) {
+    printf("lower_bench: %s (wave%u): %u of %u lowered (%.1f%%), %.3f s, %.0f k instructions/s\n", tg[k]->name,
+           tg[k]->wave_size, T.ok[k], T.clean, T.clean ? 100.0 * T.ok[k] / T.clean : 100.0, T.secs[k],
+           T.secs[k] > 0 ? T.instrs / T.secs[k] / 1000 : 0);
+    if (T.fail[k]) all = false;
+  }
+  free(tcopy);
+  return all ? 0 : 1;
+}
