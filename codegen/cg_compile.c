@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Object.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -38,8 +39,20 @@ const char cg_default_pipeline[] =
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
     "amdgpu-attributor";
 
+/* What this thread is compiling, for the message of an LLVM fatal error
+ * (a backend "Cannot select" aborts the process: codegen must never emit
+ * what the backend cannot select, and when it happens anyway the message
+ * names the module and target). */
+static _Thread_local const char *current_module, *current_target;
+
+static void fatal_handler(const char *reason) {
+  fprintf(stderr, "ptxwave: internal error: LLVM failed on %s for %s: %s\n",
+          current_module ? current_module : "?", current_target ? current_target : "?", reason);
+}
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_llvm(void) {
+  LLVMInstallFatalErrorHandler(fatal_handler);
   /* LLVM's target registry: process-wide, written once. */
   LLVMInitializeAMDGPUTargetInfo();
   LLVMInitializeAMDGPUTarget();
@@ -119,8 +132,15 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
     return false;
   }
   pthread_once(&init_once, init_llvm);
+  char features[512];
+  snprintf(features, sizeof features, "%s%s%s", opt->target->llvm_features,
+           opt->extra_features && *opt->extra_features ? "," : "", opt->extra_features ? opt->extra_features : "");
   cg_context c;
   cg_context_init(&c, opt->target, cov, path);
+  current_module = path;
+  current_target = opt->target->name;
+  c.diag = d;
+  c.src = src;
   bool ok = true;
   char msg[4096];
   char *err = NULL;
@@ -132,7 +152,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       pw_error(d, path, "LLVM has no AMDGPU target: %s", msg);
       ok = false;
     } else {
-      tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", opt->target->name, opt->target->llvm_features,
+      tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", opt->target->name, features,
                                    LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelDefault);
       LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
       char *dl = LLVMCopyStringRepOfTargetData(td);
@@ -148,7 +168,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   for (LLVMValueRef fn = LLVMGetFirstFunction(c.mod); ok && fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMIsDeclaration(fn)) continue;
     cg_fn_attr(&c, fn, "target-cpu", opt->target->name);
-    cg_fn_attr(&c, fn, "target-features", opt->target->llvm_features);
+    cg_fn_attr(&c, fn, "target-features", features);
   }
 #ifndef NDEBUG
   bool verify = true;
@@ -176,6 +196,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       ok = false;
     }
   }
+  if (c.llvm_errors) ok = false;
   if (ok && kind == CG_EMIT_LL) {
     char *s = LLVMPrintModuleToString(c.mod);
     out->size = strlen(s);
@@ -189,7 +210,8 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       pw_error(d, path, "LLVM code generation for %s: %s", opt->target->name, msg);
       ok = false;
     } else {
-      if (kind != CG_EMIT_ASM) ok = check_kernels(&c, m, src, buf, &out->nkernels, d);
+      if (c.llvm_errors) ok = false;
+      if (ok && kind != CG_EMIT_ASM) ok = check_kernels(&c, m, src, buf, &out->nkernels, d);
       const char *p = LLVMGetBufferStart(buf);
       size_t n = LLVMGetBufferSize(buf);
       if (ok && kind == CG_EMIT_HSACO) {

@@ -7,9 +7,30 @@
 
 #include "codegen/cg_priv.h"
 
+/* LLVMContext diagnostic handler: errors and warnings to the compile's
+ * pw_diag (remarks and notes dropped). */
+static void diag_handler(LLVMDiagnosticInfoRef di, void *user) {
+  cg_context *c = user;
+  LLVMDiagnosticSeverity sev = LLVMGetDiagInfoSeverity(di);
+  if (sev != LLVMDSError && sev != LLVMDSWarning) return;
+  char *msg = LLVMGetDiagInfoDescription(di);
+  if (c->diag) {
+    if (sev == LLVMDSError) {
+      c->llvm_errors++;
+      pw_error_at(c->diag, c->src, 0, 0, "LLVM (%s): %s", c->target->name, msg);
+    } else {
+      pw_warn_at(c->diag, c->src, 0, 0, "LLVM (%s): %s", c->target->name, msg);
+    }
+  } else if (sev == LLVMDSError) {
+    c->llvm_errors++;
+  }
+  LLVMDisposeMessage(msg);
+}
+
 void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name) {
   memset(c, 0, sizeof *c);
   c->ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(c->ctx, diag_handler, c);
   c->mod = LLVMModuleCreateWithNameInContext(name ? name : "ptxwave", c->ctx);
   c->b = LLVMCreateBuilderInContext(c->ctx);
   c->target = t;

@@ -29,6 +29,12 @@ typedef struct cg_context {
   unsigned kind_convergent;    /* attribute kinds, looked up once */
   /* sync scope ids: workgroup, agent, system (""), wavefront */
   unsigned ss_workgroup, ss_agent, ss_system, ss_wavefront;
+  /* LLVM's own diagnostics (backend errors such as an LDS overflow,
+   * warnings) go here instead of LLVM's default handler, which prints
+   * them and exit()s the process on an error */
+  pw_diag *diag;
+  const pw_src *src;
+  int llvm_errors;
 } cg_context;
 
 /* cg_context.c */

@@ -51,6 +51,7 @@ typedef struct cg_options {
   const char *pipeline;       /* LLVM pass pipeline text; NULL: cg_default_pipeline */
   bool no_opt;                /* skip the pass pipeline (measurements, --emit ll of raw IR) */
   bool verify;                /* verify the LLVM module (always on in debug builds) */
+  const char *extra_features; /* appended to the target's features ("+x,-y"), or NULL */
 } cg_options;
 
 /* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and

@@ -32,12 +32,13 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave compile FILE --arch gfx942[,gfx90a,...] -o OUT\n"
           "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
-          "                       [--pipeline TEXT] [--no-opt] [--time]\n"
+          "                       [--pipeline TEXT] [--no-opt] [--features +F,-G] [--time]\n"
           "\n"
           "Compiles PTX (a .ptx file, or the PTX inside a fatbin, ELF or archive)\n"
           "to AMD GPU code.  --emit: LLVM IR, assembly, an ELF object, or a linked\n"
           "code object (default).  Several --arch targets with --emit hsaco make a\n"
           "clang offload bundle.  --cov: code object version (default 5).\n"
+          "--features: extra LLVM target features (for experiments and tests).\n"
           "--time: print parse and compile times to stderr.\n"
           "Targets:");
   unsigned n;
@@ -191,6 +192,7 @@ int cmd_compile(int argc, char **argv) {
     } else if (!strcmp(a, "--cov") && has_next) J.opt.cov = (unsigned)atoi(argv[++i]);
     else if (!strcmp(a, "--pipeline") && has_next) J.opt.pipeline = argv[++i];
     else if (!strcmp(a, "--no-opt")) J.opt.no_opt = true;
+    else if (!strcmp(a, "--features") && has_next) J.opt.extra_features = argv[++i];
     else if (!strcmp(a, "--time")) J.time = true;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "ptxwave compile: unknown option '%s'\n", a);
