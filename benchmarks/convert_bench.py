@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """benchmarks/convert_bench.py PTXWAVE [--modules N] [--lib PATH] [--all [DIR]]
-                                    [--arch gfx942] [--jobs 2]
+                                    [--arch gfx942] [--jobs 2] [--cc 12.1]
 
 Conversion throughput (docs/convert.md), measured in one run:
-  the first N modules (default 40) of a library (default libcurand.so.10)
+  the first N modules (default 40; 0 for all) of a library (default libcurand.so.10)
   converted for --arch with -j 1 and with -j JOBS, each into a fresh cache:
   PTX instructions compiled per second, wall time, and the ratio.  No
   assertions: it prints what it measured.
@@ -21,6 +21,7 @@ ap.add_argument('--modules', type=int, default=40)
 ap.add_argument('--lib', default='/usr/local/cuda/lib64/libcurand.so.10')
 ap.add_argument('--arch', default='gfx942')
 ap.add_argument('--jobs', type=int, default=2)
+ap.add_argument('--cc', default='12.1')  # the libraries' PTX is sm_120/sm_121
 ap.add_argument('--all', nargs='?', const='/usr/local/cuda/lib64', default=None)
 a = ap.parse_args()
 tmp = tempfile.mkdtemp(prefix='pw-convert-bench-')
@@ -28,7 +29,7 @@ tmp = tempfile.mkdtemp(prefix='pw-convert-bench-')
 
 def convert(args, cache):
     t = time.time()
-    p = subprocess.run([a.ptxwave, 'convert', '--json', '--quiet', '--arch', a.arch] + args,
+    p = subprocess.run([a.ptxwave, 'convert', '--json', '--quiet', '--arch', a.arch, '--cc', a.cc] + args,
                        env=dict(os.environ, PTXWAVE_CACHE_DIR=cache), capture_output=True, text=True)
     try:
         j = json.loads(p.stdout)
@@ -45,7 +46,8 @@ if a.all is None:
     res = {}
     for jobs in (1, a.jobs):
         cache = os.path.join(tmp, f'cache-j{jobs}')
-        j = convert(['-j', str(jobs), '--max-modules', str(a.modules), a.lib], cache)
+        sub = ['--max-modules', str(a.modules)] if a.modules else []
+        j = convert(['-j', str(jobs)] + sub + [a.lib], cache)
         res[jobs] = j
         print(f'-j {jobs}: {j["jobs"]} modules ({j["converted"]} converted, {j["unsupported"]} unsupported), '
               f'{j["instructions_compiled"]} PTX instructions in {j["seconds"]:.2f} s: '

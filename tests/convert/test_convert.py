@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/convert/test_convert.py PTXWAVE FAKE_HIP PROGRAM_DIR [CURAND_MODULES]
+"""tests/convert/test_convert.py PTXWAVE FAKE_HIP PROGRAM_DIR [CURAND_MODULES [CUBLAS_MODULES]]
 
 Offline conversion end to end (issue 8, docs/convert.md):
 
@@ -13,11 +13,13 @@ Offline conversion end to end (issue 8, docs/convert.md):
    check can fail).
 2. The same through a bundle: `-o DIR/prog.ptxwave` next to a copy of the
    program, an empty cache, "bundle hits" in the log.
-3. libcurand.so.10 from the toolkit (its first CURAND_MODULES modules, all
-   10 by default; its PTX is sm_121, hence --cc 12.1), converted with -j 2
+3. libcurand.so.10 from the toolkit (its first CURAND_MODULES modules; 0,
+   the default, for all 10; its PTX is sm_121, hence --cc 12.1), converted with -j 2
    on a fresh cache and interrupted with SIGINT once two modules are done:
    exit 130, work left; the rerun keeps what was done (skipped >= what the
    first run converted) and finishes; a third run skips everything.
+4. libcublas.so.13: its first CUBLAS_MODULES modules (default 3; the whole
+   library is a benchmark, too slow for CI).
 
 Skipped (77) without the toolkit's libcurand or the programs, and under
 sanitizers (NVIDIA's host code cannot load an ASan build of libcuda.so.1).
@@ -25,7 +27,8 @@ sanitizers (NVIDIA's host code cannot load an ASan build of libcuda.so.1).
 import json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
 ptxwave, fake_hip, pdir = sys.argv[1], sys.argv[2], sys.argv[3]
-curand_modules = int(sys.argv[4]) if len(sys.argv) > 4 else 40
+curand_modules = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+cublas_modules = int(sys.argv[5]) if len(sys.argv) > 5 else 3
 CURAND = '/usr/local/cuda/lib64/libcurand.so.10'
 PROGRAMS = ['vector_add', 'reduce_warp', 'scan', 'histogram', 'transpose', 'warp_vote']
 
@@ -160,6 +163,19 @@ else:
                          f'{j2["converted"]} converted, {j2["skipped"]} skipped')
         elif j2:
             print(f'rerun: {j2["skipped"]} skipped, {j2["converted"]} converted')
+
+# 4. libcublas.so.13: its whole conversion takes tens of minutes on 2 cores
+#    (benchmarks/convert_bench.py --lib .../libcublas.so.13 --modules 0),
+#    so CI converts its first CUBLAS_MODULES modules (PTX sm_120).
+CUBLAS = '/usr/local/cuda/lib64/libcublas.so.13'
+if os.path.exists(CUBLAS) and cublas_modules:
+    p, j = convert(['-j', '2', '--cc', '12.1', '--max-modules', str(cublas_modules), CUBLAS],
+                   os.path.join(tmp, 'cache4'))
+    if j:
+        print(f'libcublas (first {cublas_modules} modules): {j["converted"]} converted, '
+              f'{j["unsupported"]} unsupported {j["inputs"][0]["reasons"]}')
+        if j['converted'] == 0 or j['done'] != j['jobs']:
+            fails.append(f'libcublas: nothing converted: {json.dumps(j)[:800]}')
 
 shutil.rmtree(tmp, ignore_errors=True)
 for f in fails:
