@@ -253,6 +253,7 @@ int cmd_convert(int argc, char **argv) {
   d.max_errors = 100;
   cv_run *r = cv_convert(paths, npaths, &o, &d);
   free(paths);
+  if (r && u.tty && !quiet && r->total && r->done != r->total) fputc('\n', stderr);  /* end the bar */
   if (!r) {
     fprintf(stderr, "ptxwave convert: out of memory\n");
     return 1;
