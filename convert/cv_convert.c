@@ -113,7 +113,8 @@ static void scan_file(cv_run *r, const char *path, bool explicit, pw_diag *d, pt
     pw_diag_fini(&fd);
     return;
   }
-  if (f->nerrors && d) pw_warn_at(d, NULL, 0, 0, "%s: %s", path, pw_diag_text(&fd));
+  pw_src where = {path, NULL, 0};  /* messages about the whole file: "path:0:0: warning: ..." */
+  if (f->nerrors && d) pw_warn_at(d, &where, 0, 0, "%s", pw_diag_text(&fd));
   pw_diag_fini(&fd);
   uint32_t input = r->ninputs;
   cv_input in = {0};
@@ -153,7 +154,9 @@ static void scan_file(cv_run *r, const char *path, bool explicit, pw_diag *d, pt
     }
   }
   if (P->njobs == first_job) {  /* nothing to convert here */
-    if (explicit) pw_warn_at(d, NULL, 0, 0, "%s: no PTX the runtime would load (sm_%u)", path, t.max_sm);
+    if (explicit)
+      pw_warn_at(d, &where, 0, 0, "no PTX the runtime would load at compute capability %u.%u (--cc)",
+                 t.max_sm / 10, t.max_sm % 10);
     ptx_file_close(f);
     if (!explicit) return;
   }
@@ -506,8 +509,13 @@ cv_run *cv_convert(const char *const *paths, unsigned npaths, const cv_options *
       return r;
     }
     char err[PATH_MAX + 128];
-    if (access(opt->bundle, F_OK) == 0 && !(P->old_bundle = rt_bundle_open(opt->bundle, err, sizeof err)))
-      pw_warn_at(d, NULL, 0, 0, "%s (it will be replaced)", err);
+    if (access(opt->bundle, F_OK) == 0 &&
+        !(P->old_bundle = rt_bundle_open(opt->bundle, err, sizeof err))) {
+      pw_src where = {opt->bundle, NULL, 0};
+      size_t pl = strlen(opt->bundle);
+      const char *why = !strncmp(err, opt->bundle, pl) && err[pl] == ':' ? err + pl + 2 : err;
+      pw_warn_at(d, &where, 0, 0, "%s (it will be replaced)", why);
+    }
   }
   ptx_decoder *dec = ptx_decoder_new();
   for (unsigned i = 0; i < npaths; i++) scan_path(r, paths[i], true, d, dec);
