@@ -13,7 +13,7 @@ Conversion throughput (docs/convert.md), measured in one run:
   library: modules, kernels, converted / modules (success rate), seconds, and
   the most common reasons for failures.  Hours on 2 cores; not in CI.
 """
-import argparse, glob, json, os, shutil, subprocess, sys, tempfile, time
+import argparse, glob, json, os, resource, shutil, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument('ptxwave')
@@ -29,6 +29,8 @@ tmp = tempfile.mkdtemp(prefix='pw-convert-bench-')
 
 def convert(args, cache):
     t = time.time()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    c0 = ru.ru_utime + ru.ru_stime
     p = subprocess.run([a.ptxwave, 'convert', '--json', '--quiet', '--arch', a.arch, '--cc', a.cc] + args,
                        env=dict(os.environ, PTXWAVE_CACHE_DIR=cache), capture_output=True, text=True)
     try:
@@ -36,6 +38,8 @@ def convert(args, cache):
     except ValueError:
         sys.exit(f'convert failed (exit {p.returncode}): {p.stderr[-2000:]}')
     j['wall'] = time.time() - t
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    j['cpu'] = ru.ru_utime + ru.ru_stime - c0
     return j
 
 
@@ -52,9 +56,12 @@ if a.all is None:
         print(f'-j {jobs}: {j["jobs"]} modules ({j["converted"]} converted, {j["unsupported"]} unsupported), '
               f'{j["instructions_compiled"]} PTX instructions in {j["seconds"]:.2f} s: '
               f'{j["instructions_per_second"]:.0f} instructions/s '
-              f'({1000 * j["seconds"] / max(1, j["instructions_compiled"]) * 1000:.1f} ms per 1,000)')
+              f'({1000 * j["seconds"] / max(1, j["instructions_compiled"]) * 1000:.1f} ms per 1,000); '
+              f'CPU {j["cpu"]:.1f} s: {j["instructions_compiled"] / max(1e-9, j["cpu"]):.0f} instructions per CPU second')
     r = res[a.jobs]['instructions_per_second'] / max(1e-9, res[1]['instructions_per_second'])
-    print(f'ratio -j {a.jobs} / -j 1: {r:.2f} ({os.cpu_count()} CPUs online)')
+    print(f'ratio -j {a.jobs} / -j 1: {r:.2f} ({os.cpu_count()} CPUs online, load average '
+          f'{os.getloadavg()[0]:.1f}: other work on the machine lowers it; so does one module much '
+          f'larger than the rest, which one worker compiles alone)')
 else:
     libs = sorted(p for p in glob.glob(os.path.join(a.all, '*.so*'))
                   if os.path.isfile(p) and not os.path.islink(p))
