@@ -522,6 +522,23 @@ cv_run *cv_convert(const char *const *paths, unsigned npaths, const cv_options *
   ptx_decoder_free(dec);
   r->total = (uint32_t)P->njobs;
 
+  /* LLVM registers its signal handlers once per process, on the first
+   * output file LLD writes (FileOutputBuffer -> RemoveFileOnSignal), and
+   * gives the thread that does it an alternate signal stack of its own.  A
+   * worker thread that exits with that stack makes ASan's thread teardown
+   * unmap memory it does not own and abort.  So the one-time registration
+   * happens here, on the calling thread, with a trivial module. */
+  if (P->njobs) {
+    static const char warm_up[] = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                                  ".visible .entry pw_warm_up()\n{\n  ret;\n}\n";
+    cg_output o;
+    uint64_t ni;
+    char why[128];
+    if (cv_compile("warm-up.ptx", warm_up, sizeof warm_up - 1, opt->targets[0], &o, &ni, why,
+                   sizeof why, NULL))
+      free(o.data);
+  }
+
   P->t0 = now();
   unsigned nw = r->jobs;
   pthread_t *th = calloc(nw, sizeof *th);
