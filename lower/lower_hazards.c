@@ -15,8 +15,9 @@
  * This analysis finds the places where that can happen, by a conservative
  * divergence analysis (values derived from %tid, %laneid, %warpid, lane
  * masks, atomics and loads through varying addresses vary within a wave):
- *   - a barrier in a block control dependent on a varying branch (between
- *     the branch and its immediate post-dominator);
+ *   - a barrier, or a call of a function that has one, in a block control
+ *     dependent on a varying branch (between the branch and its immediate
+ *     post-dominator);
  *   - a loop whose exit condition reads shared or global memory through a
  *     volatile load or an atomic, and that contains no barrier: a spin-wait.
  * It warns; it does not change the IR.  What it cannot see (the condition
@@ -30,6 +31,24 @@
 static bool is_barrier(const ir_instr *i) {
   return (i->op == ir_op_bar && i->mods.barmode != IR_BAR_ARRIVE) || i->op == ir_op_bar_red ||
          i->op == ir_op_workgroup_barrier;
+}
+
+/* Does f, or a function it calls directly (a few levels down), contain a
+ * barrier?  A call under a varying branch is then a barrier there too. */
+static bool func_has_barrier(const ir_func *f, unsigned depth) {
+  if (!f || f->is_decl || depth > 4) return false;
+  ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+    if (is_barrier(i)) return true;
+    if (i->op == ir_op_call && i->nsrc && i->src[0] && i->src[0]->kind == IR_VAL_SYMBOL &&
+        i->src[0]->symref.sym.kind == IR_SYM_FUNC && func_has_barrier(i->src[0]->symref.sym.func, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+static bool calls_barrier(const ir_instr *i) {
+  return i->op == ir_op_call && i->nsrc && i->src[0] && i->src[0]->kind == IR_VAL_SYMBOL &&
+         i->src[0]->symref.sym.kind == IR_SYM_FUNC && func_has_barrier(i->src[0]->symref.sym.func, 0);
 }
 
 static bool varying_sreg(const ir_instr *i) {
@@ -107,13 +126,13 @@ unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
         }
       while (sp) {
         ir_block *x = stack[--sp];
-        ir_foreach_instr(x, i) if (is_barrier(i) && !warned[x->id]) {
+        ir_foreach_instr(x, i) if ((is_barrier(i) || calls_barrier(i)) && !warned[x->id]) {
           warned[x->id] = 1;
           nwarn++;
           lower_warn(opt->diag, i,
-                     "barrier under a branch that varies inside a wave (line %u): if the two warps of one "
+                     "%s under a branch that varies inside a wave (line %u): if the two warps of one "
                      "wave64 take different sides, the barrier is reached by half a wave",
-                     t->loc.line);
+                     is_barrier(i) ? "barrier" : "call of a function with a barrier", t->loc.line);
         }
         for (uint32_t s = 0; s < ir_block_nsuccs(x); s++) {
           ir_block *y = ir_block_succ(x, s);
