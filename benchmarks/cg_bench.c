@@ -94,6 +94,14 @@ static lib_stat *lib_of(bench *B, const char *name) {
 static void count_reason(bench *B, const char *diag) {
   const char *r = strstr(diag, ": error: ");
   if (!r) r = diag;
+  /* "cannot compile 'OP' ...: not implemented ...": keep OP in the reason */
+  char opname[48] = "";
+  const char *cc = strstr(r, "cannot compile '");
+  if (cc) {
+    cc += 16;
+    size_t n = strcspn(cc, "'");
+    if (n < sizeof opname - 3) snprintf(opname, sizeof opname, "%.*s: ", (int)n, cc);
+  }
   const char *f = strstr(r, " for gfx");
   if (f) {
     const char *c = strstr(f, ": ");
@@ -103,9 +111,11 @@ static void count_reason(bench *B, const char *diag) {
   }
   char t[160];
   size_t n = strcspn(r, "\n");
-  if (n >= sizeof t) n = sizeof t - 1;
-  memcpy(t, r, n);
-  t[n] = 0;
+  size_t o = strlen(opname);
+  if (n + o >= sizeof t) n = sizeof t - 1 - o;
+  memcpy(t, opname, o);
+  memcpy(t + o, r, n);
+  t[o + n] = 0;
   /* fold operand numbers and names out of the reason */
   for (char *p = t; *p; p++)
     if (*p == '\'') {

@@ -1149,6 +1149,14 @@ static void call(emitter *E, const ir_instr *i) {
   if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
   LLVMValueRef fnv;
   LLVMTypeRef ft;
+  if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
+    /* CUDA's device assert(): the message needs the runtime's printf
+     * buffer; the kernel is stopped either way (s_trap) */
+    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    free(args);
+    free(tys);
+    return;
+  }
   if (f && f->is_decl) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
                 !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
@@ -1979,21 +1987,41 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
   LLVMBuildBr(E->b, E->bbs[f->entry->id]);
 
   uint32_t n = rpo(f, blocks, order);
+  /* Blocks no path from the entry reaches are left empty (unreachable):
+   * their instructions may use values of other unreachable blocks in any
+   * order, and nothing observes them. */
+  bool *reach = calloc(f->nblocks + 1, 1);
+  reach[f->entry->id] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t j = 0; j < n; j++)
+      if (reach[order[j]->id])
+        for (uint32_t k = 0; k < ir_block_nsuccs(order[j]); k++) {
+          ir_block *sb = ir_block_succ(order[j], k);
+          if (sb && !reach[sb->id]) reach[sb->id] = changed = true;
+        }
+  }
   /* Phis first, so back edges find them. */
   for (uint32_t j = 0; j < n; j++) {
     ir_block *b = order[j];
     LLVMPositionBuilderAtEnd(E->b, E->bbs[b->id]);
     ir_foreach_instr(b, i) {
       if (i->op != ir_op_phi) break;
-      E->vals[i->dst[0]->id] = LLVMBuildPhi(E->b, ltype(E, (ir_type)i->dst[0]->type), "");
+      ir_type pt = (ir_type)i->dst[0]->type;
+      E->vals[i->dst[0]->id] = reach[b->id] ? LLVMBuildPhi(E->b, ltype(E, pt), "") : LLVMGetUndef(ltype(E, pt));
     }
   }
   for (uint32_t j = 0; j < n; j++) {
     ir_block *b = order[j];
     LLVMBasicBlockRef bb = E->bbs[b->id];
-    LLVMValueRef first = LLVMGetFirstInstruction(bb);
-    while (first && LLVMIsAPHINode(first)) first = LLVMGetNextInstruction(first);
     LLVMPositionBuilderAtEnd(E->b, bb);
+    if (!reach[b->id]) {
+      ir_foreach_instr(b, i) for (unsigned k = 0; k < i->ndst; k++)
+        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(ltype(E, (ir_type)i->dst[k]->type));
+      LLVMBuildUnreachable(E->b);
+      E->bb_end[b->id] = bb;
+      continue;
+    }
     ir_foreach_instr(b, i) {
       if (i->guard) emit_guarded(E, i);
       else emit_instr(E, i);
@@ -2008,12 +2036,14 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
   /* Phi operands, from the block that ends each predecessor. */
   for (uint32_t j = 0; j < n; j++) {
     ir_block *b = order[j];
+    if (!reach[b->id]) continue;
     ir_foreach_instr(b, i) {
       if (i->op != ir_op_phi) break;
       LLVMValueRef phi = E->vals[i->dst[0]->id];
       for (uint32_t p = 0; p < i->nsrc && p < b->npreds; p++) {
         LLVMBasicBlockRef from = E->bb_end[b->preds[p]->id];
         if (!from) continue;
+        if (!reach[b->preds[p]->id]) continue; /* ends in unreachable: no edge */
         LLVMBasicBlockRef cur = LLVMGetInsertBlock(E->b);
         /* coercions of the incoming value go at the end of the predecessor */
         LLVMPositionBuilderBefore(E->b, LLVMGetBasicBlockTerminator(from));
@@ -2024,6 +2054,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     }
   }
   float_modes(E, f, fn);
+  free(reach);
   free(blocks);
   free(order);
   free(E->vals);
