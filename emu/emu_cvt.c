@@ -279,6 +279,28 @@ static void h_cvt_ue8m0(emu_exec *x, const emu_inst *in, emu_mask m) {
   }
 }
 
+/* cvt.pack.sat.ctype.s32{.b32} d, a, b{, c} (PTX ISA 9.7.9.22): a and b
+ * saturated to ctype's range and packed with b in the low field and a above
+ * it; the bits above the two fields come from c, shifted up by them (so
+ * four u8 values pack in two steps).  Without c the fields fill 32 bits
+ * (16-bit ctypes). */
+static void h_cvt_pack(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0), *b = S(1), *c = in->nsrc > 2 ? S(2) : NULL;
+  uint64_t *d = D(0);
+  unsigned bits = ir_type_bits((ir_type)in->type);
+  bool sgn = ir_type_kind_of((ir_type)in->type) == IR_TK_SINT;
+  int64_t lo = sgn ? -(int64_t)(1ll << (bits - 1)) : 0, hi = sgn ? (1ll << (bits - 1)) - 1 : (1ll << bits) - 1;
+  uint32_t fmask = (uint32_t)((1ull << bits) - 1);
+  EMU_EACH(m, l, {
+    int64_t va = (int32_t)(uint32_t)a[l], vb = (int32_t)(uint32_t)b[l];
+    va = va < lo ? lo : va > hi ? hi : va;
+    vb = vb < lo ? lo : vb > hi ? hi : vb;
+    uint32_t r = ((uint32_t)va & fmask) << bits | ((uint32_t)vb & fmask);
+    if (c && 2 * bits < 32) r |= (uint32_t)c[l] << (2 * bits);
+    d[l] = r;
+  });
+}
+
 static bool is_pair_dst(ir_type t) {
   return t == ir_type_f16x2 || t == ir_type_bf16x2 || t == ir_type_e4m3x2 || t == ir_type_e5m2x2 ||
          t == ir_type_e2m3x2 || t == ir_type_e3m2x2 || t == ir_type_e2m1x2;
@@ -291,7 +313,13 @@ static bool is_scalar_type(ir_type t) {
 
 const char *emu_sel_cvt(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
-  if (i->op == ir_op_cvt_pack) return "cvt.pack";
+  if (i->op == ir_op_cvt_pack) {
+    unsigned bits = ir_type_bits(dt);
+    if (!i->mods.sat || (i->nsrc != 2 && i->nsrc != 3) || !bits || bits > 16 || !is_int(dt))
+      return emu_dfmt(d, "cvt.pack.%s with %u operands", ir_type_name(dt), i->nsrc);
+    in->fn = h_cvt_pack;
+    return NULL;
+  }
   if (i->mods.rnd == IR_RND_RS) return "cvt with stochastic rounding (.rs)";
   if (st == ir_type_none) st = (ir_type)in->stype[0];
   in->type2 = st;

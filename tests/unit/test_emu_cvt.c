@@ -456,6 +456,33 @@ START_TEST(cvt_fp8) {
 }
 END_TEST
 
+/* ---- cvt.pack: saturate and pack, b low, a above, c's bits shifted up ------------------------ */
+static uint64_t sat(int32_t v, unsigned bits, bool sgn) {
+  int64_t lo = sgn ? -(1ll << (bits - 1)) : 0, hi = sgn ? (1ll << (bits - 1)) - 1 : (1ll << bits) - 1;
+  int64_t r = v < lo ? lo : v > hi ? hi : v;
+  return (uint64_t)r & ((1ull << bits) - 1);
+}
+
+START_TEST(cvt_pack) {
+  uint64_t a[N], b[N], c[N], d[N], e[N], s = 77;
+  for (int i = 0; i < N; i++) {
+    a[i] = (uint32_t)(int32_t)((int64_t)(et_rand(&s) % 1200) - 600);
+    b[i] = i % 3 ? (uint32_t)et_rand(&s) : (uint32_t)(int32_t)((int64_t)(et_rand(&s) % 80000) - 40000);
+    c[i] = (uint32_t)et_rand(&s);
+  }
+  et_op("  cvt.pack.sat.u8.s32.b32 %rd32, %ra, %rb, %rc;\n  cvt.pack.sat.s16.s32 %re32, %ra, %rb;\n" ET_R32 ET_RE32, N,
+        a, b, c, d, e);
+  for (int i = 0; i < N; i++) {
+    uint64_t w8 = (uint32_t)(sat((int32_t)a[i], 8, false) << 8 | sat((int32_t)b[i], 8, false) | (uint32_t)c[i] << 16);
+    uint64_t w16 = (uint32_t)(sat((int32_t)a[i], 16, true) << 16 | sat((int32_t)b[i], 16, true));
+    ck_assert_msg(d[i] == w8, "cvt.pack.sat.u8(%d, %d, %08x) = %08llx want %08llx", (int32_t)a[i], (int32_t)b[i],
+                  (uint32_t)c[i], (unsigned long long)d[i], (unsigned long long)w8);
+    ck_assert_msg(e[i] == w16, "cvt.pack.sat.s16(%d, %d) = %08llx want %08llx", (int32_t)a[i], (int32_t)b[i],
+                  (unsigned long long)e[i], (unsigned long long)w16);
+  }
+}
+END_TEST
+
 Suite *emu_cvt_suite(void) {
   Suite *s = suite_create("emu_cvt");
   TCase *tc = tcase_create("conformance");
@@ -466,6 +493,7 @@ Suite *emu_cvt_suite(void) {
   tcase_add_test(tc, cvt_f64_f32);
   tcase_add_test(tc, cvt_f32_narrow);
   tcase_add_test(tc, cvt_fp8);
+  tcase_add_test(tc, cvt_pack);
   suite_add_tcase(s, tc);
   return s;
 }

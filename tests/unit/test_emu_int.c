@@ -274,6 +274,29 @@ static uint64_t dp2a_ref(uint32_t a, uint32_t b, uint32_t c, bool sa, bool sb, b
   return d;
 }
 
+static uint64_t bmsk_ref(uint32_t a, uint32_t b, bool clamp) {
+  uint32_t a1 = a & 0x1f, b1 = b & 0x1f, sum = a1 + b1;
+  uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+  bool ovf = sum >= 32;
+  if (clamp) {
+    if (a >= 32) ovf = true, mask0 = 0;
+    if (b >= 32) ovf = true;
+  }
+  if (ovf) mask1 = 0;
+  else if (b1 == 0) mask1 = ~0u;
+  return mask0 & ~mask1;
+}
+static uint64_t szext_ref(uint32_t a, uint32_t b, bool clamp, bool sgn) {
+  uint32_t b1 = b & 0x1f;
+  bool too_large = b >= 32 && clamp;
+  uint32_t mask = too_large ? 0 : ~0u << b1;
+  bool sbit = (b1 == 0 || too_large || !sgn) ? false : (a >> ((b1 - 1) & 0x1f)) & 1;
+  return (a & ~mask) | (sbit ? mask : 0);
+}
+REF(r_bmsk_clamp, bmsk_ref(U32(a), U32(b), true))
+REF(r_bmsk_wrap, bmsk_ref(U32(a), U32(b), false))
+REF(r_szext_clamp_s32, szext_ref(U32(a), U32(b), true, true))
+REF(r_szext_wrap_u32, szext_ref(U32(a), U32(b), false, false))
 REF(r_popc32, popc64(U32(a)))
 REF(r_popc64, popc64(a))
 REF(r_clz32, clz_n(U32(a), 32))
@@ -321,6 +344,10 @@ START_TEST(int_bits) {
       {"dp4a.u32.s32", "  dp4a.u32.s32 %rd32, %ra, %rb, %rc;\n" ET_R32, r_dp4a_us, NULL},
       {"dp2a.lo.s32.u32", "  dp2a.lo.s32.u32 %rd32, %ra, %rb, %rc;\n" ET_R32, r_dp2a_lo_su, NULL},
       {"dp2a.hi.s32.s32", "  dp2a.hi.s32.s32 %rd32, %ra, %rb, %rc;\n" ET_R32, r_dp2a_hi_ss, NULL},
+      {"bmsk.clamp.b32", "  bmsk.clamp.b32 %rd32, %ra, %rb;\n" ET_R32, r_bmsk_clamp, NULL},
+      {"bmsk.wrap.b32", "  bmsk.wrap.b32 %rd32, %ra, %rb;\n" ET_R32, r_bmsk_wrap, NULL},
+      {"szext.clamp.s32", "  szext.clamp.s32 %rd32, %ra, %rb;\n" ET_R32, r_szext_clamp_s32, NULL},
+      {"szext.wrap.u32", "  szext.wrap.u32 %rd32, %ra, %rb;\n" ET_R32, r_szext_wrap_u32, NULL},
   };
   run_cases(cs, sizeof cs / sizeof cs[0]);
 }
