@@ -15,10 +15,12 @@
  * CUDA's caller packed are the kernarg segment.
  *
  * The code object: PTX -> IR (ptx/) -> lower/ -> codegen/ (.hsaco for the
- * device's gfx arch), looked up first in the kernel cache (rt_cache.h) under
- * (PTX, arch, compiler version, options).  codegen/ is not merged yet, so the
- * compile step is a seam (hip_compile) that fails with a message; the tests
- * set PTXWAVE_HIP_PASSTHROUGH=1, which hands the PTX text itself to
+ * device's gfx arch), looked up first in the bundles that `ptxwave convert`
+ * writes next to binaries (rt_bundle.h), then in the kernel cache
+ * (rt_cache.h), both under rt_code_object_key (PTX, arch, compiler version,
+ * options).  codegen/ is not merged yet, so the compile step is a seam
+ * (hip_compile) that fails with a message; the tests set
+ * PTXWAVE_HIP_PASSTHROUGH=1, which hands the PTX text itself to
  * hipModuleLoadData, to exercise everything around it.
  *
  * HIP's declarations are written here from its documented C API (no HIP
@@ -32,6 +34,7 @@
 #include "ptx/ptx_parse.h"
 #include "pw_config.h"
 #include "runtime/rt.h"
+#include "runtime/rt_bundle.h"
 #include "runtime/rt_cache.h"
 
 typedef int hip_err;
@@ -81,7 +84,7 @@ typedef struct hip_be {
 #undef X
   int ndev;
   rt_cache *cache;
-  uint64_t compiled, cache_hits;
+  uint64_t compiled, cache_hits, bundle_hits;
 } hip_be;
 
 struct rt_bmodule {
@@ -203,8 +206,6 @@ static CUresult hip_compile(rt_backend *b, const char *ptx, size_t len, const ch
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-#define HIP_COMPILER_VERSION "ptxwave-" PTXWAVE_VERSION "-passthrough"
-
 static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
                                 rt_bmodule **out) {
   hip_be *h = H(b);
@@ -223,12 +224,13 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   }
   rt_device_props props;
   device_props(b, 0, &props);
-  rt_cache_key key = {.ptx = ptx, .ptx_len = len, .target = props.arch,
-                      .compiler = HIP_COMPILER_VERSION, .options = ""};
+  rt_cache_key key = rt_code_object_key(ptx, len, props.arch);
   void *obj = NULL;
   size_t obj_len = 0;
   CUresult r = CUDA_SUCCESS;
-  if (h->cache && rt_cache_get(h->cache, &key, &obj, &obj_len)) {
+  if (rt_bundles_get(&key, &obj, &obj_len)) {
+    h->bundle_hits++;  /* converted ahead of time next to the binary (rt_bundle.h) */
+  } else if (h->cache && rt_cache_get(h->cache, &key, &obj, &obj_len)) {
     h->cache_hits++;
   } else {
     r = hip_compile(b, ptx, len, props.arch, &obj, &obj_len);
@@ -237,9 +239,9 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
       if (h->cache) rt_cache_put(h->cache, &key, obj, obj_len);
     }
   }
-  RT_LOG(rt_info, "hip: %s: %s (modules compiled %llu, cache hits %llu)", name,
+  RT_LOG(rt_info, "hip: %s: %s (modules compiled %llu, cache hits %llu, bundle hits %llu)", name,
          r != CUDA_SUCCESS ? "compile failed" : "loaded", (unsigned long long)h->compiled,
-         (unsigned long long)h->cache_hits);
+         (unsigned long long)h->cache_hits, (unsigned long long)h->bundle_hits);
   void *hmod = NULL;
   if (r == CUDA_SUCCESS) r = from_hip(b, "hipModuleLoadData", h->hipModuleLoadData(&hmod, obj));
   free(obj);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "pw_config.h"
 #include "runtime/rt.h"
 #include "runtime/rt_cache.h"
 
@@ -239,4 +240,9 @@ void rt_cache_get_stats(const rt_cache *c, rt_cache_stats *out) {
   pthread_mutex_lock((pthread_mutex_t *)&c->lock);
   *out = c->st;
   pthread_mutex_unlock((pthread_mutex_t *)&c->lock);
+}
+
+rt_cache_key rt_code_object_key(const char *ptx, size_t len, const char *arch) {
+  return (rt_cache_key){.ptx = ptx, .ptx_len = len, .target = arch,
+                        .compiler = RT_CODE_OBJECT_COMPILER, .options = ""};
 }

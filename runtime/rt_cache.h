@@ -48,4 +48,11 @@ bool rt_cache_get(rt_cache *c, const rt_cache_key *k, void **data, size_t *len);
 bool rt_cache_put(rt_cache *c, const rt_cache_key *k, const void *data, size_t len);
 void rt_cache_get_stats(const rt_cache *c, rt_cache_stats *out);
 
+/* The key under which the HIP backend looks up the code object of one PTX
+ * module for one gfx target.  The one place that names the compiler and
+ * its options: the backend and the offline converter (convert/) both call
+ * it, so what `ptxwave convert` stores is what a load finds. */
+#define RT_CODE_OBJECT_COMPILER "ptxwave-" PTXWAVE_VERSION "-passthrough"
+rt_cache_key rt_code_object_key(const char *ptx, size_t len, const char *arch);
+
 #endif

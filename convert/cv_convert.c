@@ -1,0 +1,584 @@
+/* convert/cv_convert.c: scanning inputs, the worker pool, storing code
+ * objects (convert.h has the design).
+ *
+ * Jobs are (module, target): a module is one fatbin container (its PTX
+ * entries in the runtime's order, tried until one compiles) or one PTX
+ * entry (all_entries), or a .ptx file.  Workers take the next job index
+ * from a shared counter; each has its own decompressor.  The calling
+ * thread only waits, reports progress and watches the stop flag.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert/convert.h"
+#include "ptx/container.h"
+#include "runtime/rt_bundle.h"
+#include "runtime/rt_cache.h"
+
+#define MAX_CHAIN 16
+
+typedef struct job {
+  uint32_t input;             /* index in run->inputs and files[] */
+  uint32_t container;         /* UINT32_MAX: the whole file is PTX text */
+  uint32_t entries[MAX_CHAIN];
+  uint32_t nentries;
+  const cg_target *target;
+} job;
+
+typedef struct priv {
+  ptx_file **files;           /* per input, open for the whole run */
+  job *jobs;
+  size_t njobs, cap;
+  size_t next;                /* next job to take (under lock) */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  unsigned running;
+  rt_cache *cache;
+  rt_bundle *old_bundle;      /* the bundle being extended, if it exists */
+  char parts[PATH_MAX];       /* bundle staging directory */
+  double t0;
+} priv;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- scanning ------------------------------------------------------------ */
+
+static bool has_binary_magic(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char m[8] = {0};
+  ssize_t n = read(fd, m, sizeof m);
+  close(fd);
+  if (n < 4) return false;
+  uint32_t w;
+  memcpy(&w, m, 4);
+  return !memcmp(m, "\177ELF", 4) || (n == 8 && !memcmp(m, "!<arch>\n", 8)) ||
+         w == PTX_FATBIN_MAGIC;
+}
+
+static void add_job(cv_run *r, const job *j) {
+  priv *P = r->priv;
+  if (P->njobs == P->cap) {
+    size_t cap = P->cap ? 2 * P->cap : 256;
+    job *nj = realloc(P->jobs, cap * sizeof *nj);
+    if (!nj) return;
+    P->jobs = nj;
+    P->cap = cap;
+  }
+  P->jobs[P->njobs++] = *j;
+}
+
+static uint32_t count_kernels(const ptx_file *f, const ptx_entry *e, ptx_decoder *dec) {
+  ptx_payload p;
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  uint32_t n = 0;
+  if (ptx_entry_read(f, e, NULL, dec, &d, &p)) {
+    n = ptx_scan_kernels((const char *)p.data, p.len, NULL, NULL, 0);
+    ptx_payload_free(&p);
+  }
+  pw_diag_fini(&d);
+  return n;
+}
+
+/* One file: its modules become jobs.  Files without PTX are not inputs. */
+static void scan_file(cv_run *r, const char *path, bool explicit, pw_diag *d, ptx_decoder *dec) {
+  priv *P = r->priv;
+  const cv_options *o = r->opt;
+  r->files_scanned++;
+  size_t pl = strlen(path);
+  bool is_ptx = pl > 4 && !strcmp(path + pl - 4, ".ptx");
+  if (!is_ptx && !has_binary_magic(path)) {
+    if (explicit) pw_error(d, path, "not an ELF file, archive, fatbin or .ptx file");
+    return;
+  }
+  pw_diag fd;
+  pw_diag_init(&fd, NULL);
+  ptx_file *f = ptx_file_open(path, &fd);
+  if (!f) {
+    pw_error(d, path, "%s", pw_diag_text(&fd));
+    pw_diag_fini(&fd);
+    return;
+  }
+  pw_src where = {path, NULL, 0};  /* messages about the whole file: "path:0:0: warning: ..." */
+  if (f->nerrors && d) pw_warn_at(d, &where, 0, 0, "%s", pw_diag_text(&fd));
+  pw_diag_fini(&fd);
+  uint32_t input = r->ninputs;
+  cv_input in = {0};
+  ptx_target t = {.max_isa_major = 9, .max_isa_minor = 1, .max_sm = o->sm ? o->sm : 80,
+                  .arch_specific = false};
+  size_t first_job = P->njobs;
+  if (f->input == ptx_input_ptx) {
+    in.modules = 1;
+    in.kernels = ptx_scan_kernels((const char *)f->data, (size_t)f->size, NULL, NULL, 0);
+    for (unsigned k = 0; k < o->ntargets; k++)
+      add_job(r, &(job){.input = input, .container = UINT32_MAX, .target = o->targets[k]});
+  }
+  for (uint32_t c = 0; f->input != ptx_input_ptx && c < f->ncontainers; c++) {
+    const ptx_container *pc = &f->containers[c];
+    if (o->max_modules && in.modules >= o->max_modules) break;
+    if (o->all_entries) {
+      for (uint32_t e = 0; e < pc->nentries; e++) {
+        if (pc->entries[e].kind != ptx_kind_ptx) continue;
+        if (o->max_modules && in.modules >= o->max_modules) break;
+        in.modules++;
+        in.kernels += count_kernels(f, &pc->entries[e], dec);
+        for (unsigned k = 0; k < o->ntargets; k++)
+          add_job(r, &(job){.input = input, .container = c, .entries = {e}, .nentries = 1,
+                            .target = o->targets[k]});
+      }
+      continue;
+    }
+    job j = {.input = input, .container = c};
+    j.nentries = ptx_rank(pc, &t, j.entries, MAX_CHAIN);
+    if (j.nentries > MAX_CHAIN) j.nentries = MAX_CHAIN;
+    if (!j.nentries) continue;  /* cubins only, or PTX newer than the runtime takes */
+    in.modules++;
+    in.kernels += count_kernels(f, &pc->entries[j.entries[0]], dec);
+    for (unsigned k = 0; k < o->ntargets; k++) {
+      j.target = o->targets[k];
+      add_job(r, &j);
+    }
+  }
+  if (P->njobs == first_job) {  /* nothing to convert here */
+    if (explicit)
+      pw_warn_at(d, &where, 0, 0, "no PTX the runtime would load at compute capability %u.%u (--cc)",
+                 t.max_sm / 10, t.max_sm % 10);
+    ptx_file_close(f);
+    if (!explicit) return;
+  }
+  cv_input *ni = realloc(r->inputs, (r->ninputs + 1) * sizeof *ni);
+  ptx_file **nf = realloc(P->files, (r->ninputs + 1) * sizeof *nf);
+  if (ni) r->inputs = ni;
+  if (nf) P->files = nf;
+  if (!ni || !nf) return;
+  in.path = strdup(path);
+  r->inputs[r->ninputs] = in;
+  P->files[r->ninputs] = P->njobs == first_job ? NULL : f;
+  r->ninputs++;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Directories recursively, in name order; symbolic links are not followed
+ * inside directories (libfoo.so -> libfoo.so.1 -> libfoo.so.1.2 is one
+ * file), but a link given on the command line is. */
+static void scan_path(cv_run *r, const char *path, bool explicit, pw_diag *d, ptx_decoder *dec) {
+  struct stat sb;
+  if ((explicit ? stat(path, &sb) : lstat(path, &sb))) {
+    if (explicit) pw_error(d, path, "%s", strerror(errno));
+    return;
+  }
+  if (S_ISREG(sb.st_mode)) {
+    scan_file(r, path, explicit, d, dec);
+    return;
+  }
+  if (!S_ISDIR(sb.st_mode)) return;
+  DIR *dir = opendir(path);
+  if (!dir) {
+    pw_error(d, path, "%s", strerror(errno));
+    return;
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(dir))) {
+    if (de->d_name[0] == '.') continue;
+    if (n == cap) {
+      char **nn = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *nn);
+      if (!nn) break;
+      names = nn;
+    }
+    names[n++] = strdup(de->d_name);
+  }
+  closedir(dir);
+  qsort(names, n, sizeof *names, by_name);
+  for (size_t i = 0; i < n; i++) {
+    char sub[PATH_MAX];
+    size_t l = strlen(names[i]);
+    bool bundle = l > 8 && !strcmp(names[i] + l - 8, RT_BUNDLE_SUFFIX);
+    if (names[i] && !bundle && snprintf(sub, sizeof sub, "%s/%s", path, names[i]) < (int)sizeof sub)
+      scan_path(r, sub, false, d, dec);
+    free(names[i]);
+  }
+  free(names);
+}
+
+/* ---- destinations --------------------------------------------------------- */
+
+static void part_path(const priv *P, const uint8_t key[16], const char *target, char *out,
+                      size_t cap) {
+  char hex[33];
+  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", key[i]);
+  snprintf(out, cap, "%s/%s.%s", P->parts, hex, target);
+}
+
+static bool stored(cv_run *r, const rt_cache_key *k) {
+  priv *P = r->priv;
+  if (r->opt->dest == cv_dest_cache) {
+    void *data;
+    size_t len;
+    if (!rt_cache_get(P->cache, k, &data, &len)) return false;
+    free(data);
+    return true;
+  }
+  uint8_t key[16];
+  rt_bundle_key(k, key);
+  const void *p;
+  size_t n;
+  if (P->old_bundle && rt_bundle_find(P->old_bundle, key, &p, &n)) return true;
+  char path[PATH_MAX + 64];
+  part_path(P, key, k->target, path, sizeof path);
+  return access(path, R_OK) == 0;
+}
+
+static bool write_file_atomic(const char *path, const void *data, size_t len) {
+  char tmp[PATH_MAX + 96];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const uint8_t *p = data;
+  size_t left = len;
+  bool ok = true;
+  while (ok && left) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    ok = w > 0;
+    if (ok) {
+      p += w;
+      left -= (size_t)w;
+    }
+  }
+  ok = ok && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp, path)) {
+    unlink(tmp);
+    return false;
+  }
+  return true;
+}
+
+static bool store(cv_run *r, const rt_cache_key *k, const void *data, size_t len) {
+  priv *P = r->priv;
+  if (r->opt->dest == cv_dest_cache) return rt_cache_put(P->cache, k, data, len);
+  uint8_t key[16];
+  rt_bundle_key(k, key);
+  char path[PATH_MAX + 64];
+  part_path(P, key, k->target, path, sizeof path);
+  return write_file_atomic(path, data, len);
+}
+
+/* The bundle: the entries of the old one, then every staged part. */
+static bool assemble_bundle(cv_run *r, pw_diag *d) {
+  priv *P = r->priv;
+  rt_bundle_item *items = NULL;
+  void **owned = NULL;
+  size_t n = 0, cap = 0, nowned = 0;
+  bool ok = true;
+  uint32_t nold = P->old_bundle ? rt_bundle_count(P->old_bundle) : 0;
+  cap = nold + 64;
+  items = calloc(cap, sizeof *items);
+  for (uint32_t i = 0; items && i < nold; i++) {
+    const char *t;
+    rt_bundle_entry(P->old_bundle, i, items[n].key, &t, &items[n].data, &items[n].len);
+    snprintf(items[n].target, sizeof items[n].target, "%.15s", t);
+    n++;
+  }
+  DIR *dir = opendir(P->parts);
+  struct dirent *de;
+  while (items && dir && (de = readdir(dir))) {
+    const char *name = de->d_name;
+    const char *dot = strchr(name, '.');
+    if (!dot || dot - name != 32 || strstr(name, ".tmp.")) continue;
+    if (n == cap) {
+      rt_bundle_item *ni = realloc(items, (cap *= 2) * sizeof *ni);
+      if (!ni) {
+        ok = false;
+        break;
+      }
+      items = ni;
+    }
+    rt_bundle_item *it = &items[n];
+    memset(it, 0, sizeof *it);
+    for (int i = 0; i < 16; i++) {
+      unsigned v;
+      sscanf(name + 2 * i, "%2x", &v);
+      it->key[i] = (uint8_t)v;
+    }
+    snprintf(it->target, sizeof it->target, "%.15s", dot + 1);
+    char path[PATH_MAX + 320];
+    snprintf(path, sizeof path, "%s/%.255s", P->parts, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) continue;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *buf = len > 0 ? malloc((size_t)len) : NULL;
+    bool got = buf && fread(buf, 1, (size_t)len, f) == (size_t)len;
+    fclose(f);
+    if (!got) {
+      free(buf);
+      continue;
+    }
+    void **no = realloc(owned, (nowned + 1) * sizeof *no);
+    if (!no) {
+      free(buf);
+      ok = false;
+      break;
+    }
+    owned = no;
+    owned[nowned++] = buf;
+    it->data = buf;
+    it->len = (size_t)len;
+    n++;
+  }
+  if (dir) closedir(dir);
+  char err[PATH_MAX + 128];
+  if (ok && items) ok = rt_bundle_write(r->opt->bundle, items, n, err, sizeof err);
+  else snprintf(err, sizeof err, "out of memory");
+  if (!ok) pw_error(d, r->opt->bundle, "cannot write the bundle: %s", err);
+  for (size_t i = 0; i < nowned; i++) free(owned[i]);
+  free(owned);
+  free(items);
+  if (ok) {  /* what is in the bundle leaves the staging directory */
+    if ((dir = opendir(P->parts))) {
+      while ((de = readdir(dir)))
+        if (de->d_name[0] != '.') unlinkat(dirfd(dir), de->d_name, 0);
+      closedir(dir);
+    }
+    rmdir(P->parts);
+  }
+  return ok;
+}
+
+/* ---- workers ----------------------------------------------------------------- */
+
+static void add_reason(cv_input *in, const char *what) {
+  for (uint32_t i = 0; i < in->nreasons; i++)
+    if (!strcmp(in->reasons[i].what, what)) {
+      in->reasons[i].count++;
+      return;
+    }
+  if (in->nreasons == CV_MAX_REASONS) {
+    in->other_reasons++;
+    return;
+  }
+  snprintf(in->reasons[in->nreasons].what, sizeof in->reasons[0].what, "%.63s", what);
+  in->reasons[in->nreasons++].count = 1;
+}
+
+typedef enum outcome { out_converted, out_skipped, out_unsupported } outcome;
+
+static outcome run_job(cv_run *r, const job *j, ptx_decoder *dec, uint64_t *instrs, char *reason,
+                       size_t cap) {
+  priv *P = r->priv;
+  const ptx_file *f = P->files[j->input];
+  reason[0] = 0;
+  uint32_t n = j->container == UINT32_MAX ? 1 : j->nentries;
+  for (uint32_t i = 0; i < n; i++) {
+    ptx_payload p = {0};
+    const char *text;
+    size_t len;
+    char name[256];
+    if (j->container == UINT32_MAX) {
+      text = (const char *)f->data;
+      len = (size_t)f->size;
+      snprintf(name, sizeof name, "%s", f->path);
+    } else {
+      const ptx_container *pc = &f->containers[j->container];
+      pw_diag d;
+      pw_diag_init(&d, NULL);
+      bool ok = ptx_entry_read(f, &pc->entries[j->entries[i]], NULL, dec, &d, &p);
+      pw_diag_fini(&d);
+      if (!ok) {
+        if (!reason[0]) snprintf(reason, cap, "entry does not decompress");
+        continue;
+      }
+      text = (const char *)p.data;
+      len = p.len;
+      ptx_entry_name(name, sizeof name, f, j->container, j->entries[i]);
+    }
+    rt_cache_key k = rt_code_object_key(text, len, j->target->name);
+    if (stored(r, &k)) {
+      ptx_payload_free(&p);
+      return out_skipped;
+    }
+    cg_output out;
+    uint64_t ni = 0;
+    char why[128];
+    bool ok = cv_compile(name, text, len, j->target, &out, &ni, why, sizeof why, NULL);
+    if (ok && !store(r, &k, out.data, out.size)) {
+      ok = false;
+      snprintf(why, sizeof why, "cannot store the code object");
+    }
+    free(out.data);
+    ptx_payload_free(&p);
+    if (ok) {
+      *instrs = ni;
+      return out_converted;
+    }
+    if (!reason[0]) snprintf(reason, cap, "%s", why);  /* the best entry's reason */
+  }
+  return out_unsupported;
+}
+
+static void *worker(void *arg) {
+  cv_run *r = arg;
+  priv *P = r->priv;
+  ptx_decoder *dec = ptx_decoder_new();
+  for (;;) {
+    pthread_mutex_lock(&P->lock);
+    bool stop = r->opt->stop && *r->opt->stop;
+    if (stop) r->interrupted = true;
+    size_t i = P->next < P->njobs && !stop ? P->next++ : SIZE_MAX;
+    pthread_mutex_unlock(&P->lock);
+    if (i == SIZE_MAX) break;
+    const job *j = &P->jobs[i];
+    char reason[128];
+    uint64_t instrs = 0;
+    double t0 = now();
+    outcome o = run_job(r, j, dec, &instrs, reason, sizeof reason);
+    double dt = now() - t0;
+    pthread_mutex_lock(&P->lock);
+    cv_input *in = &r->inputs[j->input];
+    r->done++;
+    r->compile_seconds += dt;
+    switch (o) {
+    case out_converted:
+      r->converted++, in->converted++;
+      r->instrs_compiled += instrs;
+      in->instrs += instrs;
+      break;
+    case out_skipped: r->skipped++, in->skipped++; break;
+    case out_unsupported:
+      r->unsupported++, in->unsupported++;
+      add_reason(in, reason);
+      break;
+    }
+    pthread_cond_signal(&P->cond);
+    pthread_mutex_unlock(&P->lock);
+  }
+  ptx_decoder_free(dec);
+  pthread_mutex_lock(&P->lock);
+  P->running--;
+  pthread_cond_signal(&P->cond);
+  pthread_mutex_unlock(&P->lock);
+  return NULL;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+cv_run *cv_convert(const char *const *paths, unsigned npaths, const cv_options *opt, pw_diag *d) {
+  cv_run *r = calloc(1, sizeof *r);
+  priv *P = calloc(1, sizeof *P);
+  if (!r || !P) {
+    free(r);
+    free(P);
+    return NULL;
+  }
+  r->priv = P;
+  r->opt = opt;
+  r->jobs = opt->jobs ? opt->jobs : 1;
+  pthread_mutex_init(&P->lock, NULL);
+  pthread_cond_init(&P->cond, NULL);
+  if (opt->dest == cv_dest_cache) {
+    if (!(P->cache = rt_cache_open(opt->cache_dir, 0))) {
+      pw_error(d, opt->cache_dir ? opt->cache_dir : "kernel cache",
+               "cannot open the kernel cache (not a private directory of ours?)");
+      return r;
+    }
+  } else {
+    snprintf(P->parts, sizeof P->parts, "%s.parts", opt->bundle);
+    if (mkdir(P->parts, 0755) && errno != EEXIST) {
+      pw_error(d, P->parts, "cannot make the staging directory: %s", strerror(errno));
+      return r;
+    }
+    char err[PATH_MAX + 128];
+    if (access(opt->bundle, F_OK) == 0 &&
+        !(P->old_bundle = rt_bundle_open(opt->bundle, err, sizeof err))) {
+      pw_src where = {opt->bundle, NULL, 0};
+      size_t pl = strlen(opt->bundle);
+      const char *why = !strncmp(err, opt->bundle, pl) && err[pl] == ':' ? err + pl + 2 : err;
+      pw_warn_at(d, &where, 0, 0, "%s (it will be replaced)", why);
+    }
+  }
+  ptx_decoder *dec = ptx_decoder_new();
+  for (unsigned i = 0; i < npaths; i++) scan_path(r, paths[i], true, d, dec);
+  ptx_decoder_free(dec);
+  r->total = (uint32_t)P->njobs;
+
+  /* LLVM registers its signal handlers once per process, on the first
+   * output file LLD writes (FileOutputBuffer -> RemoveFileOnSignal), and
+   * gives the thread that does it an alternate signal stack of its own.  A
+   * worker thread that exits with that stack makes ASan's thread teardown
+   * unmap memory it does not own and abort.  So the one-time registration
+   * happens here, on the calling thread, with a trivial module. */
+  if (P->njobs) {
+    static const char warm_up[] = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                                  ".visible .entry pw_warm_up()\n{\n  ret;\n}\n";
+    cg_output o;
+    uint64_t ni;
+    char why[128];
+    if (cv_compile("warm-up.ptx", warm_up, sizeof warm_up - 1, opt->targets[0], &o, &ni, why,
+                   sizeof why, NULL))
+      free(o.data);
+  }
+
+  P->t0 = now();
+  unsigned nw = r->jobs;
+  pthread_t *th = calloc(nw, sizeof *th);
+  P->running = 0;
+  for (unsigned i = 0; th && i < nw; i++)
+    if (!pthread_create(&th[i], NULL, worker, r)) P->running++;
+  pthread_mutex_lock(&P->lock);
+  while (P->running) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 200 * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&P->cond, &P->lock, &ts);
+    r->elapsed = now() - P->t0;
+    if (opt->progress) opt->progress(r, opt->user);
+  }
+  pthread_mutex_unlock(&P->lock);
+  for (unsigned i = 0; th && i < nw; i++) pthread_join(th[i], NULL);
+  free(th);
+  if (opt->stop && *opt->stop && r->done < r->total) r->interrupted = true;
+  r->elapsed = now() - P->t0;
+  if (opt->dest == cv_dest_bundle) assemble_bundle(r, d);
+  if (opt->progress) opt->progress(r, opt->user);
+  return r;
+}
+
+void cv_run_free(cv_run *r) {
+  if (!r) return;
+  priv *P = r->priv;
+  for (uint32_t i = 0; i < r->ninputs; i++) {
+    free(r->inputs[i].path);
+    if (P->files[i]) ptx_file_close(P->files[i]);
+  }
+  free(P->files);
+  free(r->inputs);
+  free(P->jobs);
+  rt_cache_close(P->cache);
+  rt_bundle_close(P->old_bundle);
+  pthread_mutex_destroy(&P->lock);
+  pthread_cond_destroy(&P->cond);
+  free(P);
+  free(r);
+}
