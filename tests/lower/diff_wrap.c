@@ -25,6 +25,15 @@ emu_status __wrap_emu_launch(emu_module *m, const char *kernel, emu_dim3 grid, e
 
 static lower_diff_stats stats;
 
+emu_status __real_emu_context_create(const emu_options *opt, emu_context **out);
+emu_status __wrap_emu_context_create(const emu_options *opt, emu_context **out);
+
+emu_status __wrap_emu_context_create(const emu_options *opt, emu_context **out) {
+  emu_options o = opt ? *opt : (emu_options){0};
+  o.threads = 1;
+  return __real_emu_context_create(&o, out);
+}
+
 emu_status __wrap_emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
                                     uint32_t shared_bytes, const void *buffer, size_t buffer_size) {
   unsigned before = stats.failures;
