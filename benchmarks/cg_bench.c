@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "lower/lower.h"
 #include "ir/ir.h"
 #include "ptx/container.h"
 #include "ptx/ptx_parse.h"
@@ -186,6 +187,9 @@ static bool one(const ptx_module *pm, void *user) {
   ptx_parse_stats st = {0};
   ir_module *m = ptx_parse(pm->name, pm->text, pm->len, &d, &st);
   bool ok = m != NULL;
+  /* lower/ for the target first, as cg_compile_ptx does (not timed: the
+   * numbers are codegen's) */
+  if (ok) ok = lower_module(m, lower_find_target(B->target->name), &(lower_pipeline_options){.diag = &d});
   double tcg = 0;
   for (unsigned p = 0; ok && p < B->npipe; p++) {
     cg_options opt = {.target = B->target};

@@ -1,13 +1,16 @@
-/* codegen/cg_targets.c: the target table built from cg_targets.def. */
+/* codegen/cg_targets.c: codegen's view of the one target table,
+ * lower/targets.def: the rows marked CG, with the columns codegen needs. */
 #include <string.h>
 
 #include "codegen/codegen.h"
 
+#define CG_ROW_CG(...) __VA_ARGS__
+#define CG_ROW_NOCG(...)
 static const cg_target targets[] = {
-#define CG_TARGET(name, wave, lds_kib, feats, llvm_features) \
-  {#name, wave, (lds_kib) * 1024u, feats, llvm_features},
-#include "cg_targets.def"
-#undef CG_TARGET
+#define PW_TARGET(name, wave, lds_kib, feats, llvm_features, cg) \
+  CG_ROW_##cg({#name, wave, (lds_kib) * 1024u, feats, llvm_features},)
+#include "lower/targets.def"
+#undef PW_TARGET
 };
 
 const cg_target *cg_target_find(const char *name) {

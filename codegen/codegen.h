@@ -18,14 +18,18 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "util/diag.h"
 
 /* ---- cg_targets.c ------------------------------------------------------ */
 
+/* The rows of the one target table lower/targets.def marked CG; the
+ * feature bits are lower.h's LOWER_FEAT_*. */
 enum {
-  CG_FEAT_DOT = 1 << 0, CG_FEAT_DPP = 1 << 1, CG_FEAT_DPP8 = 1 << 2,
-  CG_FEAT_PERMLANE = 1 << 3, CG_FEAT_PK_F32 = 1 << 4, CG_FEAT_ATOMIC_FADD_F32 = 1 << 5,
-  CG_FEAT_ATOMIC_FADD_F64 = 1 << 6, CG_FEAT_MEMTIME = 1 << 7, CG_FEAT_BF16_CVT = 1 << 8,
+  CG_FEAT_DOT = LOWER_FEAT_DOT, CG_FEAT_DPP = LOWER_FEAT_DPP, CG_FEAT_DPP8 = LOWER_FEAT_DPP8,
+  CG_FEAT_PERMLANE = LOWER_FEAT_PERMLANE, CG_FEAT_PK_F32 = LOWER_FEAT_PK_F32,
+  CG_FEAT_ATOMIC_FADD_F32 = LOWER_FEAT_ATOMIC_FADD_F32, CG_FEAT_ATOMIC_FADD_F64 = LOWER_FEAT_ATOMIC_FADD_F64,
+  CG_FEAT_MEMTIME = LOWER_FEAT_MEMTIME, CG_FEAT_BF16_CVT = LOWER_FEAT_BF16_CVT,
 };
 
 typedef struct cg_target {
@@ -52,6 +56,8 @@ typedef struct cg_options {
   bool no_opt;                /* skip the pass pipeline (measurements, --emit ll of raw IR) */
   bool verify;                /* verify the LLVM module (always on in debug builds) */
   const char *extra_features; /* appended to the target's features ("+x,-y"), or NULL */
+  bool no_lower;              /* cg_compile_ptx: compile the IR as parsed, without lower/
+                               * (tests of codegen's own diagnostics) */
 } cg_options;
 
 /* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and
@@ -65,6 +71,15 @@ typedef struct cg_output {
 /* src is the PTX text the module's locations point into (may be NULL). */
 bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt,
                 cg_emit_kind kind, cg_output *out, pw_diag *d);
+
+/* ---- cg_ptx.c ---------------------------------------------------------- */
+
+/* PTX text (or a .pwir text, by name's suffix) to code for opt->target:
+ * parse, verify, lower_module() for the target (unless no_lower, or the
+ * .pwir is already lowered), cg_compile().  The entry `ptxwave compile` and
+ * the runtime's HIP backend share (docs/codegen.md "From PTX"). */
+bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_options *opt,
+                    cg_emit_kind kind, cg_output *out, pw_diag *d);
 
 /* The pass pipeline used when cg_options.pipeline is NULL, and why
  * (docs/codegen.md "Pipeline"). */

@@ -23,13 +23,21 @@
 #include "ir/ir.h"
 #include "util/diag.h"
 
-/* ---- targets (lower_target.c) ----------------------------------------- */
-/* The facts lowering needs of a GPU.  codegen's target table is not on this
- * branch; this small one is lower/'s own (docs/lowering.md). */
+/* ---- targets (lower_target.c, targets.def) ----------------------------- */
+/* The facts of a GPU, from the one target table lower/targets.def (codegen's
+ * cg_target is the same rows, with the codegen-only columns). */
+enum {
+  LOWER_FEAT_DOT = 1 << 0, LOWER_FEAT_DPP = 1 << 1, LOWER_FEAT_DPP8 = 1 << 2,
+  LOWER_FEAT_PERMLANE = 1 << 3, LOWER_FEAT_PK_F32 = 1 << 4, LOWER_FEAT_ATOMIC_FADD_F32 = 1 << 5,
+  LOWER_FEAT_ATOMIC_FADD_F64 = 1 << 6, LOWER_FEAT_MEMTIME = 1 << 7, LOWER_FEAT_BF16_CVT = 1 << 8,
+};
+
 typedef struct lower_target {
   const char *name;        /* "gfx942" */
   unsigned wave_size;      /* 64 on gfx9 (CDNA), 32 on gfx10+ (RDNA) */
   bool has_dot4;           /* v_dot4_i32_i8 / v_dot4_u32_u8 (dp4a in one op) */
+  unsigned lds_bytes;      /* LDS per workgroup */
+  unsigned features;       /* LOWER_FEAT_* */
 } lower_target;
 
 /* The target of that name, or NULL. */

@@ -1,32 +1,14 @@
-/* lower/lower_target.c: the targets lowering knows (their wave size and the
- * features a pass asks about).  codegen's target table (design.md, "Code
- * generation") is not on this branch; this is lower/'s own small table, to
- * be replaced by codegen's when the branches meet. */
+/* lower/lower_target.c: the targets lowering knows, every row of the one
+ * target table lower/targets.def (codegen reads the same file). */
 #include <string.h>
 
 #include "lower.h"
 
 static const lower_target targets[] = {
-  /* CDNA: wave64 only (AMDGPUUsage: "wavefrontsize64" on gfx9) */
-  {"gfx908", 64, true},
-  {"gfx90a", 64, true},
-  {"gfx940", 64, true},
-  {"gfx941", 64, true},
-  {"gfx942", 64, true},
-  {"gfx950", 64, true},
-  /* RDNA: wave32 by default */
-  {"gfx1030", 32, true},
-  {"gfx1100", 32, true},
-  {"gfx1101", 32, true},
-  {"gfx1102", 32, true},
-  {"gfx1150", 32, true},
-  {"gfx1151", 32, true},
-  {"gfx1200", 32, true},
-  {"gfx1201", 32, true},
-  {"gfx1250", 32, true},
-  /* pseudo targets for tests */
-  {"wave64", 64, false},
-  {"wave32", 32, false},
+#define PW_TARGET(name, wave, lds_kib, feats, llvm_features, cg) \
+  {#name, wave, ((feats) & LOWER_FEAT_DOT) != 0, (lds_kib) * 1024u, feats},
+#include "targets.def"
+#undef PW_TARGET
 };
 
 const lower_target *lower_find_target(const char *name) {

@@ -18,10 +18,12 @@
  * device's gfx arch), looked up first in the bundles that `ptxwave convert`
  * writes next to binaries (rt_bundle.h), then in the kernel cache
  * (rt_cache.h), both under rt_code_object_key (PTX, arch, compiler version,
- * options).  codegen/ is not merged yet, so the compile step is a seam
- * (hip_compile) that fails with a message; the tests set
- * PTXWAVE_HIP_PASSTHROUGH=1, which hands the PTX text itself to
- * hipModuleLoadData, to exercise everything around it.
+ * options).  The compile step (hip_compile) is cg_compile_ptx, the entry
+ * `ptxwave compile` uses: parse, lower/ for the arch, codegen/ to a linked
+ * .hsaco.  PTXWAVE_HIP_PASSTHROUGH=1 hands the PTX text itself to
+ * hipModuleLoadData instead (cached under another compiler key): the
+ * recording stand-in's tests of the launch paths use it where the code
+ * object's content does not matter (docs/runtime.md).
  *
  * HIP's declarations are written here from its documented C API (no HIP
  * headers are needed to build): hipError_t is an int, handles are pointers.
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/codegen.h"
 #include "ptx/ptx_parse.h"
 #include "pw_config.h"
 #include "runtime/rt.h"
@@ -189,11 +192,16 @@ static CUresult do_memset(rt_backend *b, uint64_t d, uint32_t v, unsigned elem, 
   return from_hip(b, "hipMemset", e);
 }
 
-/* PTX -> code object for arch.  The seam where codegen/ plugs in. */
-static CUresult hip_compile(rt_backend *b, const char *ptx, size_t len, const char *arch,
-                            void **obj, size_t *obj_len) {
+static bool hip_passthrough(void) {
   const char *pt = getenv("PTXWAVE_HIP_PASSTHROUGH");
-  if (pt && *pt == '1') {
+  return pt && *pt == '1';
+}
+
+/* PTX -> code object for arch: cg_compile_ptx, as `ptxwave compile --arch
+ * ARCH --emit hsaco`. */
+static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, size_t len, const char *arch,
+                            void **obj, size_t *obj_len) {
+  if (hip_passthrough()) {
     *obj = malloc(len + 1);
     if (!*obj) return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(*obj, ptx, len);
@@ -201,9 +209,24 @@ static CUresult hip_compile(rt_backend *b, const char *ptx, size_t len, const ch
     *obj_len = len + 1;
     return CUDA_SUCCESS;
   }
-  snprintf(b->error, sizeof b->error,
-           "no code generator for %s is built in (codegen/ is not merged): use the emulator", arch);
-  return CUDA_ERROR_NOT_SUPPORTED;
+  const cg_target *t = cg_target_find(arch);
+  if (!t) {
+    snprintf(b->error, sizeof b->error, "no code generator for %s (targets: see `ptxwave compile --help`)", arch);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  cg_output out;
+  bool ok = cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
+  if (!ok) {
+    snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, arch, pw_diag_text(&d));
+    pw_diag_fini(&d);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  pw_diag_fini(&d);
+  *obj = out.data;
+  *obj_len = out.size;
+  return CUDA_SUCCESS;
 }
 
 static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
@@ -225,6 +248,8 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   rt_device_props props;
   device_props(b, 0, &props);
   rt_cache_key key = rt_code_object_key(ptx, len, props.arch);
+  /* passthrough entries (PTX text, not code objects) never meet compiled ones */
+  if (hip_passthrough()) key.compiler = RT_CODE_OBJECT_COMPILER "-passthrough";
   void *obj = NULL;
   size_t obj_len = 0;
   CUresult r = CUDA_SUCCESS;
@@ -233,7 +258,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   } else if (h->cache && rt_cache_get(h->cache, &key, &obj, &obj_len)) {
     h->cache_hits++;
   } else {
-    r = hip_compile(b, ptx, len, props.arch, &obj, &obj_len);
+    r = hip_compile(b, name, ptx, len, props.arch, &obj, &obj_len);
     if (r == CUDA_SUCCESS) {
       h->compiled++;
       if (h->cache) rt_cache_put(h->cache, &key, obj, obj_len);

@@ -52,7 +52,7 @@ void rt_cache_get_stats(const rt_cache *c, rt_cache_stats *out);
  * module for one gfx target.  The one place that names the compiler and
  * its options: the backend and the offline converter (convert/) both call
  * it, so what `ptxwave convert` stores is what a load finds. */
-#define RT_CODE_OBJECT_COMPILER "ptxwave-" PTXWAVE_VERSION "-passthrough"
+#define RT_CODE_OBJECT_COMPILER "ptxwave-" PTXWAVE_VERSION "-llvm22"
 rt_cache_key rt_code_object_key(const char *ptx, size_t len, const char *arch);
 
 #endif

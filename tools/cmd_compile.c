@@ -32,14 +32,15 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave compile FILE --arch gfx942[,gfx90a,...] -o OUT\n"
           "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
-          "                       [--pipeline TEXT] [--no-opt] [--features +F,-G] [--time]\n"
+          "                       [--pipeline TEXT] [--no-opt] [--no-lower] [--features +F,-G] [--time]\n"
           "\n"
           "Compiles PTX (a .ptx file, or the PTX inside a fatbin, ELF or archive)\n"
           "to AMD GPU code.  --emit: LLVM IR, assembly, an ELF object, or a linked\n"
           "code object (default).  Several --arch targets with --emit hsaco make a\n"
           "clang offload bundle.  --cov: code object version (default 5).\n"
           "--features: extra LLVM target features (for experiments and tests).\n"
-          "--time: print parse and compile times to stderr.\n"
+          "--time: print compile times to stderr.  The PTX is lowered for each\n"
+          "target (lower/) before codegen; --no-lower skips it (tests).\n"
           "Targets:");
   unsigned n;
   const cg_target *t = cg_targets(&n);
@@ -117,28 +118,18 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
   pw_diag d;
   pw_diag_init(&d, stderr);
   d.max_errors = 50;
-  pw_src src = {name, text, len};
-  double t0 = now();
-  ptx_parse_stats st = {0};
-  size_t nl = strlen(name);
-  /* .pwir: the IR's textual form (lowered IR for tests of the target ops) */
-  ir_module *m = nl > 5 && !strcmp(name + nl - 5, ".pwir") ? ir_parse(name, text, len, &d)
-                                                          : ptx_parse(name, text, len, &d, &st);
-  if (m && !ir_verify(m, NULL, &d)) {
-    ir_module_destroy(m);
-    m = NULL;
-  }
-  double t1 = now();
-  bool ok = m != NULL;
+  bool ok = true;
   cg_output outs[16];
   memset(outs, 0, sizeof outs);
+  /* cg_compile_ptx: parse, lower for the target, compile; once per target
+   * (lowering depends on the wave size) */
   for (unsigned k = 0; ok && k < J->ntargets; k++) {
     J->opt.target = J->targets[k];
     double c0 = now();
-    if (!cg_compile(m, &src, &J->opt, J->emit, &outs[k], &d)) ok = false;
+    if (!cg_compile_ptx(name, text, len, &J->opt, J->emit, &outs[k], &d)) ok = false;
     if (J->time)
-      fprintf(stderr, "%s: %s: parse %.3f s, compile %.3f s, %llu instructions, %u kernels\n", name,
-              J->targets[k]->name, t1 - t0, now() - c0, (unsigned long long)st.instrs, outs[k].nkernels);
+      fprintf(stderr, "%s: %s: parse + lower + compile %.3f s, %u kernels\n", name, J->targets[k]->name,
+              now() - c0, outs[k].nkernels);
   }
   if (ok) {
     char path[4096];
@@ -154,7 +145,6 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
     }
   }
   for (unsigned k = 0; k < J->ntargets; k++) free(outs[k].data);
-  if (m) ir_module_destroy(m);
   pw_diag_fini(&d);
   return ok;
 }
@@ -194,6 +184,7 @@ int cmd_compile(int argc, char **argv) {
     else if (!strcmp(a, "--no-opt")) J.opt.no_opt = true;
     else if (!strcmp(a, "--features") && has_next) J.opt.extra_features = argv[++i];
     else if (!strcmp(a, "--time")) J.time = true;
+    else if (!strcmp(a, "--no-lower")) J.opt.no_lower = true;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "ptxwave compile: unknown option '%s'\n", a);
       usage(stderr);

@@ -8,7 +8,12 @@ launch dimensions, dynamic shared memory, stream, and the kernarg bytes
 (CUDA's .param layout, identical through kernelParams and through
 CU_LAUNCH_PARAM_BUFFER_POINTER); the kernel cache (first run compiles one
 module, the second compiles none); and that a machine with no GPU falls
-back to the emulator.
+back to the emulator.  These run twice: with PTXWAVE_HIP_PASSTHROUGH=1 (the
+PTX text goes to hipModuleLoadData), and compiling for real, where the image
+hipModuleLoadData receives must be an AMDGPU code object (ELF64, e_machine
+EM_AMDGPU = 224, a defined symbol k.kd for the client's kernel k), parsed
+here from the ELF specification, and the second run must compile nothing.
+
 """
 import os, subprocess, sys, tempfile
 
@@ -16,50 +21,92 @@ fake, client = sys.argv[1], sys.argv[2]
 fails = []
 tmp = tempfile.mkdtemp()
 log = os.path.join(tmp, 'hip.log')
-env = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake, PW_FAKE_HIP_LOG=log, PTXWAVE_BACKEND='hip',
-           PTXWAVE_HIP_PASSTHROUGH='1', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache'),
-           PTXWAVE_LOG='info')
+import struct
 
-def run(e):
-    if os.path.exists(log):
-        os.remove(log)
-    p = subprocess.run([client], env=e, capture_output=True, text=True, timeout=60)
-    lines = open(log).read().splitlines() if os.path.exists(log) else []
-    return p, lines
+def elf_symbols(b):
+    """(e_machine, names of the defined symbols of .symtab/.dynsym) of ELF64 LE bytes."""
+    if b[:4] != b'\x7fELF' or b[4] != 2 or b[5] != 1:
+        return None, set()
+    machine = struct.unpack_from('<H', b, 0x12)[0]
+    shoff, = struct.unpack_from('<Q', b, 0x28)
+    shentsize, shnum = struct.unpack_from('<HH', b, 0x3a)
+    secs = [struct.unpack_from('<IIQQQQIIQQ', b, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for (_, typ, _, _, off, size, link, _, _, entsize) in secs:
+        if typ not in (2, 11):  # SHT_SYMTAB, SHT_DYNSYM
+            continue
+        stroff = secs[link][4]
+        for j in range(size // entsize):
+            st_name, _, _, st_shndx = struct.unpack_from('<IBBH', b, off + j * entsize)
+            if st_shndx:
+                end = b.index(b'\0', stroff + st_name)
+                names.add(b[stroff + st_name:end].decode())
+    return machine, names
 
-p, lines = run(env)
-if p.returncode != 0 or 'hip_client: ok' not in p.stdout:
-    fails.append(f'client failed: {p.returncode} {p.stdout} {p.stderr}')
-if 'device: Fake AMD GPU' not in p.stdout:
-    fails.append('device name not from HIP')
-if 'backend hip:' not in p.stderr:
-    fails.append('backend choice not logged as hip')
+base = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake, PW_FAKE_HIP_LOG=log, PTXWAVE_BACKEND='hip',
+            PTXWAVE_LOG='info', PTXWAVE_HIP_ARCH='gfx942')
+for mode in ('passthrough', 'compile'):
+  env = dict(base, PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache-' + mode))
+  if mode == 'passthrough':
+    env['PTXWAVE_HIP_PASSTHROUGH'] = '1'
+  else:
+    env.pop('PTXWAVE_HIP_PASSTHROUGH', None)
 
-def expect(line):
-    if line not in lines:
-        fails.append(f'missing: {line!r}')
+  def run(e):
+      if os.path.exists(log):
+          os.remove(log)
+      p = subprocess.run([client], env=e, capture_output=True, text=True, timeout=60)
+      lines = open(log).read().splitlines() if os.path.exists(log) else []
+      return p, lines
 
-expect('hipMalloc 64')
-expect('hipMemcpy kind=1 bytes=16')
-expect('hipMemcpy kind=3 bytes=16')
-expect('hipMemcpy kind=2 bytes=16')
-expect(f'hipMemsetD32 {0x01020304} 4')
-expect('hipMemcpyAsync kind=1 bytes=8 stream=user')
-kernarg = ('8877665544332211' + 'd4c3b2a1' + '0000803f' + '5a' + '00' * 7 +
-           '0102030405060708090a0b0c')
-expect(f'hipModuleLaunchKernel k grid=3,2,1 block=64,1,1 shared=128 stream=user '
-       f'kernelParams=null kernarg={kernarg}')
-expect(f'hipModuleLaunchKernel k grid=1,1,1 block=32,2,1 shared=0 stream=null '
-       f'kernelParams=null kernarg={kernarg}')
-expect('hipStreamSynchronize user')
-if 'modules compiled 1, cache hits 0' not in p.stderr:
-    fails.append('first run: one module compiled, no cache hit expected')
+  p, lines = run(env)
+  if p.returncode != 0 or 'hip_client: ok' not in p.stdout:
+      fails.append(f'{mode}: client failed: {p.returncode} {p.stdout} {p.stderr}')
+  if 'device: Fake AMD GPU' not in p.stdout:
+      fails.append('device name not from HIP')
+  if 'backend hip:' not in p.stderr:
+      fails.append('backend choice not logged as hip')
 
-p, lines = run(env)
-if 'modules compiled 0, cache hits 1' not in p.stderr:
-    fails.append(f'second run: the module must come from the cache: {p.stderr[-800:]}')
+  def expect(line):
+      if line not in lines:
+          fails.append(f'missing: {line!r}')
 
-env0 = dict(env, PW_FAKE_HIP_DEVICES='0', PTXWAVE_BACKEND='auto')
+  expect('hipMalloc 64')
+  expect('hipMemcpy kind=1 bytes=16')
+  expect('hipMemcpy kind=3 bytes=16')
+  expect('hipMemcpy kind=2 bytes=16')
+  expect(f'hipMemsetD32 {0x01020304} 4')
+  expect('hipMemcpyAsync kind=1 bytes=8 stream=user')
+  kernarg = ('8877665544332211' + 'd4c3b2a1' + '0000803f' + '5a' + '00' * 7 +
+             '0102030405060708090a0b0c')
+  expect(f'hipModuleLaunchKernel k grid=3,2,1 block=64,1,1 shared=128 stream=user '
+         f'kernelParams=null kernarg={kernarg}')
+  expect(f'hipModuleLaunchKernel k grid=1,1,1 block=32,2,1 shared=0 stream=null '
+         f'kernelParams=null kernarg={kernarg}')
+  expect('hipStreamSynchronize user')
+  objpath = log + '.obj'
+  if mode == 'compile':
+      if not os.path.exists(objpath):
+          fails.append(f'compile: no code object reached hipModuleLoadData: {p.stderr[-1500:]}')
+      else:
+          machine, syms = elf_symbols(open(objpath, 'rb').read())
+          if machine != 224:
+              fails.append(f'compile: e_machine {machine}, expected EM_AMDGPU 224')
+          if 'k.kd' not in syms or 'k' not in syms:
+              fails.append(f'compile: symbols k and k.kd expected, got {sorted(syms)}')
+          os.remove(objpath)
+  elif os.path.exists(objpath):
+      fails.append('passthrough: an ELF image reached hipModuleLoadData')
+  if 'modules compiled 1, cache hits 0' not in p.stderr:
+      fails.append(f'{mode}: first run: one module compiled, no cache hit expected')
+
+  p, lines = run(env)
+  if os.path.exists(log + '.obj') != (mode == 'compile'):
+      fails.append(f'{mode}: second run: the cached image must reach hipModuleLoadData')
+  if 'modules compiled 0, cache hits 1' not in p.stderr:
+      fails.append(f'{mode}: second run: the module must come from the cache: {p.stderr[-800:]}')
+
+env0 = dict(base, PW_FAKE_HIP_DEVICES='0', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache0'), PTXWAVE_BACKEND='auto')
 p, lines = run(env0)
 if 'backend emu:' not in p.stderr:
     fails.append(f'no GPU: the emulator must take over: {p.stderr[-800:]}')
