@@ -22,6 +22,7 @@
 
 #include "emu/emu.h"
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 #include "tools.h"
 #include "util/diag.h"
@@ -143,6 +144,8 @@ static ir_module *load_ir(const char *path, pw_diag *d, bool verify) {
   ir_module *m;
   if (pl > 5 && !strcmp(path + pl - 5, ".pwir")) m = ir_parse(path, text, len, d);
   else m = ptx_parse(path, text, len, d, NULL);
+  /* multimem.* is plain ld/st/red on one device (lower/lower_multimem.c). */
+  if (m) lower_multimem(m, &(lower_multimem_options){.diag = d});
   if (m && verify && !ir_verify(m, &(ir_verify_options){0}, d)) {
     ir_module_destroy(m);
     m = NULL;
