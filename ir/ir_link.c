@@ -318,8 +318,20 @@ typedef struct undef_state {
   int n;
 } undef_state;
 
+/* Functions CUDA provides to every module without a definition in PTX:
+ * device printf, assert, and the device heap (PTX ISA 7.2 "System Calls"
+ * lists vprintf, malloc, free; __assertfail is CUDA's assert()).  Each
+ * backend supplies them (emu_decode.c's builtins). */
+static const char *const system_calls[] = {"vprintf", "malloc", "free", "__assertfail"};
+
+static bool is_system_call(const char *name) {
+  for (size_t k = 0; k < sizeof system_calls / sizeof system_calls[0]; k++)
+    if (!strcmp(name, system_calls[k])) return true;
+  return false;
+}
+
 static bool undefined_symbol(const ir_symbol *s, const char **name, const void **key) {
-  if (s->kind == IR_SYM_FUNC && s->func->is_decl) {
+  if (s->kind == IR_SYM_FUNC && s->func->is_decl && !is_system_call(s->func->name)) {
     *name = s->func->name;
     *key = s->func;
     return true;

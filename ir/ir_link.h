@@ -39,7 +39,8 @@ bool ir_link(ir_module *dst, ir_module *src, pw_diag *d);
 /* Whether every declared function or variable that m uses (a call, an
  * address, an initializer's relocation) has a definition; each one that
  * has none is reported "undefined symbol 'NAME'" with its first use.
- * Declarations nothing uses and dynamic .extern .shared arrays are fine. */
+ * Declarations nothing uses, dynamic .extern .shared arrays and the system
+ * calls CUDA provides (vprintf, malloc, free, __assertfail) are fine. */
 bool ir_link_check_defined(const ir_module *m, pw_diag *d);
 
 /* Links mods[0..n) into mods[0] in order and, unless allow_undefined,
