@@ -1157,7 +1157,7 @@ static void call(emitter *E, const ir_instr *i) {
     free(tys);
     return;
   }
-  if (f && f->is_decl) {
+  if (f && f->is_decl && !E->c->relocatable) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
                 !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
     free(args);
@@ -2227,7 +2227,10 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
     if (f->is_kernel) {
       kernel_attrs(&E, f, fn);
     } else {
-      LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage : LLVMInternalLinkage);
+      LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage
+                         : c->relocatable && f->linkage == IR_LINK_VISIBLE ? LLVMExternalLinkage
+                         : c->relocatable && f->linkage == IR_LINK_WEAK ? LLVMWeakAnyLinkage
+                         : LLVMInternalLinkage);
     }
   }
   for (uint32_t g = 0; g < m->nglobals; g++)
