@@ -39,6 +39,7 @@
 #include "runtime/rt.h"
 #include "runtime/rt_bundle.h"
 #include "runtime/rt_cache.h"
+#include "runtime/rt_link.h"
 
 typedef int hip_err;
 typedef void *hip_ptr;
@@ -217,7 +218,9 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
   pw_diag d;
   pw_diag_init(&d, NULL);
   cg_output out;
-  bool ok = cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
+  bool ok = rt_link_is_image(ptx, len)  /* cuLinkComplete's image (rt_link.h) */
+                ? rt_link_compile(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d)
+                : cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
   if (!ok) {
     snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, arch, pw_diag_text(&d));
     pw_diag_fini(&d);
@@ -234,7 +237,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   hip_be *h = H(b);
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ir_module *ir = ptx_parse(name, ptx, len, &d, NULL);
+  ir_module *ir = rt_parse_module(name, ptx, len, &d);  /* PTX or a linked image (rt_link.h) */
   if (!ir) {
     snprintf(b->error, sizeof b->error, "the PTX does not parse:\n%s", pw_diag_text(&d));
     pw_diag_fini(&d);

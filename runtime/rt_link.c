@@ -123,6 +123,51 @@ static ir_module *parse_image(const char *name, const char *text, size_t len, pw
   return out;
 }
 
+bool rt_link_compile(const char *name, const char *text, size_t len, const cg_options *opt,
+                     cg_emit_kind kind, cg_output *out, pw_diag *d) {
+  size_t pos = 0;
+  while (pos < len && text[pos] != '\n') pos++;
+  pos++;
+  unsigned n = 0, cap = 0;
+  const char **names = NULL, **texts = NULL;
+  size_t *lens = NULL;
+  char **owned = NULL;   /* the parts' names, NUL-terminated copies */
+  bool ok = true;
+  const char *pn, *ptx;
+  size_t pnl, plen;
+  while (ok && pos < len && text[pos] != '\0') {
+    if (!next_part(text, len, &pos, &pn, &pnl, &ptx, &plen)) {
+      pw_error(d, name, "malformed linked image at byte %zu", pos);
+      ok = false;
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 4;
+      names = realloc(names, cap * sizeof *names);
+      texts = realloc(texts, cap * sizeof *texts);
+      lens = realloc(lens, cap * sizeof *lens);
+      owned = realloc(owned, cap * sizeof *owned);
+      if (!names || !texts || !lens || !owned) PW_DIE("out of memory");
+    }
+    owned[n] = strndup(pn, pnl);
+    if (!owned[n]) PW_DIE("out of memory");
+    names[n] = owned[n];
+    texts[n] = ptx;
+    lens[n++] = plen;
+  }
+  if (ok && !n) {
+    pw_error(d, name, "linked image without modules");
+    ok = false;
+  }
+  if (ok) ok = cg_compile_ptx_linked(n, names, texts, lens, opt, kind, out, d);
+  for (unsigned k = 0; k < n; k++) free(owned[k]);
+  free(owned);
+  free(names);
+  free(texts);
+  free(lens);
+  return ok;
+}
+
 ir_module *rt_parse_module(const char *name, const char *text, size_t len, pw_diag *d) {
   ir_module *m = rt_link_is_image(text, len) ? parse_image(name, text, len, d)
                                               : ptx_parse(name, text, len, d, NULL);

@@ -32,4 +32,10 @@ bool rt_link_is_image(const char *text, size_t len);
  * parse step of a backend's module load.  NULL with the errors in d. */
 ir_module *rt_parse_module(const char *name, const char *text, size_t len, pw_diag *d);
 
+/* A linked image -> one code object for opt->target (the HIP backend's
+ * compile step): its PTX parts through cg_compile_ptx_linked. */
+#include "codegen/codegen.h"
+bool rt_link_compile(const char *name, const char *text, size_t len, const cg_options *opt,
+                     cg_emit_kind kind, cg_output *out, pw_diag *d);
+
 #endif
