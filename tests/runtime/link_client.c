@@ -2,8 +2,8 @@
  * on the emulator backend, driven through the driver API as a program
  * would: two PTX modules, one calling a function and reading a variable the
  * other defines (relocatable device code as cuDNN's runtime-compiled engines
- * ship it), linked, loaded with cuModuleLoadData and cuLibraryLoadData, and
- * launched; then the errors (undefined and multiply defined symbols, a
+ * ship it), linked (PTX text, a file, a fatbin, an image given back),
+ * loaded with cuModuleLoadData and cuLibraryLoadData, and launched; then the errors (undefined and multiply defined symbols, a
  * cubin input) with their messages in CU_JIT_ERROR_LOG_BUFFER; and a
  * multimem kernel with multicast reported unsupported.  Expected values are
  * computed here by hand: out[i] = (i + 0.5) * 2 + 1 = 2i + 2. */
@@ -68,6 +68,32 @@ static const char mm[] = ".version 8.1\n.target sm_90\n.address_size 64\n"
     "  multimem.st.relaxed.sys.global.u32 [%rd1+8], %r1;\n  ret;\n}\n";
 
 enum { N = 64 };
+
+/* A fatbin container with one stored PTX entry for sm_80, laid out as
+ * design.md "Fatbin layout" gives it (the fields this parser reads). */
+static size_t fatbin(unsigned char *b, size_t cap, const char *ptx) {
+  size_t len = strlen(ptx), padded = (len + 8) & ~(size_t)7;
+  if (16 + 64 + padded > cap) return 0;
+  memset(b, 0, 16 + 64 + padded);
+  unsigned u32;
+  unsigned short u16;
+  unsigned long long u64;
+  u32 = 0xBA55ED50u; memcpy(b, &u32, 4);          /* container magic */
+  u16 = 1; memcpy(b + 4, &u16, 2);                 /* version */
+  u16 = 16; memcpy(b + 6, &u16, 2);                /* header size */
+  u64 = 64 + padded; memcpy(b + 8, &u64, 8);       /* bytes after the header */
+  unsigned char *e = b + 16;
+  u16 = 1; memcpy(e, &u16, 2);                     /* kind: PTX */
+  u16 = 0x0101; memcpy(e + 2, &u16, 2);
+  u32 = 64; memcpy(e + 4, &u32, 4);                /* entry header size */
+  u64 = padded; memcpy(e + 8, &u64, 8);            /* payload size */
+  u16 = 0; memcpy(e + 0x18, &u16, 2);              /* ISA minor, major: 8.0 */
+  u16 = 8; memcpy(e + 0x1a, &u16, 2);
+  u32 = 80; memcpy(e + 0x1c, &u32, 4);             /* arch: sm_80 */
+  u64 = 0x11; memcpy(e + 0x28, &u64, 8);           /* flags: stored, 64-bit */
+  memcpy(e + 64, ptx, len);
+  return 16 + 64 + padded;
+}
 
 static int run_engine(CUfunction f, CUdeviceptr dx, CUdeviceptr dout) {
   void *params[] = {&dx, &dout};
@@ -191,6 +217,20 @@ int main(void) {
   CK(cuLinkDestroy(s2));
   CK(cuLinkDestroy(s));
   remove(path);
+
+  /* the library as a fatbin with its PTX */
+  static unsigned char fb[4096];
+  size_t fbn = fatbin(fb, sizeof fb, ops);
+  EXPECT(fbn > 0);
+  CK(cuLinkCreate(0, NULL, NULL, &s));
+  CK(cuLinkAddData(s, CU_JIT_INPUT_PTX, (void *)engine, sizeof engine, "engine.ptx", 0, NULL, NULL));
+  CK(cuLinkAddData(s, CU_JIT_INPUT_FATBINARY, fb, fbn, "ops.fatbin", 0, NULL, NULL));
+  CK(cuLinkComplete(s, &cubin, &size));
+  CK(cuModuleLoadData(&m, cubin));
+  CK(cuModuleGetFunction(&f, m, "engine"));
+  if (run_engine(f, dx, dout)) return 1;
+  CK(cuModuleUnload(m));
+  CK(cuLinkDestroy(s));
 
   /* errors: named in the log, the program goes on */
   if (link_fails(engine, NULL, CUDA_ERROR_INVALID_IMAGE, "undefined symbol '_Z6mul_opff'")) return 1;
