@@ -230,12 +230,17 @@ static void merge(linker *L) {
   }
   /* variables */
   uint32_t n = 0;
-  for (uint32_t k = 0; k < dst->nglobals; k++)
-    if (!ir_map_ptr_get(&L->dst_losers, dst->globals[k])) dst->globals[n++] = dst->globals[k];
+  /* a variable goes with its function: a losing .weak definition's
+   * function-scope variables are dropped with it */
+  for (uint32_t k = 0; k < dst->nglobals; k++) {
+    ir_global *g = dst->globals[k];
+    if (ir_map_ptr_get(&L->dst_losers, g) || (g->owner && ir_map_ptr_get(&L->dst_losers, g->owner))) continue;
+    dst->globals[n++] = g;
+  }
   dst->nglobals = n;
   for (uint32_t k = 0; k < src->nglobals; k++) {
     ir_global *g = src->globals[k];
-    if (ir_map_ptr_get(&L->repl, g)) continue;
+    if (ir_map_ptr_get(&L->repl, g) || (g->owner && ir_map_ptr_get(&L->repl, g->owner))) continue;
     push_global(dst, g);
     if (!g->owner) enter_global(dst, g);
   }

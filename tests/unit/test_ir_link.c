@@ -36,11 +36,12 @@ static const char *callee_ptx =
   "  ld.param.b32 %r1, [a];\n  ld.param.b32 %r2, [b];\n  mad.lo.u32 %r3, %r1, %r2, 1;\n"
   "  st.param.b32 [r], %r3;\n  ret;\n}\n";
 
-/* mul_op(a, b) = a * b + 2, weak: loses against the .visible one */
+/* mul_op(a, b) = a * b + 2, weak: loses against the .visible one (its
+ * function-scope variable must go with it) */
 static const char *weak_callee_ptx =
   HDR
   ".weak .func (.param .b32 r) mul_op (.param .b32 a, .param .b32 b)\n{\n"
-  "  .reg .b32 %r<4>;\n"
+  "  .reg .b32 %r<4>;\n  .shared .align 4 .b32 weak_scratch[4];\n"
   "  ld.param.b32 %r1, [a];\n  ld.param.b32 %r2, [b];\n  mad.lo.u32 %r3, %r1, %r2, 2;\n"
   "  st.param.b32 [r], %r3;\n  ret;\n}\n";
 
@@ -155,6 +156,13 @@ START_TEST(weak_loses_to_visible) {
   uint32_t out[32];
   run32(m, "k", out);
   for (uint32_t i = 0; i < 32; i++) ck_assert_uint_eq(out[i], i * 3 + 1);  /* +1: b's, not +2 */
+  /* every function-scope variable belongs to a function of the module */
+  for (uint32_t k = 0; k < m->nglobals; k++) {
+    if (!m->globals[k]->owner) continue;
+    bool found = false;
+    ir_foreach_func(m, f) found |= f == m->globals[k]->owner;
+    ck_assert_msg(found, "variable '%s' of a dropped function", m->globals[k]->name);
+  }
   ir_module_destroy(m);
 }
 END_TEST
