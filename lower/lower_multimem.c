@@ -26,8 +26,9 @@
  *       one red per element for .v2/.v4/.v8 (element k at offset k * size
  *       of T): the ISA performs a vector multimem.red element by element
  *       anyway, and red has no vector form on every type.
- * Vector loads and stores keep their vector width (.v2 .v4 .v8), and the
- * type suffix is kept (.f16x2 .bf16x2 .e5m2x4 ... are 32-bit elements).
+ * Vector loads and stores keep their vector width (.v2 .v4 .v8); 16-bit
+ * and packed float types move as the bit type of their size (.bf16x2 as
+ * .b32: move_type), red keeps the type its arithmetic needs.
  * A vector .acquire load becomes a .relaxed one then fence.acq_rel, a
  * vector .release store fence.acq_rel then a .relaxed store (the fence
  * patterns of the memory model, 8.8): ld and st give ordering only to
@@ -54,6 +55,28 @@ static bool want(const ir_instr *i, void *data) {
  * no meaning for one value and are not fields ld/st take. */
 static ir_mods mem_mods(const ir_instr *i) {
   return (ir_mods){.space = i->mods.space, .sem = i->mods.sem, .scope = i->mods.scope};
+}
+
+/* The type ld/st move the data as: T itself for integers, bits and
+ * f32/f64; the bit type of T's size for 16-bit and packed floats (f16,
+ * bf16x2, e5m2x4 ...).  ld/st do not care about a float format (PTX ld
+ * has no .bf16x2 at all), and codegen makes a scalar .relaxed/.acquire
+ * access an LLVM atomic, which LLVM can select for integers and f32/f64
+ * but not for <2 x bfloat> ("unsupported library call operation", a fatal
+ * error, found on NCCL's modules). */
+static ir_type move_type(ir_type t) {
+  ir_type_kind k = ir_type_kind_of(t);
+  unsigned bits = ir_type_bits(t);
+  bool keep = k == IR_TK_UINT || k == IR_TK_SINT || k == IR_TK_BITS ||
+              (k == IR_TK_FLOAT && (t == ir_type_f32 || t == ir_type_f64));
+  if (keep) return t;
+  switch (bits) {
+  case 8: return ir_type_b8;
+  case 16: return ir_type_b16;
+  case 32: return ir_type_b32;
+  case 64: return ir_type_b64;
+  default: return t;
+  }
 }
 
 static unsigned elem_bytes(ir_type t) {
@@ -84,7 +107,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     bool acquire = vec > 1 && m.sem == IR_SEM_ACQUIRE;
     if (vec > 1) m.vec = (uint8_t)vec;
     if (acquire) m.sem = IR_SEM_RELAXED;
-    ir_instr *ld = ir_build_mem(b, ir_op_ld, t, i->src[0], i->offset, 0, NULL, vec, &m);
+    ir_instr *ld = ir_build_mem(b, ir_op_ld, move_type(t), i->src[0], i->offset, 0, NULL, vec, &m);
     if (acquire) fence(b, i);
     for (unsigned k = 0; k < vec; k++) out[k] = ld->dst[k];
     return true;
@@ -100,7 +123,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
       m.sem = IR_SEM_RELAXED;
       fence(b, i);
     }
-    ir_build_mem(b, ir_op_st, t, i->src[0], i->offset, vec, i->src + 1, 0, &m);
+    ir_build_mem(b, ir_op_st, move_type(t), i->src[0], i->offset, vec, i->src + 1, 0, &m);
     return true;
   }
   case ir_op_multimem_red: {
