@@ -31,6 +31,9 @@ bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_opt
   ir_module *m = nl > 5 && !strcmp(name + nl - 5, ".pwir") ? ir_parse(name, text, len, d)
                                                           : ptx_parse(name, text, len, d, &st);
   bool ok = m != NULL && ir_verify(m, NULL, d);
+  /* a complete code object: every used symbol defined here (relocatable
+   * device code goes through --emit obj or a link, ir/ir_link.h) */
+  if (ok && kind == CG_EMIT_HSACO) ok = ir_link_check_defined(m, d);
   if (ok && !opt->no_lower && !m->facts.lowered) {
     const lower_target *lt = lower_find_target(opt->target->name);
     if (!lt) {
