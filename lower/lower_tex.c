@@ -277,6 +277,16 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
     lower_error(s->opt->diag, i, "'%s.%s' needs %u coordinates", ir_op_infos[i->op].ptx, geom_name(g), ncoord);
     return false;
   }
+  /* After the coordinates: the level (.level), the gradients (.grad), or
+   * else an offset vector or a depth-compare value, which change the
+   * lookup: not lowered. */
+  bool extra_ok = i->mods.texlod == IR_TEXLOD_GRAD ||
+                  i->nsrc == 1 + ncoord + (i->mods.texlod == IR_TEXLOD_LEVEL ? 1u : 0u);
+  if (!extra_ok) {
+    lower_error(s->opt->diag, i, "'%s' with a texel offset or a depth compare is not supported",
+                ir_op_infos[i->op].ptx);
+    return false;
+  }
   bool gather = i->op == ir_op_tld4;
   if (gather && dims != 2) {
     lower_error(s->opt->diag, i, "tld4 needs a 2d or a2d texture");
