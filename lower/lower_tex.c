@@ -495,6 +495,9 @@ static bool lower_surface(ir_builder *b, tex_state *s, ir_instr *i, ir_value **o
   ir_value *ok;
   ir_value *a = surf_addr(b, s, i, eb * n, &ok, &ncoord);
   if (!a) return false;
+  /* the parser checked the counts; stay inside them whatever the IR says */
+  unsigned have = i->op == ir_op_suld ? i->ndst : i->nsrc - 1 - ncoord;
+  if (have < n) n = have;
   for (unsigned k = 0; k < n; k++) {
     ir_value *ak = add(b, U64, a, ir_imm(b, U64, (uint64_t)k * eb));
     ir_instr *m;
