@@ -77,6 +77,7 @@ bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
 /* vprintf and __assertfail calls -> records in the runtime's device printf
  * buffer (util/pw_printf.h); __assertfail then traps. */
 typedef struct lower_printf_options {
+  const char *target;      /* for messages */
   pw_diag *diag;
 } lower_printf_options;
 bool lower_printf(ir_module *m, const lower_printf_options *opt);

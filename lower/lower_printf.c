@@ -188,8 +188,8 @@ static bool lower_vprintf(ir_builder *b, printf_state *s, ir_instr *i, ir_value 
   if (!fmt || !args) {
     lower_error(s->opt->diag, i,
                 "vprintf in '%s': the format is not a constant string of the module; device printf on AMD GPUs "
-                "needs it at compile time to know the size of the argument buffer",
-                f->name);
+                "(%s) needs it at compile time to know the size of the argument buffer",
+                f->name, s->opt->target ? s->opt->target : "any target");
     return false;
   }
   uint64_t args_bytes;
@@ -197,8 +197,8 @@ static bool lower_vprintf(ir_builder *b, printf_state *s, ir_instr *i, ir_value 
   pw_printf_layout(fmt, &args_bytes, &nargs);
   uint64_t size = (PW_PRINTF_REC_ARGS + args_bytes + 7) / 8 * 8;
   if (size > PW_PRINTF_REC_MAX) {
-    lower_error(s->opt->diag, i, "vprintf in '%s': %u arguments (%llu bytes) exceed a record of %u bytes", f->name,
-                nargs, (unsigned long long)args_bytes, (unsigned)PW_PRINTF_REC_MAX);
+    lower_error(s->opt->diag, i, "vprintf in '%s': %u arguments (%llu bytes) exceed a device printf record of %u bytes",
+                f->name, nargs, (unsigned long long)args_bytes, (unsigned)PW_PRINTF_REC_MAX);
     return false;
   }
   ir_value *fits;

@@ -46,7 +46,7 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   int errors0 = diag ? diag->nerrors : 0;
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
-  LOWER_PASS(lower_printf, .diag = diag);
+  LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
   LOWER_PASS(lower_warps, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_sregs, .diag = diag);
