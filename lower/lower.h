@@ -75,7 +75,7 @@ bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
 
 /* ---- lower_printf.c ----------------------------------------------------- */
 /* vprintf and __assertfail calls -> records in the runtime's device printf
- * buffer (util/pw_printf.h); __assertfail then traps. */
+ * buffer (util/pw_printf.h); __assertfail then ends the thread (exit). */
 typedef struct lower_printf_options {
   const char *target;      /* for messages */
   pw_diag *diag;

@@ -20,9 +20,15 @@
  *     result = fits ? nargs : -1
  *
  *   __assertfail(msg, file, line, func, charsize) -> the same with an
- *     assert record (msg, file, func, line, %ctaid, %tid), then trap: the
- *     host prints CUDA's message and fails the launch with
- *     CUDA_ERROR_ASSERT.
+ *     assert record (msg, file, func, line, %ctaid, %tid), then exit: the
+ *     thread ends, and the host, finding the record at the next
+ *     synchronising call, prints CUDA's message and returns
+ *     CUDA_ERROR_ASSERT.  Not a trap: on ROCm an s_trap is a queue error
+ *     whose handler aborts the process before the host can read the
+ *     buffer (HSA_STATUS_ERROR_EXCEPTION 0x1016; ROCm/legacy-rocm-build
+ *     issue 6245 shows a printf before __builtin_trap lost that way), so
+ *     the message would never be printed.  The cost: the grid's other
+ *     threads run on, where CUDA stops the grid (docs/lowering.md).
  *
  * One atomic per record reserves its bytes, so records of all threads of
  * all kernels of a context stay whole and in the order they were
@@ -238,13 +244,13 @@ static bool lower_assertfail(ir_builder *b, printf_state *s, ir_instr *i, ir_val
     st_global(b, ir_type_u32, rec, PW_ASSERT_REC_CTAID + 4 * d, ir_read_sreg(b, ir_sreg_ctaid, d), fits);
     st_global(b, ir_type_u32, rec, PW_ASSERT_REC_TID + 4 * d, ir_read_sreg(b, ir_sreg_tid, d), fits);
   }
-  /* the record is written; the kernel stops here (what follows the call
+  /* the record is written; the thread ends here (what follows the call
    * moves to a block nothing reaches) */
   ir_block *cur = b->block;
   ir_block_split_before(i, NULL);
   ir_builder e = ir_builder_at_end(cur);
   e.loc = i->loc;
-  ir_build(&e, ir_op_trap, ir_type_none, 0, NULL, 0, NULL, NULL);
+  ir_exit(&e);
   return true;
 }
 
