@@ -85,7 +85,16 @@ static void format_printf(const rt_printf_mem *mem, const uint8_t *r, uint32_t s
   rec_io io = {mem, r + PW_PRINTF_REC_ARGS, size - PW_PRINTF_REC_ARGS};
   char *text = NULL;
   size_t len = 0;
-  pw_printf_format(fmt, &(pw_printf_io){rec_arg, rec_str, &io}, &text, &len);
+  if (pw_printf_format(fmt, &(pw_printf_io){rec_arg, rec_str, &io}, &text, &len) < 0) {
+    /* a %s whose string the host cannot read (a thread's local memory is
+     * gone after the kernel): the line so far, then say so */
+    static const char why[] = "<ptxwave: device printf: a %s argument is not readable from the host>\n";
+    if (len) fwrite(text, 1, len, out);
+    fwrite(why, 1, sizeof why - 1, out);
+    free(text);
+    res->records++;
+    return;
+  }
   if (len) fwrite(text, 1, len, out);
   free(text);
   res->records++;
