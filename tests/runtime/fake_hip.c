@@ -31,6 +31,16 @@ static void rec(const char *fmt, ...) {
 
 static struct { char *p; size_t n; } allocs[256];
 
+/* The kernel's strings, in one block as a code object's .rodata would be:
+ * hipMemcpy fails for a copy that runs past its end, as HIP does past an
+ * allocation's (the runtime then reads a string byte by byte). */
+static const char dev_strings[] = "fake %d %s %5.2f %llx|%c%%\n\0from hip\0n < 4\0k.cu\0void k()";
+#define fmt_fake (dev_strings)
+#define str_fake (fmt_fake + sizeof "fake %d %s %5.2f %llx|%c%%\n")
+#define as_msg (str_fake + sizeof "from hip")
+#define as_file (as_msg + sizeof "n < 4")
+#define as_func (as_file + sizeof "k.cu")
+
 static int no_device(void) {
   const char *d = getenv("PW_FAKE_HIP_DEVICES");
   return d && !strcmp(d, "0");
@@ -68,6 +78,9 @@ int hipMemGetAddressRange(void **base, size_t *n, void *p) {
   return 1;
 }
 int hipMemcpy(void *d, const void *s, size_t n, int kind) {
+  const char *src = s;
+  if (src >= dev_strings && src < dev_strings + sizeof dev_strings && n > (size_t)(dev_strings + sizeof dev_strings - src))
+    return 1;   /* hipErrorInvalidValue: past the end */
   memmove(d, s, n);
   rec("hipMemcpy kind=%d bytes=%zu", kind, n);
   return 0;
@@ -153,8 +166,6 @@ static void put_record(const unsigned char *r, uint32_t size) {
 static void put_u32(unsigned char *r, unsigned at, uint32_t v) { memcpy(r + at, &v, 4); }
 static void put_u64(unsigned char *r, unsigned at, uint64_t v) { memcpy(r + at, &v, 8); }
 
-static const char fmt_fake[] = "fake %d %s %5.2f %llx|%c%%\n", str_fake[] = "from hip";
-static const char as_msg[] = "n < 4", as_file[] = "k.cu", as_func[] = "void k()";
 static void kernel_prints(void) {
   const char *mode = getenv("PW_FAKE_HIP_PRINTF");
   if (!mode) return;
