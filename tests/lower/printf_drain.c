@@ -12,6 +12,8 @@
  *     header, 4 of argument, rounded up to 8) into 8*24 bytes: 8 lines
  *     printed, 56 records counted as dropped, 56*24 bytes reported over;
  *   - no buffer: 64 dropped, nothing printed;
+ *   - %s of a string in the thread's local memory: gone when the host
+ *     drains, so each of the 64 lines says it is unreadable;
  *   - vprintf's result: 1 (the number of arguments) when it fits, -1 when
  *     dropped, stored by each thread.
  */
@@ -68,6 +70,25 @@ static const char print_ptx[] =
     "  ld.param.u64 %rd5, [ret];\n  cvta.to.global.u64 %rd6, %rd5;\n"
     "  mul.wide.u32 %rd7, %r1, 4;\n  add.s64 %rd8, %rd6, %rd7;\n"
     "  st.global.u32 [%rd8], %r2;\n  ret;\n}\n";
+
+/* every thread: printf("s %s\n", local string "loc") */
+static const char local_str_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n"
+    ".global .align 1 .b8 $str[6] = {115, 32, 37, 115, 10, 0};\n"
+    ".visible .entry k(.param .u64 ret)\n{\n"
+    "  .local .align 8 .b8 __local_depot0[16];\n"
+    "  .reg .b32 %r<3>;\n  .reg .b64 %rd<6>;\n"
+    "  mov.u64 %rd1, __local_depot0;\n  cvta.local.u64 %rd2, %rd1;\n"
+    "  st.local.u32 [%rd1+8], 6516588;\n"   /* "loc\0" */
+    "  add.u64 %rd3, %rd2, 8;\n  st.local.u64 [%rd1], %rd3;\n"
+    "  mov.u64 %rd4, $str;\n  cvta.global.u64 %rd5, %rd4;\n"
+    "  {\n  .param .b64 param0;\n  st.param.b64 [param0+0], %rd5;\n"
+    "  .param .b64 param1;\n  st.param.b64 [param1+0], %rd2;\n"
+    "  .param .b32 retval0;\n"
+    "  call.uni (retval0), vprintf, (param0, param1);\n"
+    "  ld.param.b32 %r1, [retval0+0];\n  }\n"
+    "  ret;\n}\n";
 
 static int failures;
 #define EXPECT(cond, ...)                                  \
@@ -189,6 +210,20 @@ int main(void) {
            ones, minus);
     EXPECT(r.err && strstr(r.err, "device printf buffer full"), "wave%u: full: no message: '%s'", wave,
            r.err ? r.err : "");
+    free_run(&r);
+
+    /* %s of a local string */
+    run_lowered(local_str_ptx, wave, 1, 4096, &r);
+    lines = 0;
+    for (const char *p = r.out; p && *p;) {
+      EXPECT(!strncmp(p, "s <ptxwave: device printf: a %s argument is not readable from the host>\n", 72),
+             "wave%u: local %%s: line '%.80s'", wave, p);
+      lines++;
+      p = strchr(p, '\n');
+      if (p) p++;
+    }
+    EXPECT(r.st == EMU_OK && lines == 64 && r.res.records == 64, "wave%u: local %%s: %s, %u lines, %u records", wave,
+           emu_status_name(r.st), lines, r.res.records);
     free_run(&r);
 
     /* no buffer */
