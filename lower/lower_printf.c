@@ -88,9 +88,11 @@ static ir_value *arg_value(const ir_instr *i, unsigned k) {
   if (!ci || k >= ci->narg) return NULL;
   ir_value *a = i->src[1 + ci->nret + k];
   if (a->kind != IR_VAL_SYMBOL) return a;
-  for (const ir_instr *s = i->prev; s; s = s->prev)
-    if (s->op == ir_op_st && s->nsrc == 2 && !s->guard && s->offset == 0 && same_symbol(s->src[0], a))
-      return s->src[1];
+  for (const ir_instr *s = i->prev; s; s = s->prev) {
+    if (s->op != ir_op_st || !same_symbol(s->src[0], a)) continue;
+    /* a guarded or partial store: the value is not known here */
+    return s->nsrc == 2 && !s->guard && s->offset == 0 ? s->src[1] : NULL;
+  }
   return NULL;
 }
 
