@@ -25,13 +25,38 @@
  * recording stand-in's tests of the launch paths use it where the code
  * object's content does not matter (docs/runtime.md).
  *
+ * The device: its limits from hipDeviceGetAttribute (numeric attributes
+ * keep their values across HIP 5, 6 and 7, where hipDeviceProp_t's layout
+ * does not: R0000 in HIP 5, R0600 since), its gfx arch from the
+ * gcnArchName of hipGetDeviceProperties ("gfx942:sramecc+:xnack-"), found
+ * in the struct by its content rather than at a version's offset;
+ * PTXWAVE_HIP_ARCH overrides it.  Events are HIP's, one to one
+ * (hipEventCreateWithFlags, Record, Query, Synchronize, ElapsedTime,
+ * hipStreamWaitEvent): a record does not wait for its stream.
+ *
+ * Just-in-time compiles run in a helper process by default
+ * (PTXWAVE_JIT=subprocess|inprocess, docs/runtime.md "JIT"): `ptxwave
+ * jit IN.ptx OUT.hsaco ARCH`, found next to libcuda.so.1, so that an LLVM
+ * fatal error (which ends the process that meets it) fails the module
+ * load with CUDA_ERROR_INVALID_PTX and the helper's message instead of
+ * ending the application.
+ *
  * HIP's declarations are written here from its documented C API (no HIP
  * headers are needed to build): hipError_t is an int, handles are pointers.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "codegen/codegen.h"
 #include "ptx/ptx_parse.h"
@@ -77,7 +102,36 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
   X(hipStreamCreate, (void **))                                                             \
   X(hipStreamDestroy, (void *))                                                             \
   X(hipStreamSynchronize, (void *))                                                         \
-  X(hipDeviceSynchronize, (void))
+  X(hipDeviceSynchronize, (void))                                                           \
+  X(hipDeviceGetAttribute, (int *, int, int))                                               \
+  X(hipEventCreateWithFlags, (void **, unsigned))                                           \
+  X(hipEventDestroy, (void *))                                                              \
+  X(hipEventRecord, (void *, void *))                                                       \
+  X(hipEventQuery, (void *))                                                                \
+  X(hipEventSynchronize, (void *))                                                          \
+  X(hipEventElapsedTime, (float *, void *, void *))                                         \
+  X(hipStreamWaitEvent, (void *, void *, unsigned))
+
+/* The numeric limits, X(field of rt_device_props, hipDeviceAttribute_t):
+ * the values of hip_runtime_api.h's CUDA-compatible block (ROCm 5.x-7.x,
+ * where attributes are appended, never renumbered). */
+#define HIP_ATTRS(X)                                                                        \
+  X(clock_khz, 5)              /* hipDeviceAttributeClockRate (kHz) */                      \
+  X(l2_bytes, 19)              /* L2CacheSize */                                            \
+  X(max_blocks_per_sm, 25)     /* MaxBlocksPerMultiProcessor */                             \
+  X(max_block[0], 26) X(max_block[1], 27) X(max_block[2], 28) /* MaxBlockDimX/Y/Z */        \
+  X(max_grid[0], 29) X(max_grid[1], 30) X(max_grid[2], 31)    /* MaxGridDimX/Y/Z */         \
+  X(max_threads_per_block, 56) /* MaxThreadsPerBlock */                                     \
+  X(max_threads_per_sm, 57)    /* MaxThreadsPerMultiProcessor */                            \
+  X(mem_bus_width, 59)         /* MemoryBusWidth (bits) */                                  \
+  X(mem_clock_khz, 60)         /* MemoryClockRate (kHz) */                                  \
+  X(sm_count, 63)              /* MultiprocessorCount: compute units */                     \
+  X(pci_bus, 67) X(pci_device, 68) X(pci_domain, 69) /* PciBusId, PciDeviceId, PciDomainID */ \
+  X(regs_per_block, 71)        /* MaxRegistersPerBlock */                                   \
+  X(regs_per_sm, 72)           /* MaxRegistersPerMultiprocessor */                          \
+  X(shared_per_block_optin, 74) /* MaxSharedMemoryPerBlock: the LDS a workgroup may have */ \
+  X(shared_per_sm, 76)         /* SharedMemPerMultiprocessor */                             \
+  X(wave_size, 87)             /* WarpSize: 64 (CDNA) or 32 (RDNA) */
 
 typedef struct hip_be {
   rt_backend b;
@@ -85,7 +139,10 @@ typedef struct hip_be {
 #define X(name, params) hip_err (*name) params;
   HIP_FUNCS(X)
 #undef X
+  /* optional: hipGetDeviceProperties(R0600) for gcnArchName */
+  hip_err (*get_props)(void *, int);
   int ndev;
+  rt_device_props props[16];  /* read once at creation */
   rt_cache *cache;
   uint64_t compiled, cache_hits, bundle_hits;
 } hip_be;
@@ -110,6 +167,7 @@ static CUresult from_hip(rt_backend *b, const char *what, hip_err e) {
   case 200: return CUDA_ERROR_INVALID_IMAGE;
   case 400: return CUDA_ERROR_INVALID_HANDLE;
   case 500: return CUDA_ERROR_NOT_FOUND;
+  case 600: return CUDA_ERROR_NOT_READY;
   case 700: return CUDA_ERROR_ILLEGAL_ADDRESS;
   default: return CUDA_ERROR_UNKNOWN;
   }
@@ -117,34 +175,77 @@ static CUresult from_hip(rt_backend *b, const char *what, hip_err e) {
 
 static int device_count(rt_backend *b) { return H(b)->ndev; }
 
-/* Limits of AMD's CDNA/RDNA parts as CUDA would report them; the name and
- * memory come from HIP. */
-static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
-  hip_be *h = H(b);
-  memset(p, 0, sizeof *p);
+/* The gfx arch in hipGetDeviceProperties' struct: gcnArchName ("gfx942",
+ * "gfx90a:sramecc+:xnack-") is a char[256] whose offset differs between
+ * HIP 5 (hipDeviceProp_t R0000) and 6/7 (R0600), so it is found by content:
+ * the first NUL-preceded string past the name (char[256] at offset 0 in
+ * every layout) that reads "gfx" and hex digits, then target features
+ * (':' '+' '-' and letters) up to a NUL.  buf is larger than any layout. */
+static bool arch_from_props(hip_be *h, int dev, char *arch, size_t cap) {
+  enum { BUF = 16384 };
+  if (!h->get_props) return false;
+  unsigned char *buf = calloc(1, BUF);
+  if (!buf) return false;
+  bool found = false;
+  if (h->get_props(buf, dev) == 0) {
+    for (size_t o = 256; o + 8 < BUF && !found; o++) {
+      if (buf[o - 1] || memcmp(buf + o, "gfx", 3)) continue;
+      size_t n = 3;
+      while (o + n < BUF && n < 255 && buf[o + n] &&
+             (strchr("0123456789abcdef", buf[o + n]) || (n > 3 && strchr(":+-_", buf[o + n])) ||
+              (n > 3 && buf[o + n] >= 'a' && buf[o + n] <= 'z')))
+        n++;
+      if (n > 3 && o + n < BUF && !buf[o + n]) {
+        snprintf(arch, cap, "%.*s", (int)n, (const char *)buf + o);
+        found = true;
+      }
+    }
+  }
+  free(buf);
+  return found;
+}
+
+/* What CUDA reports about device dev, from HIP: the name, memory, limits
+ * (HIP_ATTRS) and gfx arch; CDNA defaults where HIP does not answer. */
+static void read_props(hip_be *h, int dev, rt_device_props *p) {
+  size_t total = 0;
+  h->hipDeviceTotalMem(&total, dev);
+  /* defaults: an MI300X's, for a HIP that does not know an attribute */
+  *p = (rt_device_props){.sm_count = 304, .max_threads_per_block = 1024,
+                         .max_block = {1024, 1024, 1024}, .max_grid = {0x7fffffff, 65535, 65535},
+                         .shared_per_block_optin = 64 * 1024, .shared_per_sm = 64 * 1024,
+                         .regs_per_block = 65536, .regs_per_sm = 65536,
+                         .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+                         .clock_khz = 2100000, .mem_clock_khz = 1300000, .mem_bus_width = 8192,
+                         .l2_bytes = 4 << 20, .pci_device = dev, .wave_size = 64,
+                         .total_mem = total};
   if (h->hipDeviceGetName(p->name, (int)sizeof p->name, dev) != 0)
     snprintf(p->name, sizeof p->name, "AMD GPU %d", dev);
-  h->hipDeviceTotalMem(&p->total_mem, dev);
-  const char *arch = getenv("PTXWAVE_HIP_ARCH");
-  snprintf(p->arch, sizeof p->arch, "%s", arch && *arch ? arch : "gfx942");
-  p->sm_count = 64;
-  p->max_threads_per_block = 1024;
-  p->max_block[0] = p->max_block[1] = 1024;
-  p->max_block[2] = 1024;
-  p->max_grid[0] = 0x7fffffff;
-  p->max_grid[1] = p->max_grid[2] = 65535;
-  p->shared_per_block = 48 * 1024;
-  p->shared_per_block_optin = 64 * 1024;   /* LDS per workgroup */
-  p->shared_per_sm = 64 * 1024;
-  p->regs_per_block = p->regs_per_sm = 65536;
-  p->max_threads_per_sm = 2048;
-  p->max_blocks_per_sm = 32;
-  p->clock_khz = 2100000;
-  p->mem_clock_khz = 1300000;
-  p->mem_bus_width = 8192;
-  p->l2_bytes = 4 << 20;
-  p->pci_device = dev;
-  p->wave_size = 64;
+  int v;
+#define X(field, attr) \
+  if (h->hipDeviceGetAttribute(&v, attr, dev) == 0 && v > 0) p->field = v;
+  HIP_ATTRS(X)
+#undef X
+  if (h->hipDeviceGetAttribute(&v, 16 /* Integrated */, dev) == 0) p->integrated = v != 0;
+  /* CUDA's static __shared__ limit is 48 KiB whatever the device; more is
+   * opt-in (cuFuncSetAttribute), up to the LDS a workgroup may have. */
+  p->shared_per_block = p->shared_per_block_optin < 48 * 1024 ? p->shared_per_block_optin : 48 * 1024;
+  char full[256] = "";
+  const char *env = getenv("PTXWAVE_HIP_ARCH");
+  if (env && *env) snprintf(full, sizeof full, "%s", env);
+  else if (!arch_from_props(h, dev, full, sizeof full)) snprintf(full, sizeof full, "gfx942");
+  /* the code object target is the processor; features (sramecc, xnack)
+   * are left "any" by codegen, which loads in either mode */
+  snprintf(p->arch, sizeof p->arch, "%.*s", (int)strcspn(full, ":"), full);
+  RT_LOG(rt_info, "hip: device %d: %s, %s%s (%s), %d compute units, wave %d, LDS %d KiB", dev,
+         p->name, p->arch, env && *env ? " (PTXWAVE_HIP_ARCH)" : "", full, p->sm_count,
+         p->wave_size, p->shared_per_block_optin / 1024);
+}
+
+static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
+  hip_be *h = H(b);
+  if (dev < 0 || dev >= h->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  *p = h->props[dev];
   return CUDA_SUCCESS;
 }
 
@@ -197,8 +298,160 @@ static bool hip_passthrough(void) {
   return pt && *pt == '1';
 }
 
+/* ---- just-in-time compiles ------------------------------------------------ */
+
+/* PTXWAVE_JIT: subprocess (the default) or inprocess.  Why a helper by
+ * default: LLVM reports some failures (instruction selection, "Cannot
+ * select") by ending the process, which here is the user's application;
+ * in a helper the same failure fails one module load.  The cost is a
+ * process start per compile (a few ms next to compiles of 0.1-1 s), and
+ * nothing on a cache or bundle hit. */
+static bool jit_subprocess(void) {
+  const char *m = getenv("PTXWAVE_JIT");
+  return !(m && !strcmp(m, "inprocess"));
+}
+
+/* The helper: PTXWAVE_JIT_HELPER, else `ptxwave` where it sits relative to
+ * this libcuda.so.1 (the build tree's tools/, an install's bin/). */
+static bool find_helper(char *out, size_t cap) {
+  const char *env = getenv("PTXWAVE_JIT_HELPER");
+  if (env && *env) {
+    snprintf(out, cap, "%s", env);
+    return access(out, X_OK) == 0;
+  }
+  Dl_info di;
+  if (!dladdr((void *)find_helper, &di) || !di.dli_fname) return false;
+  char dir[PATH_MAX];
+  if (!realpath(di.dli_fname, dir)) return false;
+  char *slash = strrchr(dir, '/');
+  if (!slash) return false;
+  *slash = 0;
+  static const char *const rel[] = {"ptxwave", "../tools/ptxwave", "../bin/ptxwave",
+                                    "../../bin/ptxwave"};
+  for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+    snprintf(out, cap, "%s/%s", dir, rel[i]);
+    if (access(out, X_OK) == 0) return true;
+  }
+  return false;
+}
+
+static bool write_whole(const char *path, const void *data, size_t len) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const char *p = data;
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    p += w;
+    len -= (size_t)w;
+  }
+  return close(fd) == 0 && len == 0;
+}
+
+static void *read_whole(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  void *buf = NULL;
+  long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+  if (n >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n + 1))) {
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+      free(buf);
+      buf = NULL;
+    } else {
+      ((char *)buf)[n] = 0;
+      *len = (size_t)n;
+    }
+  }
+  fclose(f);
+  return buf;
+}
+
+extern char **environ;
+
+/* `HELPER jit IN OUT ARCH` in a private temporary directory; its output
+ * (stdout and stderr) becomes the message.  A helper killed by a signal
+ * fails this module only. */
+static CUresult compile_in_helper(rt_backend *b, const char *helper, const char *name,
+                                  const char *ptx, size_t len, const char *arch, void **obj,
+                                  size_t *obj_len) {
+  const char *tmp = getenv("TMPDIR");
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/ptxwave-jit.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    snprintf(b->error, sizeof b->error, "JIT: cannot make a temporary directory in %s: %s",
+             tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  }
+  char in[PATH_MAX + 16], out[PATH_MAX + 16], log[PATH_MAX + 16];
+  snprintf(in, sizeof in, "%s/in.ptx", dir);
+  snprintf(out, sizeof out, "%s/out.hsaco", dir);
+  snprintf(log, sizeof log, "%s/log.txt", dir);
+  CUresult r = CUDA_SUCCESS;
+  pid_t pid = -1;
+  if (!write_whole(in, ptx, len)) {
+    snprintf(b->error, sizeof b->error, "JIT: cannot write %.400s", in);
+    r = CUDA_ERROR_OPERATING_SYSTEM;
+  } else {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    char *argv[] = {(char *)helper, "jit", in, out, (char *)arch, (char *)name, NULL};
+    int e = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e) {
+      snprintf(b->error, sizeof b->error, "JIT: cannot start %.400s: %s", helper, strerror(e));
+      r = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+      pid = -1;
+    }
+  }
+  int st = 0;
+  bool waited = false;
+  while (pid > 0) {
+    pid_t w = waitpid(pid, &st, 0);
+    if (w == pid) {
+      waited = true;
+      break;
+    }
+    if (w < 0 && errno != EINTR) break;  /* ECHILD: the application reaps children itself */
+  }
+  size_t msg_len = 0;
+  char *msg = pid > 0 ? read_whole(log, &msg_len) : NULL;
+  if (pid > 0) {
+    void *data = NULL;
+    size_t n = 0;
+    bool exited_ok = waited ? WIFEXITED(st) && WEXITSTATUS(st) == 0 : true;
+    if (exited_ok && (data = read_whole(out, &n)) && n > 0) {
+      *obj = data;
+      *obj_len = n;
+    } else {
+      free(data);
+      if (waited && WIFSIGNALED(st))
+        snprintf(b->error, sizeof b->error,
+                 "compiling %s for %s: the JIT helper died (signal %d, %s); the application goes "
+                 "on, this module is not loaded:\n%s",
+                 name, arch, WTERMSIG(st), strsignal(WTERMSIG(st)), msg ? msg : "");
+      else if (waited && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        snprintf(b->error, sizeof b->error, "JIT: %.400s could not run:\n%s", helper, msg ? msg : "");
+      else
+        snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, arch,
+                 msg ? msg : "");
+      r = waited && WIFEXITED(st) && WEXITSTATUS(st) == 127 ? CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+                                                              : CUDA_ERROR_INVALID_PTX;
+    }
+  }
+  free(msg);
+  unlink(in);
+  unlink(out);
+  unlink(log);
+  rmdir(dir);
+  return r;
+}
+
 /* PTX -> code object for arch: cg_compile_ptx, as `ptxwave compile --arch
- * ARCH --emit hsaco`. */
+ * ARCH --emit hsaco`, in a helper process or here (PTXWAVE_JIT). */
 static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, size_t len, const char *arch,
                             void **obj, size_t *obj_len) {
   if (hip_passthrough()) {
@@ -213,6 +466,16 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
   if (!t) {
     snprintf(b->error, sizeof b->error, "no code generator for %s (targets: see `ptxwave compile --help`)", arch);
     return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (jit_subprocess()) {
+    char helper[PATH_MAX + 32];
+    if (find_helper(helper, sizeof helper))
+      return compile_in_helper(b, helper, name, ptx, len, arch, obj, obj_len);
+    static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process */
+    if (!atomic_flag_test_and_set(&warned)) {
+      RT_LOG(rt_warn, "hip: no JIT helper (ptxwave) next to libcuda.so.1 and no "
+             "PTXWAVE_JIT_HELPER: compiling in this process");
+    }
   }
   pw_diag d;
   pw_diag_init(&d, NULL);
@@ -369,6 +632,30 @@ static CUresult device_sync(rt_backend *b) {
   return from_hip(b, "hipDeviceSynchronize", H(b)->hipDeviceSynchronize());
 }
 
+/* ---- events: HIP's, one to one -------------------------------------------- */
+static CUresult event_create(rt_backend *b, unsigned flags, void **out) {
+  /* CU_EVENT_BLOCKING_SYNC 1, DISABLE_TIMING 2, INTERPROCESS 4: hipEvent*'s values */
+  return from_hip(b, "hipEventCreateWithFlags", H(b)->hipEventCreateWithFlags(out, flags & 7u));
+}
+static CUresult event_destroy(rt_backend *b, void *e) {
+  return from_hip(b, "hipEventDestroy", H(b)->hipEventDestroy(e));
+}
+static CUresult event_record(rt_backend *b, void *e, rt_bstream s) {
+  return from_hip(b, "hipEventRecord", H(b)->hipEventRecord(e, s));
+}
+static CUresult event_query(rt_backend *b, void *e) {
+  return from_hip(b, "hipEventQuery", H(b)->hipEventQuery(e));  /* 600: not ready */
+}
+static CUresult event_sync(rt_backend *b, void *e) {
+  return from_hip(b, "hipEventSynchronize", H(b)->hipEventSynchronize(e));
+}
+static CUresult event_elapsed(rt_backend *b, float *ms, void *start, void *end) {
+  return from_hip(b, "hipEventElapsedTime", H(b)->hipEventElapsedTime(ms, start, end));
+}
+static CUresult stream_wait_event(rt_backend *b, rt_bstream s, void *e) {
+  return from_hip(b, "hipStreamWaitEvent", H(b)->hipStreamWaitEvent(s, e, 0));
+}
+
 rt_backend *rt_backend_hip_create(void) {
   const char *want = getenv("PTXWAVE_HIP_LIBRARY");
   static const char *const libs[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"};
@@ -402,6 +689,11 @@ rt_backend *rt_backend_hip_create(void) {
   }
   h->ndev = n > 16 ? 16 : n;
   h->hipSetDevice(0);
+  /* HIP 6 and 7 export the R0600 layout under this name (hipGetDeviceProperties
+   * is a macro for it in their headers); HIP 5 has only the plain name */
+  if (!(*(void **)&h->get_props = dlsym(lib, "hipGetDevicePropertiesR0600")))
+    *(void **)&h->get_props = dlsym(lib, "hipGetDeviceProperties");
+  for (int i = 0; i < h->ndev; i++) read_props(h, i, &h->props[i]);
   h->cache = rt_cache_open(NULL, 0);
   h->b = (rt_backend){.name = "hip",
                       .device_count = device_count,
@@ -422,9 +714,17 @@ rt_backend *rt_backend_hip_create(void) {
                       .stream_create = stream_create,
                       .stream_destroy = stream_destroy,
                       .stream_sync = stream_sync,
-                      .device_sync = device_sync};
-  RT_LOG(rt_info, "hip: %d device(s); kernel cache %s", n,
-         h->cache ? rt_cache_dir(h->cache) : "disabled");
+                      .device_sync = device_sync,
+                      .event_create = event_create,
+                      .event_destroy = event_destroy,
+                      .event_record = event_record,
+                      .event_query = event_query,
+                      .event_sync = event_sync,
+                      .event_elapsed = event_elapsed,
+                      .stream_wait_event = stream_wait_event};
+  RT_LOG(rt_info, "hip: %d device(s); kernel cache %s; JIT %s", n,
+         h->cache ? rt_cache_dir(h->cache) : "disabled",
+         jit_subprocess() ? "in a helper process" : "in process");
   return &h->b;
 fail:
   dlclose(lib);

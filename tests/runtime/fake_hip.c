@@ -3,6 +3,18 @@
  * (so copies really copy); every call is appended to $PW_FAKE_HIP_LOG as one
  * line; hipModuleLaunchKernel writes the kernarg bytes it received in hex.
  * PW_FAKE_HIP_DEVICES=0 makes it a machine with no GPU (hipInit 100).
+ *
+ * The device: hipDeviceGetAttribute answers the limits below (an MI210-like
+ * part with numbers chosen to differ from the runtime's defaults, so a
+ * test sees they came from here), and hipGetDevicePropertiesR0600 writes
+ * the name at offset 0 and gcnArchName at offset 1160, an arbitrary place
+ * past the name (the runtime finds the string by content, whatever the
+ * layout): PW_FAKE_HIP_ARCH, default "gfx90a:sramecc+:xnack-".
+ *
+ * Events are recorded with a fake clock: each hipEventRecord is 1.5 ms
+ * after the previous one, so ElapsedTime is known to the test; each
+ * event stays "not ready" (hipErrorNotReady 600) for PW_FAKE_HIP_PENDING
+ * queries after its record (default 0), then completes.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -145,3 +157,79 @@ int hipStreamCreate(void **s) { *s = &stream_token; rec("hipStreamCreate"); retu
 int hipStreamDestroy(void *s) { rec("hipStreamDestroy"); return 0; }
 int hipStreamSynchronize(void *s) { rec("hipStreamSynchronize %s", s ? "user" : "null"); return 0; }
 int hipDeviceSynchronize(void) { rec("hipDeviceSynchronize"); return 0; }
+
+/* hipDeviceAttribute_t values of hip_runtime_api.h (CUDA-compatible block) */
+int hipDeviceGetAttribute(int *v, int attr, int dev) {
+  static const struct { int attr, value; } table[] = {
+      {5, 1700000},    /* ClockRate kHz */
+      {16, 0},         /* Integrated */
+      {19, 8 << 20},   /* L2CacheSize */
+      {25, 16},        /* MaxBlocksPerMultiProcessor */
+      {26, 1024}, {27, 1024}, {28, 1024}, /* MaxBlockDimX/Y/Z */
+      {29, 0x7fffffff}, {30, 65535}, {31, 65535}, /* MaxGridDimX/Y/Z */
+      {56, 1024},      /* MaxThreadsPerBlock */
+      {57, 2048},      /* MaxThreadsPerMultiProcessor */
+      {59, 4096},      /* MemoryBusWidth */
+      {60, 1600000},   /* MemoryClockRate kHz */
+      {63, 104},       /* MultiprocessorCount */
+      {67, 0x43}, {68, 0}, {69, 0}, /* PciBusId, PciDeviceId, PciDomainID */
+      {71, 65536}, {72, 131072}, /* MaxRegistersPerBlock, ...PerMultiprocessor */
+      {74, 65536},     /* MaxSharedMemoryPerBlock */
+      {76, 65536},     /* SharedMemPerMultiprocessor */
+      {87, 64},        /* WarpSize */
+  };
+  for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].attr == attr) {
+      *v = table[i].value;
+      return 0;
+    }
+  return 1;  /* hipErrorInvalidValue */
+}
+
+int hipGetDevicePropertiesR0600(void *props, int dev) {
+  const char *arch = getenv("PW_FAKE_HIP_ARCH");
+  snprintf((char *)props, 256, "Fake AMD GPU");
+  snprintf((char *)props + 1160, 256, "%s", arch ? arch : "gfx90a:sramecc+:xnack-");
+  rec("hipGetDevicePropertiesR0600 %d", dev);
+  return 0;
+}
+
+typedef struct fake_event { double ms; int pending; unsigned flags; } fake_event;
+static double fake_clock;
+
+int hipEventCreateWithFlags(void **e, unsigned flags) {
+  fake_event *f = calloc(1, sizeof *f);
+  f->flags = flags;
+  *e = f;
+  rec("hipEventCreateWithFlags %u", flags);
+  return 0;
+}
+int hipEventDestroy(void *e) { free(e); rec("hipEventDestroy"); return 0; }
+int hipEventRecord(void *e, void *s) {
+  fake_event *f = e;
+  fake_clock += 1.5;
+  f->ms = fake_clock;
+  const char *p = getenv("PW_FAKE_HIP_PENDING");
+  f->pending = p ? atoi(p) : 0;
+  rec("hipEventRecord stream=%s", s ? "user" : "null");
+  return 0;
+}
+int hipEventQuery(void *e) {
+  fake_event *f = e;
+  rec("hipEventQuery");
+  if (f->pending > 0) {
+    f->pending--;
+    return 600;  /* hipErrorNotReady */
+  }
+  return 0;
+}
+int hipEventSynchronize(void *e) { ((fake_event *)e)->pending = 0; rec("hipEventSynchronize"); return 0; }
+int hipEventElapsedTime(float *ms, void *a, void *b) {
+  *ms = (float)(((fake_event *)b)->ms - ((fake_event *)a)->ms);
+  rec("hipEventElapsedTime");
+  return 0;
+}
+int hipStreamWaitEvent(void *s, void *e, unsigned flags) {
+  rec("hipStreamWaitEvent stream=%s %u", s ? "user" : "null", flags);
+  return 0;
+}
