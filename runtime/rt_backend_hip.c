@@ -149,7 +149,10 @@ typedef struct hip_be {
 
 struct rt_bmodule {
   void *hmod;
-  ir_module *ir;              /* for parameter layouts */
+  ir_module *ir;              /* for parameter layouts; NULL until the first lookup after a hit */
+  char *ptx;                  /* the PTX, kept to parse then */
+  size_t ptx_len;
+  char name[128];
   rt_param_layout *layouts;
   unsigned nlayouts;
 };
@@ -492,9 +495,10 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
   return CUDA_SUCCESS;
 }
 
-static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
-                                rt_bmodule **out) {
-  hip_be *h = H(b);
+/* The module's IR, parsed now, and the check that it has no instruction no
+ * backend runs (the message names it, its kernel and line). */
+static CUresult parse_checked(rt_backend *b, const char *name, const char *ptx, size_t len,
+                              ir_module **out) {
   pw_diag d;
   pw_diag_init(&d, NULL);
   ir_module *ir = ptx_parse(name, ptx, len, &d, NULL);
@@ -508,20 +512,36 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
     ir_module_destroy(ir);
     return CUDA_ERROR_INVALID_PTX;
   }
-  rt_device_props props;
-  device_props(b, 0, &props);
-  rt_cache_key key = rt_code_object_key(ptx, len, props.arch);
+  *out = ir;
+  return CUDA_SUCCESS;
+}
+
+/* A load that finds its code object (bundle, cache) does not parse the
+ * PTX: a code object exists only for PTX that compiled, which passed the
+ * same checks (cg_compile_ptx).  Parsing a 1-2 MB module takes 20-30 ms
+ * (benchmarks/README.md), the warm load's goal is under 1 ms; the IR is
+ * needed only for parameter layouts, so the PTX is kept and parsed at the
+ * module's first kernel lookup (kernel_params). */
+static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
+                                rt_bmodule **out) {
+  hip_be *h = H(b);
+  const char *arch = h->props[0].arch;
+  rt_cache_key key = rt_code_object_key(ptx, len, arch);
   /* passthrough entries (PTX text, not code objects) never meet compiled ones */
   if (hip_passthrough()) key.compiler = RT_CODE_OBJECT_COMPILER "-passthrough";
   void *obj = NULL;
   size_t obj_len = 0;
+  ir_module *ir = NULL;
   CUresult r = CUDA_SUCCESS;
   if (rt_bundles_get(&key, &obj, &obj_len)) {
     h->bundle_hits++;  /* converted ahead of time next to the binary (rt_bundle.h) */
   } else if (h->cache && rt_cache_get(h->cache, &key, &obj, &obj_len)) {
     h->cache_hits++;
   } else {
-    r = hip_compile(b, name, ptx, len, props.arch, &obj, &obj_len);
+    /* parsed here first: an unsupported instruction fails fast, named */
+    r = parse_checked(b, name, ptx, len, &ir);
+    if (r != CUDA_SUCCESS) return r;
+    r = hip_compile(b, name, ptx, len, arch, &obj, &obj_len);
     if (r == CUDA_SUCCESS) {
       h->compiled++;
       if (h->cache) rt_cache_put(h->cache, &key, obj, obj_len);
@@ -534,13 +554,22 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   if (r == CUDA_SUCCESS) r = from_hip(b, "hipModuleLoadData", h->hipModuleLoadData(&hmod, obj));
   free(obj);
   rt_bmodule *m = r == CUDA_SUCCESS ? calloc(1, sizeof *m) : NULL;
-  if (!m) {
+  char *text = m && !ir ? malloc(len + 1) : NULL;
+  if (!m || (!ir && !text)) {
     if (hmod) h->hipModuleUnload(hmod);
     ir_module_destroy(ir);
+    free(m);
     return r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY;
   }
+  if (text) {
+    memcpy(text, ptx, len);
+    text[len] = 0;
+  }
+  snprintf(m->name, sizeof m->name, "%s", name);
   m->hmod = hmod;
   m->ir = ir;
+  m->ptx = text;
+  m->ptx_len = len;
   *out = m;
   return CUDA_SUCCESS;
 }
@@ -551,6 +580,7 @@ static void module_unload(rt_backend *b, rt_bmodule *m) {
   for (unsigned i = 0; i < m->nlayouts; i++) free(m->layouts[i].params);
   free(m->layouts);
   ir_module_destroy(m->ir);
+  free(m->ptx);
   free(m);
 }
 
@@ -567,6 +597,12 @@ static CUresult module_global(rt_backend *b, rt_bmodule *m, const char *name, ui
  * order (the offsets the parser recorded, when it recorded them). */
 static CUresult kernel_params(rt_backend *b, rt_bmodule *m, const char *kernel,
                               rt_param_layout *out) {
+  if (!m->ir) {  /* loaded from a bundle or the cache: parsed now (rt_module.c holds the module's lock) */
+    CUresult r = parse_checked(b, m->name, m->ptx, m->ptx_len, &m->ir);
+    if (r != CUDA_SUCCESS) return r;
+    free(m->ptx);
+    m->ptx = NULL;
+  }
   const ir_func *f = m->ir->funcs;
   while (f && (!f->is_kernel || strcmp(f->name, kernel))) f = f->next;
   if (!f) {

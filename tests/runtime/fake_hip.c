@@ -111,10 +111,10 @@ int hipModuleLoadData(void **m, const void *img) {
     memcpy(&shnum, b + 0x3c, 2);
     size_t n = (size_t)(shoff + (uint64_t)shentsize * shnum);
     rec("hipModuleLoadData elf bytes=%zu", n);
-    const char *p = getenv("PW_FAKE_HIP_LOG");
+    const char *p = getenv("PW_FAKE_HIP_LOG");  /* no log (benchmarks): nothing written */
     char path[4096];
-    snprintf(path, sizeof path, "%s.obj", p ? p : "fake_hip");
-    FILE *f = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s.obj", p ? p : "");
+    FILE *f = p ? fopen(path, "wb") : NULL;
     if (f) {
       fwrite(b, 1, n, f);
       fclose(f);
