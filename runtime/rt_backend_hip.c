@@ -25,9 +25,9 @@
  * recording stand-in's tests of the launch paths use it where the code
  * object's content does not matter (docs/runtime.md).
  *
- * The device: its limits from hipDeviceGetAttribute (numeric attributes
- * keep their values across HIP 5, 6 and 7, where hipDeviceProp_t's layout
- * does not: R0000 in HIP 5, R0600 since), its gfx arch from the
+ * The device: its limits from hipDeviceGetAttribute (attribute numbers of
+ * hip_runtime_api.h's CUDA-compatible block, where new ones are appended;
+ * hipDeviceProp_t's layout changed instead: R0000 in HIP 5, R0600 since), its gfx arch from the
  * gcnArchName of hipGetDeviceProperties ("gfx942:sramecc+:xnack-"), found
  * in the struct by its content rather than at a version's offset;
  * PTXWAVE_HIP_ARCH overrides it.  Events are HIP's, one to one
@@ -113,8 +113,9 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
   X(hipStreamWaitEvent, (void *, void *, unsigned))
 
 /* The numeric limits, X(field of rt_device_props, hipDeviceAttribute_t):
- * the values of hip_runtime_api.h's CUDA-compatible block (ROCm 5.x-7.x,
- * where attributes are appended, never renumbered). */
+ * the values of hip_runtime_api.h's CUDA-compatible block (ROCm 6/7
+ * headers; attributes are appended there; not yet checked on a real HIP,
+ * docs/runtime.md "Not done yet"). */
 #define HIP_ATTRS(X)                                                                        \
   X(clock_khz, 5)              /* hipDeviceAttributeClockRate (kHz) */                      \
   X(l2_bytes, 19)              /* L2CacheSize */                                            \
