@@ -13,7 +13,8 @@ Offline conversion end to end (issue 8, docs/convert.md):
    check can fail).
 2. The same through bundles next to the binaries (`--bundle-next-to-binary`,
    DIR/prog.ptxwave next to a copy of the program), an empty cache, "bundle
-   hits" in the log.  Then a program whose kernel lives in a shared library
+   hits" in the log; with the cache of step 1, which holds the same module,
+   still bundle hits and no cache hit (the bundle is asked first).  Then a program whose kernel lives in a shared library
    (built here with nvcc: libpwk.so with static cudart, and a main without
    kernels linked to it): the library's bundle DIR/libpwk.so.ptxwave is
    opened (logged) and the module comes from it, nothing compiled.
@@ -126,6 +127,13 @@ if not c or c[0] != 0 or c[2] == 0 or 'compile failed' in log:
     fails.append(f'bundle: modules must come from the bundle: {c} {log[-1500:]}')
 else:
     print(f'bundle: modules compiled {c[0]}, bundle hits {c[2]}')
+# the bundle comes before the cache: with both holding the module, the bundle serves
+log = run_hip(exe, cache)
+c = last_counts(log)
+if not c or c[0] != 0 or c[1] != 0 or c[2] == 0:
+    fails.append(f'bundle and cache: the bundle must be asked first: {c} {log[-1500:]}')
+else:
+    print(f'bundle before cache: cache hits {c[1]}, bundle hits {c[2]}')
 
 # 2b. a kernel in a shared library: its bundle next to the library
 NVCC = '/usr/local/cuda/bin/nvcc'
