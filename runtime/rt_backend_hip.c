@@ -530,6 +530,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   rt_cache_key key = rt_code_object_key(ptx, len, arch);
   /* passthrough entries (PTX text, not code objects) never meet compiled ones */
   if (hip_passthrough()) key.compiler = RT_CODE_OBJECT_COMPILER "-passthrough";
+  rt_cache_key_seal(&key);  /* one hash for the bundles and the cache */
   void *obj = NULL;
   size_t obj_len = 0;
   ir_module *ir = NULL;
