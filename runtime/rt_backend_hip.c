@@ -150,8 +150,10 @@ typedef struct hip_be {
 
 struct rt_bmodule {
   void *hmod;
-  ir_module *ir;              /* for parameter layouts; NULL until the first lookup after a hit */
-  char *ptx;                  /* the PTX, kept to parse then */
+  struct kmeta *meta;         /* a hit: the layouts from the code object's metadata */
+  unsigned nmeta;
+  ir_module *ir;              /* else for parameter layouts; NULL until the first lookup after a hit */
+  char *ptx;                  /* the PTX, kept to parse then (no readable metadata) */
   size_t ptx_len;
   char name[128];
   rt_param_layout *layouts;
@@ -496,6 +498,219 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
   return CUDA_SUCCESS;
 }
 
+/* ---- parameter layouts from the code object ------------------------------- */
+
+/* The kernel ABI keeps CUDA's .param layout as the kernarg layout
+ * (design.md), and the code object's metadata note lists each kernel's
+ * arguments with their offsets and sizes (AMDGPU code object v5: note
+ * "AMDGPU", type NT_AMDGPU_METADATA 32, a MessagePack map whose
+ * "amdhsa.kernels" array has per kernel ".name" and ".args" [{".offset",
+ * ".size", ".value_kind"}]; LLVM's AMDGPUUsage).  A load served by a bundle
+ * or the cache takes the layouts from there: no PTX to keep or parse.
+ * Every read is bounds-checked; anything unexpected answers false and the
+ * load keeps the PTX for a parse instead. */
+typedef struct kmeta {
+  char *name;
+  rt_param_layout layout;
+} kmeta;
+
+typedef struct mp {
+  const uint8_t *p, *end;
+  bool bad;
+} mp;
+
+static uint64_t mp_be(mp *r, unsigned n) {
+  if ((size_t)(r->end - r->p) < n) {
+    r->bad = true;
+    return 0;
+  }
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++) v = v << 8 | r->p[i];
+  r->p += n;
+  return v;
+}
+
+static void mp_adv(mp *r, uint64_t n) {
+  if (r->bad || n > (uint64_t)(r->end - r->p)) r->bad = true;
+  else r->p += n;
+}
+
+/* The next value's kind: 'u' unsigned, 'i' negative, 's' string, 'a' array,
+ * 'm' map, 'o' other (skipped by the caller), with its number, length or
+ * count in *n; a string's bytes at *str. */
+static char mp_next(mp *r, uint64_t *n, const char **str) {
+  if (r->p >= r->end) {
+    r->bad = true;
+    return 'o';
+  }
+  uint8_t c = *r->p++;
+  *n = 0;
+  char k = 'o';
+  if (c <= 0x7f) *n = c, k = 'u';
+  else if (c >= 0xe0) k = 'i';
+  else if ((c & 0xf0) == 0x80) *n = c & 15, k = 'm';
+  else if ((c & 0xf0) == 0x90) *n = c & 15, k = 'a';
+  else if ((c & 0xe0) == 0xa0) *n = c & 31, k = 's';
+  else if (c >= 0xcc && c <= 0xcf) *n = mp_be(r, 1u << (c - 0xcc)), k = 'u';
+  else if (c >= 0xd0 && c <= 0xd3) mp_be(r, 1u << (c - 0xd0)), k = 'i';
+  else if (c >= 0xd9 && c <= 0xdb) *n = mp_be(r, 1u << (c - 0xd9)), k = 's';
+  else if (c == 0xdc || c == 0xdd) *n = mp_be(r, c == 0xdc ? 2 : 4), k = 'a';
+  else if (c == 0xde || c == 0xdf) *n = mp_be(r, c == 0xde ? 2 : 4), k = 'm';
+  else if (c >= 0xc4 && c <= 0xc6) mp_adv(r, mp_be(r, 1u << (c - 0xc4)));          /* bin */
+  else if (c >= 0xc7 && c <= 0xc9) mp_adv(r, mp_be(r, 1u << (c - 0xc7)) + 1);      /* ext */
+  else if (c == 0xca || c == 0xcb) mp_be(r, c == 0xca ? 4 : 8);                    /* float */
+  else if (c >= 0xd4 && c <= 0xd8) mp_adv(r, 1 + (1u << (c - 0xd4)));              /* fixext */
+  else if (c != 0xc0 && c != 0xc2 && c != 0xc3) r->bad = true;               /* nil, bools */
+  if (k == 's' && !r->bad) {
+    *str = (const char *)r->p;
+    mp_adv(r, *n);
+  }
+  return r->bad ? 'o' : k;
+}
+
+static void mp_skip(mp *r, int depth) {
+  uint64_t n;
+  const char *s;
+  char k = mp_next(r, &n, &s);
+  if (depth > 16 || r->bad) {
+    r->bad = true;
+    return;
+  }
+  if (k == 'a' || k == 'm')
+    for (uint64_t i = 0; i < (k == 'm' ? 2 * n : n) && !r->bad; i++) mp_skip(r, depth + 1);
+}
+
+static bool mp_key(mp *r, const char *want) {
+  uint64_t n;
+  const char *s;
+  return mp_next(r, &n, &s) == 's' && n == strlen(want) && !memcmp(s, want, n);
+}
+
+/* One kernel's map: its name and explicit arguments. */
+static bool mp_kernel(mp *r, uint64_t nkeys, kmeta *k) {
+  uint32_t cap = 0;
+  for (uint64_t i = 0; i < nkeys && !r->bad; i++) {
+    const uint8_t *at = r->p;
+    uint64_t n;
+    const char *s;
+    if (mp_key(r, ".name")) {
+      if (mp_next(r, &n, &s) != 's' || k->name) return false;
+      if (!(k->name = strndup(s, n))) return false;
+      continue;
+    }
+    r->p = at;
+    if (!mp_key(r, ".args")) {
+      r->p = at;
+      mp_skip(r, 0);  /* the key */
+      mp_skip(r, 0);  /* its value */
+      continue;
+    }
+    if (mp_next(r, &n, &s) != 'a' || n > 4096) return false;
+    for (uint64_t a = 0; a < n && !r->bad; a++) {
+      uint64_t nf;
+      if (mp_next(r, &nf, &s) != 'm') return false;
+      uint64_t off = UINT64_MAX, size = UINT64_MAX;
+      bool hidden = false;
+      for (uint64_t f = 0; f < nf && !r->bad; f++) {
+        uint64_t v;
+        const char *vs;
+        char fk = mp_next(r, &v, &vs);
+        if (fk != 's') return false;
+        bool is_off = v == 7 && !memcmp(vs, ".offset", 7), is_size = v == 5 && !memcmp(vs, ".size", 5);
+        bool is_kind = v == 11 && !memcmp(vs, ".value_kind", 11);
+        char vk = mp_next(r, &v, &vs);
+        if (vk == 'a' || vk == 'm') return false;  /* no argument field is a container */
+        if (is_off && vk == 'u') off = v;
+        if (is_size && vk == 'u') size = v;
+        if (is_kind && vk == 's') hidden = v >= 7 && !memcmp(vs, "hidden_", 7);
+      }
+      if (off > UINT32_MAX || size > UINT32_MAX) return false;
+      if (hidden) continue;  /* implicit arguments: not CUDA's */
+      rt_param_layout *L = &k->layout;
+      if (L->nparams == cap) {
+        cap = cap ? 2 * cap : 8;
+        void *np = realloc(L->params, cap * sizeof *L->params);
+        if (!np) return false;
+        L->params = np;
+      }
+      L->params[L->nparams].offset = (uint32_t)off;
+      L->params[L->nparams].size = (uint32_t)size;
+      L->nparams++;
+      if (off + size > L->size) L->size = (uint32_t)(off + size);
+    }
+  }
+  return !r->bad && k->name;
+}
+
+static void kmeta_free(kmeta *k, unsigned n) {
+  for (unsigned i = 0; k && i < n; i++) {
+    free(k[i].name);
+    free(k[i].layout.params);
+  }
+  free(k);
+}
+
+/* The layouts of every kernel in an ELF64 code object; false if they
+ * cannot be read (not an ELF: passthrough; no or an unexpected note). */
+static bool hsaco_layouts(const void *obj, size_t len, kmeta **out, unsigned *nout) {
+  const uint8_t *b = obj;
+  if (len < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2 || b[5] != 1) return false;
+  uint64_t shoff;
+  uint16_t shentsize, shnum;
+  memcpy(&shoff, b + 0x28, 8);
+  memcpy(&shentsize, b + 0x3a, 2);
+  memcpy(&shnum, b + 0x3c, 2);
+  if (shentsize < 64 || shoff > len || (uint64_t)shnum * shentsize > len - shoff) return false;
+  for (unsigned i = 0; i < shnum; i++) {
+    const uint8_t *sh = b + shoff + (size_t)i * shentsize;
+    uint32_t type;
+    uint64_t off, size;
+    memcpy(&type, sh + 4, 4);
+    memcpy(&off, sh + 24, 8);
+    memcpy(&size, sh + 32, 8);
+    if (type != 7 || off > len || size > len - off) continue;  /* SHT_NOTE */
+    for (uint64_t at = off; at + 12 <= off + size;) {
+      uint32_t namesz, descsz, ntype;
+      memcpy(&namesz, b + at, 4);
+      memcpy(&descsz, b + at + 4, 4);
+      memcpy(&ntype, b + at + 8, 4);
+      uint64_t name = at + 12, desc = name + ((namesz + 3u) & ~3u);
+      if (desc > off + size || descsz > off + size - desc) break;
+      at = desc + ((descsz + 3u) & ~3u);
+      if (ntype != 32 || namesz != 7 || memcmp(b + name, "AMDGPU", 7)) continue;
+      mp r = {b + desc, b + desc + descsz, false};
+      uint64_t n;
+      const char *s;
+      if (mp_next(&r, &n, &s) != 'm') return false;
+      for (uint64_t kk = 0; kk < n && !r.bad; kk++) {
+        const uint8_t *key_at = r.p;
+        if (!mp_key(&r, "amdhsa.kernels")) {
+          r.p = key_at;
+          mp_skip(&r, 0);
+          mp_skip(&r, 0);
+          continue;
+        }
+        uint64_t nk;
+        if (mp_next(&r, &nk, &s) != 'a' || nk > 1u << 20) return false;
+        kmeta *k = calloc(nk ? nk : 1, sizeof *k);
+        if (!k) return false;
+        for (uint64_t j = 0; j < nk; j++) {
+          uint64_t nkeys;
+          if (mp_next(&r, &nkeys, &s) != 'm' || !mp_kernel(&r, nkeys, &k[j])) {
+            kmeta_free(k, (unsigned)nk);
+            return false;
+          }
+        }
+        *out = k;
+        *nout = (unsigned)nk;
+        return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
 /* The module's IR, parsed now, and the check that it has no instruction no
  * backend runs (the message names it, its kernel and line). */
 static CUresult parse_checked(rt_backend *b, const char *name, const char *ptx, size_t len,
@@ -521,8 +736,9 @@ static CUresult parse_checked(rt_backend *b, const char *name, const char *ptx, 
  * PTX: a code object exists only for PTX that compiled, which passed the
  * same checks (cg_compile_ptx).  Parsing a 1-2 MB module takes 20-30 ms
  * (benchmarks/README.md), the warm load's goal is under 1 ms; the IR is
- * needed only for parameter layouts, so the PTX is kept and parsed at the
- * module's first kernel lookup (kernel_params). */
+ * needed only for parameter layouts, which the code object's metadata
+ * gives (hsaco_layouts); where it cannot (passthrough images), the PTX is
+ * kept and parsed at the module's first kernel lookup (kernel_params). */
 static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx, size_t len,
                                 rt_bmodule **out) {
   hip_be *h = H(b);
@@ -554,15 +770,24 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
          (unsigned long long)h->cache_hits, (unsigned long long)h->bundle_hits);
   void *hmod = NULL;
   if (r == CUDA_SUCCESS) r = from_hip(b, "hipModuleLoadData", h->hipModuleLoadData(&hmod, obj));
+  kmeta *meta = NULL;
+  unsigned nmeta = 0;
+  if (r == CUDA_SUCCESS && !ir && !hsaco_layouts(obj, obj_len, &meta, &nmeta)) meta = NULL;
   free(obj);
   rt_bmodule *m = r == CUDA_SUCCESS ? calloc(1, sizeof *m) : NULL;
-  char *text = m && !ir ? malloc(len + 1) : NULL;
-  if (!m || (!ir && !text)) {
+  char *text = m && !ir && !meta ? malloc(len + 1) : NULL;
+  if (!m || (!ir && !meta && !text)) {
     if (hmod) h->hipModuleUnload(hmod);
     ir_module_destroy(ir);
+    kmeta_free(meta, nmeta);
     free(m);
     return r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY;
   }
+  m->meta = meta;
+  m->nmeta = nmeta;
+  if (!ir)
+    RT_LOG(rt_debug, "hip: %s: parameter layouts %s", name,
+           meta ? "from the code object's metadata" : "from the PTX at the first kernel lookup");
   if (text) {
     memcpy(text, ptx, len);
     text[len] = 0;
@@ -583,6 +808,7 @@ static void module_unload(rt_backend *b, rt_bmodule *m) {
   free(m->layouts);
   ir_module_destroy(m->ir);
   free(m->ptx);
+  kmeta_free(m->meta, m->nmeta);
   free(m);
 }
 
@@ -599,6 +825,26 @@ static CUresult module_global(rt_backend *b, rt_bmodule *m, const char *name, ui
  * order (the offsets the parser recorded, when it recorded them). */
 static CUresult kernel_params(rt_backend *b, rt_bmodule *m, const char *kernel,
                               rt_param_layout *out) {
+  if (m->meta) {  /* from the code object (a hit) */
+    for (unsigned i = 0; i < m->nmeta; i++)
+      if (!strcmp(m->meta[i].name, kernel)) {
+        rt_param_layout L = m->meta[i].layout;
+        size_t n = L.nparams ? L.nparams : 1;
+        L.params = malloc(n * sizeof *L.params);
+        rt_param_layout *nl = realloc(m->layouts, (m->nlayouts + 1) * sizeof *nl);
+        if (nl) m->layouts = nl;
+        if (!L.params || !nl) {
+          free(L.params);
+          return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        if (L.nparams) memcpy(L.params, m->meta[i].layout.params, L.nparams * sizeof *L.params);
+        m->layouts[m->nlayouts++] = L;
+        *out = L;
+        return CUDA_SUCCESS;
+      }
+    snprintf(b->error, sizeof b->error, "no kernel named %s", kernel);
+    return CUDA_ERROR_NOT_FOUND;
+  }
   if (!m->ir) {  /* loaded from a bundle or the cache: parsed now (rt_module.c holds the module's lock) */
     CUresult r = parse_checked(b, m->name, m->ptx, m->ptx_len, &m->ir);
     if (r != CUDA_SUCCESS) return r;

@@ -141,7 +141,17 @@ for mode in ('passthrough', 'compile'):
   if 'modules compiled 1, cache hits 0' not in p.stderr:
       fails.append(f'{mode}: first run: one module compiled, no cache hit expected')
 
-  p, lines = run(env)
+  p, lines = run(dict(env, PTXWAVE_LOG='debug'))
+  # a hit takes the parameter layouts from the code object's metadata (the
+  # PTX is not parsed); passthrough images have none: parsed at the lookup.
+  # Either way the kernarg bytes are the hand-computed ones.
+  how = 'from the code object' if mode == 'compile' else 'from the PTX at the first kernel lookup'
+  if f'parameter layouts {how}' not in p.stderr:
+      fails.append(f'{mode}: second run: layouts expected {how}: {p.stderr[-800:]}')
+  expect(f'hipModuleLaunchKernel k grid=3,2,1 block=64,1,1 shared=128 stream=user '
+         f'kernelParams=null kernarg={kernarg}')
+  expect(f'hipModuleLaunchKernel k grid=1,1,1 block=32,2,1 shared=0 stream=null '
+         f'kernelParams=null kernarg={kernarg}')
   if os.path.exists(log + '.obj') != (mode == 'compile'):
       fails.append(f'{mode}: second run: the cached image must reach hipModuleLoadData')
   if 'modules compiled 0, cache hits 1' not in p.stderr:
