@@ -10,7 +10,10 @@ Offline conversion end to end (issue 8, docs/convert.md):
    runtime's log must show every module loaded and none compiled just in
    time ("modules compiled 0", "cache hits N>0", no "compile failed").
    Control: the same run on an empty cache must try to compile (so the
-   check can fail).
+   check can fail).  Every launch the stand-in records (kernel, dimensions,
+   kernarg bytes) must be the same as in a run that compiles the module:
+   parameter layouts from the code object's metadata against layouts from
+   the parsed PTX (the stand-in's device pointers do not vary by run).
 2. The same through bundles next to the binaries (`--bundle-next-to-binary`,
    DIR/prog.ptxwave next to a copy of the program), an empty cache, "bundle
    hits" in the log; with the cache of step 1, which holds the same module,
@@ -68,9 +71,12 @@ def convert(args, cache=None, timeout=900):
     return p, j
 
 
-def run_hip(exe, cache):
+def run_hip(exe, cache, launches=None):
     # the stand-in's device reports gfx942 (gcnArchName), the conversions' target
-    env = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake_hip, PW_FAKE_HIP_LOG=os.path.join(tmp, 'hip.log'),
+    hlog = os.path.join(tmp, 'hip.log')
+    if os.path.exists(hlog):
+        os.remove(hlog)
+    env = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake_hip, PW_FAKE_HIP_LOG=hlog,
                PTXWAVE_CACHE_DIR=cache, PTXWAVE_LOG='info', PTXWAVE_CC='80',
                PW_FAKE_HIP_ARCH='gfx942:sramecc+:xnack-')
     env.pop('PTXWAVE_HIP_PASSTHROUGH', None)
@@ -78,6 +84,9 @@ def run_hip(exe, cache):
     env.pop('PTXWAVE_BUNDLES', None)
     p = subprocess.run([ptxwave, 'run', '--backend', 'hip', '--', exe], env=env,
                        capture_output=True, text=True, timeout=300)
+    if launches is not None and os.path.exists(hlog):
+        launches.extend(l for l in open(hlog).read().splitlines()
+                        if l.startswith('hipModuleLaunchKernel'))
     return p.stderr
 
 
@@ -97,9 +106,21 @@ if j:
         fails.append(f'programs: expected every module converted: {json.dumps(j)[:1500]}')
     print(f'programs: {j["jobs"]} modules, {j["converted"]} converted, {j["unsupported"]} unsupported')
 for exe in exes:
-    log = run_hip(exe, cache)
+    warm = []
+    log = run_hip(exe, cache, warm)
     c = last_counts(log)
     name = os.path.basename(exe)
+    # the same program compiling its module (parameter layouts from the
+    # parsed PTX) must launch with the same kernarg bytes as when its module
+    # comes from the cache (layouts from the code object's metadata); the
+    # stand-in's device pointers are the same in both runs
+    cold = []
+    clog = run_hip(exe, os.path.join(tmp, 'cold-' + name), cold)
+    if not cold or cold != warm or (last_counts(clog) or (0,))[0] == 0:
+        fails.append(f'{name}: launches from a compiled module and from the cache differ: '
+                     f'{len(cold)} / {len(warm)} launches, {cold[:2]} {warm[:2]} {clog[-600:]}')
+    else:
+        print(f'{name}: {len(warm)} launches, the same kernarg bytes compiled and cached')
     if not c:
         fails.append(f'{name}: no module was loaded on the HIP backend: {log[-1500:]}')
     elif c[0] != 0 or c[1] == 0 or 'compile failed' in log:

@@ -4,6 +4,12 @@
  * line; hipModuleLaunchKernel writes the kernarg bytes it received in hex.
  * PW_FAKE_HIP_DEVICES=0 makes it a machine with no GPU (hipInit 100).
  *
+ * Device memory comes from a bump allocator in a reserved region at a fixed
+ * address (0x200000000000, MAP_NORESERVE), so a program's device pointers,
+ * and the kernarg bytes that carry them, are the same from run to run
+ * whatever the runtime allocated on the host meanwhile (tests compare the
+ * launches of a run that compiles with one served by the cache).
+ *
  * The device: hipDeviceGetAttribute answers the limits below (an MI210-like
  * part with numbers chosen to differ from the runtime's defaults, so a
  * test sees they came from here), and hipGetDevicePropertiesR0600 writes
@@ -18,6 +24,7 @@
  */
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +54,22 @@ int hipSetDevice(int d) { rec("hipSetDevice %d", d); return 0; }
 int hipDeviceGetName(char *s, int n, int d) { snprintf(s, (size_t)n, "Fake AMD GPU"); return 0; }
 int hipDeviceTotalMem(size_t *b, int d) { *b = (size_t)1 << 34; return 0; }
 int hipMemGetInfo(size_t *f, size_t *t) { *f = (size_t)1 << 33; *t = (size_t)1 << 34; return 0; }
+static char *arena, *arena_next;
+static const size_t arena_size = (size_t)64 << 30;
+
 int hipMalloc(void **p, size_t n) {
-  *p = calloc(1, n);
+  if (!arena) {
+    void *a = mmap((void *)0x200000000000ull, arena_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    arena = arena_next = a == MAP_FAILED ? NULL : a;
+  }
+  size_t rounded = (n + 255) & ~(size_t)255;
+  if (arena && rounded <= arena_size - (size_t)(arena_next - arena)) {
+    *p = arena_next;  /* zero: fresh anonymous pages, never reused */
+    arena_next += rounded;
+  } else {
+    *p = calloc(1, n);
+  }
   for (int i = 0; i < 256; i++)
     if (!allocs[i].p) { allocs[i].p = *p; allocs[i].n = n; break; }
   rec("hipMalloc %zu", n);
@@ -57,7 +78,7 @@ int hipMalloc(void **p, size_t n) {
 int hipFree(void *p) {
   for (int i = 0; i < 256; i++)
     if (allocs[i].p == p) allocs[i].p = NULL;
-  free(p);
+  if (!arena || (char *)p < arena || (char *)p >= arena + arena_size) free(p);
   rec("hipFree");
   return 0;
 }
