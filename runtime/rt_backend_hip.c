@@ -27,10 +27,10 @@
  *
  * The device: its limits from hipDeviceGetAttribute (attribute numbers of
  * hip_runtime_api.h's CUDA-compatible block, where new ones are appended;
- * hipDeviceProp_t's layout changed instead: R0000 in HIP 5, R0600 since), its gfx arch from the
- * gcnArchName of hipGetDeviceProperties ("gfx942:sramecc+:xnack-"), found
- * in the struct by its content rather than at a version's offset;
- * PTXWAVE_HIP_ARCH overrides it.  Events are HIP's, one to one
+ * hipDeviceProp_t's layout changed instead: R0000 in HIP 5, R0600 since),
+ * its gfx arch from the gcnArchName of hipGetDeviceProperties
+ * ("gfx942:sramecc+:xnack-"), found in the struct by its content rather
+ * than at a version's offset; PTXWAVE_HIP_ARCH overrides it.  Events are HIP's, one to one
  * (hipEventCreateWithFlags, Record, Query, Synchronize, ElapsedTime,
  * hipStreamWaitEvent): a record does not wait for its stream.
  *
@@ -152,7 +152,8 @@ struct rt_bmodule {
   void *hmod;
   struct kmeta *meta;         /* a hit: the layouts from the code object's metadata */
   unsigned nmeta;
-  ir_module *ir;              /* else for parameter layouts; NULL until the first lookup after a hit */
+  ir_module *ir;              /* else for parameter layouts (NULL after a hit, */
+                              /* until the first kernel lookup) */
   char *ptx;                  /* the PTX, kept to parse then (no readable metadata) */
   size_t ptx_len;
   char name[128];
@@ -235,7 +236,8 @@ static void read_props(hip_be *h, int dev, rt_device_props *p) {
   if (h->hipDeviceGetAttribute(&v, 16 /* Integrated */, dev) == 0) p->integrated = v != 0;
   /* CUDA's static __shared__ limit is 48 KiB whatever the device; more is
    * opt-in (cuFuncSetAttribute), up to the LDS a workgroup may have. */
-  p->shared_per_block = p->shared_per_block_optin < 48 * 1024 ? p->shared_per_block_optin : 48 * 1024;
+  int optin = p->shared_per_block_optin;
+  p->shared_per_block = optin < 48 * 1024 ? optin : 48 * 1024;
   char full[256] = "";
   const char *env = getenv("PTXWAVE_HIP_ARCH");
   if (env && *env) snprintf(full, sizeof full, "%s", env);
@@ -440,7 +442,8 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
                  "on, this module is not loaded:\n%s",
                  name, arch, WTERMSIG(st), strsignal(WTERMSIG(st)), msg ? msg : "");
       else if (waited && WIFEXITED(st) && WEXITSTATUS(st) == 127)
-        snprintf(b->error, sizeof b->error, "JIT: %.400s could not run:\n%s", helper, msg ? msg : "");
+        snprintf(b->error, sizeof b->error, "JIT: %.400s could not run:\n%s", helper,
+                 msg ? msg : "");
       else
         snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, arch,
                  msg ? msg : "");
@@ -616,7 +619,8 @@ static bool mp_kernel(mp *r, uint64_t nkeys, kmeta *k) {
         const char *vs;
         char fk = mp_next(r, &v, &vs);
         if (fk != 's') return false;
-        bool is_off = v == 7 && !memcmp(vs, ".offset", 7), is_size = v == 5 && !memcmp(vs, ".size", 5);
+        bool is_off = v == 7 && !memcmp(vs, ".offset", 7);
+        bool is_size = v == 5 && !memcmp(vs, ".size", 5);
         bool is_kind = v == 11 && !memcmp(vs, ".value_kind", 11);
         char vk = mp_next(r, &v, &vs);
         if (vk == 'a' || vk == 'm') return false;  /* no argument field is a container */
@@ -845,7 +849,7 @@ static CUresult kernel_params(rt_backend *b, rt_bmodule *m, const char *kernel,
     snprintf(b->error, sizeof b->error, "no kernel named %s", kernel);
     return CUDA_ERROR_NOT_FOUND;
   }
-  if (!m->ir) {  /* loaded from a bundle or the cache: parsed now (rt_module.c holds the module's lock) */
+  if (!m->ir) {  /* a hit without readable metadata: parsed now (under the module's lock) */
     CUresult r = parse_checked(b, m->name, m->ptx, m->ptx_len, &m->ir);
     if (r != CUDA_SUCCESS) return r;
     free(m->ptx);
