@@ -406,7 +406,8 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
-    char *argv[] = {(char *)helper, "jit", in, out, (char *)arch, (char *)name, NULL};
+    char *argv[] = {(char *)helper, "jit", in, out, (char *)arch, (char *)name,
+                    (char *)RT_CODE_OBJECT_COMPILER, NULL};
     int e = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (e) {
@@ -427,6 +428,8 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
   }
   size_t msg_len = 0;
   char *msg = pid > 0 ? read_whole(log, &msg_len) : NULL;
+  while (msg && msg_len && (msg[msg_len - 1] == '\n' || msg[msg_len - 1] == ' '))
+    msg[--msg_len] = 0;
   if (pid > 0) {
     void *data = NULL;
     size_t n = 0;
@@ -441,14 +444,17 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
                  "compiling %s for %s: the JIT helper died (signal %d, %s); the application goes "
                  "on, this module is not loaded:\n%s",
                  name, arch, WTERMSIG(st), strsignal(WTERMSIG(st)), msg ? msg : "");
+      else if (waited && WIFEXITED(st) && WEXITSTATUS(st) == 3)
+        snprintf(b->error, sizeof b->error, "JIT: %.400s is another ptxwave version:\n%s",
+                 helper, msg ? msg : "");
       else if (waited && WIFEXITED(st) && WEXITSTATUS(st) == 127)
         snprintf(b->error, sizeof b->error, "JIT: %.400s could not run:\n%s", helper,
                  msg ? msg : "");
       else
         snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, arch,
                  msg ? msg : "");
-      r = waited && WIFEXITED(st) && WEXITSTATUS(st) == 127 ? CUDA_ERROR_JIT_COMPILER_NOT_FOUND
-                                                              : CUDA_ERROR_INVALID_PTX;
+      int code = waited && WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+      r = code == 127 || code == 3 ? CUDA_ERROR_JIT_COMPILER_NOT_FOUND : CUDA_ERROR_INVALID_PTX;
     }
   }
   free(msg);
@@ -457,6 +463,24 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
   unlink(log);
   rmdir(dir);
   return r;
+}
+
+static CUresult compile_in_process(rt_backend *b, const char *name, const char *ptx, size_t len,
+                                   const cg_target *t, void **obj, size_t *obj_len) {
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  cg_output out;
+  bool ok = cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
+  if (!ok) {
+    snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, t->name,
+             pw_diag_text(&d));
+    pw_diag_fini(&d);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  pw_diag_fini(&d);
+  *obj = out.data;
+  *obj_len = out.size;
+  return CUDA_SUCCESS;
 }
 
 /* PTX -> code object for arch: cg_compile_ptx, as `ptxwave compile --arch
@@ -478,27 +502,20 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
   }
   if (jit_subprocess()) {
     char helper[PATH_MAX + 32];
-    if (find_helper(helper, sizeof helper))
-      return compile_in_helper(b, helper, name, ptx, len, arch, obj, obj_len);
+    if (find_helper(helper, sizeof helper)) {
+      CUresult r = compile_in_helper(b, helper, name, ptx, len, arch, obj, obj_len);
+      if (r != CUDA_ERROR_JIT_COMPILER_NOT_FOUND) return r;
+      /* a helper that cannot run, or of another version: compile here */
+      RT_LOG(rt_warn, "hip: %s; compiling in this process", b->error);
+      return compile_in_process(b, name, ptx, len, t, obj, obj_len);
+    }
     static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process */
     if (!atomic_flag_test_and_set(&warned)) {
       RT_LOG(rt_warn, "hip: no JIT helper (ptxwave) next to libcuda.so.1 and no "
              "PTXWAVE_JIT_HELPER: compiling in this process");
     }
   }
-  pw_diag d;
-  pw_diag_init(&d, NULL);
-  cg_output out;
-  bool ok = cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
-  if (!ok) {
-    snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, arch, pw_diag_text(&d));
-    pw_diag_fini(&d);
-    return CUDA_ERROR_INVALID_PTX;
-  }
-  pw_diag_fini(&d);
-  *obj = out.data;
-  *obj_len = out.size;
-  return CUDA_SUCCESS;
+  return compile_in_process(b, name, ptx, len, t, obj, obj_len);
 }
 
 /* ---- parameter layouts from the code object ------------------------------- */

@@ -1,12 +1,15 @@
-/* tools/cmd_jit.c: `ptxwave jit IN.ptx OUT.hsaco ARCH [NAME]`, the helper
+/* tools/cmd_jit.c: `ptxwave jit IN.ptx OUT.hsaco ARCH [NAME [COMPILER]]`, the helper
  * process of the runtime's just-in-time compiles (runtime/rt_backend_hip.c,
  * docs/runtime.md "JIT"): one PTX module to one code object through
  * cg_compile_ptx, the entry `ptxwave compile` and `ptxwave convert` use.
  *
  * Running the compile here rather than in the application means an LLVM
  * fatal error ends this process only; the runtime turns that into a failed
- * module load.  Exit status: 0 written, 1 the module does not compile (the
- * messages on stderr), 2 usage or I/O.
+ * module load.  COMPILER is the runtime's RT_CODE_OBJECT_COMPILER: a helper
+ * of another ptxwave version (an install next to an older build) refuses,
+ * since the runtime caches what it returns under its own version.  Exit
+ * status: 0 written, 1 the module does not compile (the messages on
+ * stderr), 2 usage or I/O, 3 another version.
  *
  * PTXWAVE_JIT_TEST_CRASH=1 (tests only) aborts once the PTX is read, as an
  * LLVM fatal error would: the runtime's tests check the application
@@ -17,6 +20,8 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "pw_config.h"
+#include "runtime/rt_cache.h"
 #include "tools.h"
 
 static void *slurp(const char *path, size_t *len) {
@@ -37,12 +42,18 @@ static void *slurp(const char *path, size_t *len) {
 }
 
 int cmd_jit(int argc, char **argv) {
-  if (argc < 4 || argc > 5 || pw_is_help(argv[1])) {
+  if (argc < 4 || argc > 6 || pw_is_help(argv[1])) {
     fprintf(argc > 1 && pw_is_help(argv[1]) ? stdout : stderr,
-            "usage: ptxwave jit IN.ptx OUT.hsaco ARCH [NAME]\n"
+            "usage: ptxwave jit IN.ptx OUT.hsaco ARCH [NAME [COMPILER]]\n"
             "The runtime's just-in-time compile helper: PTX to a code object for ARCH\n"
-            "(NAME, the module's name, in messages).  Exit 0 written, 1 does not compile.\n");
+            "(NAME, the module's name, in messages; COMPILER, the version the runtime\n"
+            "expects).  Exit 0 written, 1 does not compile, 3 another version.\n");
     return argc > 1 && pw_is_help(argv[1]) ? 0 : 2;
+  }
+  if (argc > 5 && strcmp(argv[5], RT_CODE_OBJECT_COMPILER)) {
+    fprintf(stderr, "ptxwave jit: this helper is %s, the runtime expects %s\n",
+            RT_CODE_OBJECT_COMPILER, argv[5]);
+    return 3;
   }
   const char *in = argv[1], *out = argv[2], *arch = argv[3], *name = argc > 4 ? argv[4] : in;
   const cg_target *t = cg_target_find(arch);

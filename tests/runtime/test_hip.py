@@ -32,7 +32,8 @@ JIT in a helper process (the default): a crash injected in the helper
 (PTXWAVE_JIT_TEST_CRASH=1, it aborts) fails cuModuleLoadData with
 CUDA_ERROR_INVALID_PTX (218) and a message naming the signal, and the client
 process itself exits normally; PTXWAVE_JIT=inprocess compiles in the client
-(the helper's crash switch then has no effect).
+(the helper's crash switch then has no effect); a helper of another ptxwave
+version refuses and the client compiles in process, with a warning.
 """
 import os, subprocess, sys, tempfile
 
@@ -177,6 +178,19 @@ p, lines = run(dict(envc, PTXWAVE_JIT_TEST_CRASH='1', PTXWAVE_JIT='inprocess',
                     PTXWAVE_CACHE_DIR=cdir + '-inprocess'))
 if p.returncode != 0 or 'modules compiled 1' not in p.stderr or 'JIT in process' not in p.stderr:
     fails.append(f'PTXWAVE_JIT=inprocess: expected the compile here: {p.stderr[-800:]}')
+
+# a helper of another ptxwave version refuses (exit 3: the runtime would cache
+# its output under its own version); the runtime then compiles in process
+ptxwave = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(client))), 'tools', 'ptxwave')
+old_helper = os.path.join(tmp, 'old-helper')
+with open(old_helper, 'w') as f:
+    f.write(f'#!/bin/sh\nexec {ptxwave} jit "$2" "$3" "$4" "$5" ptxwave-0.0-older\n')
+os.chmod(old_helper, 0o755)
+p, lines = run(dict(envc, PTXWAVE_JIT_HELPER=old_helper, PTXWAVE_CACHE_DIR=cdir + '-old'))
+if (p.returncode != 0 or 'modules compiled 1' not in p.stderr or
+        'another ptxwave version' not in p.stderr or 'compiling in this process' not in p.stderr):
+    fails.append(f'helper of another version: expected a warning and an in-process compile: '
+                 f'{p.stderr[-1000:]}')
 
 env0 = dict(base, PW_FAKE_HIP_DEVICES='0', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache0'), PTXWAVE_BACKEND='auto')
 p, lines = run(env0)
