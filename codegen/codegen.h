@@ -58,6 +58,7 @@ typedef struct cg_options {
   const char *extra_features; /* appended to the target's features ("+x,-y"), or NULL */
   bool no_lower;              /* cg_compile_ptx: compile the IR as parsed, without lower/
                                * (tests of codegen's own diagnostics) */
+  struct cg_ptx_info *info;   /* cg_compile_ptx: optional out (NULL: not wanted) */
 } cg_options;
 
 /* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and
@@ -74,10 +75,28 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt,
 
 /* ---- cg_ptx.c ---------------------------------------------------------- */
 
+/* What cg_compile_ptx tells a caller that reports on many modules (ptxwave
+ * convert) besides the diagnostics. */
+typedef struct cg_ptx_info {
+  uint64_t instrs;            /* PTX instructions parsed */
+  /* On failure: the PTX instruction of the first construct that stops the
+   * module ("cp.async", "fma"), else a short cause ("PTX does not parse");
+   * "" on success. */
+  char reason[64];
+} cg_ptx_info;
+
+/* The first instruction the PTX front end kept opaque (an instruction or
+ * modifier it does not decode), and its function; NULL if none.  No
+ * backend can run one: the runtime fails the module load on it (as CUDA's
+ * JIT fails the whole module), convert reports it. */
+const ir_instr *cg_first_opaque(const ir_module *m, const ir_func **fn);
+
 /* PTX text (or a .pwir text, by name's suffix) to code for opt->target:
- * parse, verify, lower_module() for the target (unless no_lower, or the
- * .pwir is already lowered), cg_compile().  The entry `ptxwave compile` and
- * the runtime's HIP backend share (docs/codegen.md "From PTX"). */
+ * parse, no opaque instruction (cg_first_opaque), verify, lower_module()
+ * for the target (unless no_lower, or the .pwir is already lowered),
+ * cg_compile().  The one entry `ptxwave compile`, `ptxwave convert` and the
+ * runtime's HIP backend share (docs/codegen.md "From PTX").  opt->info, if
+ * set, gets the instruction count and the short reason of a failure. */
 bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_options *opt,
                     cg_emit_kind kind, cg_output *out, pw_diag *d);
 

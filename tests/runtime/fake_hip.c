@@ -10,9 +10,27 @@
  * record in the buffer the runtime pointed it at, as lowered code would
  * (PW_FAKE_HIP_PRINTF=assert: an assert record after it), so test_hip.py
  * checks the host side's formatting and CUDA_ERROR_ASSERT.
+ * Device memory comes from a bump allocator in a reserved region at a fixed
+ * address (0x200000000000, MAP_NORESERVE), so a program's device pointers,
+ * and the kernarg bytes that carry them, are the same from run to run
+ * whatever the runtime allocated on the host meanwhile (tests compare the
+ * launches of a run that compiles with one served by the cache).
+ *
+ * The device: hipDeviceGetAttribute answers the limits below (an MI210-like
+ * part with numbers chosen to differ from the runtime's defaults, so a
+ * test sees they came from here), and hipGetDevicePropertiesR0600 writes
+ * the name at offset 0 and gcnArchName at offset 1160, an arbitrary place
+ * past the name (the runtime finds the string by content, whatever the
+ * layout): PW_FAKE_HIP_ARCH, default "gfx90a:sramecc+:xnack-".
+ *
+ * Events are recorded with a fake clock: each hipEventRecord is 1.5 ms
+ * after the previous one, so ElapsedTime is known to the test; each
+ * event stays "not ready" (hipErrorNotReady 600) for PW_FAKE_HIP_PENDING
+ * queries after its record (default 0), then completes.
  */
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +70,22 @@ int hipSetDevice(int d) { rec("hipSetDevice %d", d); return 0; }
 int hipDeviceGetName(char *s, int n, int d) { snprintf(s, (size_t)n, "Fake AMD GPU"); return 0; }
 int hipDeviceTotalMem(size_t *b, int d) { *b = (size_t)1 << 34; return 0; }
 int hipMemGetInfo(size_t *f, size_t *t) { *f = (size_t)1 << 33; *t = (size_t)1 << 34; return 0; }
+static char *arena, *arena_next;
+static const size_t arena_size = (size_t)64 << 30;
+
 int hipMalloc(void **p, size_t n) {
-  *p = calloc(1, n);
+  if (!arena) {
+    void *a = mmap((void *)0x200000000000ull, arena_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    arena = arena_next = a == MAP_FAILED ? NULL : a;
+  }
+  size_t rounded = (n + 255) & ~(size_t)255;
+  if (arena && rounded <= arena_size - (size_t)(arena_next - arena)) {
+    *p = arena_next;  /* zero: fresh anonymous pages, never reused */
+    arena_next += rounded;
+  } else {
+    *p = calloc(1, n);
+  }
   for (int i = 0; i < 256; i++)
     if (!allocs[i].p) { allocs[i].p = *p; allocs[i].n = n; break; }
   rec("hipMalloc %zu", n);
@@ -62,7 +94,7 @@ int hipMalloc(void **p, size_t n) {
 int hipFree(void *p) {
   for (int i = 0; i < 256; i++)
     if (allocs[i].p == p) allocs[i].p = NULL;
-  free(p);
+  if (!arena || (char *)p < arena || (char *)p >= arena + arena_size) free(p);
   rec("hipFree");
   return 0;
 }
@@ -119,10 +151,10 @@ int hipModuleLoadData(void **m, const void *img) {
     memcpy(&shnum, b + 0x3c, 2);
     size_t n = (size_t)(shoff + (uint64_t)shentsize * shnum);
     rec("hipModuleLoadData elf bytes=%zu", n);
-    const char *p = getenv("PW_FAKE_HIP_LOG");
+    const char *p = getenv("PW_FAKE_HIP_LOG");  /* no log (benchmarks): nothing written */
     char path[4096];
-    snprintf(path, sizeof path, "%s.obj", p ? p : "fake_hip");
-    FILE *f = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s.obj", p ? p : "");
+    FILE *f = p ? fopen(path, "wb") : NULL;
     if (f) {
       fwrite(b, 1, n, f);
       fclose(f);
@@ -219,3 +251,79 @@ int hipStreamCreate(void **s) { *s = &stream_token; rec("hipStreamCreate"); retu
 int hipStreamDestroy(void *s) { rec("hipStreamDestroy"); return 0; }
 int hipStreamSynchronize(void *s) { rec("hipStreamSynchronize %s", s ? "user" : "null"); return 0; }
 int hipDeviceSynchronize(void) { rec("hipDeviceSynchronize"); return 0; }
+
+/* hipDeviceAttribute_t values of hip_runtime_api.h (CUDA-compatible block) */
+int hipDeviceGetAttribute(int *v, int attr, int dev) {
+  static const struct { int attr, value; } table[] = {
+      {5, 1700000},    /* ClockRate kHz */
+      {16, 0},         /* Integrated */
+      {19, 8 << 20},   /* L2CacheSize */
+      {25, 16},        /* MaxBlocksPerMultiProcessor */
+      {26, 1024}, {27, 1024}, {28, 1024}, /* MaxBlockDimX/Y/Z */
+      {29, 0x7fffffff}, {30, 65535}, {31, 65535}, /* MaxGridDimX/Y/Z */
+      {56, 1024},      /* MaxThreadsPerBlock */
+      {57, 2048},      /* MaxThreadsPerMultiProcessor */
+      {59, 4096},      /* MemoryBusWidth */
+      {60, 1600000},   /* MemoryClockRate kHz */
+      {63, 104},       /* MultiprocessorCount */
+      {67, 0x43}, {68, 0}, {69, 0}, /* PciBusId, PciDeviceId, PciDomainID */
+      {71, 65536}, {72, 131072}, /* MaxRegistersPerBlock, ...PerMultiprocessor */
+      {74, 65536},     /* MaxSharedMemoryPerBlock */
+      {76, 65536},     /* SharedMemPerMultiprocessor */
+      {87, 64},        /* WarpSize */
+  };
+  for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].attr == attr) {
+      *v = table[i].value;
+      return 0;
+    }
+  return 1;  /* hipErrorInvalidValue */
+}
+
+int hipGetDevicePropertiesR0600(void *props, int dev) {
+  const char *arch = getenv("PW_FAKE_HIP_ARCH");
+  snprintf((char *)props, 256, "Fake AMD GPU");
+  snprintf((char *)props + 1160, 256, "%s", arch ? arch : "gfx90a:sramecc+:xnack-");
+  rec("hipGetDevicePropertiesR0600 %d", dev);
+  return 0;
+}
+
+typedef struct fake_event { double ms; int pending; unsigned flags; } fake_event;
+static double fake_clock;
+
+int hipEventCreateWithFlags(void **e, unsigned flags) {
+  fake_event *f = calloc(1, sizeof *f);
+  f->flags = flags;
+  *e = f;
+  rec("hipEventCreateWithFlags %u", flags);
+  return 0;
+}
+int hipEventDestroy(void *e) { free(e); rec("hipEventDestroy"); return 0; }
+int hipEventRecord(void *e, void *s) {
+  fake_event *f = e;
+  fake_clock += 1.5;
+  f->ms = fake_clock;
+  const char *p = getenv("PW_FAKE_HIP_PENDING");
+  f->pending = p ? atoi(p) : 0;
+  rec("hipEventRecord stream=%s", s ? "user" : "null");
+  return 0;
+}
+int hipEventQuery(void *e) {
+  fake_event *f = e;
+  rec("hipEventQuery");
+  if (f->pending > 0) {
+    f->pending--;
+    return 600;  /* hipErrorNotReady */
+  }
+  return 0;
+}
+int hipEventSynchronize(void *e) { ((fake_event *)e)->pending = 0; rec("hipEventSynchronize"); return 0; }
+int hipEventElapsedTime(float *ms, void *a, void *b) {
+  *ms = (float)(((fake_event *)b)->ms - ((fake_event *)a)->ms);
+  rec("hipEventElapsedTime");
+  return 0;
+}
+int hipStreamWaitEvent(void *s, void *e, unsigned flags) {
+  rec("hipStreamWaitEvent stream=%s %u", s ? "user" : "null", flags);
+  return 0;
+}
