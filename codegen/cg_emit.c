@@ -365,16 +365,23 @@ static LLVMValueRef workgroup_id(emitter *E, unsigned dim) {
 }
 
 /* %ntid: COV5 hidden_group_size_x/y/z (u16 at implicit argument offsets
- * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4). */
+ * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4).
+ * The alignment is what the offset from the base gives: the implicit
+ * arguments are 8-aligned (LLVM's getAlignmentForImplicitArgPtr on HSA),
+ * the dispatch packet 64-aligned (AMDGPUUsage).  With align 2 everywhere,
+ * the backend merged the x and y loads into a dword that SMEM cannot load
+ * (scalar loads need 4-byte alignment): a VMEM load into VGPRs and a wait
+ * on vmcnt in nearly every kernel (benchmarks/quality_bench.py). */
 static LLVMValueRef workgroup_size(emitter *E, unsigned dim) {
   cg_context *c = E->c;
   LLVMValueRef v;
+  unsigned off = c->cov >= 5 ? 12 + 2 * dim : 4 + 2 * dim;
   if (c->cov >= 5) {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, 12 + 2 * dim, 2);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
   } else {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, 4 + 2 * dim, 2);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
   }
   return LLVMBuildZExt(E->b, v, c->i32, "");
 }
