@@ -187,6 +187,7 @@ typedef struct buf {
 } buf;
 
 static void put(buf *b, const void *p, size_t n) {
+  if (!n) return; /* memcpy with a null buffer is undefined even for 0 bytes */
   if (b->n + n > b->cap) {
     b->cap = (b->n + n) * 2 + 64;
     b->p = realloc(b->p, b->cap);
