@@ -4,6 +4,10 @@
  *   --LLVMRunPasses(cg_default_pipeline)--> --target machine--> ELF object
  *   --check every kernel and its .kd--> --cg_lld_link--> .hsaco
  *
+ * or, for a module split into partitions (cg_options.threads, below):
+ *   ... --LLVMRunPasses--> bitcode --one thread per partition--> objects
+ *   --check--> --cg_merge_notes--> --cg_lld_link_n--> .hsaco
+ *
  * The check after codegen exists because LLVM drops a function it cannot
  * compile for the target without an error (design.md: e.g. a wave-size
  * mismatch), which would otherwise surface only at launch time.
@@ -143,6 +147,9 @@ static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, 
  * per partition and the longer link cost more than the parallel codegen
  * wins (measured with cg_bench --threads, docs/codegen.md). */
 #define CG_SPLIT_MIN_INSTS 4000
+/* Each partition holds the whole module's IR while it deletes the other
+ * kernels: the automatic choice stops at 8 partitions. */
+#define CG_SPLIT_AUTO_MAX 8
 
 typedef struct cg_part {
   /* in */
@@ -287,9 +294,12 @@ static unsigned split_count(cg_context *c, const cg_options *opt, cg_emit_kind k
   }
   unsigned n = opt->threads;
   if (!n) {
+    /* automatic: enough work per partition, a CPU each, and at most
+     * CG_SPLIT_AUTO_MAX copies of the module in memory at once */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     n = total / CG_SPLIT_MIN_INSTS;
     if (cpus > 0 && n > (unsigned)cpus) n = (unsigned)cpus;
+    if (n > CG_SPLIT_AUTO_MAX) n = CG_SPLIT_AUTO_MAX;
   }
   if (n > nk) n = nk;
   if (n > 64) n = 64;

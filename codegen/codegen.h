@@ -63,7 +63,7 @@ typedef struct cg_options {
                                * link (docs/codegen.md "Parallel compile of one module");
                                * 1: one thread; 0: automatic, split only a module big
                                * enough to pay (CG_SPLIT_MIN_INSTS per partition), at
-                               * most the CPUs online */
+                               * most the CPUs online and 8 */
 } cg_options;
 
 /* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and
