@@ -127,6 +127,82 @@ static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, 
   return ok;
 }
 
+/* ---- Lifetimes of call buffers -------------------------------------------
+ *
+ * nvcc declares a call's .param argument and return buffers in a { } scope
+ * around the call sequence (PTX ISA 5.1.6.4, "Parameter State Space":
+ * st.param, call, ld.param), so their contents are dead outside it.  In
+ * LLVM they are allocas of the function's entry block; without lifetime
+ * markers the backend gives each one its own stack slot, and a function
+ * with several non-inlined calls (recursion) has a frame of every buffer
+ * of every call.  For each buffer cg_emit.c marked !ptxwave.callbuf whose
+ * uses all lie in one basic block (the call sequence, unless a guard
+ * split it), llvm.lifetime.start goes before the first use and
+ * llvm.lifetime.end after the last: stack colouring then shares slots
+ * between calls.  A buffer used in several blocks keeps its own slot. */
+
+/* Collects the instructions that use v, through GEPs and casts of it;
+ * false if one of them is not a load, a store to it, a call or such an
+ * address computation (the address escapes), or if they span blocks. */
+static bool buffer_uses(LLVMValueRef v, LLVMBasicBlockRef *bb, LLVMValueRef *users, unsigned *n,
+                        unsigned cap, unsigned depth) {
+  if (depth > 8) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef i = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(i)) return false;
+    LLVMBasicBlockRef b = LLVMGetInstructionParent(i);
+    if (*bb && *bb != b) return false;
+    *bb = b;
+    if (*n == cap) return false;
+    users[(*n)++] = i;
+    if (LLVMIsALoadInst(i) || LLVMIsACallInst(i)) continue;
+    if (LLVMIsAStoreInst(i)) {
+      if (LLVMGetOperand(i, 0) == v) return false; /* the address itself stored */
+      continue;
+    }
+    if (LLVMIsAGetElementPtrInst(i) || LLVMIsAAddrSpaceCastInst(i)) {
+      if (!buffer_uses(i, bb, users, n, cap, depth + 1)) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+static void call_buffer_lifetimes(cg_context *c) {
+  enum { CAP = 64 };
+  LLVMValueRef users[CAP];
+  unsigned id_start = LLVMLookupIntrinsicID("llvm.lifetime.start", 19);
+  unsigned id_end = LLVMLookupIntrinsicID("llvm.lifetime.end", 17);
+  LLVMTypeRef pt = c->ptr[CG_AS_PRIVATE];
+  LLVMValueRef fs = LLVMGetIntrinsicDeclaration(c->mod, id_start, &pt, 1);
+  LLVMValueRef fe = LLVMGetIntrinsicDeclaration(c->mod, id_end, &pt, 1);
+  LLVMTypeRef ts = LLVMIntrinsicGetType(c->ctx, id_start, &pt, 1);
+  LLVMTypeRef te = LLVMIntrinsicGetType(c->ctx, id_end, &pt, 1);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    LLVMBasicBlockRef entry = LLVMIsDeclaration(fn) ? NULL : LLVMGetEntryBasicBlock(fn);
+    for (LLVMValueRef a = entry ? LLVMGetFirstInstruction(entry) : NULL; a; a = LLVMGetNextInstruction(a)) {
+      if (!LLVMIsAAllocaInst(a) || !LLVMGetMetadata(a, c->kind_callbuf)) continue;
+      LLVMBasicBlockRef bb = NULL;
+      unsigned n = 0;
+      if (!buffer_uses(a, &bb, users, &n, CAP, 0) || !n || bb == entry) continue;
+      /* the first and last user in the block's order */
+      LLVMValueRef first = NULL, last = NULL;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+        for (unsigned k = 0; k < n; k++)
+          if (users[k] == i) {
+            if (!first) first = i;
+            last = i;
+          }
+      if (!first || !last || !LLVMGetNextInstruction(last)) continue;
+      LLVMPositionBuilderBefore(c->b, first);
+      LLVMBuildCall2(c->b, ts, fs, &a, 1, "");
+      LLVMPositionBuilderBefore(c->b, LLVMGetNextInstruction(last));
+      LLVMBuildCall2(c->b, te, fe, &a, 1, "");
+    }
+  }
+}
+
 /* ---- Parallel compile of one module (docs/codegen.md) ------------------
  *
  * LLVM's code generation of one module runs on one thread.  A module with
@@ -492,6 +568,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   }
   /* the data layout first: allocas take their address space from it */
   if (ok && !cg_emit_module(&c, m, src, d)) ok = false;
+  if (ok) call_buffer_lifetimes(&c);
   /* every function: the target's cpu and features, so inlining and the
    * backend agree with the target machine */
   for (LLVMValueRef fn = LLVMGetFirstFunction(c.mod); ok && fn; fn = LLVMGetNextFunction(fn)) {

@@ -57,6 +57,7 @@ static void context_common(cg_context *c, const cg_target *t, unsigned cov) {
   c->i32_1 = LLVMConstInt(c->i32, 1, 0);
   c->i64_0 = LLVMConstInt(c->i64, 0, 0);
   c->kind_convergent = LLVMGetEnumAttributeKindForName("convergent", 10);
+  c->kind_callbuf = LLVMGetMDKindIDInContext(c->ctx, "ptxwave.callbuf", 15);
   c->ss_workgroup = LLVMGetSyncScopeID(c->ctx, "workgroup", 9);
   c->ss_agent = LLVMGetSyncScopeID(c->ctx, "agent", 5);
   c->ss_system = LLVMGetSyncScopeID(c->ctx, "", 0);

@@ -1989,6 +1989,9 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     LLVMTypeRef at = LLVMArrayType2(c->i8, v->size ? v->size : 1);
     LLVMValueRef a = LLVMBuildAlloca(E->b, at, value_name(E, "", v->name, nb, sizeof nb));
     LLVMSetAlignment(a, v->align ? v->align : 4);
+    /* a call's argument/return buffer: scoped to its call sequence
+     * (cg_compile.c gives it lifetime markers) */
+    if (v->space == IR_SPACE_PARAM) LLVMSetMetadata(a, c->kind_callbuf, LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, NULL, 0)));
     map_put(&E->syms, v, a);
   }
   LLVMBuildBr(E->b, E->bbs[f->entry->id]);

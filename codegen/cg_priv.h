@@ -27,6 +27,8 @@ typedef struct cg_context {
   LLVMTypeRef wave_mask;       /* i32 or i64 */
   LLVMValueRef i32_0, i32_1, i64_0;
   unsigned kind_convergent;    /* attribute kinds, looked up once */
+  unsigned kind_callbuf;       /* metadata !ptxwave.callbuf: an alloca that is a call's
+                                * .param buffer (cg_emit.c, cg_compile.c) */
   /* sync scope ids: workgroup, agent, system (""), wavefront */
   unsigned ss_workgroup, ss_agent, ss_system, ss_wavefront;
   /* LLVM's own diagnostics (backend errors such as an LDS overflow,
