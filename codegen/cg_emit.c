@@ -1157,8 +1157,8 @@ static void call(emitter *E, const ir_instr *i) {
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
-    /* CUDA's device assert(): the message needs the runtime's printf
-     * buffer; the kernel is stopped either way (s_trap) */
+    /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
+     * it a printf-buffer record with its message): the kernel stops */
     cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
     free(args);
     free(tys);
@@ -1166,7 +1166,7 @@ static void call(emitter *E, const ir_instr *i) {
   }
   if (f && f->is_decl) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
-                !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
+                !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
     free(args);
     free(tys);
     return;

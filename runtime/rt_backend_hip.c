@@ -25,6 +25,14 @@
  * recording stand-in's tests of the launch paths use it where the code
  * object's content does not matter (docs/runtime.md).
  *
+ * Device printf and assert (docs/runtime.md, "Device printf"): a code
+ * object whose kernels print has the variable __ptxwave_printf
+ * (lower/lower_printf.c); at load the backend points it at the context's
+ * printf buffer (allocated on first need), and every synchronising call
+ * (stream and device synchronise, synchronous copies, module unload)
+ * drains the buffer to stdout (rt_printf.c); an assert record makes that
+ * call return CUDA_ERROR_ASSERT.
+ *
  * HIP's declarations are written here from its documented C API (no HIP
  * headers are needed to build): hipError_t is an int, handles are pointers.
  */
@@ -39,6 +47,8 @@
 #include "runtime/rt.h"
 #include "runtime/rt_bundle.h"
 #include "runtime/rt_cache.h"
+#include "runtime/rt_printf.h"
+#include "util/pw_printf.h"
 
 typedef int hip_err;
 typedef void *hip_ptr;
@@ -88,6 +98,8 @@ typedef struct hip_be {
   int ndev;
   rt_cache *cache;
   uint64_t compiled, cache_hits, bundle_hits;
+  uint64_t printf_buf;        /* the device printf buffer (0: none yet) */
+  uint32_t printf_cap;
 } hip_be;
 
 struct rt_bmodule {
@@ -173,12 +185,61 @@ static CUresult mem_range(rt_backend *b, uint64_t p, uint64_t *base, size_t *n) 
   return CUDA_SUCCESS;
 }
 
+/* ---- device printf (rt_printf.h) ---------------------------------------- */
+static bool printf_read(void *ctx, uint64_t addr, void *dst, size_t n) {
+  hip_be *h = ctx;
+  return h->hipMemcpy(dst, (const void *)(uintptr_t)addr, n, hip_d2h) == 0;
+}
+static bool printf_write(void *ctx, uint64_t addr, const void *src, size_t n) {
+  hip_be *h = ctx;
+  return h->hipMemcpy((void *)(uintptr_t)addr, src, n, hip_h2d) == 0;
+}
+
+/* Points the module's __ptxwave_printf at the buffer, if it has one. */
+static void printf_attach(rt_backend *b, void *hmod) {
+  hip_be *h = H(b);
+  hip_ptr var = NULL;
+  size_t n = 0;
+  if (h->hipModuleGetGlobal(&var, &n, hmod, PW_PRINTF_VAR) != 0 || n < PW_PRINTF_VAR_BYTES) return;
+  if (!h->printf_buf) {
+    uint32_t cap = rt_printf_capacity();
+    void *p = NULL;
+    if (h->hipMalloc(&p, PW_PRINTF_BUF_HEADER + (size_t)cap) != 0 || !p) {
+      RT_LOG(rt_warn, "hip: no memory for the device printf buffer (%u bytes): printf output is dropped", cap);
+      return;
+    }
+    h->hipMemsetD8(p, 0, PW_PRINTF_BUF_HEADER + (size_t)cap);
+    h->printf_buf = (uint64_t)(uintptr_t)p;
+    h->printf_cap = cap;
+  }
+  uint8_t v[PW_PRINTF_VAR_BYTES] = {0};
+  memcpy(v + PW_PRINTF_VAR_BUFFER, &h->printf_buf, 8);
+  memcpy(v + PW_PRINTF_VAR_CAPACITY, &h->printf_cap, 4);
+  h->hipMemcpy(var, v, sizeof v, hip_h2d);
+}
+
+/* After a synchronising call that returned r: prints what kernels left in
+ * the buffer; an assert record turns r into CUDA_ERROR_ASSERT. */
+static CUresult printf_drain(rt_backend *b, CUresult r) {
+  hip_be *h = H(b);
+  if (!h->printf_buf) return r;
+  rt_printf_result res;
+  if (!rt_printf_drain(&(rt_printf_mem){printf_read, printf_write, h}, h->printf_buf, h->printf_cap, stdout,
+                       stderr, &res))
+    RT_LOG(rt_warn, "hip: the device printf buffer cannot be read back");
+  if (res.asserts) {
+    snprintf(b->error, sizeof b->error, "device assertion failed: %.900s", res.first_assert);
+    return CUDA_ERROR_ASSERT;
+  }
+  return r;
+}
+
 static CUresult do_memcpy(rt_backend *b, void *dst, CUmemorytype dk, const void *src,
                           CUmemorytype sk, size_t n, rt_bstream s, bool async) {
   int kind = dk == CU_MEMORYTYPE_DEVICE ? (sk == CU_MEMORYTYPE_DEVICE ? hip_d2d : hip_h2d)
                                         : (sk == CU_MEMORYTYPE_DEVICE ? hip_d2h : hip_h2h);
   if (async) return from_hip(b, "hipMemcpyAsync", H(b)->hipMemcpyAsync(dst, src, n, kind, s));
-  return from_hip(b, "hipMemcpy", H(b)->hipMemcpy(dst, src, n, kind));
+  return printf_drain(b, from_hip(b, "hipMemcpy", H(b)->hipMemcpy(dst, src, n, kind)));
 }
 
 static CUresult do_memset(rt_backend *b, uint64_t d, uint32_t v, unsigned elem, size_t count,
@@ -278,12 +339,14 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   }
   m->hmod = hmod;
   m->ir = ir;
+  printf_attach(b, hmod);
   *out = m;
   return CUDA_SUCCESS;
 }
 
 static void module_unload(rt_backend *b, rt_bmodule *m) {
   if (!m) return;
+  printf_drain(b, CUDA_SUCCESS);   /* its format strings go with it */
   H(b)->hipModuleUnload(m->hmod);
   for (unsigned i = 0; i < m->nlayouts; i++) free(m->layouts[i].params);
   free(m->layouts);
@@ -363,10 +426,10 @@ static CUresult stream_destroy(rt_backend *b, rt_bstream s) {
   return from_hip(b, "hipStreamDestroy", H(b)->hipStreamDestroy(s));
 }
 static CUresult stream_sync(rt_backend *b, rt_bstream s) {
-  return from_hip(b, "hipStreamSynchronize", H(b)->hipStreamSynchronize(s));
+  return printf_drain(b, from_hip(b, "hipStreamSynchronize", H(b)->hipStreamSynchronize(s)));
 }
 static CUresult device_sync(rt_backend *b) {
-  return from_hip(b, "hipDeviceSynchronize", H(b)->hipDeviceSynchronize());
+  return printf_drain(b, from_hip(b, "hipDeviceSynchronize", H(b)->hipDeviceSynchronize()));
 }
 
 rt_backend *rt_backend_hip_create(void) {

@@ -3,6 +3,13 @@
  * (so copies really copy); every call is appended to $PW_FAKE_HIP_LOG as one
  * line; hipModuleLaunchKernel writes the kernarg bytes it received in hex.
  * PW_FAKE_HIP_DEVICES=0 makes it a machine with no GPU (hipInit 100).
+ *
+ * Device printf (util/pw_printf.h): modules have no __ptxwave_printf
+ * (hipModuleGetGlobal: not found) unless PW_FAKE_HIP_PRINTF is set; then
+ * they have one, and each launch "runs" a kernel that leaves a printf
+ * record in the buffer the runtime pointed it at, as lowered code would
+ * (PW_FAKE_HIP_PRINTF=assert: an assert record after it), so test_hip.py
+ * checks the host side's formatting and CUDA_ERROR_ASSERT.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -23,6 +30,16 @@ static void rec(const char *fmt, ...) {
 }
 
 static struct { char *p; size_t n; } allocs[256];
+
+/* The kernel's strings, in one block as a code object's .rodata would be:
+ * hipMemcpy fails for a copy that runs past its end, as HIP does past an
+ * allocation's (the runtime then reads a string byte by byte). */
+static const char dev_strings[] = "fake %d %s %5.2f %llx|%c%%\n\0from hip\0n < 4\0k.cu\0void k()";
+#define fmt_fake (dev_strings)
+#define str_fake (fmt_fake + sizeof "fake %d %s %5.2f %llx|%c%%\n")
+#define as_msg (str_fake + sizeof "from hip")
+#define as_file (as_msg + sizeof "n < 4")
+#define as_func (as_file + sizeof "k.cu")
 
 static int no_device(void) {
   const char *d = getenv("PW_FAKE_HIP_DEVICES");
@@ -61,6 +78,9 @@ int hipMemGetAddressRange(void **base, size_t *n, void *p) {
   return 1;
 }
 int hipMemcpy(void *d, const void *s, size_t n, int kind) {
+  const char *src = s;
+  if (src >= dev_strings && src < dev_strings + sizeof dev_strings && n > (size_t)(dev_strings + sizeof dev_strings - src))
+    return 1;   /* hipErrorInvalidValue: past the end */
   memmove(d, s, n);
   rec("hipMemcpy kind=%d bytes=%zu", kind, n);
   return 0;
@@ -120,11 +140,64 @@ int hipModuleGetFunction(void **f, void *m, const char *name) {
   return 0;
 }
 static char global[64];
+static uint64_t printf_var[2];   /* {u64 buffer; u32 capacity; u32 dropped} */
 int hipModuleGetGlobal(void **p, size_t *n, void *m, const char *name) {
+  if (!strcmp(name, "__ptxwave_printf")) {
+    if (!getenv("PW_FAKE_HIP_PRINTF")) return 500;
+    rec("hipModuleGetGlobal %s", name);
+    *p = printf_var;
+    *n = sizeof printf_var;
+    return 0;
+  }
   *p = global;
   *n = sizeof global;
   return 0;
 }
+/* Appends a record of `size` bytes (header fields included) to the buffer. */
+static void put_record(const unsigned char *r, uint32_t size) {
+  unsigned char *buf = (unsigned char *)(uintptr_t)printf_var[0];
+  uint32_t cap = (uint32_t)printf_var[1], off;
+  if (!buf) return;
+  memcpy(&off, buf, 4);
+  uint32_t next = off + size;
+  memcpy(buf, &next, 4);
+  if (off <= cap && cap - off >= size) memcpy(buf + 16 + off, r, size);
+}
+static void put_u32(unsigned char *r, unsigned at, uint32_t v) { memcpy(r + at, &v, 4); }
+static void put_u64(unsigned char *r, unsigned at, uint64_t v) { memcpy(r + at, &v, 8); }
+
+static void kernel_prints(void) {
+  const char *mode = getenv("PW_FAKE_HIP_PRINTF");
+  if (!mode) return;
+  unsigned char r[64] = {0};
+  /* printf(fmt_fake, 42, str_fake, 3.14159, 0xabcdefULL, 'Z'): arguments at
+   * 0 (int), 8 (pointer), 16 (double), 24 (u64), 32 (int): 36 bytes */
+  double d = 3.14159;
+  uint64_t db;
+  memcpy(&db, &d, 8);
+  put_u32(r, 0, 56);
+  put_u32(r, 4, 1);
+  put_u64(r, 8, (uint64_t)(uintptr_t)fmt_fake);
+  put_u32(r, 16, 42);
+  put_u64(r, 24, (uint64_t)(uintptr_t)str_fake);
+  put_u64(r, 32, db);
+  put_u64(r, 40, 0xabcdef);
+  put_u32(r, 48, 'Z');
+  put_record(r, 56);
+  if (strcmp(mode, "assert")) return;
+  memset(r, 0, sizeof r);
+  put_u32(r, 0, 64);
+  put_u32(r, 4, 2);
+  put_u64(r, 8, (uint64_t)(uintptr_t)as_msg);
+  put_u64(r, 16, (uint64_t)(uintptr_t)as_file);
+  put_u64(r, 24, (uint64_t)(uintptr_t)as_func);
+  put_u32(r, 32, 7);
+  put_u32(r, 36, 2);   /* %ctaid (2,0,0) */
+  put_u32(r, 48, 3);   /* %tid (3,1,0) */
+  put_u32(r, 52, 1);
+  put_record(r, 64);
+}
+
 int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                           unsigned bz, unsigned shared, void *stream, void **kp, void **extra) {
   const unsigned char *buf = NULL;
@@ -138,6 +211,7 @@ int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
   rec("hipModuleLaunchKernel %s grid=%u,%u,%u block=%u,%u,%u shared=%u stream=%s kernelParams=%s "
       "kernarg=%s", (const char *)f, gx, gy, gz, bx, by, bz, shared, stream ? "user" : "null",
       kp ? "set" : "null", hex);
+  kernel_prints();
   return 0;
 }
 static int stream_token;

@@ -7,8 +7,10 @@ copy directions (hipMemcpyKind 1 H2D, 3 D2D, 2 D2H) and sizes; memsets;
 launch dimensions, dynamic shared memory, stream, and the kernarg bytes
 (CUDA's .param layout, identical through kernelParams and through
 CU_LAUNCH_PARAM_BUFFER_POINTER); the kernel cache (first run compiles one
-module, the second compiles none); and that a machine with no GPU falls
-back to the emulator.  These run twice: with PTXWAVE_HIP_PASSTHROUGH=1 (the
+module, the second compiles none); device printf and assert (records the
+stand-in leaves in the runtime's printf buffer, formatted at the stream
+synchronise; an assert makes it fail with CUDA_ERROR_ASSERT); and that a
+machine with no GPU falls back to the emulator.  These run twice: with PTXWAVE_HIP_PASSTHROUGH=1 (the
 PTX text goes to hipModuleLoadData), and compiling for real, where the image
 hipModuleLoadData receives must be an AMDGPU code object (ELF64, e_machine
 EM_AMDGPU = 224, a defined symbol k.kd for the client's kernel k), parsed
@@ -105,6 +107,25 @@ for mode in ('passthrough', 'compile'):
       fails.append(f'{mode}: second run: the cached image must reach hipModuleLoadData')
   if 'modules compiled 0, cache hits 1' not in p.stderr:
       fails.append(f'{mode}: second run: the module must come from the cache: {p.stderr[-800:]}')
+
+# Device printf (rt_printf.c): the stand-in's modules have __ptxwave_printf
+# and each of the client's two launches leaves one record (fake_hip.c), so
+# the stream synchronise prints two lines, formatted as C's printf would:
+# printf("fake %d %s %5.2f %llx|%c%%\n", 42, "from hip", 3.14159, 0xabcdef, 'Z').
+penv = dict(base, PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache-printf'), PTXWAVE_HIP_PASSTHROUGH='1',
+            PW_FAKE_HIP_PRINTF='1')
+p, lines = run(penv)
+line = 'fake 42 from hip  3.14 abcdef|Z%\n'
+if p.returncode != 0 or p.stdout.count(line) != 2 or 'hip_client: ok' not in p.stdout:
+    fails.append(f'printf: two formatted lines expected: {p.returncode} {p.stdout!r} {p.stderr[-800:]}')
+if 'hipModuleGetGlobal __ptxwave_printf' not in lines or f'hipMalloc {16 + (1 << 20)}' not in lines:
+    fails.append('printf: the module variable must get a buffer of 16 + 1 MiB')
+# ... and an assert record after it: the synchronise fails with
+# CUDA_ERROR_ASSERT (710) and CUDA's message goes to stderr.
+p, lines = run(dict(penv, PW_FAKE_HIP_PRINTF='assert'))
+msg = 'k.cu:7: void k(): block: [2,0,0], thread: [3,1,0] Assertion `n < 4` failed.'
+if p.returncode == 0 or '= 710' not in p.stderr or p.stderr.count(msg) != 2 or p.stdout.count(line) != 2:
+    fails.append(f'assert: 710 and the message expected: {p.returncode} {p.stdout!r} {p.stderr[-800:]}')
 
 env0 = dict(base, PW_FAKE_HIP_DEVICES='0', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache0'), PTXWAVE_BACKEND='auto')
 p, lines = run(env0)
