@@ -17,7 +17,7 @@
  * With --threads N, every module that compiled is compiled twice more with
  * the default pipeline, timed in wall-clock time (the split compile runs on
  * several threads): unsplit (cg_options.threads = 1) and split into N
- * partitions (threads = N); the sums, their ratio, and the ratio on the
+ * partitions (threads = N; 0 = the automatic choice); the sums, their ratio, and the ratio on the
  * largest modules are printed (docs/codegen.md "Parallel compile").
  * A failing module's first error is counted by its reason (the text after
  * "for gfxNNN: "), and the most frequent reasons are printed.
@@ -80,7 +80,8 @@ typedef struct split_stat {
 
 typedef struct bench {
   const cg_target *target;
-  unsigned threads;      /* --threads N: also time split compiles */
+  bool split;            /* --threads N given: also time split compiles */
+  unsigned threads;      /* N; 0 = cg_options' automatic choice */
   split_stat *splits;
   size_t nsplits, splits_cap;
   const char *pipelines[MAXP];
@@ -239,7 +240,7 @@ static bool one(const ptx_module *pm, void *user) {
       if (p == 0) tcg = t;
     }
   }
-  if (ok && B->threads) {
+  if (ok && B->split) {
     double tt[2], cc[2];
     unsigned nparts = 1;
     for (unsigned k = 0; k < 2 && ok; k++) {
@@ -307,7 +308,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) B.threads = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      B.split = true;
+      B.threads = (unsigned)atoi(argv[++i]);
+    }
     else if (argv[i][0] == '-') {
       fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N] [--threads N] "
                       "(--libdir DIR --list FILE | FILE...)\n");
@@ -385,7 +389,7 @@ int main(int argc, char **argv) {
            "ratio ptxwave/ptxas %.2f\n",
            (unsigned long long)B.both_n, (unsigned long long)B.both_instrs, B.both_cg, B.both_ptxas,
            1000.0 * B.both_cg / B.both_instrs, 1000.0 * B.both_ptxas / B.both_instrs, B.both_cg / B.both_ptxas);
-  if (B.threads && B.nsplits) {
+  if (B.split && B.nsplits) {
     double t1 = 0, tn = 0, c1 = 0, cn = 0;
     for (size_t i = 0; i < B.nsplits; i++) {
       t1 += B.splits[i].t1;
