@@ -59,6 +59,12 @@ typedef struct cg_options {
   bool no_lower;              /* cg_compile_ptx: compile the IR as parsed, without lower/
                                * (tests of codegen's own diagnostics) */
   struct cg_ptx_info *info;   /* cg_compile_ptx: optional out (NULL: not wanted) */
+  unsigned threads;           /* CG_EMIT_HSACO: compile the module's kernels in this many
+                               * partitions, each on its own thread, linked in one lld
+                               * link (docs/codegen.md "Parallel compile of one module");
+                               * 1: one thread; 0: automatic, split only a module big
+                               * enough to pay (CG_SPLIT_MIN_INSTS per partition), at
+                               * most the CPUs online and 8 */
 } cg_options;
 
 /* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and
@@ -67,6 +73,7 @@ typedef struct cg_output {
   uint8_t *data;
   size_t size;
   uint32_t nkernels;          /* kernels checked present in the object */
+  uint32_t nparts;            /* partitions compiled on their own threads (1: unsplit) */
 } cg_output;
 
 /* src is the PTX text the module's locations point into (may be NULL). */
@@ -111,5 +118,9 @@ extern const char cg_default_pipeline[];
  * success; on failure, lld's messages in errbuf.  *out is malloc'd. */
 int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out, size_t *out_size,
                 char *errbuf, size_t errbuf_size);
+/* The same for n objects in one link (the partitions of a split compile,
+ * cg_options.threads): `ld.lld -shared obj0 ... objN-1 -o out`. */
+int cg_lld_link_n(const uint8_t *const *objs, const size_t *sizes, unsigned n, uint8_t **out,
+                  size_t *out_size, char *errbuf, size_t errbuf_size);
 
 #endif

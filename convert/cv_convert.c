@@ -549,7 +549,12 @@ static outcome run_job(cv_run *r, const job *j, ptx_decoder *dec, uint64_t *inst
     pw_diag d;
     pw_diag_init(&d, NULL);
     d.max_errors = 4;
-    bool ok = cg_compile_ptx(name, text, len, &(cg_options){.target = j->target, .info = &info},
+    /* With several workers every core is busy already: splitting a module
+     * across threads as well (cg_options.threads, automatic by default)
+     * would only oversubscribe them.  One worker lets a big module split. */
+    unsigned split = r->jobs > 1 ? 1 : 0;
+    bool ok = cg_compile_ptx(name, text, len,
+                             &(cg_options){.target = j->target, .info = &info, .threads = split},
                              CG_EMIT_HSACO, &out, &d);
     pw_diag_fini(&d);
     snprintf(why, sizeof why, "%s", info.reason);
