@@ -365,16 +365,23 @@ static LLVMValueRef workgroup_id(emitter *E, unsigned dim) {
 }
 
 /* %ntid: COV5 hidden_group_size_x/y/z (u16 at implicit argument offsets
- * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4). */
+ * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4).
+ * The alignment is what the offset from the base gives: the implicit
+ * arguments are 8-aligned (LLVM's getAlignmentForImplicitArgPtr on HSA),
+ * the dispatch packet 64-aligned (AMDGPUUsage).  With align 2 everywhere,
+ * the backend merged the x and y loads into a dword that SMEM cannot load
+ * (scalar loads need 4-byte alignment): a VMEM load into VGPRs and a wait
+ * on vmcnt in nearly every kernel (benchmarks/quality_bench.py). */
 static LLVMValueRef workgroup_size(emitter *E, unsigned dim) {
   cg_context *c = E->c;
   LLVMValueRef v;
+  unsigned off = c->cov >= 5 ? 12 + 2 * dim : 4 + 2 * dim;
   if (c->cov >= 5) {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, 12 + 2 * dim, 2);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
   } else {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, 4 + 2 * dim, 2);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
   }
   return LLVMBuildZExt(E->b, v, c->i32, "");
 }
@@ -1150,8 +1157,8 @@ static void call(emitter *E, const ir_instr *i) {
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
-    /* CUDA's device assert(): the message needs the runtime's printf
-     * buffer; the kernel is stopped either way (s_trap) */
+    /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
+     * it a printf-buffer record with its message): the kernel stops */
     cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
     free(args);
     free(tys);
@@ -1159,7 +1166,7 @@ static void call(emitter *E, const ir_instr *i) {
   }
   if (f && f->is_decl) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
-                !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
+                !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
     free(args);
     free(tys);
     return;
@@ -1982,6 +1989,9 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     LLVMTypeRef at = LLVMArrayType2(c->i8, v->size ? v->size : 1);
     LLVMValueRef a = LLVMBuildAlloca(E->b, at, value_name(E, "", v->name, nb, sizeof nb));
     LLVMSetAlignment(a, v->align ? v->align : 4);
+    /* a call's argument/return buffer: scoped to its call sequence
+     * (cg_compile.c gives it lifetime markers) */
+    if (v->space == IR_SPACE_PARAM) LLVMSetMetadata(a, c->kind_callbuf, LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, NULL, 0)));
     map_put(&E->syms, v, a);
   }
   LLVMBuildBr(E->b, E->bbs[f->entry->id]);
@@ -2142,10 +2152,18 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
     LLVMSetInitializer(v, g->init ? LLVMConstStringInContext2(c->ctx, (const char *)g->init, size, 1)
                                   : LLVMConstNull(t));
   }
-  if (g->linkage == IR_LINK_INTERNAL || g->owner) {
+  if (g->owner) {
     LLVMSetLinkage(v, LLVMInternalLinkage);
   } else {
-    /* visible: the runtime finds it by name (cuModuleGetGlobal) */
+    /* Module scope, .visible or not: the runtime finds it by name
+     * (cuModuleGetGlobal).  A file-static __constant__ or __device__
+     * variable is not .visible in nvcc's PTX (5.4.6: internal linkage), yet
+     * cudart registers it and cudaMemcpyToSymbol reaches it through
+     * cuModuleGetGlobal, which CUDA answers from the cubin's local symbols.
+     * A code object's loader only sees exported symbols, so every module
+     * variable is exported (protected: one definition, no interposition).
+     * It also keeps LLVM from folding loads of a variable the host writes
+     * (an internal constant never stored to looks constant to globalopt). */
     LLVMSetLinkage(v, g->linkage == IR_LINK_WEAK || g->linkage == IR_LINK_COMMON ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
     LLVMSetVisibility(v, LLVMProtectedVisibility);
   }

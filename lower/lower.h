@@ -84,6 +84,15 @@ typedef struct lower_tex_options {
 } lower_tex_options;
 bool lower_tex(ir_module *m, const lower_tex_options *opt);
 
+/* ---- lower_printf.c ----------------------------------------------------- */
+/* vprintf and __assertfail calls -> records in the runtime's device printf
+ * buffer (util/pw_printf.h); __assertfail then ends the thread (exit). */
+typedef struct lower_printf_options {
+  const char *target;      /* for messages */
+  pw_diag *diag;
+} lower_printf_options;
+bool lower_printf(ir_module *m, const lower_printf_options *opt);
+
 /* ---- lower_hazards.c ---------------------------------------------------- */
 /* An analysis, not a transformation: warns where two warps of one wave64
  * may diverge around a barrier (a barrier control dependent on a value
