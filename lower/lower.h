@@ -73,6 +73,17 @@ typedef struct lower_barriers_options {
 } lower_barriers_options;
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
 
+/* ---- lower_tex.c ------------------------------------------------------- */
+/* tex tld4 txq suld sust sured suq on texture/surface objects to loads of
+ * ptxwave's descriptor (tex_desc.def), address arithmetic, global loads
+ * and stores, format conversion and filtering (docs/lowering.md,
+ * "Textures").  Target independent: the runtime's emulator backend runs it
+ * alone on unlowered IR. */
+typedef struct lower_tex_options {
+  pw_diag *diag;
+} lower_tex_options;
+bool lower_tex(ir_module *m, const lower_tex_options *opt);
+
 /* ---- lower_printf.c ----------------------------------------------------- */
 /* vprintf and __assertfail calls -> records in the runtime's device printf
  * buffer (util/pw_printf.h); __assertfail then ends the thread (exit). */

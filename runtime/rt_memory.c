@@ -494,11 +494,11 @@ RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
   return cuEventElapsedTime(ms, a, b);
 }
 
-/* ---- 2D copies: one row at a time (arrays are not supported) ------------- */
+/* ---- 2D copies: one row at a time (arrays: rt_array.c) ------------------- */
 static CUresult copy2d(const CUDA_MEMCPY2D *c, CUstream s, bool async) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return rt_copy2d_array(c, s, async);
   const char *src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? (const char *)c->srcHost
                                                             : (const char *)D(c->srcDevice);
   char *dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? (char *)c->dstHost : (char *)D(c->dstDevice);
