@@ -1121,6 +1121,40 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   return ft;
 }
 
+
+/* llvm.trap; on CG_FEAT_TRAP_OUT_OF_LINE targets (gfx11) a call of one
+ * internal noinline function that traps: LLVM 22 expands gfx11's simulated
+ * trap by splitting the block and then leaves the 64-bit scalar add pseudos
+ * of the blocks after it unexpanded, which aborts the object writer
+ * ("Unsupported instruction"; lower/targets.def).  Out of line, the split
+ * happens in a function with nothing else in it.  Traps are cold: the call
+ * costs nothing on the paths that run. */
+static void emit_trap(emitter *E) {
+  cg_context *c = E->c;
+  if (!(c->target->features & CG_FEAT_TRAP_OUT_OF_LINE)) {
+    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    return;
+  }
+  static const char name[] = "__ptxwave_trap";
+  LLVMTypeRef ft = LLVMFunctionType(c->voidt, NULL, 0, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
+  if (!fn) {
+    fn = LLVMAddFunction(c->mod, name, ft);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    static const char *const attrs[] = {"noinline", "noreturn", "cold", "nounwind"};
+    for (unsigned k = 0; k < sizeof attrs / sizeof *attrs; k++)
+      cg_enum_attr(c, fn, LLVMAttributeFunctionIndex, attrs[k], 0);
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(c->b);
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->ctx, fn, "entry"));
+    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    LLVMBuildUnreachable(c->b);
+    LLVMPositionBuilderAtEnd(c->b, here);
+  }
+  LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, NULL, 0, "");
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateEnumAttribute(c->ctx, LLVMGetEnumAttributeKindForName("noreturn", 8), 0));
+}
+
 static void call(emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   const ir_call_info *ci = i->aux;
@@ -1159,7 +1193,7 @@ static void call(emitter *E, const ir_instr *i) {
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
     /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
      * it a printf-buffer record with its message): the kernel stops */
-    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    emit_trap(E);
     free(args);
     free(tys);
     return;
@@ -1326,7 +1360,7 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     }
     return;
   case ir_op_trap:
-    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    emit_trap(E);
     LLVMBuildUnreachable(B);
     return;
   case ir_op_unreachable:
