@@ -146,6 +146,16 @@ static ir_module *load_ir(const char *path, pw_diag *d, bool verify) {
   else m = ptx_parse(path, text, len, d, NULL);
   /* multimem.* is plain ld/st/red on one device (lower/lower_multimem.c). */
   if (m) lower_multimem(m, &(lower_multimem_options){.diag = d});
+  /* tex/suld/... become descriptor loads and global loads (lower_tex);
+   * the emulator runs the rest of the IR unlowered */
+  if (m) {
+    int e0 = d->nerrors;
+    lower_tex(m, &(lower_tex_options){.diag = d});
+    if (d->nerrors > e0) {
+      ir_module_destroy(m);
+      m = NULL;
+    }
+  }
   if (m && verify && !ir_verify(m, &(ir_verify_options){0}, d)) {
     ir_module_destroy(m);
     m = NULL;
