@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "codegen/codegen.h"
 #include "ir/ir.h"
 #include "util/diag.h"
 
@@ -34,7 +35,6 @@ ir_module *rt_parse_module(const char *name, const char *text, size_t len, pw_di
 
 /* A linked image -> one code object for opt->target (the HIP backend's
  * compile step): its PTX parts through cg_compile_ptx_linked. */
-#include "codegen/codegen.h"
 bool rt_link_compile(const char *name, const char *text, size_t len, const cg_options *opt,
                      cg_emit_kind kind, cg_output *out, pw_diag *d);
 
