@@ -21,6 +21,11 @@
  * largest modules are printed (docs/codegen.md "Parallel compile").
  * A failing module's first error is counted by its reason (the text after
  * "for gfxNNN: "), and the most frequent reasons are printed.
+ * A module that uses functions or variables it only declares (.extern:
+ * relocatable device code, meant for cuLinkAddData with the modules that
+ * define them) is compiled to a relocatable object (CG_EMIT_OBJ, the
+ * symbols left undefined) instead, and counted as compiled; how many were
+ * is printed ("as relocatable objects").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +39,7 @@
 #include "codegen/codegen.h"
 #include "lower/lower.h"
 #include "ir/ir.h"
+#include "ir/ir_link.h"
 #include "ptx/container.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
@@ -67,7 +73,7 @@ static double now(void) {
 
 typedef struct lib_stat {
   char name[64];
-  unsigned n, ok;
+  unsigned n, ok, reloc;
 } lib_stat;
 
 typedef struct split_stat {
@@ -94,7 +100,7 @@ typedef struct bench {
   unsigned nlibs;
   struct { char text[160]; unsigned n; } reasons[MAXREASON];
   unsigned nreasons;
-  uint64_t nmod, nok, instrs_ok[MAXP];
+  uint64_t nmod, nok, nreloc, instrs_ok[MAXP];
   double t[MAXP];
   /* both compilers */
   uint64_t both_n, both_instrs;
@@ -223,6 +229,8 @@ static bool one(const ptx_module *pm, void *user) {
   /* lower/ for the target first, as cg_compile_ptx does (not timed: the
    * numbers are codegen's) */
   if (ok) ok = lower_module(m, lower_find_target(B->target->name), &(lower_pipeline_options){.diag = &d});
+  /* relocatable device code: an object with its .extern symbols undefined */
+  bool reloc = ok && !ir_link_check_defined(m, NULL);
   double tcg = 0;
   for (unsigned p = 0; ok && p < B->npipe; p++) {
     /* one thread: the CPU time of this thread is all of the compile */
@@ -231,7 +239,7 @@ static bool one(const ptx_module *pm, void *user) {
     else if (strcmp(B->pipelines[p], "default")) opt.pipeline = B->pipelines[p];
     cg_output out;
     double t0 = now();
-    ok = cg_compile(m, &src, &opt, CG_EMIT_HSACO, &out, &d);
+    ok = cg_compile(m, &src, &opt, reloc ? CG_EMIT_OBJ : CG_EMIT_HSACO, &out, &d);
     double t = now() - t0;
     free(out.data);
     if (ok) {
@@ -269,6 +277,8 @@ static bool one(const ptx_module *pm, void *user) {
   if (ok) {
     L->ok++;
     B->nok++;
+    L->reloc += reloc;
+    B->nreloc += reloc;
     if (B->ptxas) {
       double tp = run_ptxas(pm->text, pm->len);
       if (tp >= 0) {
@@ -375,11 +385,13 @@ int main(int argc, char **argv) {
   }
   pw_diag_fini(&d);
 
-  printf("target %s: %llu modules, %llu compiled (%.1f%%)\n", B.target->name, (unsigned long long)B.nmod,
-         (unsigned long long)B.nok, B.nmod ? 100.0 * B.nok / B.nmod : 0.0);
+  printf("target %s: %llu modules, %llu compiled (%.1f%%), %llu of them as relocatable objects "
+         "(external symbols left for the linker)\n", B.target->name, (unsigned long long)B.nmod,
+         (unsigned long long)B.nok, B.nmod ? 100.0 * B.nok / B.nmod : 0.0, (unsigned long long)B.nreloc);
   for (unsigned i = 0; i < B.nlibs; i++)
-    printf("  %-28s %4u/%-4u %5.1f%%\n", B.libs[i].name, B.libs[i].ok, B.libs[i].n,
-           B.libs[i].n ? 100.0 * B.libs[i].ok / B.libs[i].n : 0.0);
+    printf("  %-28s %4u/%-4u %5.1f%%%s%.0u%s\n", B.libs[i].name, B.libs[i].ok, B.libs[i].n,
+           B.libs[i].n ? 100.0 * B.libs[i].ok / B.libs[i].n : 0.0, B.libs[i].reloc ? "  (relocatable: " : "",
+           B.libs[i].reloc, B.libs[i].reloc ? ")" : "");
   for (unsigned p = 0; p < B.npipe; p++)
     printf("pipeline %-12.60s %.3f s for %llu instructions: %.4f s per 1,000 PTX instructions\n", B.pipelines[p],
            B.t[p], (unsigned long long)B.instrs_ok[p], B.instrs_ok[p] ? 1000.0 * B.t[p] / B.instrs_ok[p] : 0.0);

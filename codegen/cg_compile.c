@@ -546,6 +546,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   current_target = opt->target->name;
   c.diag = d;
   c.src = src;
+  c.relocatable = kind != CG_EMIT_HSACO;
   bool ok = true;
   char msg[4096];
   char *err = NULL;

@@ -1198,7 +1198,7 @@ static void call(emitter *E, const ir_instr *i) {
     free(tys);
     return;
   }
-  if (f && f->is_decl) {
+  if (f && f->is_decl && !E->c->relocatable) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
                 !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
     free(args);
@@ -2279,7 +2279,10 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
     if (f->is_kernel) {
       kernel_attrs(&E, f, fn);
     } else {
-      LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage : LLVMInternalLinkage);
+      LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage
+                         : c->relocatable && f->linkage == IR_LINK_VISIBLE ? LLVMExternalLinkage
+                         : c->relocatable && f->linkage == IR_LINK_WEAK ? LLVMWeakAnyLinkage
+                         : LLVMInternalLinkage);
     }
   }
   for (uint32_t g = 0; g < m->nglobals; g++)

@@ -37,6 +37,11 @@ typedef struct cg_context {
   pw_diag *diag;
   const pw_src *src;
   int llvm_errors;
+  /* --emit ll/asm/obj: a relocatable object may call functions and use
+   * variables other modules define (.extern), and keeps .visible functions
+   * external so others can call them (docs/codegen.md "Relocatable
+   * objects").  A .hsaco is complete: an external call is an error. */
+  bool relocatable;
 } cg_context;
 
 /* cg_context.c */

@@ -17,9 +17,11 @@
  * local to the call: any number of threads may compile at once.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "ir/ir_link.h"
 #include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 
@@ -99,6 +101,10 @@ bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_opt
     snprintf(info->reason, sizeof info->reason, "internal: the parsed IR does not verify");
     ok = false;
   }
+  /* a complete code object: every used symbol defined here (relocatable
+   * device code goes through --emit obj or a link, ir/ir_link.h) */
+  if (ok && kind == CG_EMIT_HSACO && !(ok = ir_link_check_defined(m, dd)))
+    snprintf(info->reason, sizeof info->reason, "undefined symbol");
   if (ok && !opt->no_lower && !m->facts.lowered) {
     const lower_target *lt = lower_find_target(opt->target->name);
     if (!lt) {
@@ -128,5 +134,43 @@ bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_opt
     }
     pw_diag_fini(&local);
   }
+  return ok;
+}
+
+/* Several PTX texts linked into one module (ir_link: each .extern bound to
+ * the definition another text holds), then as cg_compile_ptx.  A complete
+ * code object (CG_EMIT_HSACO) needs every used symbol defined; a
+ * relocatable object may leave some for a later link. */
+bool cg_compile_ptx_linked(unsigned n, const char *const *names, const char *const *texts,
+                           const size_t *lens, const cg_options *opt, cg_emit_kind kind, cg_output *out,
+                           pw_diag *d) {
+  memset(out, 0, sizeof *out);
+  if (n == 1) return cg_compile_ptx(names[0], texts[0], lens[0], opt, kind, out, d);
+  if (!opt->target || n == 0) {
+    pw_error(d, n ? names[0] : "<ptx>", n ? "no target" : "nothing to link");
+    return false;
+  }
+  ir_module **mods = calloc(n, sizeof *mods);
+  if (!mods) return false;
+  bool ok = true;
+  for (unsigned k = 0; k < n && ok; k++) {
+    mods[k] = ptx_parse(names[k], texts[k], lens[k], d, NULL);
+    ok = mods[k] != NULL;
+  }
+  ir_module *m = NULL;
+  if (ok) {
+    m = ir_link_modules(mods, n, kind != CG_EMIT_HSACO, d);
+  } else {
+    for (unsigned k = 0; k < n; k++) ir_module_destroy(mods[k]);
+  }
+  free(mods);
+  ok = m != NULL && ir_verify(m, NULL, d);
+  if (ok && !opt->no_lower) {
+    const lower_target *lt = lower_find_target(opt->target->name);
+    ok = lt && lower_module(m, lt, &(lower_pipeline_options){.diag = d});
+  }
+  /* locations point into several texts: messages name the linked module */
+  if (ok) ok = cg_compile(m, &(pw_src){.path = m->source_name}, opt, kind, out, d);
+  if (m) ir_module_destroy(m);
   return ok;
 }

@@ -108,6 +108,14 @@ const ir_instr *cg_first_opaque(const ir_module *m, const ir_func **fn);
 bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_options *opt,
                     cg_emit_kind kind, cg_output *out, pw_diag *d);
 
+/* Several PTX texts, linked at the IR level (ir/ir_link.h) into one module,
+ * compiled as one: relocatable device code and the modules that define
+ * its .extern symbols (`ptxwave compile a.ptx b.ptx`, cuLinkComplete's
+ * images on the HIP backend).  n == 1 is cg_compile_ptx. */
+bool cg_compile_ptx_linked(unsigned n, const char *const *names, const char *const *texts,
+                           const size_t *lens, const cg_options *opt, cg_emit_kind kind, cg_output *out,
+                           pw_diag *d);
+
 /* The pass pipeline used when cg_options.pipeline is NULL, and why
  * (docs/codegen.md "Pipeline"). */
 extern const char cg_default_pipeline[];

@@ -157,6 +157,18 @@ ir_global *ir_module_find_global(const ir_module *m, const char *name) {
   return ir_map_str_get(&m->symtab->globals, name, strlen(name));
 }
 
+/* Points the name index at f / g (its current name), replacing whatever
+ * that name named: ir_link's merge and renames. */
+void ir_symtab_set_func(ir_module *m, ir_func *f) {
+  bool found;
+  *ir_map_str_slot(&m->symtab->funcs, f->name, strlen(f->name), &found) = f;
+}
+
+void ir_symtab_set_global(ir_module *m, ir_global *g) {
+  bool found;
+  *ir_map_str_slot(&m->symtab->globals, g->name, strlen(g->name), &found) = g;
+}
+
 static const char *dup_name(ir_module *m, const char *name) {
   if (!name) return NULL;
   char *s = pw_arena_strdup(&m->arena, name);

@@ -51,6 +51,9 @@ void *ir_map_ptr_get(const ir_map *m, const void *p);
  * when its definition is reached. */
 ir_func *ir_func_new_unlinked(ir_module *m, const char *name, bool is_kernel);
 void ir_func_link(ir_func *f);
+/* Enters f / g under its current name, replacing the old entry (ir_link). */
+void ir_symtab_set_func(ir_module *m, ir_func *f);
+void ir_symtab_set_global(ir_module *m, ir_global *g);
 /* A block outside the layout (forward references); ir_block_link appends. */
 ir_block *ir_block_new_unlinked(ir_func *f, const char *name);
 void ir_block_link(ir_block *b);

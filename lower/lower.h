@@ -56,6 +56,16 @@ typedef struct lower_warps_options {
 } lower_warps_options;
 bool lower_warps(ir_module *m, const lower_warps_options *opt);
 
+/* ---- lower_multimem.c --------------------------------------------------- */
+/* multimem.ld_reduce / st / red to ld / st / red: on a runtime of one
+ * device a multimem address names one copy (multicast is reported
+ * unsupported), so the reduction is over one value.  Target independent:
+ * also run on unlowered IR before the emulator loads it. */
+typedef struct lower_multimem_options {
+  pw_diag *diag;
+} lower_multimem_options;
+bool lower_multimem(ir_module *m, const lower_multimem_options *opt);
+
 /* ---- lower_sregs.c ------------------------------------------------------ */
 /* %tid %ntid %ctaid %nctaid %dynamic_smem_size %clock* %globaltimer* %smid
  * to workitem/workgroup ids, sizes, counts, counters and hw_id. */

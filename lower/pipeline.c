@@ -10,7 +10,9 @@
  * lowers), barriers next (bar.red and the named barriers' zeroing read
  * %tid), special registers last.  Then the module is marked lowered and
  * verified with require_lowered: no warp-level op or register may remain.
- * opt_dce sweeps what the lowerings built and did not use.
+ * opt_dce sweeps what the lowerings built and did not use.  lower_multimem
+ * comes first: it only turns multimem.* into ld/st/red, which the later
+ * passes do not touch.
  */
 #include <string.h>
 
@@ -47,6 +49,7 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   int errors0 = diag ? diag->nerrors : 0;
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
+  LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
   LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
   LOWER_PASS(lower_warps, .wave_size = t->wave_size, .diag = diag);

@@ -24,6 +24,7 @@
 #include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 #include "runtime/rt.h"
+#include "runtime/rt_link.h"
 
 struct rt_bmodule {
   ir_module *ir;
@@ -131,7 +132,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
                                 rt_bmodule **out) {
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ir_module *ir = ptx_parse(name, ptx, len, &d, NULL);
+  ir_module *ir = rt_parse_module(name, ptx, len, &d);  /* PTX or a linked image (rt_link.h) */
   if (!ir) {
     snprintf(b->error, sizeof b->error, "the PTX does not parse:\n%s", pw_diag_text(&d));
     pw_diag_fini(&d);

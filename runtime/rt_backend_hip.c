@@ -71,6 +71,7 @@
 #include "runtime/rt.h"
 #include "runtime/rt_bundle.h"
 #include "runtime/rt_cache.h"
+#include "runtime/rt_link.h"
 #include "runtime/rt_printf.h"
 #include "util/pw_printf.h"
 
@@ -530,7 +531,9 @@ static CUresult compile_in_process(rt_backend *b, const char *name, const char *
   pw_diag d;
   pw_diag_init(&d, NULL);
   cg_output out;
-  bool ok = cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
+  bool ok = rt_link_is_image(ptx, len)  /* cuLinkComplete's image (rt_link.h) */
+                ? rt_link_compile(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d)
+                : cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &out, &d);
   if (!ok) {
     snprintf(b->error, sizeof b->error, "compiling %s for %s:\n%s", name, t->name,
              pw_diag_text(&d));
@@ -560,7 +563,8 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
     snprintf(b->error, sizeof b->error, "no code generator for %s (targets: see `ptxwave compile --help`)", arch);
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  if (jit_subprocess()) {
+  /* cuLinkComplete's images compile here: the helper takes one PTX text */
+  if (jit_subprocess() && !rt_link_is_image(ptx, len)) {
     char helper[PATH_MAX + 32];
     if (find_helper(helper, sizeof helper)) {
       CUresult r = compile_in_helper(b, helper, name, ptx, len, arch, obj, obj_len);
@@ -798,7 +802,7 @@ static CUresult parse_checked(rt_backend *b, const char *name, const char *ptx, 
                               ir_module **out) {
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ir_module *ir = ptx_parse(name, ptx, len, &d, NULL);
+  ir_module *ir = rt_parse_module(name, ptx, len, &d);  /* PTX or a linked image (rt_link.h) */
   if (!ir) {
     snprintf(b->error, sizeof b->error, "the PTX does not parse:\n%s", pw_diag_text(&d));
     pw_diag_fini(&d);

@@ -219,6 +219,9 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: return p->regs_per_sm;
   case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return 0;
   case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
+  /* One device: no multicast object can bind a second one, which is what
+   * lets lower/lower_multimem.c make multimem.* plain ld/st/red.  Keep 0. */
+  case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: return 0;
   case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
   case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 0;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return p->shared_per_block_optin;

@@ -14,6 +14,10 @@
  * with ids "host-x86_64-unknown-linux-gnu-" (empty, as clang writes it)
  * and "hipv4-amdgcn-amd-amdhsa--<gfx>".  A binary with several PTX modules
  * writes OUT.<n> for the n-th module.  OUT "-" is stdout.
+ *
+ * Several input files: every PTX module of every file is linked into one
+ * module (ir/ir_link.h: each .extern bound to its definition) and compiled
+ * to one OUT; --emit obj may leave symbols undefined, a .hsaco may not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +34,7 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: ptxwave compile FILE --arch gfx942[,gfx90a,...] -o OUT\n"
+          "usage: ptxwave compile FILE... --arch gfx942[,gfx90a,...] -o OUT\n"
           "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
           "                       [--pipeline TEXT] [--no-opt] [--no-lower] [--features +F,-G] [--time]\n"
           "                       [-j N]\n"
@@ -40,6 +44,8 @@ static void usage(FILE *f) {
           "code object (default).  Several --arch targets with --emit hsaco make a\n"
           "clang offload bundle.  --cov: code object version (default 5).\n"
           "--features: extra LLVM target features (for experiments and tests).\n"
+          "Several FILEs: all their PTX modules are linked into one (relocatable\n"
+          "device code with the modules defining its .extern symbols).\n"
           "--time: print compile times to stderr.  The PTX is lowered for each\n"
           "target (lower/) before codegen; --no-lower skips it (tests).\n"
           "-j N: compile the kernels of one module in N partitions on N threads,\n"
@@ -118,7 +124,9 @@ static uint8_t *bundle(const cg_target **t, cg_output *objs, unsigned n, size_t 
   return b;
 }
 
-static bool compile_text(compile_job *J, const char *name, const char *text, size_t len, int index) {
+/* n texts: one module, or several linked into one (cg_compile_ptx_linked). */
+static bool compile_texts(compile_job *J, unsigned n, const char *const *names, const char *const *texts,
+                          const size_t *lens, int index) {
   pw_diag d;
   pw_diag_init(&d, stderr);
   d.max_errors = 50;
@@ -130,10 +138,10 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
   for (unsigned k = 0; ok && k < J->ntargets; k++) {
     J->opt.target = J->targets[k];
     double c0 = now();
-    if (!cg_compile_ptx(name, text, len, &J->opt, J->emit, &outs[k], &d)) ok = false;
+    if (!cg_compile_ptx_linked(n, names, texts, lens, &J->opt, J->emit, &outs[k], &d)) ok = false;
     if (J->time)
-      fprintf(stderr, "%s: %s: parse + lower + compile %.3f s, %u kernels, %u partitions\n", name,
-              J->targets[k]->name, now() - c0, outs[k].nkernels, outs[k].nparts);
+      fprintf(stderr, "%s%s: %s: parse + lower + compile %.3f s, %u kernels, %u partitions\n", names[0],
+              n > 1 ? "+..." : "", J->targets[k]->name, now() - c0, outs[k].nkernels, outs[k].nparts);
   }
   if (ok) {
     char path[4096];
@@ -142,9 +150,9 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
     if (J->ntargets == 1) {
       ok = write_out(path, outs[0].data, outs[0].size);
     } else {
-      size_t n;
-      uint8_t *b = bundle(J->targets, outs, J->ntargets, &n);
-      ok = b && write_out(path, b, n);
+      size_t bn;
+      uint8_t *b = bundle(J->targets, outs, J->ntargets, &bn);
+      ok = b && write_out(path, b, bn);
       free(b);
     }
   }
@@ -156,13 +164,60 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
 static bool on_module(const ptx_module *pm, void *user) {
   compile_job *J = user;
   int index = J->nmodules++;
-  if (!compile_text(J, pm->name, pm->text, pm->len, pm->container ? index : -1)) J->failed++;
+  if (!compile_texts(J, 1, &pm->name, &pm->text, &pm->len, pm->container ? index : -1)) J->failed++;
   return true;
+}
+
+/* Several inputs: every PTX module of every file, kept to be linked. */
+typedef struct link_set {
+  unsigned n, cap;
+  char **names, **texts;
+  size_t *lens;
+} link_set;
+
+static bool collect(const ptx_module *pm, void *user) {
+  link_set *L = user;
+  if (L->n == L->cap) {
+    L->cap = L->cap ? L->cap * 2 : 8;
+    L->names = realloc(L->names, L->cap * sizeof *L->names);
+    L->texts = realloc(L->texts, L->cap * sizeof *L->texts);
+    L->lens = realloc(L->lens, L->cap * sizeof *L->lens);
+    if (!L->names || !L->texts || !L->lens) PW_DIE("out of memory");
+  }
+  L->names[L->n] = strdup(pm->name);
+  L->texts[L->n] = malloc(pm->len + 1);
+  if (!L->names[L->n] || !L->texts[L->n]) PW_DIE("out of memory");
+  memcpy(L->texts[L->n], pm->text, pm->len);
+  L->texts[L->n][pm->len] = 0;
+  L->lens[L->n++] = pm->len;
+  return true;
+}
+
+static int compile_linked(compile_job *J, char **files, unsigned nfiles) {
+  link_set L = {0};
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  int errs = 0;
+  for (unsigned k = 0; k < nfiles; k++) errs += ptx_for_each_ptx(files[k], NULL, &d, collect, &L);
+  pw_diag_fini(&d);
+  bool ok = !errs && L.n > 0;
+  if (!L.n && !errs) fprintf(stderr, "ptxwave compile: no PTX found\n");
+  if (ok) ok = compile_texts(J, L.n, (const char *const *)L.names, (const char *const *)L.texts, L.lens, -1);
+  for (unsigned k = 0; k < L.n; k++) {
+    free(L.names[k]);
+    free(L.texts[k]);
+  }
+  free(L.names);
+  free(L.texts);
+  free(L.lens);
+  return ok ? 0 : 1;
 }
 
 int cmd_compile(int argc, char **argv) {
   compile_job J = {.emit = CG_EMIT_HSACO};
   const char *file = NULL, *arch = NULL;
+  char *files[64];
+  unsigned nfiles = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (pw_is_help(a)) {
@@ -194,9 +249,11 @@ int cmd_compile(int argc, char **argv) {
       fprintf(stderr, "ptxwave compile: unknown option '%s'\n", a);
       usage(stderr);
       return 2;
-    } else if (!file) file = a;
-    else {
-      fprintf(stderr, "ptxwave compile: one input file only\n");
+    } else if (nfiles < 64) {
+      if (!file) file = a;
+      files[nfiles++] = (char *)a;
+    } else {
+      fprintf(stderr, "ptxwave compile: at most 64 input files\n");
       return 2;
     }
   }
@@ -221,6 +278,7 @@ int cmd_compile(int argc, char **argv) {
     fprintf(stderr, "ptxwave compile: several targets need --emit hsaco (an offload bundle)\n");
     return 2;
   }
+  if (nfiles > 1) return compile_linked(&J, files, nfiles);
   pw_diag d;
   pw_diag_init(&d, stderr);
   size_t fl = strlen(file);
@@ -238,7 +296,8 @@ int cmd_compile(int argc, char **argv) {
       if (n == cap) text = realloc(text, cap *= 2);
     }
     fclose(f);
-    bool ok = text && compile_text(&J, file, text, n, -1);
+    const char *tp = text;
+    bool ok = text && compile_texts(&J, 1, &file, &tp, &n, -1);
     free(text);
     pw_diag_fini(&d);
     return ok ? 0 : 1;

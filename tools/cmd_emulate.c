@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "emu/emu.h"
-#include "lower/lower.h"
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 #include "tools.h"
 #include "util/diag.h"
@@ -144,6 +144,8 @@ static ir_module *load_ir(const char *path, pw_diag *d, bool verify) {
   ir_module *m;
   if (pl > 5 && !strcmp(path + pl - 5, ".pwir")) m = ir_parse(path, text, len, d);
   else m = ptx_parse(path, text, len, d, NULL);
+  /* multimem.* is plain ld/st/red on one device (lower/lower_multimem.c). */
+  if (m) lower_multimem(m, &(lower_multimem_options){.diag = d});
   /* tex/suld/... become descriptor loads and global loads (lower_tex);
    * the emulator runs the rest of the IR unlowered */
   if (m) {

@@ -26,7 +26,7 @@ static void usage(FILE *f) {
           "  --target GFX     gfx90a gfx942 gfx950 (wave64), gfx1030 gfx1100 gfx1200 ... (wave32),\n"
           "                   or wave64 / wave32\n"
           "  --print-ir       print the lowered IR\n"
-          "  --print-after=P  print the IR after pass P (lower_warps, lower_barriers,\n"
+          "  --print-after=P  print the IR after pass P (lower_multimem, lower_warps, lower_barriers,\n"
           "                   lower_sregs) or after each (all)\n"
           "  --hazards        warn where two warps of one wave64 may wait on each other\n");
 }

@@ -73,6 +73,22 @@ void *pw_arena_alloc(pw_arena *a, size_t size) {
   return p;
 }
 
+void pw_arena_adopt(pw_arena *dst, pw_arena *src) {
+  pw_arena_chunk *first = src->head;
+  if (!first) return;
+  pw_arena_chunk *last = first;
+  while (last->next) last = last->next;
+  if (dst->head) {
+    last->next = dst->head->next;
+    dst->head->next = first;
+  } else {
+    dst->head = first;
+  }
+  dst->total += src->total;
+  src->head = NULL;
+  src->total = 0;
+}
+
 void *pw_arena_alloc_array(pw_arena *a, size_t n, size_t elem) {
   if (elem && n > SIZE_MAX / elem) return NULL;
   return pw_arena_alloc(a, n * elem);

@@ -26,6 +26,10 @@ void *pw_arena_alloc(pw_arena *a, size_t size);
 void *pw_arena_alloc_array(pw_arena *a, size_t n, size_t elem);
 char *pw_arena_strndup(pw_arena *a, const char *s, size_t n);
 char *pw_arena_strdup(pw_arena *a, const char *s);
+/* Moves every chunk of src into dst (behind dst's head, whose free space
+ * stays usable); src is left empty.  What was allocated from src now dies
+ * with dst: ir_link() merges two modules' arenas this way. */
+void pw_arena_adopt(pw_arena *dst, pw_arena *src);
 
 #define PW_NEW(a, T) ((T *)pw_arena_alloc((a), sizeof(T)))
 #define PW_NEW_ARRAY(a, T, n) ((T *)pw_arena_alloc_array((a), (n), sizeof(T)))

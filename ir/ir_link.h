@@ -1,0 +1,51 @@
+/* ir/ir_link.h: linking PTX modules at the IR level (docs/ir.md,
+ * "Linking").
+ *
+ * Relocatable device code (nvcc -rdc, cuDNN's runtime-compiled engines,
+ * cuLinkAddData inputs) declares what another module defines:
+ *
+ *     .extern .func (.param .b32 r) mul_op (.param .b32 a, .param .b32 b);
+ *     .extern .global .align 4 .b32 table[];
+ *
+ * ir_link() merges one module into another and binds every such
+ * declaration to the definition of the same name, so the emulator and
+ * codegen each get one module whose calls and addresses name definitions.
+ */
+#ifndef PW_IR_LINK_H
+#define PW_IR_LINK_H
+
+#include <stdbool.h>
+
+#include "ir.h"
+#include "util/diag.h"
+
+/* Merges src into dst.  For each module-scope name that both define or
+ * declare (PTX ISA 11.6 "Linking Directives"):
+ *   declaration (.extern, or a prototype without body) + definition
+ *                                  -> the definition, in both modules
+ *   .weak or .common + .visible    -> the .visible one
+ *   .weak/.common + .weak/.common  -> dst's (the first module's)
+ *   .visible + .visible            -> error: "multiply defined"
+ *   a name without linkage directive (module-local) in either one
+ *                                  -> src's local one is renamed (name_pwlN)
+ *   a function in one, a variable in the other, or two functions with
+ *   different parameter counts     -> error
+ * On success src is consumed: its arena joins dst's and src must not be
+ * destroyed; dst holds everything.  On failure nothing changed: the errors
+ * (naming the symbol and both modules) are in d and the caller still owns
+ * both modules. */
+bool ir_link(ir_module *dst, ir_module *src, pw_diag *d);
+
+/* Whether every declared function or variable that m uses (a call, an
+ * address, an initializer's relocation) has a definition; each one that
+ * has none is reported "undefined symbol 'NAME'" with its first use.
+ * Declarations nothing uses, dynamic .extern .shared arrays and the system
+ * calls CUDA provides (vprintf, malloc, free, __assertfail) are fine. */
+bool ir_link_check_defined(const ir_module *m, pw_diag *d);
+
+/* Links mods[0..n) into mods[0] in order and, unless allow_undefined,
+ * checks that nothing is left undefined.  Consumes every module: returns
+ * the linked module, or NULL after destroying them all. */
+ir_module *ir_link_modules(ir_module **mods, unsigned n, bool allow_undefined, pw_diag *d);
+
+#endif
