@@ -94,6 +94,15 @@ typedef struct lower_hazards_options {
 } lower_hazards_options;
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
 
+/* ---- opt_addrspace.c ---------------------------------------------------- */
+/* Generic ld/st/atom/red whose address provably comes from cvta of one
+ * space (through mov/add/sub/mad/phi) become accesses of that space.
+ * Counts (added to, when set): the generic accesses seen, those converted. */
+typedef struct opt_addrspace_options {
+  unsigned *generic, *converted;
+} opt_addrspace_options;
+bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt);
+
 /* ---- opt_dce.c ---------------------------------------------------------- */
 /* Removes unused results of pure (and convergent) ops, after lowering. */
 typedef struct opt_dce_options {
@@ -108,6 +117,7 @@ typedef struct lower_pipeline_options {
   bool verify_each;        /* verify after each pass (always in debug builds) */
   bool warn_hazards;       /* run lower_check_hazards (warnings to diag) */
   pw_diag *diag;
+  unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */
 } lower_pipeline_options;
 /* Lowers m for target t; true when every operation was lowered and the
  * result verifies with require_lowered.  Errors go to opt->diag. */
