@@ -4,7 +4,8 @@
  * "Memory").
  *
  * A generic address (PTX ISA 6.4.1.1) made by `cvta.global/.shared/.local/
- * .const` of a space's address, then moved (mov), offset (add, sub of a
+ * .const` of a space's address, or loaded from a kernel parameter (global:
+ * the host passed it), then moved (mov), offset (add, sub of a
  * non-pointer, mad whose addend is the pointer) or merged (phi) with others
  * of the same space, points into that space: PTX pointer arithmetic stays
  * inside its object (the same assumption as LLVM's infer-address-spaces).
@@ -18,8 +19,9 @@
  * gives it; copy passes it on; add gives the pointer operand's space when
  * exactly one operand has one; sub when the first does and the second has
  * none; mad the addend's when the factors have none; phi the common space
- * of its known operands.  Anything else (parameters, loads, constants)
- * has none.  Values still unknown at the fixpoint (cycles that no cvta
+ * of its known operands.  A kernel's own 64-bit parameters are global
+ * (kernel_arg).  Anything else (loads from memory, a device function's
+ * parameters, constants) has none.  Values still unknown at the fixpoint (cycles that no cvta
  * reaches) are not converted.
  */
 #include <stdlib.h>
@@ -38,7 +40,24 @@ static uint8_t state_of(const uint8_t *st, const ir_value *v) {
 }
 static bool is_space(uint8_t s) { return s != AS_TOP && s != AS_BOTTOM; }
 
-static uint8_t transfer(const ir_instr *i, const uint8_t *st) {
+/* A 64-bit load of one of kernel f's own parameters: a pointer argument
+ * comes from the host, which can only name global memory (a kernel's
+ * shared and local memory do not exist before it runs), so a generic
+ * address made from it is global (CUDA's model: cudaMalloc'd, managed or
+ * mapped memory).  Call buffers and return values (.param variables of
+ * the kernel's calls) are not parameters of f and do not count. */
+static bool kernel_arg(const ir_func *f, const ir_instr *i) {
+  if (!f->is_kernel || i->op != ir_op_ld || i->ndst != 1 || i->mods.vec > 1) return false;
+  if (i->mods.space != IR_SPACE_PARAM && i->mods.space != IR_SPACE_PARAM_ENTRY) return false;
+  if (ir_type_bits((ir_type)i->type) != 64) return false;
+  const ir_value *a = i->src[0];
+  if (a->kind != IR_VAL_SYMBOL || a->symref.sym.kind != IR_SYM_PARAM) return false;
+  const ir_param *p = a->symref.sym.param;
+  return f->nparams && p >= f->params && p < f->params + f->nparams;
+}
+
+static uint8_t transfer(const ir_func *f, const ir_instr *i, const uint8_t *st) {
+  if (kernel_arg(f, i)) return IR_SPACE_GLOBAL;
   switch ((ir_op)i->op) {
   case ir_op_cvta:
     if (!i->mods.cvta_to && convertible_space(i->mods.space) && ir_type_bits((ir_type)i->type) == 64)
@@ -125,7 +144,7 @@ bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
       changed = false;
       ir_foreach_block(f, b) ir_foreach_instr(b, i) {
         if (i->ndst < 1 || !i->dst[0]) continue;
-        uint8_t s = transfer(i, st);
+        uint8_t s = transfer(f, i, st);
         if (s != st[i->dst[0]->id]) {
           st[i->dst[0]->id] = s;
           changed = true;
