@@ -18,6 +18,8 @@
  *  - fma/mad.rz/.rm/.rp.f64 (9.7.3.5): fma.rn plus the exact sign of its
  *    error (Boldo and Muller's ErrFma: TwoProduct by fma, two TwoSums), then
  *    one ulp of integer stepping toward the asked direction.
+ *  - mul.rz/.rm/.rp.f32/.f64 (9.7.3.3): exactly, also where codegen's
+ *    residual would underflow.
  *  - ex2/tanh .approx of f16x2/bf16x2 (9.7.4.x): split per half; tanh of
  *    f16/bf16 and ex2 of bf16 through the f32 approximation.
  */
@@ -452,9 +454,7 @@ static void two_sum(ir_builder *b, ir_value *x, ir_value *y, ir_value **s, ir_va
  * opposite signs is -0 under .rm (IEEE 754 6.3).  Checked against the
  * host's fma under fesetround on 6e7 random, edge, cancelling, tiny and
  * huge triples (and by tests/lower/ptx/math.ptx). */
-static ir_value *lower_fma_f64(ir_builder *b, ir_instr *i) {
-  ir_value *a = i->src[0], *bb = i->src[1], *c = i->src[2];
-  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+static ir_value *fma_f64_directed(ir_builder *b, ir_value *a, ir_value *bb, ir_value *c, ir_rnd rnd) {
   ir_value *r = ffma(b, a, bb, c);
   ir_value *fa = expfield(b, a), *fb = expfield(b, bb), *fsum = a32(b, ir_op_add, fa, fb);
   ir_value *allfin = pand(b, pand(b, fin64(b, a), fin64(b, bb)), fin64(b, c));
@@ -520,6 +520,39 @@ static ir_value *lower_fma_f64(ir_builder *b, ir_instr *i) {
   return ir_copy(b, ir_type_f64, res);
 }
 
+static ir_value *lower_fma_f64(ir_builder *b, ir_instr *i) {
+  return fma_f64_directed(b, i->src[0], i->src[1], i->src[2], (ir_rnd)i->mods.rnd);
+}
+
+/* ---- mul.rz/.rm/.rp.f32/.f64 (9.7.3.3) ---------------------------------- */
+/* Codegen's residual method (fma(a, b, -p)) loses the residual when it
+ * underflows (products near the smallest normal).  Exact instead:
+ *   f32: the product of two f32 is exact in f64; cvt.rz/rm/rp.f32.f64 of
+ *        it rounds once (llvm.fptrunc.round in codegen);
+ *   f64: fma(a, b, -0) with the directed fma above (a*b + -0 is a*b for a
+ *        nonzero product; checked against the host on 6e7 pairs), and the
+ *        plain product when a or b is zero (exact, with the product's
+ *        sign, where fma's zero-sum rule would differ under .rm). */
+static ir_value *lower_mul_directed(ir_builder *b, ir_instr *i) {
+  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  if (i->type == ir_type_f32) {
+    ir_value *w[2];
+    for (unsigned k = 0; k < 2; k++) {
+      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){i->src[k]}, 1, (ir_type[]){ir_type_f64}, NULL);
+      c->type2 = ir_type_f32;
+      w[k] = c->dst[0];
+    }
+    ir_value *p = f2(b, ir_op_mul, w[0], w[1]);
+    ir_instr *n = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){p}, 1, (ir_type[]){ir_type_f32}, IR_MODS(.rnd = (uint8_t)rnd));
+    n->type2 = ir_type_f64;
+    return n->dst[0];
+  }
+  ir_value *a = i->src[0], *bb = i->src[1];
+  ir_value *zero = por(b, fcmp(b, IR_CMP_EQ, a, ir_imm_f64(b, 0.0)), fcmp(b, IR_CMP_EQ, bb, ir_imm_f64(b, 0.0)));
+  ir_value *r = fma_f64_directed(b, a, bb, k64(b, 1ull << 63), rnd);
+  return sel(b, ir_type_f64, zero, f2(b, ir_op_mul, a, bb), r);
+}
+
 /* ---- half-precision transcendentals -------------------------------------- */
 /* ex2.approx.f16 is codegen's (v_exp_f16).  tanh.approx.f16/.bf16 and
  * ex2.approx.bf16 go through f32: the exact widening, the f32 approximation,
@@ -565,6 +598,9 @@ static bool want(const ir_instr *i, void *data) {
   case ir_op_fns: return i->nsrc == 3;
   case ir_op_fma: case ir_op_mad:
     return i->type == ir_type_f64 && is_directed(i->mods.rnd) && i->nsrc == 3 && !i->mods.sat;
+  case ir_op_mul:
+    return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 2 &&
+           !i->mods.ftz && !i->mods.sat;
   case ir_op_ex2: case ir_op_tanh:
     return i->nsrc == 1 && (i->type == ir_type_f16x2 || i->type == ir_type_bf16x2 || i->type == ir_type_bf16 ||
                             (i->op == ir_op_tanh && i->type == ir_type_f16));
@@ -579,6 +615,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_cvt_pack: out[0] = lower_cvt_pack(b, i); return true;
   case ir_op_fns: out[0] = lower_fns(b, i); return true;
   case ir_op_fma: case ir_op_mad: out[0] = lower_fma_f64(b, i); return true;
+  case ir_op_mul: out[0] = lower_mul_directed(b, i); return true;
   case ir_op_ex2: case ir_op_tanh: out[0] = lower_half_unary(b, i); return true;
   default: return false;
   }

@@ -216,6 +216,22 @@ for m in ["rz", "rm", "rp", "rn"]:
     w("  mad.%s.f64 %%d11, %%d2, %%d3, %%d1;" % m); store64(R_, "%d11", slot); slot += 2
 w("  ret;\n}")
 
+# ---- mul.rz/rm/rp.f32/.f64, products near the smallest normal ----
+prologue("mul_directed")
+R_ = R()
+a = f32_input(R_, 20); b = f32_input(R_, 21)
+# (gid >> 3) & 1: a tiny times a value near 1 (products near 2^-126)
+t = R_.r32(); w("  and.b32 %s, %s, 0x80ffffff;" % (t, a))
+w("  shr.b32 %r7, %r4, 3;"); w("  and.b32 %r7, %r7, 1;"); w("  setp.eq.u32 %p8, %r7, 1;")
+w("  selp.b32 %%r150, %s, %s, %%p8;" % (t, a))
+w("  mov.b32 %f1, %r150;"); w("  mov.b32 %%f2, %s;" % b)
+d1 = f64_input(R_, 22, True); d2 = f64_input(R_, 23, True)
+w("  mov.b64 %%d1, %s;" % d1); w("  mov.b64 %%d2, %s;" % d2)
+for j, m in enumerate(["rz", "rm", "rp"]):
+    w("  mul.%s.f32 %%f3, %%f1, %%f2;" % m); store32(R_, "%f3", j)
+    w("  mul.%s.f64 %%d3, %%d1, %%d2;" % m); store64(R_, "%d3", 4 + 2 * j)
+w("  ret;\n}")
+
 # ---- cvt.pack, fns, packed ex2/tanh ----
 prologue("pack_fns")
 R_ = R()
