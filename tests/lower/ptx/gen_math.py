@@ -216,7 +216,7 @@ for m in ["rz", "rm", "rp", "rn"]:
     w("  mad.%s.f64 %%d11, %%d2, %%d3, %%d1;" % m); store64(R_, "%d11", slot); slot += 2
 w("  ret;\n}")
 
-# ---- mul.rz/rm/rp.f32/.f64, products near the smallest normal ----
+# ---- mul.rz/rm/rp.f32/.f64 and div/rcp.rz/rm/rp.f32, results near the smallest normal ----
 prologue("mul_directed")
 R_ = R()
 a = f32_input(R_, 20); b = f32_input(R_, 21)
@@ -230,6 +230,9 @@ w("  mov.b64 %%d1, %s;" % d1); w("  mov.b64 %%d2, %s;" % d2)
 for j, m in enumerate(["rz", "rm", "rp"]):
     w("  mul.%s.f32 %%f3, %%f1, %%f2;" % m); store32(R_, "%f3", j)
     w("  mul.%s.f64 %%d3, %%d1, %%d2;" % m); store64(R_, "%d3", 4 + 2 * j)
+    w("  div.%s.f32 %%f3, %%f1, %%f2;" % m); store32(R_, "%f3", 10 + j)
+    w("  div.%s.f32 %%f3, %%f2, %%f1;" % m); store32(R_, "%f3", 13 + j)
+    w("  rcp.%s.f32 %%f3, %%f1;" % m); store32(R_, "%f3", 16 + j)
 w("  ret;\n}")
 
 # ---- cvt.pack, fns, packed ex2/tanh ----
