@@ -7,7 +7,8 @@
  *    e4m3 e5m2 (fp8), e2m3 e3m2 (fp6), e2m1 (fp4), scalar and x2 pairs
  *    (`cvt.rn.satfinite.e4m3x2.f32 d, a, b`, `cvt.rn.f16x2.e4m3x2 d, a`,
  *    `cvt.rn.satfinite.e5m2x2.f16x2 d, a`), tf32 (`cvt.rna/.rn/.rz
- *    [.satfinite][.relu].tf32.f32`), f64 -> f16/bf16 with .rz/.rm/.rp, and
+ *    [.satfinite][.relu].tf32.f32`), f64 -> f16 with .rz/.rm/.rp, f64 ->
+ *    bf16 in every mode, and
  *    `cvt.rn.satfinite.{f16,bf16}x2.f32`.  Every one goes through the source
  *    value's exact f64 bit pattern, then one correctly rounded encoding into
  *    the destination format done on the integer bits (enc_from_f64): the
@@ -319,7 +320,9 @@ static bool want_cvt(const ir_instr *i) {
   if (is_pair(dt) && i->nsrc == 1 && is_pair(st)) return is_small(dt) || is_small(st);
   if (i->nsrc != 1 || !is_float_scalar(dt) || !is_float_scalar(st)) return false;
   if (is_small(dt) || is_small(st)) return true;
-  return st == ir_type_f64 && (dt == ir_type_f16 || dt == ir_type_bf16) && is_directed(i->mods.rnd);
+  /* f64 -> bf16 in every mode: one rounding, where a backend may go
+   * through f32 (a double rounding) */
+  return st == ir_type_f64 && ((dt == ir_type_f16 && is_directed(i->mods.rnd)) || dt == ir_type_bf16);
 }
 
 static ir_value *lower_cvt(ir_builder *b, ir_instr *i) {

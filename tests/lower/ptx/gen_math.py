@@ -194,6 +194,8 @@ slot = 0
 for m in ["rz", "rm", "rp"]:
     for t in ["f16", "bf16"]:
         h = "%%h%d" % (slot + 1); w("  cvt.%s.%s.f64 %s, %%d1;" % (m, t, h)); store16(R_, h, slot); slot += 1
+for t in ["f16", "bf16"]:
+    h = "%%h%d" % (slot + 1); w("  cvt.rn.%s.f64 %s, %%d1;" % (t, h)); store16(R_, h, slot); slot += 1
 w("  ret;\n}")
 
 # ---- fma.rz/rm/rp.f64 ----
