@@ -77,7 +77,7 @@ bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
 /* Math without a one-to-one AMD instruction, expanded into integer, bit,
  * f64 round-to-nearest and select ops: cvt to/from fp8/fp6/fp4/tf32 and
  * between packed types, f64 -> f16/bf16 with .rz/.rm/.rp, cvt.pack, fns,
- * fma/mad.rz/.rm/.rp.f64, mul.rz/.rm/.rp.f32/.f64, div/rcp.rz/.rm/.rp.f32,
+ * fma/mad.rz/.rm/.rp.f64, mul.rz/.rm/.rp.f32/.f64, div/rcp/sqrt.rz/.rm/.rp.f32,
  * ex2/tanh of f16x2/bf16x2, tanh.f16/bf16 and ex2.bf16 (docs/lowering.md). */
 typedef struct lower_math_options {
   pw_diag *diag;

@@ -19,8 +19,9 @@
  *  - fma/mad.rz/.rm/.rp.f64 (9.7.3.5): fma.rn plus the exact sign of its
  *    error (Boldo and Muller's ErrFma: TwoProduct by fma, two TwoSums), then
  *    one ulp of integer stepping toward the asked direction.
- *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp.rz/.rm/.rp.f32 (9.7.3.3, 9.7.3.8,
- *    9.7.3.13): exactly, also where codegen's residual would underflow.
+ *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.3,
+ *    9.7.3.8, 9.7.3.13, 9.7.3.15): exactly, also where codegen's residual
+ *    would underflow.
  *  - ex2/tanh .approx of f16x2/bf16x2 (9.7.4.x): split per half; tanh of
  *    f16/bf16 and ex2 of bf16 through the f32 approximation.
  */
@@ -556,27 +557,37 @@ static ir_value *lower_mul_directed(ir_builder *b, ir_instr *i) {
   return sel(b, ir_type_f64, zero, f2(b, ir_op_mul, a, bb), r);
 }
 
-/* ---- div/rcp.rz/.rm/.rp.f32 (9.7.3.8, 9.7.3.13) ------------------------- */
+/* ---- div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.8, 9.7.3.13, 9.7.3.15) ---------- */
 /* In f64: q = a/b rounded to nearest, and the sign of the exact quotient's
  * difference from it, that of fma(-q, b, a) times b's sign (exact here:
  * f32 operands are far from f64's underflow, where codegen's f32 residual
  * is not).  r = cvt.rz/rm/rp.f32.f64(q) is the directed result unless q
  * itself is an f32 value (no f32 value lies strictly between q and the
  * exact quotient: q is the nearest f64 to it); then r = q and one f32 ulp
- * of integer stepping toward the exact side where the direction asks. */
+ * of integer stepping toward the exact side where the direction asks.
+ * sqrt the same with q = sqrt.rn(a) and the residual a - q*q (checked
+ * against the host's sqrtf in each mode for all 2^32 inputs). */
 static ir_value *lower_div_f32_directed(ir_builder *b, ir_instr *i) {
   ir_rnd rnd = (ir_rnd)i->mods.rnd;
-  bool rcp = i->op == ir_op_rcp;
+  bool rcp = i->op == ir_op_rcp, sq = i->op == ir_op_sqrt;
   ir_value *w[2];
-  for (unsigned k = 0; k < (rcp ? 1u : 2u); k++) {
+  for (unsigned k = 0; k < (rcp || sq ? 1u : 2u); k++) {
     ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){i->src[k]}, 1, (ir_type[]){ir_type_f64}, NULL);
     c->type2 = ir_type_f32;
     w[k] = c->dst[0];
   }
-  ir_value *a = rcp ? ir_imm_f64(b, 1.0) : w[0], *d = rcp ? w[0] : w[1];
-  ir_value *q = f2(b, ir_op_div, a, d);
+  ir_value *a, *d, *q;
+  if (sq) {   /* q = sqrt.rn(a), residual a - q*q (exact: q is the nearest) */
+    a = w[0];
+    q = d = ir_alu1(b, ir_op_sqrt, ir_type_f64, a, .rnd = IR_RND_RN);
+  } else {
+    a = rcp ? ir_imm_f64(b, 1.0) : w[0];
+    d = rcp ? w[0] : w[1];
+    q = f2(b, ir_op_div, a, d);
+  }
   ir_value *res = ffma(b, fneg(b, q), d, a);
-  ir_value *dneg = cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, d, k64(b, 1ull << 63)), k64(b, 0));
+  ir_value *dneg = sq ? cmp(b, IR_CMP_NE, ir_type_b32, k32(b, 0), k32(b, 0))
+                      : cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, d, k64(b, 1ull << 63)), k64(b, 0));
   ir_value *rp = fcmp(b, IR_CMP_GT, res, ir_imm_f64(b, 0.0)), *rn = fcmp(b, IR_CMP_LT, res, ir_imm_f64(b, 0.0));
   ir_value *gt = sel(b, ir_type_pred, dneg, rn, rp), *lt = sel(b, ir_type_pred, dneg, rp, rn);   /* exact vs q */
   ir_instr *n = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){q}, 1, (ir_type[]){ir_type_f32}, IR_MODS(.rnd = (uint8_t)rnd));
@@ -655,7 +666,7 @@ static bool want(const ir_instr *i, void *data) {
   case ir_op_div:
     return i->type == ir_type_f32 && is_directed(i->mods.rnd) && i->nsrc == 2 && !i->mods.ftz && !i->mods.sat &&
            !i->mods.approx && !i->mods.full;
-  case ir_op_rcp:
+  case ir_op_rcp: case ir_op_sqrt:
     return i->type == ir_type_f32 && is_directed(i->mods.rnd) && i->nsrc == 1 && !i->mods.ftz && !i->mods.approx;
   case ir_op_ex2: case ir_op_tanh:
     return i->nsrc == 1 && (i->type == ir_type_f16x2 || i->type == ir_type_bf16x2 || i->type == ir_type_bf16 ||
@@ -672,7 +683,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_fns: out[0] = lower_fns(b, i); return true;
   case ir_op_fma: case ir_op_mad: out[0] = lower_fma_f64(b, i); return true;
   case ir_op_mul: out[0] = lower_mul_directed(b, i); return true;
-  case ir_op_div: case ir_op_rcp: out[0] = lower_div_f32_directed(b, i); return true;
+  case ir_op_div: case ir_op_rcp: case ir_op_sqrt: out[0] = lower_div_f32_directed(b, i); return true;
   case ir_op_ex2: case ir_op_tanh: out[0] = lower_half_unary(b, i); return true;
   default: return false;
   }

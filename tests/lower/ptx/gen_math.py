@@ -235,6 +235,8 @@ for j, m in enumerate(["rz", "rm", "rp"]):
     w("  div.%s.f32 %%f3, %%f1, %%f2;" % m); store32(R_, "%f3", 10 + j)
     w("  div.%s.f32 %%f3, %%f2, %%f1;" % m); store32(R_, "%f3", 13 + j)
     w("  rcp.%s.f32 %%f3, %%f1;" % m); store32(R_, "%f3", 16 + j)
+    w("  sqrt.%s.f32 %%f3, %%f1;" % m); store32(R_, "%f3", 19 + j)
+    w("  sqrt.%s.f32 %%f3, %%f2;" % m); store32(R_, "%f3", 22 + j)
 w("  ret;\n}")
 
 # ---- cvt.pack, fns, packed ex2/tanh ----
