@@ -1,6 +1,6 @@
 /* benchmarks/cg_bench.c: codegen over a corpus of PTX modules.
  *
- *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N]
+ *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N] [--threads N]
  *            (--libdir DIR --list FILE | FILE.ptx...)
  *
  * For each module: parse (not timed), then compile to a linked code object
@@ -14,6 +14,11 @@
  * printed in the same run.  --libdir/--list read the modules from the
  * libraries through the container API, as ptx_bench does (names as
  * `ptxwave extract` writes them); a missing DIR skips (exit 77).
+ * With --threads N, every module that compiled is compiled twice more with
+ * the default pipeline, timed in wall-clock time (the split compile runs on
+ * several threads): unsplit (cg_options.threads = 1) and split into N
+ * partitions (threads = N; 0 = the automatic choice); the sums, their ratio, and the ratio on the
+ * largest modules are printed (docs/codegen.md "Parallel compile").
  * A failing module's first error is counted by its reason (the text after
  * "for gfxNNN: "), and the most frequent reasons are printed.
  */
@@ -33,6 +38,22 @@
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
 
+/* Wall-clock time, for --threads (the split compile runs on several
+ * threads: their CPU time is not the point). */
+static double wall(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* CPU time of the process, all threads (the extra work a split costs). */
+static double proc_cpu(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+         1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 /* CPU time of this thread: the machine is shared, wall time is noise. */
 static double now(void) {
   struct timespec t;
@@ -49,8 +70,20 @@ typedef struct lib_stat {
   unsigned n, ok;
 } lib_stat;
 
+typedef struct split_stat {
+  char name[96];
+  uint64_t instrs;
+  double t1, tn;          /* wall clock */
+  double c1, cn;          /* process CPU time */
+  unsigned nparts;
+} split_stat;
+
 typedef struct bench {
   const cg_target *target;
+  bool split;            /* --threads N given: also time split compiles */
+  unsigned threads;      /* N; 0 = cg_options' automatic choice */
+  split_stat *splits;
+  size_t nsplits, splits_cap;
   const char *pipelines[MAXP];
   unsigned npipe;
   bool ptxas;
@@ -192,7 +225,8 @@ static bool one(const ptx_module *pm, void *user) {
   if (ok) ok = lower_module(m, lower_find_target(B->target->name), &(lower_pipeline_options){.diag = &d});
   double tcg = 0;
   for (unsigned p = 0; ok && p < B->npipe; p++) {
-    cg_options opt = {.target = B->target};
+    /* one thread: the CPU time of this thread is all of the compile */
+    cg_options opt = {.target = B->target, .threads = 1};
     if (!strcmp(B->pipelines[p], "none")) opt.no_opt = true;
     else if (strcmp(B->pipelines[p], "default")) opt.pipeline = B->pipelines[p];
     cg_output out;
@@ -204,6 +238,32 @@ static bool one(const ptx_module *pm, void *user) {
       B->t[p] += t;
       B->instrs_ok[p] += st.instrs;
       if (p == 0) tcg = t;
+    }
+  }
+  if (ok && B->split) {
+    double tt[2], cc[2];
+    unsigned nparts = 1;
+    for (unsigned k = 0; k < 2 && ok; k++) {
+      cg_options opt = {.target = B->target, .threads = k ? B->threads : 1};
+      cg_output out;
+      double t0 = wall(), c0 = proc_cpu();
+      ok = cg_compile(m, &src, &opt, CG_EMIT_HSACO, &out, &d);
+      tt[k] = wall() - t0;
+      cc[k] = proc_cpu() - c0;
+      if (k) nparts = out.nparts;
+      free(out.data);
+    }
+    if (ok) {
+      if (B->nsplits == B->splits_cap)
+        B->splits = realloc(B->splits, (B->splits_cap = B->splits_cap ? 2 * B->splits_cap : 64) * sizeof *B->splits);
+      split_stat *S = &B->splits[B->nsplits++];
+      snprintf(S->name, sizeof S->name, "%s", pm->name);
+      S->instrs = st.instrs;
+      S->t1 = tt[0];
+      S->tn = tt[1];
+      S->c1 = cc[0];
+      S->cn = cc[1];
+      S->nparts = nparts;
     }
   }
   if (ok) {
@@ -226,6 +286,11 @@ static bool one(const ptx_module *pm, void *user) {
   return true;
 }
 
+static int by_instrs(const void *a, const void *b) {
+  const split_stat *x = a, *y = b;
+  return x->instrs < y->instrs ? 1 : x->instrs > y->instrs ? -1 : 0;
+}
+
 static int by_count(const void *a, const void *b) {
   const unsigned *x = a, *y = b;
   return (int)*y - (int)*x;
@@ -243,8 +308,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      B.split = true;
+      B.threads = (unsigned)atoi(argv[++i]);
+    }
     else if (argv[i][0] == '-') {
-      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N] (--libdir DIR --list FILE | FILE...)\n");
+      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N] [--threads N] "
+                      "(--libdir DIR --list FILE | FILE...)\n");
       return 2;
     } else {
       first_file = i;
@@ -319,6 +389,27 @@ int main(int argc, char **argv) {
            "ratio ptxwave/ptxas %.2f\n",
            (unsigned long long)B.both_n, (unsigned long long)B.both_instrs, B.both_cg, B.both_ptxas,
            1000.0 * B.both_cg / B.both_instrs, 1000.0 * B.both_ptxas / B.both_instrs, B.both_cg / B.both_ptxas);
+  if (B.split && B.nsplits) {
+    double t1 = 0, tn = 0, c1 = 0, cn = 0;
+    for (size_t i = 0; i < B.nsplits; i++) {
+      t1 += B.splits[i].t1;
+      tn += B.splits[i].tn;
+      c1 += B.splits[i].c1;
+      cn += B.splits[i].cn;
+    }
+    printf("split compile, %zu modules, one thread vs --threads %u (0: automatic):\n"
+           "  wall clock %.3f s -> %.3f s: ratio split/unsplit %.2f\n"
+           "  process CPU %.3f s -> %.3f s: ratio %.2f (the work the split adds)\n",
+           B.nsplits, B.threads, t1, tn, t1 > 0 ? tn / t1 : 0.0, c1, cn, c1 > 0 ? cn / c1 : 0.0);
+    qsort(B.splits, B.nsplits, sizeof *B.splits, by_instrs);
+    printf("  the largest modules (wall clock; process CPU):\n");
+    for (size_t i = 0; i < B.nsplits && i < 8; i++)
+      printf("  %-56.56s %7llu instrs %2u parts  wall %.3f -> %.3f s (%.2f)  cpu %.3f -> %.3f s (%.2f)\n",
+             B.splits[i].name, (unsigned long long)B.splits[i].instrs, B.splits[i].nparts, B.splits[i].t1,
+             B.splits[i].tn, B.splits[i].t1 > 0 ? B.splits[i].tn / B.splits[i].t1 : 0.0, B.splits[i].c1,
+             B.splits[i].cn, B.splits[i].c1 > 0 ? B.splits[i].cn / B.splits[i].c1 : 0.0);
+  }
+  free(B.splits);
   /* the most frequent failure reasons */
   unsigned order[MAXREASON][2];
   for (unsigned i = 0; i < B.nreasons; i++) {

@@ -4,6 +4,10 @@
  *   --LLVMRunPasses(cg_default_pipeline)--> --target machine--> ELF object
  *   --check every kernel and its .kd--> --cg_lld_link--> .hsaco
  *
+ * or, for a module split into partitions (cg_options.threads, below):
+ *   ... --LLVMRunPasses--> bitcode --one thread per partition--> objects
+ *   --check--> --cg_merge_notes--> --cg_lld_link_n--> .hsaco
+ *
  * The check after codegen exists because LLVM drops a function it cannot
  * compile for the target without an error (design.md: e.g. a wave-size
  * mismatch), which would otherwise surface only at launch time.
@@ -12,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Object.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -70,37 +76,40 @@ static uint8_t *dup_bytes(const char *p, size_t n, bool nul) {
 }
 
 /* Every kernel of m and its kernel descriptor <name>.kd are defined symbols
- * of the object. */
-static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, LLVMMemoryBufferRef obj,
-                          uint32_t *nkernels, pw_diag *d) {
-  char *err = NULL;
-  LLVMBinaryRef bin = LLVMCreateBinary(obj, c->ctx, &err);
-  if (!bin) {
-    char msg[512];
-    cg_take_message(err, msg, sizeof msg);
-    pw_error(d, src ? src->path : "<module>", "internal: cannot read the object LLVM wrote: %s", msg);
-    return false;
-  }
+ * of one of the objs. */
+static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, LLVMMemoryBufferRef *objs,
+                          unsigned nobjs, uint32_t *nkernels, pw_diag *d) {
   uint32_t nk = 0;
   ir_foreach_func(m, f) if (f->is_kernel) nk++;
   bool *have = calloc(2 * (nk ? nk : 1), sizeof *have);
-  LLVMSymbolIteratorRef it = LLVMObjectFileCopySymbolIterator(bin);
-  while (it && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it)) {
-    const char *name = LLVMGetSymbolName(it);
-    uint32_t k = 0;
-    ir_foreach_func(m, f) {
-      if (!f->is_kernel) continue;
-      size_t n = strlen(f->name);
-      if (!strncmp(name, f->name, n)) {
-        if (!name[n]) have[2 * k] = true;
-        else if (!strcmp(name + n, ".kd")) have[2 * k + 1] = true;
-      }
-      k++;
+  for (unsigned o = 0; o < nobjs; o++) {
+    char *err = NULL;
+    LLVMBinaryRef bin = LLVMCreateBinary(objs[o], c->ctx, &err);
+    if (!bin) {
+      char msg[512];
+      cg_take_message(err, msg, sizeof msg);
+      pw_error(d, src ? src->path : "<module>", "internal: cannot read the object LLVM wrote: %s", msg);
+      free(have);
+      return false;
     }
-    LLVMMoveToNextSymbol(it);
+    LLVMSymbolIteratorRef it = LLVMObjectFileCopySymbolIterator(bin);
+    while (it && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it)) {
+      const char *name = LLVMGetSymbolName(it);
+      uint32_t k = 0;
+      ir_foreach_func(m, f) {
+        if (!f->is_kernel) continue;
+        size_t n = strlen(f->name);
+        if (!strncmp(name, f->name, n)) {
+          if (!name[n]) have[2 * k] = true;
+          else if (!strcmp(name + n, ".kd")) have[2 * k + 1] = true;
+        }
+        k++;
+      }
+      LLVMMoveToNextSymbol(it);
+    }
+    if (it) LLVMDisposeSymbolIterator(it);
+    LLVMDisposeBinary(bin);
   }
-  if (it) LLVMDisposeSymbolIterator(it);
-  LLVMDisposeBinary(bin);
   bool ok = true;
   uint32_t k = 0;
   ir_foreach_func(m, f) {
@@ -115,6 +124,402 @@ static bool check_kernels(cg_context *c, const ir_module *m, const pw_src *src, 
   }
   free(have);
   *nkernels = nk;
+  return ok;
+}
+
+/* ---- Lifetimes of call buffers -------------------------------------------
+ *
+ * nvcc declares a call's .param argument and return buffers in a { } scope
+ * around the call sequence (PTX ISA 5.1.6.4, "Parameter State Space":
+ * st.param, call, ld.param), so their contents are dead outside it.  In
+ * LLVM they are allocas of the function's entry block; without lifetime
+ * markers the backend gives each one its own stack slot, and a function
+ * with several non-inlined calls (recursion) has a frame of every buffer
+ * of every call.  For each buffer cg_emit.c marked !ptxwave.callbuf whose
+ * uses all lie in one basic block (the call sequence, unless a guard
+ * split it), llvm.lifetime.start goes before the first use and
+ * llvm.lifetime.end after the last: stack colouring then shares slots
+ * between calls.  A buffer used in several blocks keeps its own slot. */
+
+/* Collects the instructions that use v, through GEPs and casts of it;
+ * false if one of them is not a load, a store to it, a call or such an
+ * address computation (the address escapes), or if they span blocks. */
+static bool buffer_uses(LLVMValueRef v, LLVMBasicBlockRef *bb, LLVMValueRef *users, unsigned *n,
+                        unsigned cap, unsigned depth) {
+  if (depth > 8) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef i = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(i)) return false;
+    LLVMBasicBlockRef b = LLVMGetInstructionParent(i);
+    if (*bb && *bb != b) return false;
+    *bb = b;
+    if (*n == cap) return false;
+    users[(*n)++] = i;
+    if (LLVMIsALoadInst(i) || LLVMIsACallInst(i)) continue;
+    if (LLVMIsAStoreInst(i)) {
+      if (LLVMGetOperand(i, 0) == v) return false; /* the address itself stored */
+      continue;
+    }
+    if (LLVMIsAGetElementPtrInst(i) || LLVMIsAAddrSpaceCastInst(i)) {
+      if (!buffer_uses(i, bb, users, n, cap, depth + 1)) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+static void call_buffer_lifetimes(cg_context *c) {
+  enum { CAP = 64 };
+  LLVMValueRef users[CAP];
+  unsigned id_start = LLVMLookupIntrinsicID("llvm.lifetime.start", 19);
+  unsigned id_end = LLVMLookupIntrinsicID("llvm.lifetime.end", 17);
+  LLVMTypeRef pt = c->ptr[CG_AS_PRIVATE];
+  LLVMValueRef fs = LLVMGetIntrinsicDeclaration(c->mod, id_start, &pt, 1);
+  LLVMValueRef fe = LLVMGetIntrinsicDeclaration(c->mod, id_end, &pt, 1);
+  LLVMTypeRef ts = LLVMIntrinsicGetType(c->ctx, id_start, &pt, 1);
+  LLVMTypeRef te = LLVMIntrinsicGetType(c->ctx, id_end, &pt, 1);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    LLVMBasicBlockRef entry = LLVMIsDeclaration(fn) ? NULL : LLVMGetEntryBasicBlock(fn);
+    for (LLVMValueRef a = entry ? LLVMGetFirstInstruction(entry) : NULL; a; a = LLVMGetNextInstruction(a)) {
+      if (!LLVMIsAAllocaInst(a) || !LLVMGetMetadata(a, c->kind_callbuf)) continue;
+      LLVMBasicBlockRef bb = NULL;
+      unsigned n = 0;
+      if (!buffer_uses(a, &bb, users, &n, CAP, 0) || !n || bb == entry) continue;
+      /* the first and last user in the block's order */
+      LLVMValueRef first = NULL, last = NULL;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+        for (unsigned k = 0; k < n; k++)
+          if (users[k] == i) {
+            if (!first) first = i;
+            last = i;
+          }
+      if (!first || !last || !LLVMGetNextInstruction(last)) continue;
+      LLVMPositionBuilderBefore(c->b, first);
+      LLVMBuildCall2(c->b, ts, fs, &a, 1, "");
+      LLVMPositionBuilderBefore(c->b, LLVMGetNextInstruction(last));
+      LLVMBuildCall2(c->b, te, fe, &a, 1, "");
+    }
+  }
+}
+
+/* ---- Parallel compile of one module (docs/codegen.md) ------------------
+ *
+ * LLVM's code generation of one module runs on one thread.  A module with
+ * many kernels is split after the IR pipeline: its bitcode is read back
+ * into one LLVMContext per partition, each keeps its share of the kernels
+ * (the device functions they call come along, as internal copies), and each
+ * compiles to an object on its own thread; one lld link joins the objects.
+ * Module-scope variables must exist once (the host writes them by name, and
+ * all kernels share them): partition 0 keeps their definitions, the others
+ * only declarations that the link resolves.  A variable that was internal
+ * becomes hidden so that the link can resolve it without exporting it.
+ * LDS variables stay internal in every partition: each kernel has its own
+ * LDS anyway.  Modules where a function's address is taken are not split
+ * (a copy per partition would give it several addresses). */
+
+/* The smallest share of a split worth its cost: LLVM instructions (after
+ * the IR pipeline) per partition.  Below it, reading the bitcode back once
+ * per partition and the longer link cost more than the parallel codegen
+ * wins (measured with cg_bench --threads, docs/codegen.md). */
+#define CG_SPLIT_MIN_INSTS 4000
+/* Each partition holds the whole module's IR while it deletes the other
+ * kernels: the automatic choice stops at 8 partitions. */
+#define CG_SPLIT_AUTO_MAX 8
+
+typedef struct cg_part {
+  /* in */
+  const cg_options *opt;
+  const char *features, *path;
+  unsigned cov;
+  const void *bc;              /* the whole module, shared read-only */
+  size_t bc_len;
+  char **kernels;              /* the kernels this partition keeps */
+  unsigned nkernels;
+  bool owner;                  /* defines the module-scope variables */
+  /* out */
+  pw_diag diag;                /* collected; replayed on the calling thread */
+  uint8_t *obj;
+  size_t obj_size;
+  bool ok;
+} cg_part;
+
+static bool is_kernel_fn(LLVMValueRef fn) {
+  return LLVMGetFunctionCallConv(fn) == LLVMAMDGPUKERNELCallConv;
+}
+
+static unsigned fn_insts(LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
+  return n;
+}
+
+/* true when every use of fn is a direct call of it */
+static bool only_called(LLVMValueRef fn) {
+  for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != fn) return false;
+  }
+  return true;
+}
+
+static bool name_in(const char *name, size_t len, char **names, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (strlen(names[i]) == len && !memcmp(names[i], name, len)) return true;
+  return false;
+}
+
+/* One partition, on its own thread: its own context, module, target
+ * machine; nothing shared but the read-only bitcode and options. */
+static void *part_main(void *arg) {
+  cg_part *p = arg;
+  current_module = p->path;
+  current_target = p->opt->target->name;
+  pw_src src = {.path = p->path};
+  cg_context c;
+  char msg[4096];
+  p->ok = false;
+  if (!cg_context_init_bitcode(&c, p->opt->target, p->cov, p->bc, p->bc_len, msg, sizeof msg)) {
+    pw_error(&p->diag, p->path, "internal: %s", msg);
+    cg_context_fini(&c);
+    return NULL;
+  }
+  c.diag = &p->diag;
+  c.src = &src;
+  /* kernels of the other partitions go (nothing uses a kernel: checked) */
+  LLVMValueRef next;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c.mod); fn; fn = next) {
+    next = LLVMGetNextFunction(fn);
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (!LLVMIsDeclaration(fn) && is_kernel_fn(fn) && !name_in(name, len, p->kernels, p->nkernels))
+      LLVMDeleteFunction(fn);
+  }
+  /* module-scope variables: defined in the owner only */
+  if (!p->owner) {
+    for (LLVMValueRef g = LLVMGetFirstGlobal(c.mod); g; g = LLVMGetNextGlobal(g)) {
+      if (LLVMIsDeclaration(g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == CG_AS_LDS) continue;
+      LLVMLinkage l = LLVMGetLinkage(g);
+      if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage) continue; /* constants: copies */
+      LLVMSetInitializer(g, NULL);
+      LLVMSetLinkage(g, LLVMExternalLinkage);
+    }
+  }
+  char *err = NULL;
+  LLVMTargetRef t;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple("amdgcn-amd-amdhsa", &t, &err)) {
+    cg_take_message(err, msg, sizeof msg);
+    pw_error(&p->diag, p->path, "LLVM has no AMDGPU target: %s", msg);
+  } else {
+    tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", p->opt->target->name, p->features,
+                                 LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelDefault);
+    /* the device functions and constants no kept kernel uses */
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(c.mod, "globaldce", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    LLVMMemoryBufferRef buf = NULL;
+    if (e) {
+      char *em = LLVMGetErrorMessage(e);
+      pw_error(&p->diag, p->path, "LLVM pass pipeline: %s", em);
+      LLVMDisposeErrorMessage(em);
+    } else if (LLVMTargetMachineEmitToMemoryBuffer(tm, c.mod, LLVMObjectFile, &err, &buf)) {
+      cg_take_message(err, msg, sizeof msg);
+      pw_error(&p->diag, p->path, "LLVM code generation for %s: %s", p->opt->target->name, msg);
+    } else {
+      p->obj_size = LLVMGetBufferSize(buf);
+      p->obj = dup_bytes(LLVMGetBufferStart(buf), p->obj_size, false);
+      LLVMDisposeMemoryBuffer(buf);
+      p->ok = !c.llvm_errors;
+    }
+  }
+  if (tm) LLVMDisposeTargetMachine(tm);
+  cg_context_fini(&c);
+  return NULL;
+}
+
+/* Replays a partition's collected messages on the compile's pw_diag, as
+ * they would have been reported unsplit. */
+static void replay(pw_diag *d, const pw_src *src, const char *path, const pw_diag *pd) {
+  const char *text = pw_diag_text(pd);
+  while (*text) {
+    const char *eol = strchr(text, '\n');
+    size_t n = eol ? (size_t)(eol - text) : strlen(text);
+    const char *w = memmem(text, n, ": warning: ", 11), *e = memmem(text, n, ": error: ", 9);
+    if (w && (!e || w < e)) pw_warn_at(d, src, 0, 0, "%.*s", (int)(n - (w + 11 - text)), w + 11);
+    else if (e) pw_error_at(d, src, 0, 0, "%.*s", (int)(n - (e + 9 - text)), e + 9);
+    else if (n) pw_error(d, path, "%.*s", (int)n, text);
+    text += n + (eol ? 1 : 0);
+  }
+}
+
+/* How many partitions: 1 = do not split (docs/codegen.md). */
+static unsigned split_count(cg_context *c, const cg_options *opt, cg_emit_kind kind) {
+  if (kind != CG_EMIT_HSACO || opt->threads == 1) return 1;
+  unsigned nk = 0, total = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn)) continue;
+    if (is_kernel_fn(fn)) {
+      if (LLVMGetFirstUse(fn)) return 1;
+      nk++;
+    } else if (!only_called(fn)) {
+      return 1;
+    }
+    total += fn_insts(fn);
+  }
+  unsigned n = opt->threads;
+  if (!n) {
+    /* automatic: enough work per partition, a CPU each, and at most
+     * CG_SPLIT_AUTO_MAX copies of the module in memory at once */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    n = total / CG_SPLIT_MIN_INSTS;
+    if (cpus > 0 && n > (unsigned)cpus) n = (unsigned)cpus;
+    if (n > CG_SPLIT_AUTO_MAX) n = CG_SPLIT_AUTO_MAX;
+  }
+  if (n > nk) n = nk;
+  if (n > 64) n = 64;
+  return n < 2 ? 1 : n;
+}
+
+typedef struct kcost {
+  LLVMValueRef fn;
+  unsigned cost;
+} kcost;
+
+static int by_cost_desc(const void *a, const void *b) {
+  unsigned x = ((const kcost *)a)->cost, y = ((const kcost *)b)->cost;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The split compile of c's module (after the IR pipeline) into nparts
+ * objects linked into out. */
+static bool compile_split(cg_context *c, const ir_module *m, const pw_src *src, const cg_options *opt,
+                          const char *features, const char *path, unsigned nparts, cg_output *out,
+                          pw_diag *d) {
+  /* module-scope variables defined in the module become linkable: hidden
+   * where they were internal (never exported), named if unnamed */
+  unsigned anon = 0;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(c->mod); g; g = LLVMGetNextGlobal(g)) {
+    if (LLVMIsDeclaration(g) || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == CG_AS_LDS) continue;
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if ((l != LLVMInternalLinkage && l != LLVMPrivateLinkage) || LLVMIsGlobalConstant(g)) continue;
+    size_t len;
+    LLVMGetValueName2(g, &len);
+    if (!len) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "__ptxwave.var.%u", anon++);
+      LLVMSetValueName2(g, nm, strlen(nm));
+    }
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+    LLVMSetVisibility(g, LLVMHiddenVisibility);
+  }
+  /* kernels to partitions: largest first, each to the least loaded
+   * (LPT scheduling), by LLVM instruction count */
+  unsigned nk = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn; fn = LLVMGetNextFunction(fn))
+    if (!LLVMIsDeclaration(fn) && is_kernel_fn(fn)) nk++;
+  kcost *ks = calloc(nk, sizeof *ks);
+  cg_part *parts = calloc(nparts, sizeof *parts);
+  unsigned *load = calloc(nparts, sizeof *load);
+  char **names = calloc(nk, sizeof *names);
+  if (!ks || !parts || !load || !names) PW_DIE("out of memory");
+  unsigned k = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn; fn = LLVMGetNextFunction(fn))
+    if (!LLVMIsDeclaration(fn) && is_kernel_fn(fn)) ks[k++] = (kcost){fn, fn_insts(fn)};
+  qsort(ks, nk, sizeof *ks, by_cost_desc);
+  unsigned *owner_of = calloc(nk, sizeof *owner_of);
+  for (k = 0; k < nk; k++) {
+    unsigned best = 0;
+    for (unsigned p = 1; p < nparts; p++)
+      if (load[p] < load[best]) best = p;
+    load[best] += ks[k].cost + 1;
+    owner_of[k] = best;
+    parts[best].nkernels++;
+  }
+  /* names grouped by partition */
+  unsigned pos = 0;
+  for (unsigned p = 0; p < nparts; p++) {
+    parts[p].kernels = names + pos;
+    unsigned j = 0;
+    for (k = 0; k < nk; k++)
+      if (owner_of[k] == p) {
+        size_t len;
+        const char *nm = LLVMGetValueName2(ks[k].fn, &len);
+        names[pos + j++] = strndup(nm, len);
+      }
+    pos += j;
+  }
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(c->mod);
+  pthread_t *tid = calloc(nparts, sizeof *tid);
+  bool *started = calloc(nparts, sizeof *started);
+  for (unsigned p = 0; p < nparts; p++) {
+    cg_part *q = &parts[p];
+    q->opt = opt;
+    q->features = features;
+    q->path = path;
+    q->cov = c->cov;
+    q->bc = LLVMGetBufferStart(bc);
+    q->bc_len = LLVMGetBufferSize(bc);
+    q->owner = p == 0;
+    pw_diag_init(&q->diag, NULL);
+    /* partition 0 on this thread; a failed thread start runs inline too */
+    if (p > 0 && !pthread_create(&tid[p], NULL, part_main, q)) started[p] = true;
+  }
+  part_main(&parts[0]);
+  for (unsigned p = 1; p < nparts; p++) {
+    if (started[p]) pthread_join(tid[p], NULL);
+    else part_main(&parts[p]);
+  }
+  LLVMDisposeMemoryBuffer(bc);
+  bool ok = true;
+  for (unsigned p = 0; p < nparts; p++) {
+    replay(d, src, path, &parts[p].diag);
+    if (!parts[p].ok) ok = false;
+  }
+  if (ok) {
+    LLVMMemoryBufferRef *bufs = calloc(nparts, sizeof *bufs);
+    for (unsigned p = 0; p < nparts; p++)
+      bufs[p] = LLVMCreateMemoryBufferWithMemoryRange((const char *)parts[p].obj, parts[p].obj_size, "part", 0);
+    ok = check_kernels(c, m, src, bufs, nparts, &out->nkernels, d);
+    for (unsigned p = 0; p < nparts; p++) LLVMDisposeMemoryBuffer(bufs[p]);
+    free(bufs);
+  }
+  if (ok) {
+    uint8_t **objs = calloc(nparts, sizeof *objs);
+    size_t *sizes = calloc(nparts, sizeof *sizes);
+    for (unsigned p = 0; p < nparts; p++) {
+      objs[p] = parts[p].obj;
+      sizes[p] = parts[p].obj_size;
+    }
+    char lerr[2048];
+    /* one metadata note for all kernels (cg_notes.c) */
+    if (!cg_merge_notes(objs, sizes, nparts, lerr, sizeof lerr)) {
+      pw_error(d, path, "internal: merging the metadata of the partitions for %s: %s", opt->target->name, lerr);
+      ok = false;
+    }
+    parts[0].obj = objs[0]; /* realloc'd */
+    parts[0].obj_size = sizes[0];
+    if (ok && cg_lld_link_n((const uint8_t *const *)objs, sizes, nparts, &out->data, &out->size, lerr,
+                            sizeof lerr)) {
+      pw_error(d, path, "linking the code object for %s: %s", opt->target->name, lerr);
+      ok = false;
+    }
+    free(objs);
+    free(sizes);
+  }
+  for (unsigned p = 0; p < nparts; p++) {
+    free(parts[p].obj);
+    pw_diag_fini(&parts[p].diag);
+  }
+  for (k = 0; k < nk; k++) free(names[k]);
+  free(names);
+  free(owner_of);
+  free(tid);
+  free(started);
+  free(load);
+  free(parts);
+  free(ks);
   return ok;
 }
 
@@ -163,6 +568,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   }
   /* the data layout first: allocas take their address space from it */
   if (ok && !cg_emit_module(&c, m, src, d)) ok = false;
+  if (ok) call_buffer_lifetimes(&c);
   /* every function: the target's cpu and features, so inlining and the
    * backend agree with the target machine */
   for (LLVMValueRef fn = LLVMGetFirstFunction(c.mod); ok && fn; fn = LLVMGetNextFunction(fn)) {
@@ -197,7 +603,12 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
     }
   }
   if (c.llvm_errors) ok = false;
-  if (ok && kind == CG_EMIT_LL) {
+  unsigned nparts = ok ? split_count(&c, opt, kind) : 1;
+  out->nparts = 1;
+  if (ok && nparts > 1) {
+    out->nparts = nparts;
+    ok = compile_split(&c, m, src, opt, features, path, nparts, out, d);
+  } else if (ok && kind == CG_EMIT_LL) {
     char *s = LLVMPrintModuleToString(c.mod);
     out->size = strlen(s);
     out->data = dup_bytes(s, out->size, true);
@@ -211,7 +622,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       ok = false;
     } else {
       if (c.llvm_errors) ok = false;
-      if (ok && kind != CG_EMIT_ASM) ok = check_kernels(&c, m, src, buf, &out->nkernels, d);
+      if (ok && kind != CG_EMIT_ASM) ok = check_kernels(&c, m, src, &buf, 1, &out->nkernels, d);
       const char *p = LLVMGetBufferStart(buf);
       size_t n = LLVMGetBufferSize(buf);
       if (ok && kind == CG_EMIT_HSACO) {

@@ -3,7 +3,10 @@
  * the wave size, and one helper that declares an intrinsic on first use
  * and calls it.  No global mutable state: the context owns its own
  * LLVMContext, so several compiles run at once on several threads. */
+#include <stdio.h>
 #include <string.h>
+
+#include <llvm-c/BitReader.h>
 
 #include "codegen/cg_priv.h"
 
@@ -27,11 +30,12 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *user) {
   LLVMDisposeMessage(msg);
 }
 
-void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name) {
+/* What every context shares: the LLVMContext with its diagnostic handler,
+ * the builder, cached types, constants and sync scopes. */
+static void context_common(cg_context *c, const cg_target *t, unsigned cov) {
   memset(c, 0, sizeof *c);
   c->ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(c->ctx, diag_handler, c);
-  c->mod = LLVMModuleCreateWithNameInContext(name ? name : "ptxwave", c->ctx);
   c->b = LLVMCreateBuilderInContext(c->ctx);
   c->target = t;
   c->wave_size = t->wave_size;
@@ -53,17 +57,37 @@ void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char
   c->i32_1 = LLVMConstInt(c->i32, 1, 0);
   c->i64_0 = LLVMConstInt(c->i64, 0, 0);
   c->kind_convergent = LLVMGetEnumAttributeKindForName("convergent", 10);
+  c->kind_callbuf = LLVMGetMDKindIDInContext(c->ctx, "ptxwave.callbuf", 15);
   c->ss_workgroup = LLVMGetSyncScopeID(c->ctx, "workgroup", 9);
   c->ss_agent = LLVMGetSyncScopeID(c->ctx, "agent", 5);
   c->ss_system = LLVMGetSyncScopeID(c->ctx, "", 0);
   c->ss_wavefront = LLVMGetSyncScopeID(c->ctx, "wavefront", 9);
+}
 
+void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name) {
+  context_common(c, t, cov);
+  c->mod = LLVMModuleCreateWithNameInContext(name ? name : "ptxwave", c->ctx);
   LLVMSetTarget(c->mod, "amdgcn-amd-amdhsa");
   /* AMDGPUUsage "Code Object Metadata": the module flag picks the version
    * (LLVM 22 defaults to 6, which HIP before ROCm 6.3 cannot load). */
   LLVMAddModuleFlag(c->mod, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version",
                     strlen("amdhsa_code_object_version"),
                     LLVMValueAsMetadata(LLVMConstInt(c->i32, cov * 100, 0)));
+}
+
+bool cg_context_init_bitcode(cg_context *c, const cg_target *t, unsigned cov, const void *bc, size_t len,
+                             char *err, size_t cap) {
+  context_common(c, t, cov);
+  /* the bytes stay the caller's: parsing materialises the whole module, so
+   * the buffer may go as soon as it returns */
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(bc, len, "partition", 0);
+  bool ok = !LLVMParseBitcodeInContext2(c->ctx, buf, &c->mod);
+  LLVMDisposeMemoryBuffer(buf);
+  if (!ok) {
+    c->mod = NULL;
+    snprintf(err, cap, "cannot read back the module's bitcode");
+  }
+  return ok;
 }
 
 void cg_context_fini(cg_context *c) {

@@ -365,16 +365,23 @@ static LLVMValueRef workgroup_id(emitter *E, unsigned dim) {
 }
 
 /* %ntid: COV5 hidden_group_size_x/y/z (u16 at implicit argument offsets
- * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4). */
+ * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4).
+ * The alignment is what the offset from the base gives: the implicit
+ * arguments are 8-aligned (LLVM's getAlignmentForImplicitArgPtr on HSA),
+ * the dispatch packet 64-aligned (AMDGPUUsage).  With align 2 everywhere,
+ * the backend merged the x and y loads into a dword that SMEM cannot load
+ * (scalar loads need 4-byte alignment): a VMEM load into VGPRs and a wait
+ * on vmcnt in nearly every kernel (benchmarks/quality_bench.py). */
 static LLVMValueRef workgroup_size(emitter *E, unsigned dim) {
   cg_context *c = E->c;
   LLVMValueRef v;
+  unsigned off = c->cov >= 5 ? 12 + 2 * dim : 4 + 2 * dim;
   if (c->cov >= 5) {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, 12 + 2 * dim, 2);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
   } else {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, 4 + 2 * dim, 2);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
   }
   return LLVMBuildZExt(E->b, v, c->i32, "");
 }
@@ -1114,6 +1121,40 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   return ft;
 }
 
+
+/* llvm.trap; on CG_FEAT_TRAP_OUT_OF_LINE targets (gfx11) a call of one
+ * internal noinline function that traps: LLVM 22 expands gfx11's simulated
+ * trap by splitting the block and then leaves the 64-bit scalar add pseudos
+ * of the blocks after it unexpanded, which aborts the object writer
+ * ("Unsupported instruction"; lower/targets.def).  Out of line, the split
+ * happens in a function with nothing else in it.  Traps are cold: the call
+ * costs nothing on the paths that run. */
+static void emit_trap(emitter *E) {
+  cg_context *c = E->c;
+  if (!(c->target->features & CG_FEAT_TRAP_OUT_OF_LINE)) {
+    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    return;
+  }
+  static const char name[] = "__ptxwave_trap";
+  LLVMTypeRef ft = LLVMFunctionType(c->voidt, NULL, 0, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
+  if (!fn) {
+    fn = LLVMAddFunction(c->mod, name, ft);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    static const char *const attrs[] = {"noinline", "noreturn", "cold", "nounwind"};
+    for (unsigned k = 0; k < sizeof attrs / sizeof *attrs; k++)
+      cg_enum_attr(c, fn, LLVMAttributeFunctionIndex, attrs[k], 0);
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(c->b);
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->ctx, fn, "entry"));
+    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    LLVMBuildUnreachable(c->b);
+    LLVMPositionBuilderAtEnd(c->b, here);
+  }
+  LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, NULL, 0, "");
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateEnumAttribute(c->ctx, LLVMGetEnumAttributeKindForName("noreturn", 8), 0));
+}
+
 static void call(emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   const ir_call_info *ci = i->aux;
@@ -1150,16 +1191,16 @@ static void call(emitter *E, const ir_instr *i) {
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
-    /* CUDA's device assert(): the message needs the runtime's printf
-     * buffer; the kernel is stopped either way (s_trap) */
-    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
+     * it a printf-buffer record with its message): the kernel stops */
+    emit_trap(E);
     free(args);
     free(tys);
     return;
   }
   if (f && f->is_decl) {
     unsupported(E, i, "call of the external function '%s'%s", f->name,
-                !strcmp(f->name, "vprintf") ? " (device printf needs the runtime's printf buffer: not implemented)" : "");
+                !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
     free(args);
     free(tys);
     return;
@@ -1319,7 +1360,7 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     }
     return;
   case ir_op_trap:
-    cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
+    emit_trap(E);
     LLVMBuildUnreachable(B);
     return;
   case ir_op_unreachable:
@@ -1986,6 +2027,9 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     LLVMTypeRef at = LLVMArrayType2(c->i8, v->size ? v->size : 1);
     LLVMValueRef a = LLVMBuildAlloca(E->b, at, value_name(E, "", v->name, nb, sizeof nb));
     LLVMSetAlignment(a, v->align ? v->align : 4);
+    /* a call's argument/return buffer: scoped to its call sequence
+     * (cg_compile.c gives it lifetime markers) */
+    if (v->space == IR_SPACE_PARAM) LLVMSetMetadata(a, c->kind_callbuf, LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, NULL, 0)));
     map_put(&E->syms, v, a);
   }
   LLVMBuildBr(E->b, E->bbs[f->entry->id]);
@@ -2146,10 +2190,18 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
     LLVMSetInitializer(v, g->init ? LLVMConstStringInContext2(c->ctx, (const char *)g->init, size, 1)
                                   : LLVMConstNull(t));
   }
-  if (g->linkage == IR_LINK_INTERNAL || g->owner) {
+  if (g->owner) {
     LLVMSetLinkage(v, LLVMInternalLinkage);
   } else {
-    /* visible: the runtime finds it by name (cuModuleGetGlobal) */
+    /* Module scope, .visible or not: the runtime finds it by name
+     * (cuModuleGetGlobal).  A file-static __constant__ or __device__
+     * variable is not .visible in nvcc's PTX (5.4.6: internal linkage), yet
+     * cudart registers it and cudaMemcpyToSymbol reaches it through
+     * cuModuleGetGlobal, which CUDA answers from the cubin's local symbols.
+     * A code object's loader only sees exported symbols, so every module
+     * variable is exported (protected: one definition, no interposition).
+     * It also keeps LLVM from folding loads of a variable the host writes
+     * (an internal constant never stored to looks constant to globalopt). */
     LLVMSetLinkage(v, g->linkage == IR_LINK_WEAK || g->linkage == IR_LINK_COMMON ? LLVMWeakAnyLinkage : LLVMExternalLinkage);
     LLVMSetVisibility(v, LLVMProtectedVisibility);
   }

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -64,8 +65,8 @@ void set_err(char *errbuf, size_t cap, const std::string &s) {
 }
 }  // namespace
 
-extern "C" int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out,
-                           size_t *out_size, char *errbuf, size_t errbuf_size) {
+extern "C" int cg_lld_link_n(const uint8_t *const *objs, const size_t *sizes, unsigned n, uint8_t **out,
+                             size_t *out_size, char *errbuf, size_t errbuf_size) {
   *out = nullptr;
   *out_size = 0;
   const char *tmp = std::getenv("TMPDIR");
@@ -74,18 +75,29 @@ extern "C" int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out,
     set_err(errbuf, errbuf_size, std::string("mkdtemp: ") + std::strerror(errno));
     return -1;
   }
-  std::string in = dir + "/in.o", outp = dir + "/out.hsaco";
+  std::vector<std::string> ins;
+  std::string outp = dir + "/out.hsaco";
   int rc = -1;
   std::string msgs;
-  if (!write_file(in, obj, obj_size)) {
-    msgs = "cannot write " + in;
-  } else {
+  bool written = true;
+  for (unsigned i = 0; i < n && written; i++) {
+    ins.push_back(dir + "/in" + std::to_string(i) + ".o");
+    if (!write_file(ins.back(), objs[i], sizes[i])) {
+      msgs = "cannot write " + ins.back();
+      written = false;
+    }
+  }
+  if (written) {
     std::lock_guard<std::mutex> lock(lld_mutex);
     if (lld_broken) {
       msgs = "lld crashed earlier in this process and cannot be run again";
     } else {
-      const char *args[] = {"ld.lld", "-shared", "--no-undefined", in.c_str(), "-o",
-                            outp.c_str()};
+      // one link of all the partitions' objects: symbols defined in one
+      // (module-scope variables) resolve the others' references
+      std::vector<const char *> args = {"ld.lld", "-shared", "--no-undefined"};
+      for (const std::string &in : ins) args.push_back(in.c_str());
+      args.push_back("-o");
+      args.push_back(outp.c_str());
       llvm::raw_string_ostream os(msgs), es(msgs);
       lld::Result r = lld::lldMain(args, os, es, {{lld::Gnu, &lld::elf::link}});
       os.flush();
@@ -99,8 +111,13 @@ extern "C" int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out,
     rc = -1;
   }
   if (rc != 0) set_err(errbuf, errbuf_size, msgs.empty() ? "lld failed" : msgs);
-  unlink(in.c_str());
+  for (const std::string &in : ins) unlink(in.c_str());
   unlink(outp.c_str());
   rmdir(dir.c_str());
   return rc == 0 ? 0 : -1;
+}
+
+extern "C" int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out,
+                           size_t *out_size, char *errbuf, size_t errbuf_size) {
+  return cg_lld_link_n(&obj, &obj_size, 1, out, out_size, errbuf, errbuf_size);
 }

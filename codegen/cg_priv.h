@@ -27,6 +27,8 @@ typedef struct cg_context {
   LLVMTypeRef wave_mask;       /* i32 or i64 */
   LLVMValueRef i32_0, i32_1, i64_0;
   unsigned kind_convergent;    /* attribute kinds, looked up once */
+  unsigned kind_callbuf;       /* metadata !ptxwave.callbuf: an alloca that is a call's
+                                * .param buffer (cg_emit.c, cg_compile.c) */
   /* sync scope ids: workgroup, agent, system (""), wavefront */
   unsigned ss_workgroup, ss_agent, ss_system, ss_wavefront;
   /* LLVM's own diagnostics (backend errors such as an LDS overflow,
@@ -39,6 +41,11 @@ typedef struct cg_context {
 
 /* cg_context.c */
 void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name);
+/* A context whose module is read from bitcode (a partition of a split
+ * compile, cg_compile.c): its own LLVMContext, so it may run on its own
+ * thread.  false (and err) when the bitcode does not parse. */
+bool cg_context_init_bitcode(cg_context *c, const cg_target *t, unsigned cov, const void *bc, size_t len,
+                             char *err, size_t cap);
 void cg_context_fini(cg_context *c);
 /* Declares intrinsic `name` (overloaded on types[0..ntypes)) on first use
  * and calls it.  convergent: mark the call site convergent (cross-lane
@@ -52,6 +59,13 @@ void cg_fn_attr(cg_context *c, LLVMValueRef f, const char *key, const char *valu
 void cg_enum_attr(cg_context *c, LLVMValueRef f, unsigned idx, const char *name, uint64_t v);
 /* An LLVM message (char *) or error: text copied into buf, original disposed. */
 void cg_take_message(char *msg, char *buf, size_t cap);
+
+/* cg_notes.c: before linking the n objects of a split compile, gives
+ * objs[0] one AMDGPU metadata note listing every object's kernels (objs[0]
+ * is realloc'd, sizes[0] updated) and marks the others' notes SHF_EXCLUDE,
+ * so the code object has one note as an unsplit compile's has.  false (and
+ * err) if an object has no such note. */
+bool cg_merge_notes(uint8_t **objs, size_t *sizes, unsigned n, char *err, size_t cap);
 
 /* cg_emit.c: the IR -> LLVM IR translation; false with errors in d. */
 bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d);

@@ -30,6 +30,7 @@ enum {
   CG_FEAT_PERMLANE = LOWER_FEAT_PERMLANE, CG_FEAT_PK_F32 = LOWER_FEAT_PK_F32,
   CG_FEAT_ATOMIC_FADD_F32 = LOWER_FEAT_ATOMIC_FADD_F32, CG_FEAT_ATOMIC_FADD_F64 = LOWER_FEAT_ATOMIC_FADD_F64,
   CG_FEAT_MEMTIME = LOWER_FEAT_MEMTIME, CG_FEAT_BF16_CVT = LOWER_FEAT_BF16_CVT,
+  CG_FEAT_TRAP_OUT_OF_LINE = LOWER_FEAT_TRAP_OUT_OF_LINE,
 };
 
 typedef struct cg_target {
@@ -58,6 +59,13 @@ typedef struct cg_options {
   const char *extra_features; /* appended to the target's features ("+x,-y"), or NULL */
   bool no_lower;              /* cg_compile_ptx: compile the IR as parsed, without lower/
                                * (tests of codegen's own diagnostics) */
+  struct cg_ptx_info *info;   /* cg_compile_ptx: optional out (NULL: not wanted) */
+  unsigned threads;           /* CG_EMIT_HSACO: compile the module's kernels in this many
+                               * partitions, each on its own thread, linked in one lld
+                               * link (docs/codegen.md "Parallel compile of one module");
+                               * 1: one thread; 0: automatic, split only a module big
+                               * enough to pay (CG_SPLIT_MIN_INSTS per partition), at
+                               * most the CPUs online and 8 */
 } cg_options;
 
 /* The output bytes (malloc'd; free with free()).  For CG_EMIT_LL and
@@ -66,6 +74,7 @@ typedef struct cg_output {
   uint8_t *data;
   size_t size;
   uint32_t nkernels;          /* kernels checked present in the object */
+  uint32_t nparts;            /* partitions compiled on their own threads (1: unsplit) */
 } cg_output;
 
 /* src is the PTX text the module's locations point into (may be NULL). */
@@ -74,10 +83,28 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt,
 
 /* ---- cg_ptx.c ---------------------------------------------------------- */
 
+/* What cg_compile_ptx tells a caller that reports on many modules (ptxwave
+ * convert) besides the diagnostics. */
+typedef struct cg_ptx_info {
+  uint64_t instrs;            /* PTX instructions parsed */
+  /* On failure: the PTX instruction of the first construct that stops the
+   * module ("cp.async", "fma"), else a short cause ("PTX does not parse");
+   * "" on success. */
+  char reason[64];
+} cg_ptx_info;
+
+/* The first instruction the PTX front end kept opaque (an instruction or
+ * modifier it does not decode), and its function; NULL if none.  No
+ * backend can run one: the runtime fails the module load on it (as CUDA's
+ * JIT fails the whole module), convert reports it. */
+const ir_instr *cg_first_opaque(const ir_module *m, const ir_func **fn);
+
 /* PTX text (or a .pwir text, by name's suffix) to code for opt->target:
- * parse, verify, lower_module() for the target (unless no_lower, or the
- * .pwir is already lowered), cg_compile().  The entry `ptxwave compile` and
- * the runtime's HIP backend share (docs/codegen.md "From PTX"). */
+ * parse, no opaque instruction (cg_first_opaque), verify, lower_module()
+ * for the target (unless no_lower, or the .pwir is already lowered),
+ * cg_compile().  The one entry `ptxwave compile`, `ptxwave convert` and the
+ * runtime's HIP backend share (docs/codegen.md "From PTX").  opt->info, if
+ * set, gets the instruction count and the short reason of a failure. */
 bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_options *opt,
                     cg_emit_kind kind, cg_output *out, pw_diag *d);
 
@@ -92,5 +119,9 @@ extern const char cg_default_pipeline[];
  * success; on failure, lld's messages in errbuf.  *out is malloc'd. */
 int cg_lld_link(const uint8_t *obj, size_t obj_size, uint8_t **out, size_t *out_size,
                 char *errbuf, size_t errbuf_size);
+/* The same for n objects in one link (the partitions of a split compile,
+ * cg_options.threads): `ld.lld -shared obj0 ... objN-1 -o out`. */
+int cg_lld_link_n(const uint8_t *const *objs, const size_t *sizes, unsigned n, uint8_t **out,
+                  size_t *out_size, char *errbuf, size_t errbuf_size);
 
 #endif

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "convert/convert.h"
+#include "pw_config.h"
 #include "ptx/container.h"
 #include "runtime/rt_bundle.h"
 #include "runtime/rt_cache.h"
@@ -34,6 +35,15 @@ typedef struct job {
   const cg_target *target;
 } job;
 
+/* One bundle being written: its file, its staging directory, and the
+ * bundle already there (extended, its entries kept). */
+typedef struct bslot {
+  char *path;                 /* NULL: no bundle (an input with nothing to convert) */
+  char parts[PATH_MAX];
+  rt_bundle *old;
+  bool usable;                /* the staging directory exists */
+} bslot;
+
 typedef struct priv {
   ptx_file **files;           /* per input, open for the whole run */
   job *jobs;
@@ -43,8 +53,8 @@ typedef struct priv {
   pthread_cond_t cond;
   unsigned running;
   rt_cache *cache;
-  rt_bundle *old_bundle;      /* the bundle being extended, if it exists */
-  char parts[PATH_MAX];       /* bundle staging directory */
+  bslot *slots;               /* cv_dest_bundle: one; cv_dest_next_to_input: one per input */
+  uint32_t nslots;
   double t0;
 } priv;
 
@@ -92,6 +102,35 @@ static uint32_t count_kernels(const ptx_file *f, const ptx_entry *e, ptx_decoder
   }
   pw_diag_fini(&d);
   return n;
+}
+
+/* A bundle to write at path (NULL: none, keeps the slots aligned with the
+ * inputs): its staging directory made, an existing bundle opened to be
+ * extended (an invalid one is replaced).  False when the directory cannot
+ * be made (reported). */
+static bool open_slot(cv_run *r, const char *path, pw_diag *d) {
+  priv *P = r->priv;
+  bslot *ns = realloc(P->slots, (P->nslots + 1) * sizeof *ns);
+  if (!ns) return false;
+  P->slots = ns;
+  bslot *B = &P->slots[P->nslots++];
+  memset(B, 0, sizeof *B);
+  if (!path) return true;
+  if (!(B->path = strdup(path))) return false;
+  snprintf(B->parts, sizeof B->parts, "%s.parts", path);
+  if (mkdir(B->parts, 0755) && errno != EEXIST) {
+    pw_error(d, B->parts, "cannot make the staging directory: %s", strerror(errno));
+    return false;
+  }
+  B->usable = true;
+  char err[PATH_MAX + 128];
+  if (access(path, F_OK) == 0 && !(B->old = rt_bundle_open(path, err, sizeof err))) {
+    pw_src where = {path, NULL, 0};
+    size_t pl = strlen(path);
+    const char *why = !strncmp(err, path, pl) && err[pl] == ':' ? err + pl + 2 : err;
+    pw_warn_at(d, &where, 0, 0, "%s (it will be replaced)", why);
+  }
+  return true;
 }
 
 /* One file: its modules become jobs.  Files without PTX are not inputs. */
@@ -158,16 +197,36 @@ static void scan_file(cv_run *r, const char *path, bool explicit, pw_diag *d, pt
       pw_warn_at(d, &where, 0, 0, "no PTX the runtime would load at compute capability %u.%u (--cc)",
                  t.max_sm / 10, t.max_sm % 10);
     ptx_file_close(f);
+    f = NULL;
     if (!explicit) return;
   }
   cv_input *ni = realloc(r->inputs, (r->ninputs + 1) * sizeof *ni);
   ptx_file **nf = realloc(P->files, (r->ninputs + 1) * sizeof *nf);
   if (ni) r->inputs = ni;
   if (nf) P->files = nf;
-  if (!ni || !nf) return;
+  if (!ni || !nf) {  /* out of memory: the jobs must not name a missing input */
+    P->njobs = first_job;
+    if (f) ptx_file_close(f);
+    return;
+  }
   in.path = strdup(path);
+  if (o->dest == cv_dest_next_to_input) {
+    /* "<file>.ptxwave" next to the file the path resolves to: the runtime
+     * looks next to /proc/self/exe and to each loaded object's real path
+     * (rt_bundle.c) */
+    char real[PATH_MAX], bpath[PATH_MAX + 16];
+    bool want = P->njobs != first_job && realpath(path, real);
+    if (want) snprintf(bpath, sizeof bpath, "%s%s", real, RT_BUNDLE_SUFFIX);
+    open_slot(r, want ? bpath : NULL, d);
+    if (P->nslots != r->ninputs + 1) {  /* out of memory: keep the slots aligned */
+      free(in.path);
+      P->njobs = first_job;
+      if (f) ptx_file_close(f);
+      return;
+    }
+  }
   r->inputs[r->ninputs] = in;
-  P->files[r->ninputs] = P->njobs == first_job ? NULL : f;
+  P->files[r->ninputs] = f;
   r->ninputs++;
 }
 
@@ -221,30 +280,73 @@ static void scan_path(cv_run *r, const char *path, bool explicit, pw_diag *d, pt
 
 /* ---- destinations --------------------------------------------------------- */
 
-static void part_path(const priv *P, const uint8_t key[16], const char *target, char *out,
+static void part_path(const bslot *B, const uint8_t key[16], const char *target, char *out,
                       size_t cap) {
   char hex[33];
   for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", key[i]);
-  snprintf(out, cap, "%s/%s.%s", P->parts, hex, target);
+  snprintf(out, cap, "%s/%s.%s", B->parts, hex, target);
 }
 
-static bool stored(cv_run *r, const rt_cache_key *k) {
+/* The bundle the jobs of an input go to. */
+static bslot *slot_of(cv_run *r, uint32_t input) {
   priv *P = r->priv;
-  if (r->opt->dest == cv_dest_cache) {
-    void *data;
-    size_t len;
-    if (!rt_cache_get(P->cache, k, &data, &len)) return false;
-    free(data);
-    return true;
-  }
+  uint32_t i = r->opt->dest == cv_dest_next_to_input ? input : 0;
+  return i < P->nslots ? &P->slots[i] : NULL;
+}
+
+/* The stored record for k (code object or failure), malloc'd into *data;
+ * false when there is none. */
+static bool lookup(cv_run *r, uint32_t input, const rt_cache_key *k, void **data, size_t *len) {
+  priv *P = r->priv;
+  if (r->opt->dest == cv_dest_cache) return rt_cache_get(P->cache, k, data, len);
+  const bslot *B = slot_of(r, input);
+  if (!B || !B->usable) return false;
   uint8_t key[16];
   rt_bundle_key(k, key);
   const void *p;
   size_t n;
-  if (P->old_bundle && rt_bundle_find(P->old_bundle, key, &p, &n)) return true;
+  if (B->old && rt_bundle_find(B->old, key, &p, &n)) {
+    if (!(*data = malloc(n ? n : 1))) return false;
+    memcpy(*data, p, n);
+    *len = n;
+    return true;
+  }
   char path[PATH_MAX + 64];
-  part_path(P, key, k->target, path, sizeof path);
-  return access(path, R_OK) == 0;
+  part_path(B, key, k->target, path, sizeof path);
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  bool ok = !fseek(f, 0, SEEK_END);
+  long sz = ok ? ftell(f) : -1;
+  ok = sz >= 0 && !fseek(f, 0, SEEK_SET) && (*data = malloc(sz ? (size_t)sz : 1)) != NULL;
+  if (ok && fread(*data, 1, (size_t)sz, f) != (size_t)sz) {
+    free(*data);
+    ok = false;
+  }
+  fclose(f);
+  if (ok) *len = (size_t)sz;
+  return ok;
+}
+
+static bool stored(cv_run *r, uint32_t input, const rt_cache_key *k) {
+  void *data;
+  size_t len;
+  if (!lookup(r, input, k, &data, &len)) return false;
+  free(data);
+  return true;
+}
+
+/* A failure recorded by an earlier run (and not to be retried): its reason. */
+static bool failed_before(cv_run *r, uint32_t input, const rt_cache_key *fk, char *reason,
+                          size_t cap) {
+  if (r->opt->retry_unsupported) return false;
+  void *data;
+  size_t len;
+  if (!lookup(r, input, fk, &data, &len)) return false;
+  size_t ml = strlen(CV_FAILURE_MAGIC);
+  bool ok = len >= ml && !memcmp(data, CV_FAILURE_MAGIC, ml);
+  if (ok) snprintf(reason, cap, "%.*s", (int)(len - ml), (const char *)data + ml);
+  free(data);
+  return ok;
 }
 
 static bool write_file_atomic(const char *path, const void *data, size_t len) {
@@ -273,33 +375,36 @@ static bool write_file_atomic(const char *path, const void *data, size_t len) {
   return true;
 }
 
-static bool store(cv_run *r, const rt_cache_key *k, const void *data, size_t len) {
+static bool store(cv_run *r, uint32_t input, const rt_cache_key *k, const void *data,
+                  size_t len) {
   priv *P = r->priv;
   if (r->opt->dest == cv_dest_cache) return rt_cache_put(P->cache, k, data, len);
+  const bslot *B = slot_of(r, input);
+  if (!B || !B->usable) return false;
   uint8_t key[16];
   rt_bundle_key(k, key);
   char path[PATH_MAX + 64];
-  part_path(P, key, k->target, path, sizeof path);
+  part_path(B, key, k->target, path, sizeof path);
   return write_file_atomic(path, data, len);
 }
 
-/* The bundle: the entries of the old one, then every staged part. */
-static bool assemble_bundle(cv_run *r, pw_diag *d) {
-  priv *P = r->priv;
+/* The bundle: the entries of the old one, then every staged part (code
+ * objects and failure records alike: both are looked up by key). */
+static bool assemble_bundle(const bslot *B, pw_diag *d) {
   rt_bundle_item *items = NULL;
   void **owned = NULL;
   size_t n = 0, cap = 0, nowned = 0;
   bool ok = true;
-  uint32_t nold = P->old_bundle ? rt_bundle_count(P->old_bundle) : 0;
+  uint32_t nold = B->old ? rt_bundle_count(B->old) : 0;
   cap = nold + 64;
   items = calloc(cap, sizeof *items);
   for (uint32_t i = 0; items && i < nold; i++) {
     const char *t;
-    rt_bundle_entry(P->old_bundle, i, items[n].key, &t, &items[n].data, &items[n].len);
+    rt_bundle_entry(B->old, i, items[n].key, &t, &items[n].data, &items[n].len);
     snprintf(items[n].target, sizeof items[n].target, "%.15s", t);
     n++;
   }
-  DIR *dir = opendir(P->parts);
+  DIR *dir = opendir(B->parts);
   struct dirent *de;
   while (items && dir && (de = readdir(dir))) {
     const char *name = de->d_name;
@@ -322,7 +427,7 @@ static bool assemble_bundle(cv_run *r, pw_diag *d) {
     }
     snprintf(it->target, sizeof it->target, "%.15s", dot + 1);
     char path[PATH_MAX + 320];
-    snprintf(path, sizeof path, "%s/%.255s", P->parts, name);
+    snprintf(path, sizeof path, "%s/%.255s", B->parts, name);
     FILE *f = fopen(path, "rb");
     if (!f) continue;
     fseek(f, 0, SEEK_END);
@@ -349,19 +454,19 @@ static bool assemble_bundle(cv_run *r, pw_diag *d) {
   }
   if (dir) closedir(dir);
   char err[PATH_MAX + 128];
-  if (ok && items) ok = rt_bundle_write(r->opt->bundle, items, n, err, sizeof err);
+  if (ok && items) ok = rt_bundle_write(B->path, items, n, err, sizeof err);
   else snprintf(err, sizeof err, "out of memory");
-  if (!ok) pw_error(d, r->opt->bundle, "cannot write the bundle: %s", err);
+  if (!ok) pw_error(d, B->path, "cannot write the bundle: %s", err);
   for (size_t i = 0; i < nowned; i++) free(owned[i]);
   free(owned);
   free(items);
   if (ok) {  /* what is in the bundle leaves the staging directory */
-    if ((dir = opendir(P->parts))) {
+    if ((dir = opendir(B->parts))) {
       while ((de = readdir(dir)))
         if (de->d_name[0] != '.') unlinkat(dirfd(dir), de->d_name, 0);
       closedir(dir);
     }
-    rmdir(P->parts);
+    rmdir(B->parts);
   }
   return ok;
 }
@@ -382,13 +487,24 @@ static void add_reason(cv_input *in, const char *what) {
   in->reasons[in->nreasons++].count = 1;
 }
 
-typedef enum outcome { out_converted, out_skipped, out_unsupported } outcome;
+static void record_failure(cv_run *r, uint32_t input, const rt_cache_key *fk, const char *reason) {
+  char buf[160];
+  int n = snprintf(buf, sizeof buf, "%s%s", CV_FAILURE_MAGIC, reason);
+  if (n > (int)sizeof buf - 1) n = (int)sizeof buf - 1;
+  store(r, input, fk, buf, (size_t)n);  /* best effort: without it a rerun only compiles again */
+}
 
+typedef enum outcome { out_converted, out_skipped, out_unsupported, out_failed_before } outcome;
+
+/* One job: the container's PTX entries in the runtime's order until one
+ * compiles (or is stored).  Every entry that fails gets its failure
+ * record; entries that failed before are passed over without compiling. */
 static outcome run_job(cv_run *r, const job *j, ptx_decoder *dec, uint64_t *instrs, char *reason,
                        size_t cap) {
   priv *P = r->priv;
   const ptx_file *f = P->files[j->input];
   reason[0] = 0;
+  bool compiled_any = false;  /* false at the end: every entry failed in an earlier run */
   uint32_t n = j->container == UINT32_MAX ? 1 : j->nentries;
   for (uint32_t i = 0; i < n; i++) {
     ptx_payload p = {0};
@@ -407,6 +523,7 @@ static outcome run_job(cv_run *r, const job *j, ptx_decoder *dec, uint64_t *inst
       pw_diag_fini(&d);
       if (!ok) {
         if (!reason[0]) snprintf(reason, cap, "entry does not decompress");
+        compiled_any = true;  /* tried now, not known from before */
         continue;
       }
       text = (const char *)p.data;
@@ -414,27 +531,48 @@ static outcome run_job(cv_run *r, const job *j, ptx_decoder *dec, uint64_t *inst
       ptx_entry_name(name, sizeof name, f, j->container, j->entries[i]);
     }
     rt_cache_key k = rt_code_object_key(text, len, j->target->name);
-    if (stored(r, &k)) {
+    if (stored(r, j->input, &k)) {
       ptx_payload_free(&p);
       return out_skipped;
     }
-    cg_output out;
-    uint64_t ni = 0;
+    rt_cache_key fk = k;
+    fk.compiler = CV_FAILURE_COMPILER;
     char why[128];
-    bool ok = cv_compile(name, text, len, j->target, &out, &ni, why, sizeof why, NULL);
-    if (ok && !store(r, &k, out.data, out.size)) {
+    if (failed_before(r, j->input, &fk, why, sizeof why)) {
+      if (!reason[0]) snprintf(reason, cap, "%s", why);
+      ptx_payload_free(&p);
+      continue;
+    }
+    compiled_any = true;
+    cg_output out;
+    cg_ptx_info info;
+    pw_diag d;
+    pw_diag_init(&d, NULL);
+    d.max_errors = 4;
+    /* With several workers every core is busy already: splitting a module
+     * across threads as well (cg_options.threads, automatic by default)
+     * would only oversubscribe them.  One worker lets a big module split. */
+    unsigned split = r->jobs > 1 ? 1 : 0;
+    bool ok = cg_compile_ptx(name, text, len,
+                             &(cg_options){.target = j->target, .info = &info, .threads = split},
+                             CG_EMIT_HSACO, &out, &d);
+    pw_diag_fini(&d);
+    snprintf(why, sizeof why, "%s", info.reason);
+    if (ok && !store(r, j->input, &k, out.data, out.size)) {
       ok = false;
       snprintf(why, sizeof why, "cannot store the code object");
+    } else if (!ok) {
+      record_failure(r, j->input, &fk, why);
     }
     free(out.data);
     ptx_payload_free(&p);
     if (ok) {
-      *instrs = ni;
+      *instrs = info.instrs;
       return out_converted;
     }
     if (!reason[0]) snprintf(reason, cap, "%s", why);  /* the best entry's reason */
   }
-  return out_unsupported;
+  return compiled_any ? out_unsupported : out_failed_before;
 }
 
 static void *worker(void *arg) {
@@ -465,7 +603,9 @@ static void *worker(void *arg) {
       in->instrs += instrs;
       break;
     case out_skipped: r->skipped++, in->skipped++; break;
+    case out_failed_before:  /* still unsupported, only not compiled again */
     case out_unsupported:
+      if (o == out_failed_before) r->failed_before++, in->failed_before++;
       r->unsupported++, in->unsupported++;
       add_reason(in, reason);
       break;
@@ -503,19 +643,9 @@ cv_run *cv_convert(const char *const *paths, unsigned npaths, const cv_options *
       return r;
     }
   } else {
-    snprintf(P->parts, sizeof P->parts, "%s.parts", opt->bundle);
-    if (mkdir(P->parts, 0755) && errno != EEXIST) {
-      pw_error(d, P->parts, "cannot make the staging directory: %s", strerror(errno));
-      return r;
-    }
-    char err[PATH_MAX + 128];
-    if (access(opt->bundle, F_OK) == 0 &&
-        !(P->old_bundle = rt_bundle_open(opt->bundle, err, sizeof err))) {
-      pw_src where = {opt->bundle, NULL, 0};
-      size_t pl = strlen(opt->bundle);
-      const char *why = !strncmp(err, opt->bundle, pl) && err[pl] == ':' ? err + pl + 2 : err;
-      pw_warn_at(d, &where, 0, 0, "%s (it will be replaced)", why);
-    }
+    /* one bundle (-o); next to each input, the slots are opened as the
+     * inputs are found */
+    if (opt->dest == cv_dest_bundle && !open_slot(r, opt->bundle, d)) return r;
   }
   ptx_decoder *dec = ptx_decoder_new();
   for (unsigned i = 0; i < npaths; i++) scan_path(r, paths[i], true, d, dec);
@@ -532,11 +662,12 @@ cv_run *cv_convert(const char *const *paths, unsigned npaths, const cv_options *
     static const char warm_up[] = ".version 7.0\n.target sm_80\n.address_size 64\n"
                                   ".visible .entry pw_warm_up()\n{\n  ret;\n}\n";
     cg_output o;
-    uint64_t ni;
-    char why[128];
-    if (cv_compile("warm-up.ptx", warm_up, sizeof warm_up - 1, opt->targets[0], &o, &ni, why,
-                   sizeof why, NULL))
+    pw_diag wd;
+    pw_diag_init(&wd, NULL);
+    if (cg_compile_ptx("warm-up.ptx", warm_up, sizeof warm_up - 1,
+                       &(cg_options){.target = opt->targets[0]}, CG_EMIT_HSACO, &o, &wd))
       free(o.data);
+    pw_diag_fini(&wd);
   }
 
   P->t0 = now();
@@ -560,7 +691,8 @@ cv_run *cv_convert(const char *const *paths, unsigned npaths, const cv_options *
   free(th);
   if (opt->stop && *opt->stop && r->done < r->total) r->interrupted = true;
   r->elapsed = now() - P->t0;
-  if (opt->dest == cv_dest_bundle) assemble_bundle(r, d);
+  for (uint32_t i = 0; i < P->nslots; i++)
+    if (P->slots[i].path && P->slots[i].usable) assemble_bundle(&P->slots[i], d);
   if (opt->progress) opt->progress(r, opt->user);
   return r;
 }
@@ -576,7 +708,11 @@ void cv_run_free(cv_run *r) {
   free(r->inputs);
   free(P->jobs);
   rt_cache_close(P->cache);
-  rt_bundle_close(P->old_bundle);
+  for (uint32_t i = 0; i < P->nslots; i++) {
+    rt_bundle_close(P->slots[i].old);
+    free(P->slots[i].path);
+  }
+  free(P->slots);
   pthread_mutex_destroy(&P->lock);
   pthread_cond_destroy(&P->cond);
   free(P);

@@ -7,7 +7,8 @@
  * each argument at the next offset aligned to its size, integers of 32 or
  * 64 bits per the length modifier, every floating-point argument as a
  * double, strings and pointers as 64-bit addresses.  Each lane's output is
- * formatted on the host and written as one piece, lanes in order, under
+ * formatted on the host by util/pw_printf.c (the formatter the runtime's
+ * printf buffer uses too) and written as one piece, lanes in order, under
  * the context's print lock.
  *
  * __assertfail(message, file, line, function, charSize) prints CUDA's
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "emu_internal.h"
+#include "util/pw_printf.h"
 
 /* The n-th argument of the call for lane l, as a 64-bit value. */
 static uint64_t arg_value(emu_exec *x, const emu_call *c, unsigned k, unsigned l) {
@@ -44,163 +46,61 @@ static void set_ret(emu_exec *x, const emu_call *c, unsigned l, uint64_t v) {
   }
 }
 
-typedef struct strbuf {
-  char *p;
-  size_t len, cap;
-} strbuf;
+/* The formatter (util/pw_printf.c) reads lane l's argument buffer and
+ * strings through these. */
+typedef struct lane_io {
+  emu_exec *x;
+  const emu_inst *in;
+  unsigned l;
+  uint64_t args;
+} lane_io;
 
-static void sb_add(strbuf *b, const char *s, size_t n) {
-  if (b->len + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 256;
-    while (nc < b->len + n + 1) nc *= 2;
-    char *np = realloc(b->p, nc);
-    if (!np) return;
-    b->p = np;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = 0;
-}
-
-/* Reads an argument of `size` bytes at the next aligned offset. */
-static bool take_arg(emu_exec *x, const emu_inst *in, unsigned l, uint64_t args, uint64_t *off, unsigned size,
-                     uint64_t *out) {
-  *off = (*off + size - 1) / size * size;
-  const uint8_t *p = emu_addr(x, in, l, EMU_SP_GENERIC, args + *off, size, false);
+static bool lane_arg(void *ctx, uint64_t off, unsigned size, uint64_t *out) {
+  lane_io *io = ctx;
+  const uint8_t *p = emu_addr(io->x, io->in, io->l, EMU_SP_GENERIC, io->args + off, size, false);
   if (!p) return false;
   *out = 0;
   memcpy(out, p, size);
-  *off += size;
   return true;
 }
 
-/* Formats one lane's printf; returns the number of arguments or -1. */
-static int format_lane(emu_exec *x, const emu_inst *in, unsigned l, const char *fmt, uint64_t args, strbuf *out) {
-  uint64_t off = 0;
-  int nargs = 0;
-  for (const char *s = fmt; *s;) {
-    if (*s != '%') {
-      const char *e = strchr(s, '%');
-      size_t n = e ? (size_t)(e - s) : strlen(s);
-      sb_add(out, s, n);
-      s += n;
-      continue;
-    }
-    if (s[1] == '%') {
-      sb_add(out, "%", 1);
-      s += 2;
-      continue;
-    }
-    /* %[flags][width][.precision][length]conversion */
-    const char *start = s++;
-    while (*s && strchr("-+ #0", *s)) s++;
-    while (*s >= '0' && *s <= '9') s++;
-    if (*s == '.') {
-      s++;
-      while (*s >= '0' && *s <= '9') s++;
-    }
-    int lng = 0;   /* 0 int, 1 long, 2 long long, -1 short, -2 char */
-    for (;;) {
-      if (*s == 'h') lng = lng == -1 ? -2 : -1;
-      else if (*s == 'l') lng = lng == 1 ? 2 : 1;
-      else if (*s == 'j' || *s == 'z' || *s == 't' || *s == 'L' || *s == 'q') lng = 2;
-      else break;
-      s++;
-    }
-    char conv = *s;
-    if (!conv) break;
-    s++;
-    /* the spec without its length modifier, for the host's printf */
-    char spec[64];
-    size_t sl = 0;
-    for (const char *q = start; q < s - 1 && sl < sizeof spec - 4; q++)
-      if (!strchr("hljztLq", *q)) spec[sl++] = *q;
-    char piece[512];
-    uint64_t v;
-    int n = 0;
-    switch (conv) {
-    case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': {
-      unsigned size = lng >= 1 ? 8 : 4;
-      if (!take_arg(x, in, l, args, &off, size, &v)) return -1;
-      spec[sl++] = 'l';
-      spec[sl++] = 'l';
-      spec[sl++] = conv;
-      spec[sl] = 0;
-      bool sgn = conv == 'd' || conv == 'i';
-      long long sv;
-      if (size == 4) {
-        if (lng == -1) sv = sgn ? (long long)(short)v : (long long)(unsigned short)v;
-        else if (lng == -2) sv = sgn ? (long long)(signed char)v : (long long)(unsigned char)v;
-        else sv = sgn ? (long long)(int32_t)v : (long long)(uint32_t)v;
-      } else {
-        sv = (long long)v;
-      }
-      if (conv == 'c') {
-        spec[sl - 3] = 'c';
-        spec[sl - 2] = 0;
-        n = snprintf(piece, sizeof piece, spec, (int)(unsigned char)v);
-      } else {
-        n = snprintf(piece, sizeof piece, spec, sv);
-      }
-      break;
-    }
-    case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-      if (!take_arg(x, in, l, args, &off, 8, &v)) return -1;
-      spec[sl++] = conv;
-      spec[sl] = 0;
-      n = snprintf(piece, sizeof piece, spec, emu_f64(v));
-      break;
-    case 's': {
-      if (!take_arg(x, in, l, args, &off, 8, &v)) return -1;
-      char str[1024];
-      if (!v) strcpy(str, "(null)");
-      else if (!emu_read_string(x, in, l, v, str, sizeof str)) return -1;
-      spec[sl++] = 's';
-      spec[sl] = 0;
-      n = snprintf(piece, sizeof piece, spec, str);
-      break;
-    }
-    case 'p':
-      if (!take_arg(x, in, l, args, &off, 8, &v)) return -1;
-      n = snprintf(piece, sizeof piece, "0x%llx", (unsigned long long)v);
-      break;
-    default:
-      /* unknown conversion: print it as written */
-      sb_add(out, start, (size_t)(s - start));
-      continue;
-    }
-    nargs++;
-    if (n > 0) sb_add(out, piece, (size_t)n < sizeof piece ? (size_t)n : sizeof piece - 1);
-  }
-  return nargs;
+static bool lane_str(void *ctx, uint64_t addr, char *buf, size_t cap) {
+  lane_io *io = ctx;
+  return emu_read_string(io->x, io->in, io->l, addr, buf, cap);
 }
 
 static void do_vprintf(emu_exec *x, const emu_inst *in, const emu_call *c, emu_mask m) {
   emu_context *ctx = x->l->ctx;
   FILE *out = ctx->opt.printf_out ? ctx->opt.printf_out : stdout;
-  strbuf all = {0};
+  char *all = NULL;
+  size_t all_len = 0;
   EMU_EACH(m, l, {
     char fmt[4096];
     uint64_t fa = arg_value(x, c, 0, l), aa = arg_value(x, c, 1, l);
     if (!emu_read_string(x, in, l, fa, fmt, sizeof fmt)) break;
-    strbuf one = {0};
-    int n = format_lane(x, in, l, fmt, aa, &one);
-    if (n < 0) {
-      free(one.p);
-      break;
+    lane_io lio = {x, in, l, aa};
+    char *one = NULL;
+    size_t one_len = 0;
+    int n = pw_printf_format(fmt, &(pw_printf_io){lane_arg, lane_str, &lio}, &one, &one_len);
+    if (n >= 0 && one_len) {
+      char *np = realloc(all, all_len + one_len + 1);
+      if (np) {
+        memcpy(np + all_len, one, one_len + 1);
+        all = np;
+        all_len += one_len;
+      }
     }
-    if (one.len) sb_add(&all, one.p, one.len);
-    free(one.p);
+    free(one);
+    if (n < 0) break;
     set_ret(x, c, l, (uint32_t)n);
   });
-  if (all.len) {
+  if (all_len) {
     pthread_mutex_lock(&ctx->print_lock);
-    fwrite(all.p, 1, all.len, out);
+    fwrite(all, 1, all_len, out);
     fflush(out);
     pthread_mutex_unlock(&ctx->print_lock);
   }
-  free(all.p);
+  free(all);
 }
 
 static void do_assertfail(emu_exec *x, const emu_inst *in, const emu_call *c, emu_mask m) {
@@ -214,7 +114,7 @@ static void do_assertfail(emu_exec *x, const emu_inst *in, const emu_call *c, em
   emu_wg *wg = x->wg;
   emu_wave *w = x->w;
   char text[4096];
-  snprintf(text, sizeof text, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+  snprintf(text, sizeof text, PW_ASSERT_FORMAT, file,
            line, func, wg->ctaid[0], wg->ctaid[1], wg->ctaid[2], w->tid[0][l], w->tid[1][l], w->tid[2][l], msg);
   emu_context *ctx = x->l->ctx;
   FILE *out = ctx->opt.printf_out ? ctx->opt.printf_out : stderr;

@@ -30,6 +30,7 @@ enum {
   LOWER_FEAT_DOT = 1 << 0, LOWER_FEAT_DPP = 1 << 1, LOWER_FEAT_DPP8 = 1 << 2,
   LOWER_FEAT_PERMLANE = 1 << 3, LOWER_FEAT_PK_F32 = 1 << 4, LOWER_FEAT_ATOMIC_FADD_F32 = 1 << 5,
   LOWER_FEAT_ATOMIC_FADD_F64 = 1 << 6, LOWER_FEAT_MEMTIME = 1 << 7, LOWER_FEAT_BF16_CVT = 1 << 8,
+  LOWER_FEAT_TRAP_OUT_OF_LINE = 1 << 9,
 };
 
 typedef struct lower_target {
@@ -72,6 +73,26 @@ typedef struct lower_barriers_options {
   pw_diag *diag;
 } lower_barriers_options;
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
+
+/* ---- lower_tex.c ------------------------------------------------------- */
+/* tex tld4 txq suld sust sured suq on texture/surface objects to loads of
+ * ptxwave's descriptor (tex_desc.def), address arithmetic, global loads
+ * and stores, format conversion and filtering (docs/lowering.md,
+ * "Textures").  Target independent: the runtime's emulator backend runs it
+ * alone on unlowered IR. */
+typedef struct lower_tex_options {
+  pw_diag *diag;
+} lower_tex_options;
+bool lower_tex(ir_module *m, const lower_tex_options *opt);
+
+/* ---- lower_printf.c ----------------------------------------------------- */
+/* vprintf and __assertfail calls -> records in the runtime's device printf
+ * buffer (util/pw_printf.h); __assertfail then ends the thread (exit). */
+typedef struct lower_printf_options {
+  const char *target;      /* for messages */
+  pw_diag *diag;
+} lower_printf_options;
+bool lower_printf(ir_module *m, const lower_printf_options *opt);
 
 /* ---- lower_math.c ------------------------------------------------------- */
 /* Math without a one-to-one AMD instruction, expanded into integer, bit,

@@ -4,7 +4,9 @@
  * verifies the module after it in debug builds (or when asked), so a pass
  * that breaks an invariant is named at once.
  *
- * Order: warps first (it reads %tid/%ntid for %warpid, which sregs then
+ * Order: textures first (their expansion is plain IR that every later pass
+ * and codegen take as it is), printf next (its records read %tid/%ctaid,
+ * which sregs lowers; it builds no warp op), warps next (it reads %tid/%ntid for %warpid, which sregs then
  * lowers), barriers next (bar.red and the named barriers' zeroing read
  * %tid), special registers, then math (independent of the others), then
  * opt_addrspace (generic accesses of provable spaces to specific ones).
@@ -47,6 +49,8 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   int errors0 = diag ? diag->nerrors : 0;
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
+  LOWER_PASS(lower_tex, .diag = diag);
+  LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
   LOWER_PASS(lower_warps, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_sregs, .diag = diag);

@@ -76,6 +76,20 @@ struct CUfunc_st;
 /* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated). */
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out);
 
+/* ---- rt_array.c: CUDA arrays ------------------------------------------ */
+typedef struct rt_array_info {
+  CUDA_ARRAY3D_DESCRIPTOR desc;
+  uint64_t base;                /* device address of element (0,0,0) */
+  size_t pitch, slice;          /* bytes per row, per slice (layer) */
+} rt_array_info;
+/* False if a is not an array. */
+bool rt_array_get(CUarray a, rt_array_info *out);
+/* Bytes per channel of a format, 0 for formats we do not support. */
+unsigned rt_format_bytes(CUarray_format f);
+/* cuMemcpy2D with an array on either side. */
+rt_bstream rt_stream_backend(CUstream s, CUresult *r);   /* rt_memory.c */
+CUresult rt_copy2d_array(const CUDA_MEMCPY2D *c, CUstream s, bool async);
+
 /* ---- rt_ir.c ---------------------------------------------------------- */
 #include "ir/ir.h"
 /* False, with a message naming the instruction, function and line, when m

@@ -89,6 +89,19 @@ struct rt_backend {
   CUresult (*stream_destroy)(rt_backend *b, rt_bstream s);
   CUresult (*stream_sync)(rt_backend *b, rt_bstream s);
   CUresult (*device_sync)(rt_backend *b);
+
+  /* Events, asynchronous (optional: NULL in a backend whose operations all
+   * complete before they return, the emulator; the API layer then records
+   * the host's clock after synchronising the stream).  flags are
+   * CU_EVENT_* (HIP's hipEvent* flags have the same values); event_query
+   * answers CUDA_SUCCESS or CUDA_ERROR_NOT_READY. */
+  CUresult (*event_create)(rt_backend *b, unsigned flags, void **out);
+  CUresult (*event_destroy)(rt_backend *b, void *e);
+  CUresult (*event_record)(rt_backend *b, void *e, rt_bstream s);
+  CUresult (*event_query)(rt_backend *b, void *e);
+  CUresult (*event_sync)(rt_backend *b, void *e);
+  CUresult (*event_elapsed)(rt_backend *b, float *ms, void *start, void *end);
+  CUresult (*stream_wait_event)(rt_backend *b, rt_bstream s, void *e);
 };
 
 /* rt_backend_emu.c, rt_backend_hip.c: NULL when unavailable (hip: no

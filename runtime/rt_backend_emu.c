@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "emu/emu.h"
+#include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 #include "runtime/rt.h"
 
@@ -146,6 +147,19 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
     ir_module_destroy(ir);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  /* Textures and surfaces are plain IR after lower_tex (descriptor loads
+   * and global loads, docs/lowering.md "Textures"); the rest of the IR
+   * stays unlowered, as the emulator runs it. */
+  pw_diag_init(&d, NULL);
+  lower_tex(ir, &(lower_tex_options){.diag = &d});
+  if (d.nerrors) {
+    snprintf(b->error, sizeof b->error, "%s", pw_diag_text(&d));
+    pw_diag_fini(&d);
+    ir_module_destroy(ir);
+    free(m);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  pw_diag_fini(&d);
   m->ir = ir;
   emu_be *e = (emu_be *)b;
   pthread_mutex_lock(&e->lock);

@@ -260,6 +260,13 @@ static int each_object(struct dl_phdr_info *info, size_t size, void *user) {
   return 0;
 }
 
+/* dlpi_adds, the count of objects ever loaded, is the same in every
+ * callback: the first one answers. */
+static int adds_only(struct dl_phdr_info *info, size_t size, void *user) {
+  *(unsigned long long *)user = info->dlpi_adds;
+  return 1;
+}
+
 static void rescan(void) {
   const char *env = getenv("PTXWAVE_BUNDLES");
   if (env && *env) {
@@ -280,9 +287,13 @@ bool rt_bundles_get(const rt_cache_key *k, void **data, size_t *len) {
   bool found = false;
   for (int pass = 0; pass < 2 && !found; pass++) {
     if (pass == 1 || last_adds == ~0ull) {
-      unsigned long long before = last_adds;
+      /* a miss looks again only when objects were loaded since: the full
+       * walk (readlink, realpath per object) would cost every cache-served
+       * load tens of microseconds per loaded library */
+      unsigned long long adds = 0;
+      dl_iterate_phdr(adds_only, &adds);
+      if (pass == 1 && adds == last_adds) break;  /* nothing new loaded */
       rescan();
-      if (pass == 1 && before == last_adds) break;  /* nothing new loaded */
     }
     for (size_t i = 0; i < nbundles && !found; i++) {
       const void *p;

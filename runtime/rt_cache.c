@@ -86,6 +86,10 @@ void rt_cache_close(rt_cache *c) {
 const char *rt_cache_dir(const rt_cache *c) { return c->dir; }
 
 static void key_hash(const rt_cache_key *k, uint8_t out[16]) {
+  if (k->sealed) {
+    memcpy(out, k->digest, 16);
+    return;
+  }
   XXH3_state_t *s = XXH3_createState();
   XXH3_128bits_reset(s);
   const char *parts[4] = {k->ptx, k->target, k->compiler, k->options};
@@ -101,6 +105,12 @@ static void key_hash(const rt_cache_key *k, uint8_t out[16]) {
   XXH128_canonical_t cn;
   XXH128_canonicalFromHash(&cn, h);
   memcpy(out, cn.digest, 16);
+}
+
+void rt_cache_key_seal(rt_cache_key *k) {
+  k->sealed = false;
+  key_hash(k, k->digest);
+  k->sealed = true;
 }
 
 void rt_cache_key_hex(const rt_cache_key *k, char out[33]) {

@@ -30,6 +30,11 @@ typedef struct rt_cache_key {
   const char *ptx;
   size_t ptx_len;
   const char *target, *compiler, *options;
+  /* rt_cache_key_seal: the hash, computed once for a key asked of several
+   * stores (bundles, then the cache); zero-initialised keys are hashed on
+   * every use */
+  bool sealed;
+  uint8_t digest[16];
 } rt_cache_key;
 
 typedef struct rt_cache_stats {
@@ -43,6 +48,10 @@ void rt_cache_close(rt_cache *c);
 const char *rt_cache_dir(const rt_cache *c);
 /* 32 hex digits and a NUL. */
 void rt_cache_key_hex(const rt_cache_key *k, char out[33]);
+/* Hashes k's parts now and keeps the digest in k: hashing a 2 MB PTX text
+ * is a fifth of a warm load.  Seal after the last change to the parts (a
+ * copy with another compiler name must be sealed again or unsealed). */
+void rt_cache_key_seal(rt_cache_key *k);
 /* On a hit, *data is malloc'd (the caller frees it). */
 bool rt_cache_get(rt_cache *c, const rt_cache_key *k, void **data, size_t *len);
 bool rt_cache_put(rt_cache *c, const rt_cache_key *k, const void *data, size_t len);

@@ -9,17 +9,16 @@
  */
 #include <stdio.h>
 
+#include "codegen/codegen.h"
 #include "runtime/rt.h"
 
+/* The scan is codegen's (cg_first_opaque), the one cg_compile_ptx makes
+ * for the HIP backend and `ptxwave convert`. */
 bool rt_ir_supported(const ir_module *m, const char *name, char *err, size_t cap) {
-  for (const ir_func *f = m->funcs; f; f = f->next)
-    for (const ir_block *b = f->entry; b; b = b->next)
-      for (const ir_instr *i = b->first; i; i = i->next)
-        if (i->op == ir_op_opaque) {
-          snprintf(err, cap, "%s:%u: %s %s uses '%s', which ptxwave does not support", name,
-                   i->loc.line, f->is_kernel ? "kernel" : "function", f->name,
-                   i->opaque ? i->opaque : "?");
-          return false;
-        }
-  return true;
+  const ir_func *f = NULL;
+  const ir_instr *i = cg_first_opaque(m, &f);
+  if (!i) return true;
+  snprintf(err, cap, "%s:%u: %s %s uses '%s', which ptxwave does not support", name, i->loc.line,
+           f->is_kernel ? "kernel" : "function", f->name, i->opaque ? i->opaque : "?");
+  return false;
 }

@@ -9,10 +9,12 @@
  * pointer.
  *
  * Streams wrap a backend stream; NULL, CU_STREAM_LEGACY and
- * CU_STREAM_PER_THREAD are the backend's default stream.  Events record the
- * time when the stream reaches them: the record synchronises that stream,
- * which is exact for the emulator (every operation completes before it
- * returns) and conservative for HIP.
+ * CU_STREAM_PER_THREAD are the backend's default stream.  Events are the
+ * backend's where it has them (HIP: hipEventCreateWithFlags, Record,
+ * Query, Synchronize, ElapsedTime, hipStreamWaitEvent, one to one, so a
+ * record does not wait); otherwise (the emulator, whose operations all
+ * complete before they return) a record synchronises its stream and takes
+ * the host's clock, which is then exact.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,10 @@ struct CUevent_st {
   unsigned flags;
   bool recorded;
   double ms;
+  void *be;                   /* the backend's event, when it has events */
 };
+
+static bool backend_events(void) { return rt.backend && rt.backend->event_create; }
 
 static double now_ms(void) {
   struct timespec t;
@@ -367,7 +372,8 @@ RT_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) 
   RT_TRACE("%p, %p, %u", (void *)s, (void *)e, flags);
   if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   CUresult r;
-  rt_stream_backend(s, &r);
+  rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS && e->be) r = rt.backend->stream_wait_event(rt.backend, bs, e->be);
   return rt_ret(r);
 }
 
@@ -414,6 +420,13 @@ RT_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags) {
   if (!e) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
   e->magic = EVENT_MAGIC;
   e->flags = flags;
+  if (backend_events()) {
+    CUresult r = rt.backend->event_create(rt.backend, flags, &e->be);
+    if (r != CUDA_SUCCESS) {
+      free(e);
+      return rt_ret(r);
+    }
+  }
   *pe = e;
   return rt_ret(CUDA_SUCCESS);
 }
@@ -422,6 +435,7 @@ RT_EXPORT CUresult cuEventDestroy(CUevent e) {
   RT_TRACE("%p", (void *)e);
   if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   e->magic = 0;
+  if (e->be) rt.backend->event_destroy(rt.backend, e->be);
   free(e);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -429,6 +443,13 @@ RT_EXPORT CUresult cuEventDestroy(CUevent e) {
 RT_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
   RT_TRACE("%p, %p", (void *)e, (void *)s);
   if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (e->be) {
+    CUresult r;
+    rt_bstream bs = rt_stream_backend(s, &r);
+    if (r == CUDA_SUCCESS) r = rt.backend->event_record(rt.backend, e->be, bs);
+    e->recorded = r == CUDA_SUCCESS;
+    return rt_ret(r);
+  }
   CUresult r = cuStreamSynchronize(s);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   e->recorded = true;
@@ -443,12 +464,14 @@ RT_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int fl
 RT_EXPORT CUresult cuEventQuery(CUevent e) {
   RT_TRACE("%p", (void *)e);
   if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (e->be) return rt_ret(rt.backend->event_query(rt.backend, e->be));
   return rt_ret(CUDA_SUCCESS);
 }
 
 RT_EXPORT CUresult cuEventSynchronize(CUevent e) {
   RT_TRACE("%p", (void *)e);
   if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (e->be) return rt_ret(rt.backend->event_sync(rt.backend, e->be));
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -459,6 +482,7 @@ RT_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
     return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if (!a->recorded || !b->recorded) return rt_ret(CUDA_ERROR_NOT_READY);
+  if (a->be && b->be) return rt_ret(rt.backend->event_elapsed(rt.backend, ms, a->be, b->be));
   *ms = (float)(b->ms - a->ms);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -470,11 +494,11 @@ RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
   return cuEventElapsedTime(ms, a, b);
 }
 
-/* ---- 2D copies: one row at a time (arrays are not supported) ------------- */
+/* ---- 2D copies: one row at a time (arrays: rt_array.c) ------------------- */
 static CUresult copy2d(const CUDA_MEMCPY2D *c, CUstream s, bool async) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return rt_copy2d_array(c, s, async);
   const char *src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? (const char *)c->srcHost
                                                             : (const char *)D(c->srcDevice);
   char *dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? (char *)c->dstHost : (char *)D(c->dstDevice);

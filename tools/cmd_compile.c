@@ -33,6 +33,7 @@ static void usage(FILE *f) {
           "usage: ptxwave compile FILE --arch gfx942[,gfx90a,...] -o OUT\n"
           "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
           "                       [--pipeline TEXT] [--no-opt] [--no-lower] [--features +F,-G] [--time]\n"
+          "                       [-j N]\n"
           "\n"
           "Compiles PTX (a .ptx file, or the PTX inside a fatbin, ELF or archive)\n"
           "to AMD GPU code.  --emit: LLVM IR, assembly, an ELF object, or a linked\n"
@@ -41,6 +42,9 @@ static void usage(FILE *f) {
           "--features: extra LLVM target features (for experiments and tests).\n"
           "--time: print compile times to stderr.  The PTX is lowered for each\n"
           "target (lower/) before codegen; --no-lower skips it (tests).\n"
+          "-j N: compile the kernels of one module in N partitions on N threads,\n"
+          "linked into one code object (--emit hsaco); 1: one thread; default 0:\n"
+          "automatic, only for modules big enough to pay.\n"
           "Targets:");
   unsigned n;
   const cg_target *t = cg_targets(&n);
@@ -128,8 +132,8 @@ static bool compile_text(compile_job *J, const char *name, const char *text, siz
     double c0 = now();
     if (!cg_compile_ptx(name, text, len, &J->opt, J->emit, &outs[k], &d)) ok = false;
     if (J->time)
-      fprintf(stderr, "%s: %s: parse + lower + compile %.3f s, %u kernels\n", name, J->targets[k]->name,
-              now() - c0, outs[k].nkernels);
+      fprintf(stderr, "%s: %s: parse + lower + compile %.3f s, %u kernels, %u partitions\n", name,
+              J->targets[k]->name, now() - c0, outs[k].nkernels, outs[k].nparts);
   }
   if (ok) {
     char path[4096];
@@ -182,6 +186,7 @@ int cmd_compile(int argc, char **argv) {
     } else if (!strcmp(a, "--cov") && has_next) J.opt.cov = (unsigned)atoi(argv[++i]);
     else if (!strcmp(a, "--pipeline") && has_next) J.opt.pipeline = argv[++i];
     else if (!strcmp(a, "--no-opt")) J.opt.no_opt = true;
+    else if (!strcmp(a, "-j") && has_next) J.opt.threads = (unsigned)atoi(argv[++i]);
     else if (!strcmp(a, "--features") && has_next) J.opt.extra_features = argv[++i];
     else if (!strcmp(a, "--time")) J.time = true;
     else if (!strcmp(a, "--no-lower")) J.opt.no_lower = true;

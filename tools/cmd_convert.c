@@ -24,8 +24,10 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave convert PATH... --arch gfx942[,gfx90a,...] [-j N]\n"
-          "                       [--into-cache [--cache-dir DIR] | -o BUNDLE]\n"
+          "                       [--into-cache [--cache-dir DIR] | -o BUNDLE |\n"
+          "                        --bundle-next-to-binary]\n"
           "                       [--cc X.Y] [--all-entries] [--max-modules N]\n"
+          "                       [--retry-unsupported]\n"
           "                       [--json] [--quiet] [--verbose]\n"
           "\n"
           "Compiles every PTX module found in PATHs (executables, shared libraries,\n"
@@ -33,15 +35,19 @@ static void usage(FILE *f) {
           "so the runtime loads them without compiling.  Destination: the kernel\n"
           "cache (default; PTXWAVE_CACHE_DIR, else $XDG_CACHE_HOME/ptxwave), or with\n"
           "-o a bundle file the runtime reads when it is named BINARY.ptxwave next\n"
-          "to a loaded binary or listed in PTXWAVE_BUNDLES.\n"
+          "to a loaded binary or listed in PTXWAVE_BUNDLES; --bundle-next-to-binary\n"
+          "writes one such BINARY.ptxwave next to each input file.\n"
           "  -j N            worker threads (default: the CPUs online)\n"
           "  --cc X.Y        compute capability whose PTX the runtime picks\n"
           "                  (default PTXWAVE_CC, else 8.0)\n"
           "  --all-entries   every PTX entry, not only the runtime's pick\n"
           "  --max-modules N the first N modules of each input (samples)\n"
+          "  --retry-unsupported  compile again modules an earlier run found unsupported\n"
+          "                  (a new ptxwave version always does)\n"
           "  --json          the summary as JSON on stdout\n"
           "  --verbose       every failure's full message on stderr\n"
-          "Interrupt (Ctrl-C) keeps what is done; run again to resume.\n");
+          "Interrupt (Ctrl-C) keeps what is done; run again to resume: what is\n"
+          "converted or known unsupported is not compiled again.\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -52,6 +58,7 @@ static void on_signal(int sig) {
 
 typedef struct ui {
   bool tty, quiet;
+  bool ended;                 /* the full bar was drawn and its line ended */
   uint32_t last_done;
   double last_print;
 } ui;
@@ -69,13 +76,17 @@ static void progress(const cv_run *r, void *user) {
   char left[32];
   fmt_time(rate > 0 ? (r->total - r->done) / rate : -1, left, sizeof left);
   if (u->tty) {
-    int width = 30, fill = (int)((double)r->done / r->total * width);
+    if (u->ended) return;  /* the final call after the last job drew nothing new */
+    int width = 30, fill = (int)((uint64_t)r->done * (unsigned)width / r->total);
     char bar[64];
     for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
     bar[width] = 0;
     fprintf(stderr, "\r[%s] %u/%u modules  %.1f/s  %s left  (%u unsupported, %u skipped) ", bar,
             r->done, r->total, rate, left, r->unsupported, r->skipped);
-    if (r->done == r->total || !r->jobs) fprintf(stderr, "\n");
+    if (r->done == r->total || !r->jobs) {
+      fprintf(stderr, "\n");
+      u->ended = true;
+    }
     fflush(stderr);
     return;
   }
@@ -108,19 +119,20 @@ static void print_json(const cv_run *r, const cv_options *o) {
   printf("{\"targets\": [");
   for (unsigned k = 0; k < o->ntargets; k++) printf("%s\"%s\"", k ? ", " : "", o->targets[k]->name);
   printf("], \"workers\": %u, \"files_scanned\": %u, \"jobs\": %u, \"done\": %u, \"converted\": %u, "
-         "\"skipped\": %u, \"unsupported\": %u, \"interrupted\": %s, \"seconds\": %.3f, "
+         "\"skipped\": %u, \"unsupported\": %u, \"failed_before\": %u, \"interrupted\": %s, "
+         "\"seconds\": %.3f, "
          "\"instructions_compiled\": %llu, \"instructions_per_second\": %.1f,\n \"inputs\": [",
          r->jobs, r->files_scanned, r->total, r->done, r->converted, r->skipped, r->unsupported,
-         r->interrupted ? "true" : "false", r->elapsed, (unsigned long long)r->instrs_compiled,
+         r->failed_before, r->interrupted ? "true" : "false", r->elapsed, (unsigned long long)r->instrs_compiled,
          r->elapsed > 0 ? r->instrs_compiled / r->elapsed : 0.0);
   for (uint32_t i = 0; i < r->ninputs; i++) {
     const cv_input *in = &r->inputs[i];
     printf("%s\n  {\"path\": ", i ? "," : "");
     json_str(stdout, in->path);
     printf(", \"modules\": %u, \"kernels\": %u, \"instructions\": %llu, \"converted\": %u, "
-           "\"skipped\": %u, \"unsupported\": %u, \"reasons\": [",
+           "\"skipped\": %u, \"unsupported\": %u, \"failed_before\": %u, \"reasons\": [",
            in->modules, in->kernels, (unsigned long long)in->instrs, in->converted, in->skipped,
-           in->unsupported);
+           in->unsupported, in->failed_before);
     for (uint32_t k = 0; k < in->nreasons; k++) {
       printf("%s{\"what\": ", k ? ", " : "");
       json_str(stdout, in->reasons[k].what);
@@ -146,10 +158,11 @@ static void print_table(const cv_run *r, const cv_options *o) {
     if (in->nreasons > 3 || in->other_reasons) printf(", ...");
     printf("\n");
   }
-  printf("%u modules x %u target%s: %u converted, %u skipped (done before), %u unsupported%s; "
+  printf("%u modules x %u target%s: %u converted, %u skipped (done before), %u unsupported "
+         "(%u known from before)%s; "
          "%.1f s, %u worker%s, %.0f PTX instructions/s\n",
          r->total / (o->ntargets ? o->ntargets : 1), o->ntargets, o->ntargets == 1 ? "" : "s",
-         r->converted, r->skipped, r->unsupported,
+         r->converted, r->skipped, r->unsupported, r->failed_before,
          r->interrupted ? " (interrupted: run again to resume)" : "", r->elapsed, r->jobs,
          r->jobs == 1 ? "" : "s", r->elapsed > 0 ? r->instrs_compiled / r->elapsed : 0.0);
 }
@@ -218,6 +231,10 @@ int cmd_convert(int argc, char **argv) {
       o.bundle = argv[++i];
     } else if (!strcmp(a, "--cc") && more) {
       o.sm = parse_cc(argv[++i]);
+    } else if (!strcmp(a, "--bundle-next-to-binary")) {
+      o.dest = cv_dest_next_to_input;
+    } else if (!strcmp(a, "--retry-unsupported")) {
+      o.retry_unsupported = true;
     } else if (!strcmp(a, "--all-entries")) {
       o.all_entries = true;
     } else if (!strcmp(a, "--max-modules") && more) {
@@ -253,7 +270,7 @@ int cmd_convert(int argc, char **argv) {
   d.max_errors = 100;
   cv_run *r = cv_convert(paths, npaths, &o, &d);
   free(paths);
-  if (r && u.tty && !quiet && r->total && r->done != r->total) fputc('\n', stderr);  /* end the bar */
+  if (r && u.tty && !quiet && r->total && !u.ended) fputc('\n', stderr);  /* end the bar */
   if (!r) {
     fprintf(stderr, "ptxwave convert: out of memory\n");
     return 1;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "emu/emu.h"
+#include "lower/lower.h"
 #include "ir/ir.h"
 #include "ptx/ptx_parse.h"
 #include "tools.h"
@@ -143,6 +144,16 @@ static ir_module *load_ir(const char *path, pw_diag *d, bool verify) {
   ir_module *m;
   if (pl > 5 && !strcmp(path + pl - 5, ".pwir")) m = ir_parse(path, text, len, d);
   else m = ptx_parse(path, text, len, d, NULL);
+  /* tex/suld/... become descriptor loads and global loads (lower_tex);
+   * the emulator runs the rest of the IR unlowered */
+  if (m) {
+    int e0 = d->nerrors;
+    lower_tex(m, &(lower_tex_options){.diag = d});
+    if (d->nerrors > e0) {
+      ir_module_destroy(m);
+      m = NULL;
+    }
+  }
   if (m && verify && !ir_verify(m, &(ir_verify_options){0}, d)) {
     ir_module_destroy(m);
     m = NULL;

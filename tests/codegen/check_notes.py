@@ -37,7 +37,6 @@ import yaml
 TARGETS = {"gfx90a": 64, "gfx942": 64, "gfx950": 64, "gfx1100": 32, "gfx1201": 32}
 # Each with the reason; all are tracked in docs/codegen.md "Unsupported".
 EXPECTED_FAIL = {
-    "printf": "vprintf: the runtime's printf buffer",
 }
 
 # docs/lowering.md "Barriers": bar.red, bar.arrive and barriers with a thread

@@ -10,9 +10,17 @@ Offline conversion end to end (issue 8, docs/convert.md):
    runtime's log must show every module loaded and none compiled just in
    time ("modules compiled 0", "cache hits N>0", no "compile failed").
    Control: the same run on an empty cache must try to compile (so the
-   check can fail).
-2. The same through a bundle: `-o DIR/prog.ptxwave` next to a copy of the
-   program, an empty cache, "bundle hits" in the log.
+   check can fail).  Every launch the stand-in records (kernel, dimensions,
+   kernarg bytes) must be the same as in a run that compiles the module:
+   parameter layouts from the code object's metadata against layouts from
+   the parsed PTX (the stand-in's device pointers do not vary by run).
+2. The same through bundles next to the binaries (`--bundle-next-to-binary`,
+   DIR/prog.ptxwave next to a copy of the program), an empty cache, "bundle
+   hits" in the log; with the cache of step 1, which holds the same module,
+   still bundle hits and no cache hit (the bundle is asked first).  Then a program whose kernel lives in a shared library
+   (built here with nvcc: libpwk.so with static cudart, and a main without
+   kernels linked to it): the library's bundle DIR/libpwk.so.ptxwave is
+   opened (logged) and the module comes from it, nothing compiled.
 3. libcurand.so.10 from the toolkit (its first CURAND_MODULES modules; 0,
    the default, for all 10; its PTX is sm_121, hence --cc 12.1), converted with -j 2
    on a fresh cache and interrupted with SIGINT once two modules are done:
@@ -63,13 +71,22 @@ def convert(args, cache=None, timeout=900):
     return p, j
 
 
-def run_hip(exe, cache):
-    env = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake_hip, PW_FAKE_HIP_LOG=os.path.join(tmp, 'hip.log'),
-               PTXWAVE_CACHE_DIR=cache, PTXWAVE_LOG='info', PTXWAVE_CC='80')
+def run_hip(exe, cache, launches=None):
+    # the stand-in's device reports gfx942 (gcnArchName), the conversions' target
+    hlog = os.path.join(tmp, 'hip.log')
+    if os.path.exists(hlog):
+        os.remove(hlog)
+    env = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake_hip, PW_FAKE_HIP_LOG=hlog,
+               PTXWAVE_CACHE_DIR=cache, PTXWAVE_LOG='info', PTXWAVE_CC='80',
+               PW_FAKE_HIP_ARCH='gfx942:sramecc+:xnack-')
     env.pop('PTXWAVE_HIP_PASSTHROUGH', None)
+    env.pop('PTXWAVE_HIP_ARCH', None)
     env.pop('PTXWAVE_BUNDLES', None)
     p = subprocess.run([ptxwave, 'run', '--backend', 'hip', '--', exe], env=env,
                        capture_output=True, text=True, timeout=300)
+    if launches is not None and os.path.exists(hlog):
+        launches.extend(l for l in open(hlog).read().splitlines()
+                        if l.startswith('hipModuleLaunchKernel'))
     return p.stderr
 
 
@@ -89,9 +106,21 @@ if j:
         fails.append(f'programs: expected every module converted: {json.dumps(j)[:1500]}')
     print(f'programs: {j["jobs"]} modules, {j["converted"]} converted, {j["unsupported"]} unsupported')
 for exe in exes:
-    log = run_hip(exe, cache)
+    warm = []
+    log = run_hip(exe, cache, warm)
     c = last_counts(log)
     name = os.path.basename(exe)
+    # the same program compiling its module (parameter layouts from the
+    # parsed PTX) must launch with the same kernarg bytes as when its module
+    # comes from the cache (layouts from the code object's metadata); the
+    # stand-in's device pointers are the same in both runs
+    cold = []
+    clog = run_hip(exe, os.path.join(tmp, 'cold-' + name), cold)
+    if not cold or cold != warm or (last_counts(clog) or (0,))[0] == 0:
+        fails.append(f'{name}: launches from a compiled module and from the cache differ: '
+                     f'{len(cold)} / {len(warm)} launches, {cold[:2]} {warm[:2]} {clog[-600:]}')
+    else:
+        print(f'{name}: {len(warm)} launches, the same kernarg bytes compiled and cached')
     if not c:
         fails.append(f'{name}: no module was loaded on the HIP backend: {log[-1500:]}')
     elif c[0] != 0 or c[1] == 0 or 'compile failed' in log:
@@ -108,7 +137,7 @@ bdir = os.path.join(tmp, 'bundle')
 os.makedirs(bdir)
 exe = os.path.join(bdir, PROGRAMS[1])
 shutil.copy(exes[1], exe)
-p, j = convert(['-o', exe + '.ptxwave', exe], os.path.join(tmp, 'unused-cache'))
+p, j = convert(['--bundle-next-to-binary', exe], os.path.join(tmp, 'unused-cache'))
 if j and (j['converted'] == 0 or not os.path.exists(exe + '.ptxwave')):
     fails.append(f'bundle: nothing written: {p.stderr[-1000:]}')
 if os.path.exists(exe + '.ptxwave.parts'):
@@ -119,6 +148,53 @@ if not c or c[0] != 0 or c[2] == 0 or 'compile failed' in log:
     fails.append(f'bundle: modules must come from the bundle: {c} {log[-1500:]}')
 else:
     print(f'bundle: modules compiled {c[0]}, bundle hits {c[2]}')
+# the bundle comes before the cache: with both holding the module, the bundle serves
+log = run_hip(exe, cache)
+c = last_counts(log)
+if not c or c[0] != 0 or c[1] != 0 or c[2] == 0:
+    fails.append(f'bundle and cache: the bundle must be asked first: {c} {log[-1500:]}')
+else:
+    print(f'bundle before cache: cache hits {c[1]}, bundle hits {c[2]}')
+
+# 2b. a kernel in a shared library: its bundle next to the library
+NVCC = '/usr/local/cuda/bin/nvcc'
+if os.path.exists(NVCC):
+    ldir = os.path.join(tmp, 'shlib')
+    os.makedirs(ldir)
+    open(os.path.join(ldir, 'lib.cu'), 'w').write(
+        '__global__ void pwk_scale(float *x, float a, int n) {\n'
+        '  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}\n'
+        'extern "C" int pwk_run(float *h, int n) {\n  float *d;\n'
+        '  cudaMalloc(&d, n * sizeof(float));\n'
+        '  cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);\n'
+        '  pwk_scale<<<(n + 63) / 64, 64>>>(d, 2.0f, n);\n'
+        '  cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);\n'
+        '  cudaFree(d);\n  return (int)cudaGetLastError();\n}\n')
+    open(os.path.join(ldir, 'main.cu'), 'w').write(
+        '#include <stdio.h>\nextern "C" int pwk_run(float *h, int n);\n'
+        'int main(void) {\n  float h[100] = {0};\n  int e = pwk_run(h, 100);\n'
+        '  printf("pwk: %d\\n", e);\n  return 0;\n}\n')
+    gen = ['-gencode', 'arch=compute_80,code=[sm_80,compute_80]']
+    lib = os.path.join(ldir, 'libpwk.so')
+    main = os.path.join(ldir, 'pwk_main')
+    b1 = subprocess.run([NVCC, '-shared', '-Xcompiler', '-fPIC'] + gen +
+                        [os.path.join(ldir, 'lib.cu'), '-o', lib], capture_output=True, text=True)
+    b2 = b1.returncode == 0 and subprocess.run(
+        [NVCC, os.path.join(ldir, 'main.cu'), '-o', main, '-L' + ldir, '-lpwk',
+         '-Xlinker', '-rpath,' + ldir], capture_output=True, text=True)
+    if b1.returncode != 0 or not b2 or b2.returncode != 0:
+        fails.append(f'shared library: nvcc failed: {b1.stderr[-800:]} {b2.stderr[-800:] if b2 else ""}')
+    else:
+        p, j = convert(['--bundle-next-to-binary', main, lib], os.path.join(tmp, 'unused-cache-3'))
+        if not os.path.exists(lib + '.ptxwave'):
+            fails.append(f'shared library: no bundle next to it: {p.stderr[-800:]}')
+        log = run_hip(main, os.path.join(tmp, 'empty-cache-3'))
+        c = last_counts(log)
+        if (not c or c[0] != 0 or c[2] == 0 or 'compile failed' in log or
+                f'bundle {lib}.ptxwave: ' not in log):
+            fails.append(f'shared library: the module must come from {lib}.ptxwave: {c} {log[-1500:]}')
+        else:
+            print(f'shared library: {lib}.ptxwave opened, modules compiled {c[0]}, bundle hits {c[2]}')
 
 # 3. libcurand: interrupted by SIGINT once some modules are done, resumed,
 #    then a rerun that skips everything.  Its PTX is sm_121 only, so the

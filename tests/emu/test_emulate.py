@@ -112,5 +112,38 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 1 and "unsupported" in r.stderr and "vadd" in r.stderr and "u.ptx:7" in r.stderr,
           "unsupported: " + r.stderr)
 
+    # A texture object: emulate runs lower_tex first.  The descriptor
+    # (lower/tex_desc.def) comes from this file; the kernel stores the data
+    # buffer's address into its base field (offset 0), then samples a 2x2
+    # float texture bilinearly at (1, 1) (all weights 1/2: the mean, 2.5)
+    # and at (0.75, 0.5) (row 0, a quarter of the way: 1.25), and asks
+    # txq.width (2).
+    texk = os.path.join(tmp, "tex.ptx")
+    with open(texk, "w") as f:
+        f.write(".version 8.0\n.target sm_80\n.address_size 64\n"
+                ".visible .entry t(.param .u64 d, .param .u64 data, .param .u64 out)\n{\n"
+                "  .reg .b64 %rd<4>;\n  .reg .b32 %r<2>;\n  .reg .f32 %f<12>;\n"
+                "  ld.param.u64 %rd1, [d];\n  ld.param.u64 %rd2, [data];\n  ld.param.u64 %rd3, [out];\n"
+                "  st.global.u64 [%rd1], %rd2;\n"
+                "  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {0f3F800000, 0f3F800000}];\n"
+                "  tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {0f3F400000, 0f3F000000}];\n"
+                "  txq.width.b32 %r1, [%rd1];\n"
+                "  st.global.f32 [%rd3], %f1;\n  st.global.f32 [%rd3+4], %f5;\n"
+                "  st.global.u32 [%rd3+8], %r1;\n  ret;\n}\n")
+    desc = bytearray(128)
+    struct.pack_into("<QQQ", desc, 0, 0, 8, 16)                          # base, pitch, slice
+    struct.pack_into("<8I", desc, 24, 1, 2, 2, 1, 1, 32, 2, 4)           # kind .. elem_bytes
+    struct.pack_into("<5I", desc, 56, 1, 1, 1, 1, 0)                     # clamp x3, linear, unnormalized
+    with open(os.path.join(tmp, "desc.bin"), "wb") as f:
+        f.write(desc)
+    with open(os.path.join(tmp, "texels.bin"), "wb") as f:
+        f.write(struct.pack("<4f", 1.0, 2.0, 3.0, 4.0))
+    r = run(texk, "--kernel", "t", "--grid", "1", "--block", "1", "inout:" + os.path.join(tmp, "desc.bin"),
+            "in:" + os.path.join(tmp, "texels.bin"), "out:" + os.path.join(tmp, "tex_out.bin") + ":12")
+    check(r.returncode == 0, "tex: exit status %d: %s" % (r.returncode, r.stderr))
+    if r.returncode == 0:
+        got = struct.unpack("<2fI", open(os.path.join(tmp, "tex_out.bin"), "rb").read())
+        check(got == (2.5, 1.25, 2), "tex: got %s" % (got,))
+
 print("emulate command: %s" % ("FAIL" if failures else "PASS"))
 sys.exit(1 if failures else 0)

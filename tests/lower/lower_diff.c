@@ -26,7 +26,9 @@
 #include "emu/emu_internal.h"
 #include "ir/ir.h"
 #include "lower/lower.h"
+#include "runtime/rt_printf.h"
 #include "util/diag.h"
+#include "util/pw_printf.h"
 
 typedef struct snap {
   uint64_t base, size;
@@ -40,6 +42,7 @@ typedef struct state {
   char *out;            /* sorted printf lines */
   emu_status st;
   char msg[512];
+  char printf_err[256]; /* the lowered run's printf buffer failed */
 } state;
 
 static bool is_module_var(const emu_module *m, uint64_t base) {
@@ -101,6 +104,56 @@ static uint8_t *var_in(emu_module *m, uint32_t g, emu_module *v, size_t *bytes) 
   return (uint8_t *)(uintptr_t)d;
 }
 
+/* ---- device printf of lowered modules ------------------------------------
+ * A lowered module prints through the runtime's printf buffer
+ * (lower_printf.c): before its run it gets a buffer in its __ptxwave_printf
+ * variable, as the HIP backend gives it one, and after the run the buffer
+ * is drained by the runtime's own host side (rt_printf_drain) into the
+ * same stream the unlowered run's native vprintf wrote to, so the printed
+ * lines are compared as they are.  Records dropped (a full buffer, or no
+ * buffer) are a failure. */
+#define PRINTF_CAPACITY (8u << 20)
+
+static bool emu_read(void *ctx, uint64_t addr, void *dst, size_t n) {
+  return emu_memcpy_dtoh(ctx, dst, addr, n) == EMU_OK;
+}
+static bool emu_write(void *ctx, uint64_t addr, const void *src, size_t n) {
+  return emu_memcpy_htod(ctx, addr, src, n) == EMU_OK;
+}
+
+typedef struct printf_buf {
+  uint64_t var, buf;       /* the module's variable; the buffer (0: none) */
+} printf_buf;
+
+static printf_buf printf_attach(emu_context *c, emu_module *v) {
+  printf_buf p = {0, 0};
+  size_t bytes;
+  if (!v->ir->facts.lowered || emu_module_global(v, PW_PRINTF_VAR, &p.var, &bytes) != EMU_OK ||
+      bytes < PW_PRINTF_VAR_BYTES)
+    return (printf_buf){0, 0};
+  if (emu_malloc(c, PW_PRINTF_BUF_HEADER + PRINTF_CAPACITY, &p.buf) != EMU_OK) return (printf_buf){0, 0};
+  emu_memset(c, p.buf, 0, 1, PW_PRINTF_BUF_HEADER + PRINTF_CAPACITY);
+  uint8_t var[PW_PRINTF_VAR_BYTES] = {0};
+  uint32_t cap = PRINTF_CAPACITY;
+  memcpy(var + PW_PRINTF_VAR_BUFFER, &p.buf, 8);
+  memcpy(var + PW_PRINTF_VAR_CAPACITY, &cap, 4);
+  emu_memcpy_htod(c, p.var, var, sizeof var);
+  return p;
+}
+
+/* Drains into out; a failure or a dropped record leaves a message in why. */
+static void printf_detach(emu_context *c, printf_buf p, FILE *out, char *why, size_t n) {
+  if (!p.var) return;
+  rt_printf_result res;
+  rt_printf_mem mem = {emu_read, emu_write, c};
+  if (!rt_printf_drain(&mem, p.buf, PRINTF_CAPACITY, out, out, &res))
+    snprintf(why, n, "the device printf buffer cannot be read back");
+  uint32_t dropped = 0;
+  emu_memcpy_dtoh(c, &dropped, p.var + PW_PRINTF_VAR_DROPPED, 4);
+  if (dropped && !*why) snprintf(why, n, "%u device printf records dropped", dropped);
+  emu_free(c, p.buf);
+}
+
 static int cmp_line(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 static char *sorted_lines(const char *text) {
   size_t n = 0, len = strlen(text);
@@ -141,8 +194,10 @@ static void run_variant(emu_module *m, emu_module *v, const launch *L, const sna
   char *out = NULL;
   size_t out_len = 0;
   c->opt.printf_out = open_memstream(&out, &out_len);
+  printf_buf pb = printf_attach(c, v);
   r->st = L->real(v, L->kernel, L->grid, L->block, L->shared, L->buffer, L->size);
   snprintf(r->msg, sizeof r->msg, "%s", emu_error_message(c));
+  printf_detach(c, pb, c->opt.printf_out, r->printf_err, sizeof r->printf_err);
   fclose(c->opt.printf_out);
   c->opt.printf_out = user_out;
   if (echo && out_len) {
@@ -174,6 +229,10 @@ static void state_free(emu_module *m, state *r) {
 /* "" when equal, else what differs first. */
 static const char *difference(emu_module *m, const state *a, const state *b, char *buf, size_t n) {
   buf[0] = 0;
+  if (*b->printf_err) {
+    snprintf(buf, n, "%s", b->printf_err);
+    return buf;
+  }
   if (a->st != b->st) {
     snprintf(buf, n, "launch %s (%s), unlowered %s", emu_status_name(b->st), b->msg, emu_status_name(a->st));
     return buf;

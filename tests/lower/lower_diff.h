@@ -5,7 +5,9 @@
  * warps, CUDA semantics), then the same module lowered for wave 64 and for
  * wave 32, each from the same memory state, and compares every byte of
  * device memory (every allocation of the context, and the module's .global
- * and .const variables by name) with the unlowered run's.  A difference,
+ * and .const variables by name) and the device printf lines with the
+ * unlowered run's (a lowered module prints through the runtime's printf
+ * buffer, drained after its run by rt_printf_drain).  A difference,
  * a lowering failure or a different launch status is reported (with the
  * kernel, wave size and first differing address) and counted.  Memory is
  * left as the unlowered run left it, so a test built on the emulator goes

@@ -3,9 +3,34 @@
  * (so copies really copy); every call is appended to $PW_FAKE_HIP_LOG as one
  * line; hipModuleLaunchKernel writes the kernarg bytes it received in hex.
  * PW_FAKE_HIP_DEVICES=0 makes it a machine with no GPU (hipInit 100).
+ *
+ * Device printf (util/pw_printf.h): modules have no __ptxwave_printf
+ * (hipModuleGetGlobal: not found) unless PW_FAKE_HIP_PRINTF is set; then
+ * they have one, and each launch "runs" a kernel that leaves a printf
+ * record in the buffer the runtime pointed it at, as lowered code would
+ * (PW_FAKE_HIP_PRINTF=assert: an assert record after it), so test_hip.py
+ * checks the host side's formatting and CUDA_ERROR_ASSERT.
+ * Device memory comes from a bump allocator in a reserved region at a fixed
+ * address (0x200000000000, MAP_NORESERVE), so a program's device pointers,
+ * and the kernarg bytes that carry them, are the same from run to run
+ * whatever the runtime allocated on the host meanwhile (tests compare the
+ * launches of a run that compiles with one served by the cache).
+ *
+ * The device: hipDeviceGetAttribute answers the limits below (an MI210-like
+ * part with numbers chosen to differ from the runtime's defaults, so a
+ * test sees they came from here), and hipGetDevicePropertiesR0600 writes
+ * the name at offset 0 and gcnArchName at offset 1160, an arbitrary place
+ * past the name (the runtime finds the string by content, whatever the
+ * layout): PW_FAKE_HIP_ARCH, default "gfx90a:sramecc+:xnack-".
+ *
+ * Events are recorded with a fake clock: each hipEventRecord is 1.5 ms
+ * after the previous one, so ElapsedTime is known to the test; each
+ * event stays "not ready" (hipErrorNotReady 600) for PW_FAKE_HIP_PENDING
+ * queries after its record (default 0), then completes.
  */
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +49,16 @@ static void rec(const char *fmt, ...) {
 
 static struct { char *p; size_t n; } allocs[256];
 
+/* The kernel's strings, in one block as a code object's .rodata would be:
+ * hipMemcpy fails for a copy that runs past its end, as HIP does past an
+ * allocation's (the runtime then reads a string byte by byte). */
+static const char dev_strings[] = "fake %d %s %5.2f %llx|%c%%\n\0from hip\0n < 4\0k.cu\0void k()";
+#define fmt_fake (dev_strings)
+#define str_fake (fmt_fake + sizeof "fake %d %s %5.2f %llx|%c%%\n")
+#define as_msg (str_fake + sizeof "from hip")
+#define as_file (as_msg + sizeof "n < 4")
+#define as_func (as_file + sizeof "k.cu")
+
 static int no_device(void) {
   const char *d = getenv("PW_FAKE_HIP_DEVICES");
   return d && !strcmp(d, "0");
@@ -35,8 +70,22 @@ int hipSetDevice(int d) { rec("hipSetDevice %d", d); return 0; }
 int hipDeviceGetName(char *s, int n, int d) { snprintf(s, (size_t)n, "Fake AMD GPU"); return 0; }
 int hipDeviceTotalMem(size_t *b, int d) { *b = (size_t)1 << 34; return 0; }
 int hipMemGetInfo(size_t *f, size_t *t) { *f = (size_t)1 << 33; *t = (size_t)1 << 34; return 0; }
+static char *arena, *arena_next;
+static const size_t arena_size = (size_t)64 << 30;
+
 int hipMalloc(void **p, size_t n) {
-  *p = calloc(1, n);
+  if (!arena) {
+    void *a = mmap((void *)0x200000000000ull, arena_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    arena = arena_next = a == MAP_FAILED ? NULL : a;
+  }
+  size_t rounded = (n + 255) & ~(size_t)255;
+  if (arena && rounded <= arena_size - (size_t)(arena_next - arena)) {
+    *p = arena_next;  /* zero: fresh anonymous pages, never reused */
+    arena_next += rounded;
+  } else {
+    *p = calloc(1, n);
+  }
   for (int i = 0; i < 256; i++)
     if (!allocs[i].p) { allocs[i].p = *p; allocs[i].n = n; break; }
   rec("hipMalloc %zu", n);
@@ -45,7 +94,7 @@ int hipMalloc(void **p, size_t n) {
 int hipFree(void *p) {
   for (int i = 0; i < 256; i++)
     if (allocs[i].p == p) allocs[i].p = NULL;
-  free(p);
+  if (!arena || (char *)p < arena || (char *)p >= arena + arena_size) free(p);
   rec("hipFree");
   return 0;
 }
@@ -61,6 +110,9 @@ int hipMemGetAddressRange(void **base, size_t *n, void *p) {
   return 1;
 }
 int hipMemcpy(void *d, const void *s, size_t n, int kind) {
+  const char *src = s;
+  if (src >= dev_strings && src < dev_strings + sizeof dev_strings && n > (size_t)(dev_strings + sizeof dev_strings - src))
+    return 1;   /* hipErrorInvalidValue: past the end */
   memmove(d, s, n);
   rec("hipMemcpy kind=%d bytes=%zu", kind, n);
   return 0;
@@ -99,10 +151,10 @@ int hipModuleLoadData(void **m, const void *img) {
     memcpy(&shnum, b + 0x3c, 2);
     size_t n = (size_t)(shoff + (uint64_t)shentsize * shnum);
     rec("hipModuleLoadData elf bytes=%zu", n);
-    const char *p = getenv("PW_FAKE_HIP_LOG");
+    const char *p = getenv("PW_FAKE_HIP_LOG");  /* no log (benchmarks): nothing written */
     char path[4096];
-    snprintf(path, sizeof path, "%s.obj", p ? p : "fake_hip");
-    FILE *f = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s.obj", p ? p : "");
+    FILE *f = p ? fopen(path, "wb") : NULL;
     if (f) {
       fwrite(b, 1, n, f);
       fclose(f);
@@ -120,11 +172,64 @@ int hipModuleGetFunction(void **f, void *m, const char *name) {
   return 0;
 }
 static char global[64];
+static uint64_t printf_var[2];   /* {u64 buffer; u32 capacity; u32 dropped} */
 int hipModuleGetGlobal(void **p, size_t *n, void *m, const char *name) {
+  if (!strcmp(name, "__ptxwave_printf")) {
+    if (!getenv("PW_FAKE_HIP_PRINTF")) return 500;
+    rec("hipModuleGetGlobal %s", name);
+    *p = printf_var;
+    *n = sizeof printf_var;
+    return 0;
+  }
   *p = global;
   *n = sizeof global;
   return 0;
 }
+/* Appends a record of `size` bytes (header fields included) to the buffer. */
+static void put_record(const unsigned char *r, uint32_t size) {
+  unsigned char *buf = (unsigned char *)(uintptr_t)printf_var[0];
+  uint32_t cap = (uint32_t)printf_var[1], off;
+  if (!buf) return;
+  memcpy(&off, buf, 4);
+  uint32_t next = off + size;
+  memcpy(buf, &next, 4);
+  if (off <= cap && cap - off >= size) memcpy(buf + 16 + off, r, size);
+}
+static void put_u32(unsigned char *r, unsigned at, uint32_t v) { memcpy(r + at, &v, 4); }
+static void put_u64(unsigned char *r, unsigned at, uint64_t v) { memcpy(r + at, &v, 8); }
+
+static void kernel_prints(void) {
+  const char *mode = getenv("PW_FAKE_HIP_PRINTF");
+  if (!mode) return;
+  unsigned char r[64] = {0};
+  /* printf(fmt_fake, 42, str_fake, 3.14159, 0xabcdefULL, 'Z'): arguments at
+   * 0 (int), 8 (pointer), 16 (double), 24 (u64), 32 (int): 36 bytes */
+  double d = 3.14159;
+  uint64_t db;
+  memcpy(&db, &d, 8);
+  put_u32(r, 0, 56);
+  put_u32(r, 4, 1);
+  put_u64(r, 8, (uint64_t)(uintptr_t)fmt_fake);
+  put_u32(r, 16, 42);
+  put_u64(r, 24, (uint64_t)(uintptr_t)str_fake);
+  put_u64(r, 32, db);
+  put_u64(r, 40, 0xabcdef);
+  put_u32(r, 48, 'Z');
+  put_record(r, 56);
+  if (strcmp(mode, "assert")) return;
+  memset(r, 0, sizeof r);
+  put_u32(r, 0, 64);
+  put_u32(r, 4, 2);
+  put_u64(r, 8, (uint64_t)(uintptr_t)as_msg);
+  put_u64(r, 16, (uint64_t)(uintptr_t)as_file);
+  put_u64(r, 24, (uint64_t)(uintptr_t)as_func);
+  put_u32(r, 32, 7);
+  put_u32(r, 36, 2);   /* %ctaid (2,0,0) */
+  put_u32(r, 48, 3);   /* %tid (3,1,0) */
+  put_u32(r, 52, 1);
+  put_record(r, 64);
+}
+
 int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                           unsigned bz, unsigned shared, void *stream, void **kp, void **extra) {
   const unsigned char *buf = NULL;
@@ -138,6 +243,7 @@ int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
   rec("hipModuleLaunchKernel %s grid=%u,%u,%u block=%u,%u,%u shared=%u stream=%s kernelParams=%s "
       "kernarg=%s", (const char *)f, gx, gy, gz, bx, by, bz, shared, stream ? "user" : "null",
       kp ? "set" : "null", hex);
+  kernel_prints();
   return 0;
 }
 static int stream_token;
@@ -145,3 +251,79 @@ int hipStreamCreate(void **s) { *s = &stream_token; rec("hipStreamCreate"); retu
 int hipStreamDestroy(void *s) { rec("hipStreamDestroy"); return 0; }
 int hipStreamSynchronize(void *s) { rec("hipStreamSynchronize %s", s ? "user" : "null"); return 0; }
 int hipDeviceSynchronize(void) { rec("hipDeviceSynchronize"); return 0; }
+
+/* hipDeviceAttribute_t values of hip_runtime_api.h (CUDA-compatible block) */
+int hipDeviceGetAttribute(int *v, int attr, int dev) {
+  static const struct { int attr, value; } table[] = {
+      {5, 1700000},    /* ClockRate kHz */
+      {16, 0},         /* Integrated */
+      {19, 8 << 20},   /* L2CacheSize */
+      {25, 16},        /* MaxBlocksPerMultiProcessor */
+      {26, 1024}, {27, 1024}, {28, 1024}, /* MaxBlockDimX/Y/Z */
+      {29, 0x7fffffff}, {30, 65535}, {31, 65535}, /* MaxGridDimX/Y/Z */
+      {56, 1024},      /* MaxThreadsPerBlock */
+      {57, 2048},      /* MaxThreadsPerMultiProcessor */
+      {59, 4096},      /* MemoryBusWidth */
+      {60, 1600000},   /* MemoryClockRate kHz */
+      {63, 104},       /* MultiprocessorCount */
+      {67, 0x43}, {68, 0}, {69, 0}, /* PciBusId, PciDeviceId, PciDomainID */
+      {71, 65536}, {72, 131072}, /* MaxRegistersPerBlock, ...PerMultiprocessor */
+      {74, 65536},     /* MaxSharedMemoryPerBlock */
+      {76, 65536},     /* SharedMemPerMultiprocessor */
+      {87, 64},        /* WarpSize */
+  };
+  for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].attr == attr) {
+      *v = table[i].value;
+      return 0;
+    }
+  return 1;  /* hipErrorInvalidValue */
+}
+
+int hipGetDevicePropertiesR0600(void *props, int dev) {
+  const char *arch = getenv("PW_FAKE_HIP_ARCH");
+  snprintf((char *)props, 256, "Fake AMD GPU");
+  snprintf((char *)props + 1160, 256, "%s", arch ? arch : "gfx90a:sramecc+:xnack-");
+  rec("hipGetDevicePropertiesR0600 %d", dev);
+  return 0;
+}
+
+typedef struct fake_event { double ms; int pending; unsigned flags; } fake_event;
+static double fake_clock;
+
+int hipEventCreateWithFlags(void **e, unsigned flags) {
+  fake_event *f = calloc(1, sizeof *f);
+  f->flags = flags;
+  *e = f;
+  rec("hipEventCreateWithFlags %u", flags);
+  return 0;
+}
+int hipEventDestroy(void *e) { free(e); rec("hipEventDestroy"); return 0; }
+int hipEventRecord(void *e, void *s) {
+  fake_event *f = e;
+  fake_clock += 1.5;
+  f->ms = fake_clock;
+  const char *p = getenv("PW_FAKE_HIP_PENDING");
+  f->pending = p ? atoi(p) : 0;
+  rec("hipEventRecord stream=%s", s ? "user" : "null");
+  return 0;
+}
+int hipEventQuery(void *e) {
+  fake_event *f = e;
+  rec("hipEventQuery");
+  if (f->pending > 0) {
+    f->pending--;
+    return 600;  /* hipErrorNotReady */
+  }
+  return 0;
+}
+int hipEventSynchronize(void *e) { ((fake_event *)e)->pending = 0; rec("hipEventSynchronize"); return 0; }
+int hipEventElapsedTime(float *ms, void *a, void *b) {
+  *ms = (float)(((fake_event *)b)->ms - ((fake_event *)a)->ms);
+  rec("hipEventElapsedTime");
+  return 0;
+}
+int hipStreamWaitEvent(void *s, void *e, unsigned flags) {
+  rec("hipStreamWaitEvent stream=%s %u", s ? "user" : "null", flags);
+  return 0;
+}

@@ -64,6 +64,27 @@ int main(void) {
   void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                    CU_LAUNCH_PARAM_END};
   CK(cuLaunchKernel(f, 1, 1, 1, 32, 2, 1, 0, NULL, NULL, extra));
+  /* events on the user stream: the record must not wait for the stream */
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+  CK(cuEventCreate(&e1, CU_EVENT_BLOCKING_SYNC));
+  CK(cuEventRecord(e0, s));
+  CK(cuEventRecord(e1, s));
+  CUresult q1 = cuEventQuery(e1);
+  CK(cuStreamWaitEvent(NULL, e1, 0));
+  CK(cuEventSynchronize(e1));
+  CUresult q2 = cuEventQuery(e1);
+  float ms = -1;
+  CK(cuEventElapsedTime(&ms, e0, e1));
+  printf("events: query %d, after sync %d, elapsed %.3f ms\n", (int)q1, (int)q2, ms);
+  CK(cuEventDestroy(e0));
+  CK(cuEventDestroy(e1));
+  int sms = 0, clock = 0, optin = 0, warp = 0;
+  CK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  CK(cuDeviceGetAttribute(&clock, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev));
+  CK(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev));
+  CK(cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev));
+  printf("attributes: sms %d, clock %d, smem optin %d, warp %d\n", sms, clock, optin, warp);
   CK(cuStreamSynchronize(s));
   CK(cuStreamDestroy(s));
   CK(cuMemFree(d));

@@ -7,13 +7,35 @@ copy directions (hipMemcpyKind 1 H2D, 3 D2D, 2 D2H) and sizes; memsets;
 launch dimensions, dynamic shared memory, stream, and the kernarg bytes
 (CUDA's .param layout, identical through kernelParams and through
 CU_LAUNCH_PARAM_BUFFER_POINTER); the kernel cache (first run compiles one
-module, the second compiles none); and that a machine with no GPU falls
-back to the emulator.  These run twice: with PTXWAVE_HIP_PASSTHROUGH=1 (the
+module, the second compiles none); device printf and assert (records the
+stand-in leaves in the runtime's printf buffer, formatted at the stream
+synchronise; an assert makes it fail with CUDA_ERROR_ASSERT); and that a
+machine with no GPU falls back to the emulator.  These run twice: with PTXWAVE_HIP_PASSTHROUGH=1 (the
 PTX text goes to hipModuleLoadData), and compiling for real, where the image
 hipModuleLoadData receives must be an AMDGPU code object (ELF64, e_machine
 EM_AMDGPU = 224, a defined symbol k.kd for the client's kernel k), parsed
 here from the ELF specification, and the second run must compile nothing.
 
+The device (fake_hip.c answers hipDeviceGetAttribute and
+hipGetDevicePropertiesR0600 with values unlike the runtime's defaults): the
+CUDA attributes come from HIP (104 SMs, clock 1700000 kHz, 64 KiB opt-in
+shared memory, warp 32 as always), and the code object is for the device's
+arch, gfx90a from gcnArchName "gfx90a:sramecc+:xnack-" (ELF e_flags
+EF_AMDGPU_MACH 0x3f), or gfx1100 (0x41) when PTXWAVE_HIP_ARCH overrides it
+(AMDGPU ELF e_flags values: LLVM's AMDGPUUsage).
+
+Events: records go to hipEventRecord on the user stream without
+synchronising it (one hipStreamSynchronize in the log: the client's own);
+the stand-in keeps an event pending for one query (PW_FAKE_HIP_PENDING=1),
+so cuEventQuery answers CUDA_ERROR_NOT_READY (600) and, after
+cuEventSynchronize, 0; cuEventElapsedTime is the stand-in's 1.5 ms.
+
+JIT in a helper process (the default): a crash injected in the helper
+(PTXWAVE_JIT_TEST_CRASH=1, it aborts) fails cuModuleLoadData with
+CUDA_ERROR_INVALID_PTX (218) and a message naming the signal, and the client
+process itself exits normally; PTXWAVE_JIT=inprocess compiles in the client
+(the helper's crash switch then has no effect); a helper of another ptxwave
+version refuses and the client compiles in process, with a warning.
 """
 import os, subprocess, sys, tempfile
 
@@ -44,20 +66,30 @@ def elf_symbols(b):
     return machine, names
 
 base = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake, PW_FAKE_HIP_LOG=log, PTXWAVE_BACKEND='hip',
-            PTXWAVE_LOG='info', PTXWAVE_HIP_ARCH='gfx942')
+            PTXWAVE_LOG='info', PW_FAKE_HIP_PENDING='1')
+for k in ('PTXWAVE_HIP_ARCH', 'PTXWAVE_JIT', 'PTXWAVE_JIT_HELPER', 'PTXWAVE_JIT_TEST_CRASH',
+          'PW_FAKE_HIP_ARCH'):
+    base.pop(k, None)
+MACH = {'gfx90a': 0x3f, 'gfx942': 0x4c, 'gfx1100': 0x41}
+
+
+def elf_mach(b):
+    return struct.unpack_from('<I', b, 0x30)[0] & 0xff if b[:4] == b'\x7fELF' else None
+
+
+def run(e):
+    if os.path.exists(log):
+        os.remove(log)
+    p = subprocess.run([client], env=e, capture_output=True, text=True, timeout=300)
+    lines = open(log).read().splitlines() if os.path.exists(log) else []
+    return p, lines
+
 for mode in ('passthrough', 'compile'):
   env = dict(base, PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache-' + mode))
   if mode == 'passthrough':
     env['PTXWAVE_HIP_PASSTHROUGH'] = '1'
   else:
     env.pop('PTXWAVE_HIP_PASSTHROUGH', None)
-
-  def run(e):
-      if os.path.exists(log):
-          os.remove(log)
-      p = subprocess.run([client], env=e, capture_output=True, text=True, timeout=60)
-      lines = open(log).read().splitlines() if os.path.exists(log) else []
-      return p, lines
 
   p, lines = run(env)
   if p.returncode != 0 or 'hip_client: ok' not in p.stdout:
@@ -84,6 +116,15 @@ for mode in ('passthrough', 'compile'):
   expect(f'hipModuleLaunchKernel k grid=1,1,1 block=32,2,1 shared=0 stream=null '
          f'kernelParams=null kernarg={kernarg}')
   expect('hipStreamSynchronize user')
+  if 'attributes: sms 104, clock 1700000, smem optin 65536, warp 32' not in p.stdout:
+      fails.append(f'{mode}: device attributes not from HIP: {p.stdout}')
+  if 'events: query 600, after sync 0, elapsed 1.500 ms' not in p.stdout:
+      fails.append(f'{mode}: events not asynchronous through HIP: {p.stdout}')
+  for l in ('hipEventCreateWithFlags 0', 'hipEventCreateWithFlags 1', 'hipEventRecord stream=user',
+            'hipStreamWaitEvent stream=null 0', 'hipEventSynchronize', 'hipEventElapsedTime'):
+      expect(l)
+  if lines.count('hipEventRecord stream=user') != 2 or lines.count('hipStreamSynchronize user') != 1:
+      fails.append(f'{mode}: expected 2 records and only the client\'s own stream sync: {lines}')
   objpath = log + '.obj'
   if mode == 'compile':
       if not os.path.exists(objpath):
@@ -92,6 +133,9 @@ for mode in ('passthrough', 'compile'):
           machine, syms = elf_symbols(open(objpath, 'rb').read())
           if machine != 224:
               fails.append(f'compile: e_machine {machine}, expected EM_AMDGPU 224')
+          mach = elf_mach(open(objpath, 'rb').read())
+          if mach != MACH['gfx90a']:
+              fails.append(f'compile: EF_AMDGPU_MACH {mach:#x}, expected gfx90a (the device) 0x3f')
           if 'k.kd' not in syms or 'k' not in syms:
               fails.append(f'compile: symbols k and k.kd expected, got {sorted(syms)}')
           os.remove(objpath)
@@ -100,11 +144,73 @@ for mode in ('passthrough', 'compile'):
   if 'modules compiled 1, cache hits 0' not in p.stderr:
       fails.append(f'{mode}: first run: one module compiled, no cache hit expected')
 
-  p, lines = run(env)
+  p, lines = run(dict(env, PTXWAVE_LOG='debug'))
+  # a hit takes the parameter layouts from the code object's metadata (the
+  # PTX is not parsed); passthrough images have none: parsed at the lookup.
+  # Either way the kernarg bytes are the hand-computed ones.
+  how = 'from the code object' if mode == 'compile' else 'from the PTX at the first kernel lookup'
+  if f'parameter layouts {how}' not in p.stderr:
+      fails.append(f'{mode}: second run: layouts expected {how}: {p.stderr[-800:]}')
+  expect(f'hipModuleLaunchKernel k grid=3,2,1 block=64,1,1 shared=128 stream=user '
+         f'kernelParams=null kernarg={kernarg}')
+  expect(f'hipModuleLaunchKernel k grid=1,1,1 block=32,2,1 shared=0 stream=null '
+         f'kernelParams=null kernarg={kernarg}')
   if os.path.exists(log + '.obj') != (mode == 'compile'):
       fails.append(f'{mode}: second run: the cached image must reach hipModuleLoadData')
   if 'modules compiled 0, cache hits 1' not in p.stderr:
       fails.append(f'{mode}: second run: the module must come from the cache: {p.stderr[-800:]}')
+
+# Device printf (rt_printf.c): the stand-in's modules have __ptxwave_printf
+# and each of the client's two launches leaves one record (fake_hip.c), so
+# the stream synchronise prints two lines, formatted as C's printf would:
+# printf("fake %d %s %5.2f %llx|%c%%\n", 42, "from hip", 3.14159, 0xabcdef, 'Z').
+penv = dict(base, PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache-printf'), PTXWAVE_HIP_PASSTHROUGH='1',
+            PW_FAKE_HIP_PRINTF='1')
+p, lines = run(penv)
+line = 'fake 42 from hip  3.14 abcdef|Z%\n'
+if p.returncode != 0 or p.stdout.count(line) != 2 or 'hip_client: ok' not in p.stdout:
+    fails.append(f'printf: two formatted lines expected: {p.returncode} {p.stdout!r} {p.stderr[-800:]}')
+if 'hipModuleGetGlobal __ptxwave_printf' not in lines or f'hipMalloc {16 + (1 << 20)}' not in lines:
+    fails.append('printf: the module variable must get a buffer of 16 + 1 MiB')
+# ... and an assert record after it: the synchronise fails with
+# CUDA_ERROR_ASSERT (710) and CUDA's message goes to stderr.
+p, lines = run(dict(penv, PW_FAKE_HIP_PRINTF='assert'))
+msg = 'k.cu:7: void k(): block: [2,0,0], thread: [3,1,0] Assertion `n < 4` failed.'
+if p.returncode == 0 or '= 710' not in p.stderr or p.stderr.count(msg) != 2 or p.stdout.count(line) != 2:
+    fails.append(f'assert: 710 and the message expected: {p.returncode} {p.stdout!r} {p.stderr[-800:]}')
+# the arch override, the JIT helper and a crash in it
+cdir = os.path.join(tmp, 'cache-jit')
+envc = dict(base, PTXWAVE_CACHE_DIR=cdir)
+p, lines = run(dict(envc, PTXWAVE_HIP_ARCH='gfx1100'))
+obj = open(log + '.obj', 'rb').read() if os.path.exists(log + '.obj') else b''
+if elf_mach(obj) != MACH['gfx1100'] or 'modules compiled 1' not in p.stderr:
+    fails.append(f'PTXWAVE_HIP_ARCH=gfx1100: expected a gfx1100 code object: {p.stderr[-800:]}')
+if 'JIT in a helper process' not in p.stderr:
+    fails.append(f'the JIT must run in a helper process by default: {p.stderr[-800:]}')
+p, lines = run(dict(envc, PTXWAVE_JIT_TEST_CRASH='1', PTXWAVE_CACHE_DIR=cdir + '-crash'))
+if (p.returncode != 1 or 'cuModuleLoadData(&m, ptx) = 218' not in p.stderr or
+        'JIT helper died (signal 6' not in p.stderr):
+    fails.append(f'helper crash: expected CUDA_ERROR_INVALID_PTX and the client alive: exit '
+                 f'{p.returncode} {p.stderr[-1200:]}')
+else:
+    print('helper crash: cuModuleLoadData = 218, the client went on and exited 1')
+p, lines = run(dict(envc, PTXWAVE_JIT_TEST_CRASH='1', PTXWAVE_JIT='inprocess',
+                    PTXWAVE_CACHE_DIR=cdir + '-inprocess'))
+if p.returncode != 0 or 'modules compiled 1' not in p.stderr or 'JIT in process' not in p.stderr:
+    fails.append(f'PTXWAVE_JIT=inprocess: expected the compile here: {p.stderr[-800:]}')
+
+# a helper of another ptxwave version refuses (exit 3: the runtime would cache
+# its output under its own version); the runtime then compiles in process
+ptxwave = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(client))), 'tools', 'ptxwave')
+old_helper = os.path.join(tmp, 'old-helper')
+with open(old_helper, 'w') as f:
+    f.write(f'#!/bin/sh\nexec {ptxwave} jit "$2" "$3" "$4" "$5" ptxwave-0.0-older\n')
+os.chmod(old_helper, 0o755)
+p, lines = run(dict(envc, PTXWAVE_JIT_HELPER=old_helper, PTXWAVE_CACHE_DIR=cdir + '-old'))
+if (p.returncode != 0 or 'modules compiled 1' not in p.stderr or
+        'another ptxwave version' not in p.stderr or 'compiling in this process' not in p.stderr):
+    fails.append(f'helper of another version: expected a warning and an in-process compile: '
+                 f'{p.stderr[-1000:]}')
 
 env0 = dict(base, PW_FAKE_HIP_DEVICES='0', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache0'), PTXWAVE_BACKEND='auto')
 p, lines = run(env0)

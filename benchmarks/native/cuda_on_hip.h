@@ -1,0 +1,343 @@
+/* benchmarks/native/cuda_on_hip.h: CUDA's device built-ins on clang's HIP
+ * mode for AMD GPUs, for quality_bench.py (benchmarks/README.md).
+ *
+ * quality_bench compiles tests/cuda/ *.cu natively with
+ *   clang-22 -x hip --offload-arch=gfx942 --cuda-device-only -nogpuinc -nogpulib -O3
+ *   -include cuda_on_hip.h -I benchmarks/native/include
+ * so that the native code is what clang would make of the same source, the
+ * reference ptxwave's code (from nvcc's PTX) is compared against.  There are
+ * no HIP headers and no device libraries (-nogpuinc -nogpulib): everything a
+ * kernel uses maps to clang / __builtin_amdgcn_* builtins here.  What is not
+ * here (inline PTX `asm`, device printf, libdevice-only functions such as
+ * double sin/exp/log/pow, cooperative groups, fp16 types) fails to compile
+ * and quality_bench lists those programs instead of hiding them.
+ *
+ * CUDA semantics kept where they matter for the comparison:
+ *  - a CUDA warp is 32 lanes; gfx942 waves have 64, so warp operations work
+ *    on the 32-lane half of the wave that holds the lane (what ptxwave's
+ *    lower/ does too: docs/lower.md), shuffles through ds_bpermute
+ *    (AMDGPUUsage; HIP's __shfl* with width 32 do the same);
+ *  - blockDim/gridDim come from the COV5 implicit kernel arguments
+ *    (AMDGPUUsage "Code Object V5 Metadata": hidden_block_count_{x,y,z} at
+ *    0/4/8, hidden_group_size_{x,y,z} at 12/14/16).
+ * The host side of each .cu file only has to parse: the runtime API is
+ * declared in include/cuda_runtime.h as catch-all templates.
+ */
+#ifndef PW_CUDA_ON_HIP_H
+#define PW_CUDA_ON_HIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __align__(n) __attribute__((aligned(n)))
+#define __CUDACC__ 1
+#define __CUDA_ARCH__ 800
+static constexpr int warpSize = 32;
+
+#define PW_DI static __device__ inline __attribute__((always_inline))
+
+/* ---- vector types (CUDA's vector_types.h: size-aligned structs) --------- */
+
+#define PW_VEC(T, N)                                                                          \
+  struct __attribute__((aligned(sizeof(T) * 2))) N##2 { T x, y; };                            \
+  struct N##3 { T x, y, z; };                                                                 \
+  struct __attribute__((aligned(sizeof(T) * 4 > 16 ? 16 : sizeof(T) * 4))) N##4 { T x, y, z, w; }; \
+  static inline __host__ __device__ N##2 make_##N##2(T x, T y) { return {x, y}; }                                          \
+  static inline __host__ __device__ N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }                                   \
+  static inline __host__ __device__ N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+PW_VEC(float, float)
+PW_VEC(double, double)
+PW_VEC(int, int)
+PW_VEC(unsigned, uint)
+PW_VEC(long long, longlong)
+PW_VEC(unsigned long long, ulonglong)
+
+/* ---- dim3 and the built-in variables ------------------------------------ */
+
+struct dim3 {
+  unsigned x, y, z;
+  __host__ __device__ constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+
+PW_DI uint3 pw_tid(void) {
+  return {__builtin_amdgcn_workitem_id_x(), __builtin_amdgcn_workitem_id_y(), __builtin_amdgcn_workitem_id_z()};
+}
+PW_DI uint3 pw_ctaid(void) {
+  return {__builtin_amdgcn_workgroup_id_x(), __builtin_amdgcn_workgroup_id_y(), __builtin_amdgcn_workgroup_id_z()};
+}
+PW_DI uint3 pw_ntid(void) {
+  const unsigned short *p = (const unsigned short *)__builtin_amdgcn_implicitarg_ptr();
+  return {p[6], p[7], p[8]};
+}
+PW_DI uint3 pw_nctaid(void) {
+  const unsigned *p = (const unsigned *)__builtin_amdgcn_implicitarg_ptr();
+  return {p[0], p[1], p[2]};
+}
+#define threadIdx (pw_tid())
+#define blockIdx (pw_ctaid())
+#define blockDim (pw_ntid())
+#define gridDim (pw_nctaid())
+
+/* ---- barriers and fences (AMDGPUUsage memory model) --------------------- */
+
+PW_DI void __syncthreads(void) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+PW_DI void __threadfence_block(void) { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
+PW_DI void __threadfence(void) { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+PW_DI void __threadfence_system(void) { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
+PW_DI void __syncwarp(unsigned mask = 0xffffffffu) {
+  (void)mask;
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+
+/* ---- warp operations: 32-lane halves of the 64-lane wave ---------------- */
+
+PW_DI unsigned pw_lane64(void) { return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)); }
+PW_DI unsigned pw_half(unsigned long long m) { return (unsigned)(m >> (pw_lane64() & 32)); }
+PW_DI unsigned __ballot_sync(unsigned mask, int p) { return pw_half(__builtin_amdgcn_ballot_w64(p != 0)) & mask; }
+PW_DI unsigned __activemask(void) { return pw_half(__builtin_amdgcn_read_exec()); }
+PW_DI int __any_sync(unsigned mask, int p) { return __ballot_sync(mask, p) != 0; }
+PW_DI int __all_sync(unsigned mask, int p) { return __ballot_sync(mask, p) == (mask & __activemask()); }
+/* lane src (0..63) of v */
+PW_DI int pw_bperm(unsigned src, int v) { return __builtin_amdgcn_ds_bpermute((int)(src << 2), v); }
+PW_DI int pw_shfl_i(int v, int src, int width) {
+  unsigned l = pw_lane64(), base = l & ~(unsigned)(width - 1);
+  return pw_bperm(base + ((unsigned)src & (width - 1)), v);
+}
+PW_DI int pw_shfl_up_i(int v, unsigned d, int width) {
+  unsigned l = pw_lane64(), w = l & (width - 1);
+  return pw_bperm(w >= d ? l - d : l, v);
+}
+PW_DI int pw_shfl_down_i(int v, unsigned d, int width) {
+  unsigned l = pw_lane64(), w = l & (width - 1);
+  return pw_bperm(w + d < (unsigned)width ? l + d : l, v);
+}
+PW_DI int pw_shfl_xor_i(int v, int m, int width) {
+  unsigned l = pw_lane64(), t = l ^ (unsigned)m;
+  return pw_bperm((t & 32) == (l & 32) && (t & ~(unsigned)(width - 1)) == (l & ~(unsigned)(width - 1)) ? t : l, v);
+}
+/* every type through 32-bit pieces */
+#define PW_SHFL(NAME, IMPL, ARG)                                                               \
+  template <class T> PW_DI T NAME(unsigned mask, T v, ARG a, int width = 32) {                 \
+    (void)mask;                                                                                \
+    static_assert(sizeof(T) % 4 == 0 || sizeof(T) < 4, "shuffle type");                        \
+    union { T t; int w[sizeof(T) < 4 ? 1 : sizeof(T) / 4]; } u;                               \
+    u.w[0] = 0;                                                                                \
+    u.t = v;                                                                                   \
+    for (unsigned i = 0; i < sizeof u.w / 4; i++) u.w[i] = IMPL(u.w[i], a, width);             \
+    return u.t;                                                                                \
+  }
+PW_SHFL(__shfl_sync, pw_shfl_i, int)
+PW_SHFL(__shfl_up_sync, pw_shfl_up_i, unsigned)
+PW_SHFL(__shfl_down_sync, pw_shfl_down_i, unsigned)
+PW_SHFL(__shfl_xor_sync, pw_shfl_xor_i, int)
+
+/* ---- atomics: relaxed, at the scope CUDA names ------------------------- */
+
+#define PW_ATOM(NAME, OP)                                                                      \
+  template <class T, class U> PW_DI T NAME(T *p, U v) {                                       \
+    return __hip_atomic_##OP(p, (T)v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);             \
+  }                                                                                            \
+  template <class T, class U> PW_DI T NAME##_block(T *p, U v) {                               \
+    return __hip_atomic_##OP(p, (T)v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);         \
+  }                                                                                            \
+  template <class T, class U> PW_DI T NAME##_system(T *p, U v) {                              \
+    return __hip_atomic_##OP(p, (T)v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);            \
+  }
+PW_ATOM(atomicAdd, fetch_add)
+PW_ATOM(atomicSub, fetch_sub)
+PW_ATOM(atomicMin, fetch_min)
+PW_ATOM(atomicMax, fetch_max)
+PW_ATOM(atomicAnd, fetch_and)
+PW_ATOM(atomicOr, fetch_or)
+PW_ATOM(atomicXor, fetch_xor)
+PW_ATOM(atomicExch, exchange)
+template <class T, class U, class V> PW_DI T atomicCAS(T *p, U cmp, V v) {
+  T c = (T)cmp;
+  __hip_atomic_compare_exchange_strong(p, &c, (T)v, __ATOMIC_RELAXED, __ATOMIC_RELAXED,
+                                       __HIP_MEMORY_SCOPE_AGENT);
+  return c;
+}
+PW_DI unsigned atomicInc(unsigned *p, unsigned v) { return __builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, "agent"); }
+PW_DI unsigned atomicDec(unsigned *p, unsigned v) { return __builtin_amdgcn_atomic_dec32(p, v, __ATOMIC_RELAXED, "agent"); }
+
+/* ---- loads and bit tricks ---------------------------------------------- */
+
+template <class T> PW_DI T __ldg(const T *p) { return *p; }
+PW_DI int __popc(unsigned x) { return __builtin_popcount(x); }
+PW_DI int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+PW_DI int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+PW_DI int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+PW_DI int __ffs(int x) { return __builtin_ffs(x); }
+PW_DI unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+PW_DI unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+PW_DI int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+PW_DI unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+PW_DI long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+PW_DI int __mul24(int a, int b) { return ((a << 8) >> 8) * ((b << 8) >> 8); }
+PW_DI unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+PW_DI float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
+PW_DI int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+PW_DI float __uint_as_float(unsigned x) { return __builtin_bit_cast(float, x); }
+PW_DI unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
+PW_DI double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
+PW_DI long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
+PW_DI double __hiloint2double(int hi, int lo) {
+  return __builtin_bit_cast(double, ((unsigned long long)(unsigned)hi << 32) | (unsigned)lo);
+}
+PW_DI long long clock64(void) { return (long long)__builtin_readcyclecounter(); }
+PW_DI int clock(void) { return (int)__builtin_readcyclecounter(); }
+
+/* ---- math: clang builtins (llvm.* intrinsics the backend expands) ------- */
+
+PW_DI float sqrtf(float x) { return __builtin_sqrtf(x); }
+PW_DI double sqrt(double x) { return __builtin_sqrt(x); }
+PW_DI float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
+PW_DI double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
+PW_DI float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+PW_DI double fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+PW_DI float fabsf(float x) { return __builtin_fabsf(x); }
+PW_DI double fabs(double x) { return __builtin_fabs(x); }
+PW_DI float fminf(float a, float b) { return __builtin_fminf(a, b); }
+PW_DI float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
+PW_DI double fmin(double a, double b) { return __builtin_fmin(a, b); }
+PW_DI double fmax(double a, double b) { return __builtin_fmax(a, b); }
+PW_DI float floorf(float x) { return __builtin_floorf(x); }
+PW_DI float ceilf(float x) { return __builtin_ceilf(x); }
+PW_DI float truncf(float x) { return __builtin_truncf(x); }
+PW_DI float rintf(float x) { return __builtin_rintf(x); }
+PW_DI float roundf(float x) { return __builtin_roundf(x); }
+PW_DI double floor(double x) { return __builtin_floor(x); }
+PW_DI double ceil(double x) { return __builtin_ceil(x); }
+PW_DI double trunc(double x) { return __builtin_trunc(x); }
+PW_DI double rint(double x) { return __builtin_rint(x); }
+PW_DI double nearbyint(double x) { return __builtin_nearbyint(x); }
+PW_DI double round(double x) { return __builtin_round(x); }
+PW_DI float copysignf(float a, float b) { return __builtin_copysignf(a, b); }
+PW_DI double copysign(double a, double b) { return __builtin_copysign(a, b); }
+PW_DI float expf(float x) { return __builtin_expf(x); }
+PW_DI float logf(float x) { return __builtin_logf(x); }
+PW_DI float exp2f(float x) { return __builtin_exp2f(x); }
+PW_DI float log2f(float x) { return __builtin_log2f(x); }
+PW_DI float sinf(float x) { return __builtin_sinf(x); }
+PW_DI float cosf(float x) { return __builtin_cosf(x); }
+PW_DI float ldexpf(float x, int e) { return __builtin_ldexpf(x, e); }
+PW_DI double ldexp(double x, int e) { return __builtin_ldexp(x, e); }
+/* the fast intrinsics: hardware approximations, as NVIDIA's are */
+PW_DI float __expf(float x) { return __builtin_amdgcn_exp2f(x * 1.44269504f); }
+PW_DI float __logf(float x) { return __builtin_amdgcn_logf(x) * 0.693147181f; }
+PW_DI float __sinf(float x) { return __builtin_amdgcn_sinf(x * 0.159154943f); }
+PW_DI float __cosf(float x) { return __builtin_amdgcn_cosf(x * 0.159154943f); }
+PW_DI float __fdividef(float a, float b) { return a * __builtin_amdgcn_rcpf(b); }
+PW_DI float __saturatef(float x) { return __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f); }
+PW_DI float __fadd_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a + b;
+}
+PW_DI float __fsub_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a - b;
+}
+PW_DI float __fmul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+PW_DI float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+template <class T> PW_DI T min(T a, T b) { return a < b ? a : b; }
+template <class T> PW_DI T max(T a, T b) { return a > b ? a : b; }
+PW_DI int abs(int x) { return x < 0 ? -x : x; }
+
+/* isnan/isinf for float and double (math.h's macros are host-only here) */
+#undef isnan
+#undef isinf
+template <class T> PW_DI bool isnan(T x) { return __builtin_isnan(x); }
+template <class T> PW_DI bool isinf(T x) { return __builtin_isinf(x); }
+
+/* ---- barrier reductions and warp reductions ----------------------------- */
+
+/* bar.red: every lane's predicate through LDS would be what a HIP author
+ * writes; an LDS counter with workgroup-scope atomics between two barriers */
+PW_DI int pw_bar_count(int p) {
+  __shared__ unsigned cnt;
+  if (__builtin_amdgcn_workitem_id_x() == 0 && __builtin_amdgcn_workitem_id_y() == 0 &&
+      __builtin_amdgcn_workitem_id_z() == 0)
+    cnt = 0;
+  __syncthreads();
+  if (p) __hip_atomic_fetch_add(&cnt, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+  __syncthreads();
+  int r = (int)cnt;
+  __syncthreads();
+  return r;
+}
+PW_DI int __syncthreads_count(int p) { return pw_bar_count(p); }
+PW_DI int __syncthreads_or(int p) { return pw_bar_count(p) != 0; }
+PW_DI int __syncthreads_and(int p) {
+  uint3 n = pw_ntid();
+  return pw_bar_count(p) == (int)(n.x * n.y * n.z);
+}
+#define PW_REDUCE(NAME, T, OP)                                                                \
+  PW_DI T NAME(unsigned mask, T v) {                                                          \
+    (void)mask;                                                                               \
+    for (int o = 16; o; o >>= 1) { T w = __shfl_xor_sync(mask, v, o); v = OP; }               \
+    return v;                                                                                 \
+  }
+PW_REDUCE(__reduce_add_sync, unsigned, v + w)
+PW_REDUCE(__reduce_min_sync, unsigned, v < w ? v : w)
+PW_REDUCE(__reduce_max_sync, unsigned, v > w ? v : w)
+PW_REDUCE(__reduce_and_sync, unsigned, v & w)
+PW_REDUCE(__reduce_or_sync, unsigned, v | w)
+PW_REDUCE(__reduce_xor_sync, unsigned, v ^ w)
+PW_REDUCE(__reduce_add_sync, int, v + w)
+PW_REDUCE(__reduce_min_sync, int, v < w ? v : w)
+PW_REDUCE(__reduce_max_sync, int, v > w ? v : w)
+/* match: the lanes of the 32-lane half holding the same value */
+template <class T> PW_DI unsigned __match_any_sync(unsigned mask, T v) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i++) r |= (__shfl_sync(mask, v, i) == v ? 1u : 0u) << i;
+  return r & mask & __activemask();
+}
+template <class T> PW_DI unsigned __match_all_sync(unsigned mask, T v, int *pred) {
+  unsigned m = __match_any_sync(mask, v);
+  *pred = m == (mask & __activemask());
+  return *pred ? m : 0;
+}
+PW_DI int __ffsll(long long x) { return __builtin_ffsll(x); }
+PW_DI unsigned long long __brevll(unsigned long long x) { return __builtin_bitreverse64(x); }
+PW_DI unsigned __byte_perm(unsigned a, unsigned b, unsigned s) {
+  unsigned long long v = ((unsigned long long)b << 32) | a;
+  unsigned r = 0;
+  for (int i = 0; i < 4; i++) r |= (unsigned)((v >> (((s >> (4 * i)) & 7) * 8)) & 0xff) << (8 * i);
+  return r;
+}
+PW_DI unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32 | lo) << (s & 31)) >> 32);
+}
+PW_DI unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)(((unsigned long long)hi << 32 | lo) >> (s & 31));
+}
+PW_DI unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32 | lo) << (s > 32 ? 32 : s)) >> 32);
+}
+PW_DI unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)(((unsigned long long)hi << 32 | lo) >> (s > 32 ? 32 : s));
+}
+
+#endif

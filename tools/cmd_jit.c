@@ -1,0 +1,92 @@
+/* tools/cmd_jit.c: `ptxwave jit IN.ptx OUT.hsaco ARCH [NAME [COMPILER]]`, the helper
+ * process of the runtime's just-in-time compiles (runtime/rt_backend_hip.c,
+ * docs/runtime.md "JIT"): one PTX module to one code object through
+ * cg_compile_ptx, the entry `ptxwave compile` and `ptxwave convert` use.
+ *
+ * Running the compile here rather than in the application means an LLVM
+ * fatal error ends this process only; the runtime turns that into a failed
+ * module load.  COMPILER is the runtime's RT_CODE_OBJECT_COMPILER: a helper
+ * of another ptxwave version (an install next to an older build) refuses,
+ * since the runtime caches what it returns under its own version.  Exit
+ * status: 0 written, 1 the module does not compile (the messages on
+ * stderr), 2 usage or I/O, 3 another version.
+ *
+ * PTXWAVE_JIT_TEST_CRASH=1 (tests only) aborts once the PTX is read, as an
+ * LLVM fatal error would: the runtime's tests check the application
+ * survives it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "pw_config.h"
+#include "runtime/rt_cache.h"
+#include "tools.h"
+
+static void *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+  if (n >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n + 1)) &&
+      fread(buf, 1, (size_t)n, f) == (size_t)n) {
+    buf[n] = 0;
+    *len = (size_t)n;
+  } else {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}
+
+int cmd_jit(int argc, char **argv) {
+  if (argc < 4 || argc > 6 || pw_is_help(argv[1])) {
+    fprintf(argc > 1 && pw_is_help(argv[1]) ? stdout : stderr,
+            "usage: ptxwave jit IN.ptx OUT.hsaco ARCH [NAME [COMPILER]]\n"
+            "The runtime's just-in-time compile helper: PTX to a code object for ARCH\n"
+            "(NAME, the module's name, in messages; COMPILER, the version the runtime\n"
+            "expects).  Exit 0 written, 1 does not compile, 3 another version.\n");
+    return argc > 1 && pw_is_help(argv[1]) ? 0 : 2;
+  }
+  if (argc > 5 && strcmp(argv[5], RT_CODE_OBJECT_COMPILER)) {
+    fprintf(stderr, "ptxwave jit: this helper is %s, the runtime expects %s\n",
+            RT_CODE_OBJECT_COMPILER, argv[5]);
+    return 3;
+  }
+  const char *in = argv[1], *out = argv[2], *arch = argv[3], *name = argc > 4 ? argv[4] : in;
+  const cg_target *t = cg_target_find(arch);
+  if (!t) {
+    fprintf(stderr, "ptxwave jit: no code generator for %s\n", arch);
+    return 1;
+  }
+  size_t len = 0;
+  char *ptx = slurp(in, &len);
+  if (!ptx) {
+    fprintf(stderr, "ptxwave jit: cannot read %s\n", in);
+    return 2;
+  }
+  const char *crash = getenv("PTXWAVE_JIT_TEST_CRASH");
+  if (crash && *crash == '1') {
+    fprintf(stderr, "LLVM ERROR: injected by PTXWAVE_JIT_TEST_CRASH (tests only)\n");
+    fflush(stderr);
+    abort();
+  }
+  pw_diag d;
+  pw_diag_init(&d, stderr);
+  cg_output o;
+  bool ok = cg_compile_ptx(name, ptx, len, &(cg_options){.target = t}, CG_EMIT_HSACO, &o, &d);
+  pw_diag_fini(&d);
+  free(ptx);
+  if (!ok) return 1;
+  FILE *f = fopen(out, "wb");
+  bool wrote = f && fwrite(o.data, 1, o.size, f) == o.size;
+  if (f && fclose(f)) wrote = false;
+  free(o.data);
+  if (!wrote) {
+    fprintf(stderr, "ptxwave jit: cannot write %s\n", out);
+    return 2;
+  }
+  return 0;
+}
