@@ -61,6 +61,7 @@ typedef struct totals {
   unsigned modules, parse_fail, tensor, clean;
   unsigned ok[8], fail[8];
   double secs[8];
+  unsigned generic[8], converted[8];   /* opt_addrspace: generic accesses, made specific */
   unsigned long long instrs;
 } totals;
 
@@ -89,7 +90,8 @@ static void one_module(totals *T, const char *name, const char *text, size_t len
     pw_diag_init(&d, NULL);
     ir_module *m = ptx_parse(name, text, len, &d, NULL);
     double t0 = now();
-    bool ok = m && lower_module(m, tg[k], &(lower_pipeline_options){.diag = &d});
+    bool ok = m && lower_module(m, tg[k], &(lower_pipeline_options){.diag = &d, .generic_accesses = &T->generic[k],
+                                                                   .generic_converted = &T->converted[k]});
     T->secs[k] += now() - t0;
     if (ok) {
       T->ok[k]++;
@@ -191,6 +193,8 @@ int main(int argc, char **argv) {
     printf("lower_bench: %s (wave%u): %u of %u lowered (%.1f%%), %.3f s, %.0f k instructions/s\n", tg[k]->name,
            tg[k]->wave_size, T.ok[k], T.clean, T.clean ? 100.0 * T.ok[k] / T.clean : 100.0, T.secs[k],
            T.secs[k] > 0 ? T.instrs / T.secs[k] / 1000 : 0);
+    printf("lower_bench: %s: opt_addrspace made %u of %u generic ld/st/atom/red specific (%.1f%%)\n", tg[k]->name,
+           T.converted[k], T.generic[k], T.generic[k] ? 100.0 * T.converted[k] / T.generic[k] : 0.0);
     if (T.fail[k]) all = false;
   }
   free(tcopy);

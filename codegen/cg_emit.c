@@ -927,7 +927,7 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
   bool df = is_float(dt), sf = is_float(st);
   if (i->nsrc != 1 || ir_type_kind_of(dt) == IR_TK_PACKED_FLOAT || ir_type_kind_of(st) == IR_TK_PACKED_FLOAT ||
       (df && ir_type_bits(dt) < 16) || (sf && ir_type_bits(st) < 16) || dt == ir_type_tf32) {
-    unsupported(E, i, "cvt.%s.%s is left to lower/ (not implemented)", ir_type_name(dt), ir_type_name(st));
+    unsupported(E, i, "cvt.%s.%s is expanded by lower/ (lower_math.c) where PTX has it", ir_type_name(dt), ir_type_name(st));
     return LLVMGetUndef(dl);
   }
   if (df && sf) {
@@ -1843,9 +1843,13 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     unsupported(E, i, "warp-level operation: run lower/ first (wave size %u)", c->wave_size);
     *handled = false;
     return NULL;
+  /* math lower/lower_math.c expands into ops mapped here */
+  case ir_op_fns: case ir_op_cvt_pack:
+    unsupported(E, i, "expanded by lower/ (lower_math.c): run lower/ first");
+    *handled = false;
+    return NULL;
   /* not implemented by codegen (lowering or later work) */
-  case ir_op_fns:
-  case ir_op_st_async: case ir_op_cvt_pack: case ir_op_mapa: case ir_op_getctarank:
+  case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:

@@ -104,6 +104,17 @@ typedef struct lower_printf_options {
 } lower_printf_options;
 bool lower_printf(ir_module *m, const lower_printf_options *opt);
 
+/* ---- lower_math.c ------------------------------------------------------- */
+/* Math without a one-to-one AMD instruction, expanded into integer, bit,
+ * f64 round-to-nearest and select ops: cvt to/from fp8/fp6/fp4/tf32 and
+ * between packed types, f64 -> f16/bf16 with .rz/.rm/.rp, cvt.pack, fns,
+ * fma/mad.rz/.rm/.rp.f64, mul.rz/.rm/.rp.f32/.f64, div/rcp/sqrt.rz/.rm/.rp.f32,
+ * ex2/tanh of f16x2/bf16x2, tanh.f16/bf16 and ex2.bf16 (docs/lowering.md). */
+typedef struct lower_math_options {
+  pw_diag *diag;
+} lower_math_options;
+bool lower_math(ir_module *m, const lower_math_options *opt);
+
 /* ---- lower_hazards.c ---------------------------------------------------- */
 /* An analysis, not a transformation: warns where two warps of one wave64
  * may diverge around a barrier (a barrier control dependent on a value
@@ -113,6 +124,15 @@ typedef struct lower_hazards_options {
   pw_diag *diag;           /* warnings go here (NULL: only counted) */
 } lower_hazards_options;
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
+
+/* ---- opt_addrspace.c ---------------------------------------------------- */
+/* Generic ld/st/atom/red whose address provably comes from cvta of one
+ * space (through mov/add/sub/mad/phi) become accesses of that space.
+ * Counts (added to, when set): the generic accesses seen, those converted. */
+typedef struct opt_addrspace_options {
+  unsigned *generic, *converted;
+} opt_addrspace_options;
+bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt);
 
 /* ---- opt_dce.c ---------------------------------------------------------- */
 /* Removes unused results of pure (and convergent) ops, after lowering. */
@@ -128,6 +148,7 @@ typedef struct lower_pipeline_options {
   bool verify_each;        /* verify after each pass (always in debug builds) */
   bool warn_hazards;       /* run lower_check_hazards (warnings to diag) */
   pw_diag *diag;
+  unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */
 } lower_pipeline_options;
 /* Lowers m for target t; true when every operation was lowered and the
  * result verifies with require_lowered.  Errors go to opt->diag. */

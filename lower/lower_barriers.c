@@ -235,15 +235,48 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   return lower_named(b, s, i);
 }
 
+/* The block the zeroing goes into: one that runs once.  The entry block
+ * has no predecessors in verified IR (ir_verify), and the PTX front end
+ * starts a kernel whose first instruction is a branch target with a block
+ * of its own.  IR that breaks this (a loop header as the entry, built by
+ * hand) gets a fresh entry here: its contents move to a new block that
+ * every branch to the old entry now targets, so the zeroing is not
+ * repeated each iteration.  An entry with phis cannot be split this way
+ * (NULL). */
+static ir_block *once_block(ir_func *f) {
+  ir_block *e = f->entry;
+  if (!e->npreds) return e;
+  if (e->first && e->first->op == ir_op_phi) return NULL;
+  ir_block *body = e->first ? ir_block_split_before(e->first, NULL) : ir_block_create_after(f, e, NULL);
+  ir_foreach_block(f, blk) {
+    ir_instr *t = ir_block_terminator(blk);
+    if (!t) continue;
+    for (uint32_t k = 0; k < t->ntargets; k++)
+      if (t->targets[k] == e) t->targets[k] = body;
+  }
+  ir_builder b = ir_builder_at_end(e);
+  b.loc = body->first ? body->first->loc : (ir_loc){0};
+  ir_br(&b, body);
+  ir_compute_preds(f);
+  return e;
+}
+
 /* Zeroes the array at each kernel's entry: thread 0 stores, then a
  * workgroup barrier before anyone uses it. */
 static void init_kernels(ir_module *m, bars_state *s) {
   ir_foreach_func(m, f) {
     if (!f->is_kernel || f->is_decl || !f->entry) continue;
-    ir_instr *at = f->entry->first;
+    ir_block *once = once_block(f);
+    if (!once) {
+      if (s->opt->diag) pw_error(s->opt->diag, m->source_name ? m->source_name : "<module>",
+                                 "kernel '%s': the entry block is a loop header with phis: cannot place the "
+                                 "named-barrier array's zeroing", f->name);
+      continue;
+    }
+    ir_instr *at = once->first;
     while (at && at->op == ir_op_phi) at = at->next;
-    ir_builder b = ir_builder_before(at);
-    b.loc = at->loc;
+    ir_builder b = at ? ir_builder_before(at) : ir_builder_at_end(once);
+    if (at) b.loc = at->loc;
     ir_value *t = ir_alu2(&b, ir_op_or, ir_type_b32, ir_read_sreg(&b, ir_sreg_tid, 0),
                           ir_alu2(&b, ir_op_or, ir_type_b32, ir_read_sreg(&b, ir_sreg_tid, 1),
                                   ir_read_sreg(&b, ir_sreg_tid, 2)));

@@ -196,10 +196,14 @@ static bool lower_redux(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_val
   ir_type t = (ir_type)i->type;
   ir_atomop op = (ir_atomop)i->mods.atomop;
   bool f32 = t == ir_type_f32;
-  if (f32 && (i->mods.nan || (op != IR_ATOM_MIN && op != IR_ATOM_MAX))) {
-    lower_error(diag, i, "cannot lower redux.%s.f32 with .NaN", ir_atomop_name(op));
+  if (f32 && op != IR_ATOM_MIN && op != IR_ATOM_MAX) {
+    lower_error(diag, i, "cannot lower redux.%s.f32", ir_atomop_name(op));
     return false;
   }
+  /* .NaN (9.7.13.11): the canonical NaN when any value of the group is
+   * NaN; a second accumulator (b32, 0 or 1) records one, since min/max
+   * drop NaNs (which is what starting from NaN relies on). */
+  bool nan = f32 && i->mods.nan;
   uint32_t init;
   bool sgn = t == ir_type_s32;
   switch (op) {
@@ -214,7 +218,8 @@ static bool lower_redux(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_val
   ir_value *grp = group(b, lw, i);
   ir_value *exec = wave_exec(b, lw);
   lower_lane_loop L;
-  lower_lane_loop_begin(b, lw, exec, 1, (ir_value *[]){ir_imm(b, f32 ? ir_type_f32 : ir_type_b32, init)}, &L);
+  lower_lane_loop_begin(b, lw, exec, nan ? 2 : 1,
+                        (ir_value *[]){ir_imm(b, f32 ? ir_type_f32 : ir_type_b32, init), imm(b, 0)}, &L);
   ir_value *v = ir_alu2(b, ir_op_wave_readlane, f32 ? ir_type_f32 : ir_type_b32, a, L.k);
   /* lane k is in my group: same half, and its bit set in my group mask */
   ir_value *k32 = L.k;
@@ -235,8 +240,16 @@ static bool lower_redux(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_val
   default: nv = ir_alu2(b, ir_op_max, ot, acc, v); break;
   }
   nv = lower_selp(b, f32 ? ir_type_f32 : ir_type_b32, nv, acc, take);
-  lower_lane_loop_end(b, &L, NULL, (ir_value *[]){nv});
+  ir_value *nf = NULL;
+  if (nan) {
+    ir_value *isnan = ir_and(b, ir_type_pred, take, lower_setp(b, IR_CMP_NAN, ir_type_f32, v, v));
+    nf = lower_selp(b, ir_type_b32, imm(b, 1), L.acc[1], isnan);
+  }
+  lower_lane_loop_end(b, &L, NULL, (ir_value *[]){nv, nf});
   out[0] = L.acc[0];
+  if (nan)
+    out[0] = lower_selp(b, ir_type_f32, imm(b, 0x7fffffffu), out[0],
+                        lower_setp(b, IR_CMP_NE, ir_type_b32, L.acc[1], imm(b, 0)));
   return true;
 }
 

@@ -8,8 +8,10 @@
  * and codegen take as it is), printf next (its records read %tid/%ctaid,
  * which sregs lowers; it builds no warp op), warps next (it reads %tid/%ntid for %warpid, which sregs then
  * lowers), barriers next (bar.red and the named barriers' zeroing read
- * %tid), special registers last.  Then the module is marked lowered and
- * verified with require_lowered: no warp-level op or register may remain.
+ * %tid), special registers, then math (independent of the others), then
+ * opt_addrspace (generic accesses of provable spaces to specific ones).
+ * Then the module is marked lowered and verified with require_lowered: no
+ * warp-level op or register may remain.
  * opt_dce sweeps what the lowerings built and did not use.  lower_multimem
  * comes first: it only turns multimem.* into ld/st/red, which the later
  * passes do not touch.
@@ -55,6 +57,9 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   LOWER_PASS(lower_warps, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_sregs, .diag = diag);
+  LOWER_PASS(lower_math, .diag = diag);
+  LOWER_PASS(opt_addrspace, .generic = opt ? opt->generic_accesses : NULL,
+             .converted = opt ? opt->generic_converted : NULL);
   LOWER_PASS(opt_dce, 0);
   m->facts.wave_size = (uint8_t)t->wave_size;
   m->facts.lowered = 1;

@@ -1,0 +1,695 @@
+/* lower/lower_math.c: math that has no one-to-one AMD instruction, expanded
+ * into plain IR ops that codegen maps directly (integer and bit ops, f64
+ * round-to-nearest add/mul/fma, selects) and the emulator executes exactly
+ * (docs/lowering.md, "Math").
+ *
+ *  - cvt to and from the small float formats (PTX ISA 9.7.9.21, 5.2.5):
+ *    e4m3 e5m2 (fp8), e2m3 e3m2 (fp6), e2m1 (fp4), scalar and x2 pairs
+ *    (`cvt.rn.satfinite.e4m3x2.f32 d, a, b`, `cvt.rn.f16x2.e4m3x2 d, a`,
+ *    `cvt.rn.satfinite.e5m2x2.f16x2 d, a`), tf32 (`cvt.rna/.rn/.rz
+ *    [.satfinite][.relu].tf32.f32`), f64 -> f16 with .rz/.rm/.rp, f64 ->
+ *    bf16 in every mode, and
+ *    `cvt.rn.satfinite.{f16,bf16}x2.f32`.  Every one goes through the source
+ *    value's exact f64 bit pattern, then one correctly rounded encoding into
+ *    the destination format done on the integer bits (enc_from_f64): the
+ *    same algorithm as the emulator's emu_fp_round (emu/emu_fp.c), so the
+ *    lowered code is bit-identical to the unlowered reference.
+ *  - cvt.pack.sat (9.7.9.22): clamps, masks and shifts.
+ *  - fns (9.7.1.17): the n-th set bit by a five-step binary search of popc.
+ *  - fma/mad.rz/.rm/.rp.f64 (9.7.3.5): fma.rn plus the exact sign of its
+ *    error (Boldo and Muller's ErrFma: TwoProduct by fma, two TwoSums), then
+ *    one ulp of integer stepping toward the asked direction.
+ *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.3,
+ *    9.7.3.8, 9.7.3.13, 9.7.3.15): exactly, also where codegen's residual
+ *    would underflow.
+ *  - ex2/tanh .approx of f16x2/bf16x2 (9.7.4.x): split per half; tanh of
+ *    f16/bf16 and ex2 of bf16 through the f32 approximation.
+ */
+#include "lower_internal.h"
+
+/* ---- float formats ------------------------------------------------------ */
+/* The PTX float formats this pass encodes or decodes (PTX ISA 5.2.5, the
+ * OCP 8-bit and MX formats): width, exponent and mantissa bits, bias, and
+ * how NaN and infinity are encoded.  The emulator's emu_fp.c describes the
+ * same formats for its own (host) arithmetic. */
+typedef enum { MF_IEEE, MF_FN, MF_NONE } mf_nan;  /* IEEE; e4m3: only S.1111.111 is NaN, no inf; none */
+typedef struct mfmt {
+  unsigned bits, ebits, mbits;
+  int bias;
+  mf_nan nan;
+} mfmt;
+
+#define LOWER_MATH_FORMATS(X)                                                                      \
+  X(f64, 64, 11, 52, 1023, MF_IEEE)                                                                \
+  X(f32, 32, 8, 23, 127, MF_IEEE)                                                                  \
+  X(tf32, 19, 8, 10, 127, MF_IEEE) /* encoded as the top 19 bits of an f32 */                      \
+  X(f16, 16, 5, 10, 15, MF_IEEE)                                                                   \
+  X(bf16, 16, 8, 7, 127, MF_IEEE)                                                                  \
+  X(e4m3, 8, 4, 3, 7, MF_FN)                                                                       \
+  X(e5m2, 8, 5, 2, 15, MF_IEEE)                                                                    \
+  X(e2m3, 6, 2, 3, 1, MF_NONE)                                                                     \
+  X(e3m2, 6, 3, 2, 3, MF_NONE)                                                                     \
+  X(e2m1, 4, 2, 1, 1, MF_NONE)
+
+#define X(name, b, e, m, bias, nan) static const mfmt mf_##name = {b, e, m, bias, nan};
+LOWER_MATH_FORMATS(X)
+#undef X
+
+/* The element format of a scalar or packed float type (NULL: none here). */
+static const mfmt *fmt_of(ir_type t) {
+  switch (t) {
+#define X(name, b, e, m, bias, nan) case ir_type_##name: return &mf_##name;
+  LOWER_MATH_FORMATS(X)
+#undef X
+  case ir_type_f16x2: return &mf_f16;
+  case ir_type_bf16x2: return &mf_bf16;
+  case ir_type_e4m3x2: return &mf_e4m3;
+  case ir_type_e5m2x2: return &mf_e5m2;
+  case ir_type_e2m3x2: return &mf_e2m3;
+  case ir_type_e3m2x2: return &mf_e3m2;
+  case ir_type_e2m1x2: return &mf_e2m1;
+  default: return NULL;
+  }
+}
+
+/* Pairs: element stride in the register (6-bit elements sit in bytes). */
+static bool is_pair(ir_type t) {
+  switch (t) {
+  case ir_type_f16x2: case ir_type_bf16x2: case ir_type_e4m3x2: case ir_type_e5m2x2:
+  case ir_type_e2m3x2: case ir_type_e3m2x2: case ir_type_e2m1x2: return true;
+  default: return false;
+  }
+}
+static unsigned stride_of(const mfmt *f) { return f->bits == 6 ? 8 : f->bits; }
+
+/* Types that only lower/ converts (codegen maps f16/bf16/f32/f64 itself). */
+static bool is_small(ir_type t) {
+  const mfmt *f = fmt_of(t);
+  return f && (f->bits <= 8 || t == ir_type_tf32);
+}
+
+static uint64_t max_finite(const mfmt *f) {
+  uint64_t emask = (1ull << f->ebits) - 1, mmask = (1ull << f->mbits) - 1;
+  switch (f->nan) {
+  case MF_IEEE: return ((emask - 1) << f->mbits) | mmask;
+  case MF_FN: return (emask << f->mbits) | (mmask - 1);
+  default: return (emask << f->mbits) | mmask;
+  }
+}
+static uint64_t inf_bits(const mfmt *f) { return ((1ull << f->ebits) - 1) << f->mbits; }
+static uint64_t canon_nan(const mfmt *f) { return (1ull << (f->ebits + f->mbits)) - 1; }
+
+/* ---- small IR helpers ------------------------------------------------- */
+static ir_value *k32(ir_builder *b, uint32_t v) { return ir_imm(b, ir_type_b32, v); }
+static ir_value *k64(ir_builder *b, uint64_t v) { return ir_imm(b, ir_type_b64, v); }
+static ir_value *a32(ir_builder *b, ir_op op, ir_value *x, ir_value *y) { return lower_alu(b, op, ir_type_b32, x, y); }
+static ir_value *a64(ir_builder *b, ir_op op, ir_value *x, ir_value *y) { return lower_alu(b, op, ir_type_b64, x, y); }
+static ir_value *cmp(ir_builder *b, ir_cmp c, ir_type t, ir_value *x, ir_value *y) { return lower_setp(b, c, t, x, y); }
+static ir_value *sel(ir_builder *b, ir_type t, ir_value *p, ir_value *yes, ir_value *no) {
+  return ir_selp(b, t, yes, no, p);
+}
+static ir_value *pand(ir_builder *b, ir_value *p, ir_value *q) { return ir_alu2(b, ir_op_and, ir_type_pred, p, q); }
+static ir_value *por(ir_builder *b, ir_value *p, ir_value *q) { return ir_alu2(b, ir_op_or, ir_type_pred, p, q); }
+static ir_value *pnot(ir_builder *b, ir_value *p) { return ir_alu1(b, ir_op_not, ir_type_pred, p); }
+static ir_value *smax(ir_builder *b, ir_value *x, ir_value *y) { return ir_alu2(b, ir_op_max, ir_type_s32, x, y); }
+static ir_value *smin(ir_builder *b, ir_value *x, ir_value *y) { return ir_alu2(b, ir_op_min, ir_type_s32, x, y); }
+static ir_value *umin(ir_builder *b, ir_value *x, ir_value *y) { return ir_alu2(b, ir_op_min, ir_type_u32, x, y); }
+
+static void split64(ir_builder *b, ir_value *x, ir_value **lo, ir_value **hi) {
+  ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b64, 1, (ir_value *[]){x}, 2,
+                         (ir_type[]){ir_type_b32, ir_type_b32}, NULL);
+  *lo = u->dst[0];
+  *hi = u->dst[1];
+}
+static ir_value *join64(ir_builder *b, ir_value *lo, ir_value *hi) {
+  return ir_build_value(b, ir_op_pack, ir_type_b64, 2, (ir_value *[]){lo, hi}, NULL);
+}
+/* A b32 value narrowed to a 16- or 8-bit register type (cvt.u16.u32). */
+static ir_value *narrow_to(ir_builder *b, ir_value *x, unsigned bits) {
+  if (bits >= 32) return x;
+  ir_type t = bits > 8 ? ir_type_u16 : ir_type_u8;
+  ir_instr *c = ir_build(b, ir_op_cvt, t, 1, (ir_value *[]){x}, 1, (ir_type[]){t}, NULL);
+  c->type2 = ir_type_u32;
+  return c->dst[0];
+}
+
+/* ---- decode: an encoding to the bits of the same value as an f64 ------- */
+/* v: b32 whose low f->bits bits are the encoding (f narrower than f64).
+ * ftz: a subnormal input reads as a signed zero (.ftz on an f32 source). */
+static ir_value *dec_to_f64(ir_builder *b, const mfmt *f, ir_value *v, bool ftz) {
+  uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+  ir_value *s = a32(b, ir_op_and, a32(b, ir_op_shr, v, k32(b, f->bits - 1)), k32(b, 1));
+  ir_value *e = a32(b, ir_op_and, a32(b, ir_op_shr, v, k32(b, f->mbits)), k32(b, emask));
+  ir_value *m = a32(b, ir_op_and, v, k32(b, mmask));
+  ir_value *ez = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0));
+  if (ftz) m = sel(b, ir_type_b32, ez, k32(b, 0), m);
+  ir_value *M = sel(b, ir_type_b32, ez, m, a32(b, ir_op_or, m, k32(b, 1u << f->mbits)));
+  /* value = M * 2^ex, ex = max(e, 1) - bias - mbits */
+  ir_value *ex = a32(b, ir_op_sub, sel(b, ir_type_b32, ez, k32(b, 1), e), k32(b, (uint32_t)(f->bias + (int)f->mbits)));
+  ir_value *lz = ir_alu1(b, ir_op_clz, ir_type_b32, M);
+  ir_value *L = a32(b, ir_op_sub, k32(b, 31), lz);               /* leading one of M */
+  ir_value *fe = a32(b, ir_op_add, a32(b, ir_op_add, ex, L), k32(b, 1023));
+  ir_value *mant = a64(b, ir_op_and, a64(b, ir_op_shl, lower_zext64(b, M), a32(b, ir_op_sub, k32(b, 52), L)),
+                       k64(b, (1ull << 52) - 1));
+  ir_value *sgn = a32(b, ir_op_shl, s, k32(b, 31));
+  ir_value *ml, *mh;
+  split64(b, mant, &ml, &mh);
+  ir_value *hi = a32(b, ir_op_or, a32(b, ir_op_or, sgn, a32(b, ir_op_shl, fe, k32(b, 20))), mh);
+  ir_value *zero = cmp(b, IR_CMP_EQ, ir_type_b32, M, k32(b, 0));
+  hi = sel(b, ir_type_b32, zero, sgn, hi);
+  ir_value *lo = sel(b, ir_type_b32, zero, k32(b, 0), ml);
+  if (f->nan != MF_NONE) {
+    ir_value *top = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, emask));
+    ir_value *isnan = f->nan == MF_IEEE ? pand(b, top, cmp(b, IR_CMP_NE, ir_type_b32, m, k32(b, 0)))
+                                        : pand(b, top, cmp(b, IR_CMP_EQ, ir_type_b32, m, k32(b, mmask)));
+    if (f->nan == MF_IEEE) {
+      ir_value *isinf = pand(b, top, cmp(b, IR_CMP_EQ, ir_type_b32, m, k32(b, 0)));
+      hi = sel(b, ir_type_b32, isinf, a32(b, ir_op_or, sgn, k32(b, 0x7ff00000)), hi);
+      lo = sel(b, ir_type_b32, isinf, k32(b, 0), lo);
+    }
+    hi = sel(b, ir_type_b32, isnan, k32(b, 0x7ff80000), hi);
+    lo = sel(b, ir_type_b32, isnan, k32(b, 0), lo);
+  }
+  return join64(b, lo, hi);
+}
+
+/* ---- encode: f64 bits to a format, correctly rounded ------------------ */
+typedef struct enc_opts {
+  ir_rnd rnd;            /* RN (or none), RNA, RZ, RM, RP */
+  bool satfinite, relu;
+} enc_opts;
+
+/* The encoding (low f->bits bits of a b32) of the f64 value x (b64), as
+ * emu_fp_round does it: the value M * 2^ex (M the 53-bit significand) has
+ * its leading one at E = ex + L; the quantum of the result is 2^(max(E,
+ * emin) - mbits) (subnormals share emin's); N = M >> shift with a round
+ * and a sticky bit below it; N rounded per mode; then the encoding is
+ * ((max(E, emin) - emin) << mbits) + N, where a carry out of N moves into
+ * the exponent by itself.  Overflow is decided on the rounded encoding. */
+static ir_value *enc_from_f64(ir_builder *b, const mfmt *f, ir_value *x, const enc_opts *o) {
+  ir_value *lo, *hi;
+  split64(b, x, &lo, &hi);
+  int emin = 1 - f->bias;
+  ir_value *s = a32(b, ir_op_shr, hi, k32(b, 31));
+  ir_value *neg = cmp(b, IR_CMP_NE, ir_type_b32, s, k32(b, 0));
+  ir_value *e = a32(b, ir_op_and, a32(b, ir_op_shr, hi, k32(b, 20)), k32(b, 0x7ff));
+  ir_value *frac = a64(b, ir_op_and, x, k64(b, (1ull << 52) - 1));
+  ir_value *ez = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0));
+  ir_value *top = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0x7ff));
+  ir_value *fracz = cmp(b, IR_CMP_EQ, ir_type_b64, frac, k64(b, 0));
+  ir_value *isnan = pand(b, top, pnot(b, fracz)), *isinf = pand(b, top, fracz);
+  ir_value *M = sel(b, ir_type_b64, ez, frac, a64(b, ir_op_or, frac, k64(b, 1ull << 52)));
+  ir_value *ex = a32(b, ir_op_sub, sel(b, ir_type_b32, ez, k32(b, 1), e), k32(b, 1075));
+  ir_value *lz = ir_alu1(b, ir_op_clz, ir_type_b64, M);
+  ir_value *E = a32(b, ir_op_add, ex, a32(b, ir_op_sub, k32(b, 63), lz));
+  ir_value *Emax = smax(b, E, k32(b, (uint32_t)emin));
+  /* shift = quantum exponent - ex, at least 52 - mbits; at 60 or more every
+   * bit of M is below the round bit (N = 0, round 0, sticky = M != 0) */
+  ir_value *shift = umin(b, a32(b, ir_op_sub, a32(b, ir_op_sub, Emax, k32(b, f->mbits)), ex), k32(b, 60));
+  ir_value *N = lower_lo32(b, a64(b, ir_op_shr, M, shift));
+  ir_value *sh1 = a32(b, ir_op_sub, shift, k32(b, 1));
+  ir_value *rb = cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, a64(b, ir_op_shr, M, sh1), k64(b, 1)), k64(b, 0));
+  ir_value *below = a64(b, ir_op_sub, a64(b, ir_op_shl, k64(b, 1), sh1), k64(b, 1));
+  ir_value *st = cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, M, below), k64(b, 0));
+  ir_value *inexact = por(b, rb, st);
+  ir_value *up;
+  switch (o->rnd) {
+  case IR_RND_RNA: up = rb; break;
+  case IR_RND_RZ: up = NULL; break;
+  case IR_RND_RM: up = pand(b, inexact, neg); break;
+  case IR_RND_RP: up = pand(b, inexact, pnot(b, neg)); break;
+  default: { /* nearest, ties to even */
+    ir_value *odd = cmp(b, IR_CMP_NE, ir_type_b32, a32(b, ir_op_and, N, k32(b, 1)), k32(b, 0));
+    up = pand(b, rb, por(b, st, odd));
+    break;
+  }
+  }
+  if (up) N = a32(b, ir_op_add, N, sel(b, ir_type_b32, up, k32(b, 1), k32(b, 0)));
+  /* the exponent field, clamped just past the largest so the shift stays in
+   * 32 bits: anything clamped overflows anyway */
+  ir_value *Ec = smin(b, Emax, k32(b, (uint32_t)(emin + (1 << f->ebits))));
+  ir_value *enc = a32(b, ir_op_add, a32(b, ir_op_shl, a32(b, ir_op_sub, Ec, k32(b, (uint32_t)emin)), k32(b, f->mbits)), N);
+  uint64_t mf = max_finite(f);
+  uint32_t limit = f->nan == MF_IEEE ? (uint32_t)inf_bits(f) : (uint32_t)mf + 1;
+  ir_value *ovf = cmp(b, IR_CMP_GE, ir_type_u32, enc, k32(b, limit));
+  ir_value *sign = a32(b, ir_op_shl, s, k32(b, f->bits - 1));
+  bool has_inf = f->nan == MF_IEEE;
+  ir_value *big;   /* magnitude on overflow */
+  if (!has_inf || o->satfinite) {
+    big = k32(b, (uint32_t)mf);
+  } else {
+    switch (o->rnd) {
+    case IR_RND_RZ: big = k32(b, (uint32_t)mf); break;
+    case IR_RND_RM: big = sel(b, ir_type_b32, neg, k32(b, (uint32_t)inf_bits(f)), k32(b, (uint32_t)mf)); break;
+    case IR_RND_RP: big = sel(b, ir_type_b32, neg, k32(b, (uint32_t)mf), k32(b, (uint32_t)inf_bits(f))); break;
+    default: big = k32(b, (uint32_t)inf_bits(f)); break;
+    }
+  }
+  ir_value *mag = sel(b, ir_type_b32, ovf, big, enc);
+  uint32_t infmag = (uint32_t)(!has_inf || o->satfinite ? mf : inf_bits(f));
+  mag = sel(b, ir_type_b32, isinf, k32(b, infmag), mag);
+  ir_value *r = a32(b, ir_op_or, sign, mag);
+  if (o->relu) r = sel(b, ir_type_b32, neg, k32(b, 0), r);
+  uint32_t nanbits = (uint32_t)(f->nan == MF_NONE ? mf : canon_nan(f));
+  return sel(b, ir_type_b32, isnan, k32(b, nanbits), r);
+}
+
+/* .sat on a float destination: NaN, negatives and zeros to +0, above 1 to
+ * 1 (on the f64 bits: positive values order as integers). */
+static ir_value *sat01_f64(ir_builder *b, ir_value *x) {
+  ir_value *lo, *hi;
+  split64(b, x, &lo, &hi);
+  ir_value *one = k64(b, 0x3ff0000000000000ull);
+  ir_value *neg = cmp(b, IR_CMP_NE, ir_type_b32, a32(b, ir_op_shr, hi, k32(b, 31)), k32(b, 0));
+  ir_value *nan = cmp(b, IR_CMP_GT, ir_type_u64, a64(b, ir_op_and, x, k64(b, ~0ull >> 1)), k64(b, 0x7ff0000000000000ull));
+  ir_value *above = cmp(b, IR_CMP_GT, ir_type_u64, x, one);
+  ir_value *r = sel(b, ir_type_b64, above, one, x);
+  return sel(b, ir_type_b64, por(b, neg, nan), k64(b, 0), r);
+}
+
+/* ---- cvt ---------------------------------------------------------------- */
+typedef struct cvt_ctx {
+  const ir_instr *i;
+  ir_type de, se;          /* element types */
+  const mfmt *df, *sf;
+  enc_opts o;
+} cvt_ctx;
+
+/* One element: v holds the source encoding (low bits; the f64 value itself
+ * for an f64 source); returns the destination encoding in a b32 (for tf32,
+ * the f32 bits). */
+static ir_value *cvt_elem(ir_builder *b, const cvt_ctx *c, ir_value *v) {
+  ir_value *x = c->se == ir_type_f64 ? v : dec_to_f64(b, c->sf, v, c->i->mods.ftz && c->se == ir_type_f32);
+  if (c->i->mods.sat) x = sat01_f64(b, x);
+  ir_value *r = enc_from_f64(b, c->df, x, &c->o);
+  if (c->de == ir_type_tf32) {
+    /* NaN stays the f32 canonical NaN (the emulator's rule for tf32) */
+    ir_value *nan = cmp(b, IR_CMP_GT, ir_type_u64, a64(b, ir_op_and, x, k64(b, ~0ull >> 1)), k64(b, 0x7ff0000000000000ull));
+    r = sel(b, ir_type_b32, nan, k32(b, 0x7fffffff), a32(b, ir_op_shl, r, k32(b, 13)));
+  }
+  return r;
+}
+
+static ir_type elem_type(ir_type t) {
+  switch (t) {
+  case ir_type_f16x2: return ir_type_f16;
+  case ir_type_bf16x2: return ir_type_bf16;
+  case ir_type_e4m3x2: return ir_type_e4m3;
+  case ir_type_e5m2x2: return ir_type_e5m2;
+  case ir_type_e2m3x2: return ir_type_e2m3;
+  case ir_type_e3m2x2: return ir_type_e3m2;
+  case ir_type_e2m1x2: return ir_type_e2m1;
+  default: return t;
+  }
+}
+
+static bool is_float_scalar(ir_type t) {
+  return t == ir_type_f16 || t == ir_type_bf16 || t == ir_type_f32 || t == ir_type_f64 || is_small(t);
+}
+
+static bool is_directed(unsigned r) { return r == IR_RND_RZ || r == IR_RND_RM || r == IR_RND_RP; }
+
+static bool want_cvt(const ir_instr *i) {
+  ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
+  switch ((ir_rnd)i->mods.rnd) {
+  case IR_RND_NONE: case IR_RND_RN: case IR_RND_RNA: case IR_RND_RZ: case IR_RND_RM: case IR_RND_RP: break;
+  default: return false;   /* .rs, integer roundings */
+  }
+  if (st == ir_type_tf32) return false;
+  if (is_pair(dt) && i->nsrc == 2 && is_float_scalar(st))
+    return is_small(dt) || i->mods.satfinite;            /* f16x2/bf16x2 pairs without it: codegen */
+  if (is_pair(dt) && i->nsrc == 1 && is_pair(st)) return is_small(dt) || is_small(st);
+  if (i->nsrc != 1 || !is_float_scalar(dt) || !is_float_scalar(st)) return false;
+  if (is_small(dt) || is_small(st)) return true;
+  /* f64 -> bf16 in every mode: one rounding, where a backend may go
+   * through f32 (a double rounding) */
+  return st == ir_type_f64 && ((dt == ir_type_f16 && is_directed(i->mods.rnd)) || dt == ir_type_bf16);
+}
+
+static ir_value *lower_cvt(ir_builder *b, ir_instr *i) {
+  ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
+  cvt_ctx c = {.i = i, .de = elem_type(dt), .se = elem_type(st)};
+  c.df = fmt_of(c.de);
+  c.sf = fmt_of(c.se);
+  c.o = (enc_opts){.rnd = (ir_rnd)i->mods.rnd, .satfinite = i->mods.satfinite, .relu = i->mods.relu};
+  unsigned dbits = ir_type_bits(dt);
+  if (is_pair(dt)) {
+    unsigned ds = stride_of(c.df);
+    ir_value *h[2];   /* [0] low element, [1] high */
+    if (i->nsrc == 2) {
+      /* d = {a high, b low} */
+      h[1] = cvt_elem(b, &c, i->src[0]);
+      h[0] = cvt_elem(b, &c, i->src[1]);
+    } else {
+      unsigned ss = stride_of(c.sf);
+      for (unsigned k = 0; k < 2; k++) {
+        ir_value *e = a32(b, ir_op_and, a32(b, ir_op_shr, i->src[0], k32(b, k * ss)),
+                          k32(b, (uint32_t)((1ull << c.sf->bits) - 1)));
+        h[k] = cvt_elem(b, &c, e);
+      }
+    }
+    uint32_t emk = (uint32_t)((1ull << c.df->bits) - 1);
+    ir_value *r = a32(b, ir_op_or, a32(b, ir_op_shl, a32(b, ir_op_and, h[1], k32(b, emk)), k32(b, ds)),
+                      a32(b, ir_op_and, h[0], k32(b, emk)));
+    return narrow_to(b, r, dbits);
+  }
+  ir_value *v = i->src[0];
+  if (st != ir_type_f64) v = a32(b, ir_op_and, v, k32(b, (uint32_t)((1ull << c.sf->bits) - 1)));
+  ir_value *r = cvt_elem(b, &c, v);
+  if (dbits < 32) r = a32(b, ir_op_and, r, k32(b, (uint32_t)((1ull << c.df->bits) - 1)));
+  return narrow_to(b, r, dbits);
+}
+
+/* ---- cvt.pack.sat.{u8,s8,u16,s16}.s32{.b32} (9.7.9.22) ------------------ */
+static ir_value *lower_cvt_pack(ir_builder *b, ir_instr *i) {
+  ir_type t = (ir_type)i->type;
+  unsigned bits = ir_type_bits(t);
+  bool sgn = ir_type_kind_of(t) == IR_TK_SINT;
+  int32_t lo = sgn ? -(int32_t)(1u << (bits - 1)) : 0, hi = sgn ? (int32_t)(1u << (bits - 1)) - 1 : (int32_t)((1u << bits) - 1);
+  uint32_t fmask = (1u << bits) - 1;
+  ir_value *f[2];
+  for (unsigned k = 0; k < 2; k++) {
+    ir_value *v = smin(b, smax(b, i->src[k], k32(b, (uint32_t)lo)), k32(b, (uint32_t)hi));
+    f[k] = a32(b, ir_op_and, v, k32(b, fmask));
+  }
+  ir_value *r = a32(b, ir_op_or, a32(b, ir_op_shl, f[0], k32(b, bits)), f[1]);
+  if (i->nsrc > 2 && 2 * bits < 32) r = a32(b, ir_op_or, r, a32(b, ir_op_shl, i->src[2], k32(b, 2 * bits)));
+  return r;
+}
+
+/* ---- fns.b32 d, mask, base, offset (9.7.1.17) --------------------------- */
+/* The position of the |offset|-th set bit of mask counting from base up
+ * (offset > 0) or down (offset < 0), base included; offset 0: base itself
+ * if its bit is set; 0xffffffff when there is none or base is outside
+ * 0..31.  Up: the k-th lowest set bit of mask & (~0 << base), k = offset;
+ * down: of mask & ((2 << base) - 1), k = popc - |offset| + 1. */
+static ir_value *nth_set_bit(ir_builder *b, ir_value *x, ir_value *k) {
+  ir_value *pos = k32(b, 0), *n = k;
+  for (unsigned w = 16; w; w >>= 1) {
+    ir_value *low = a32(b, ir_op_and, a32(b, ir_op_shr, x, pos), k32(b, (1u << w) - 1));
+    ir_value *c = ir_alu1(b, ir_op_popc, ir_type_b32, low);
+    ir_value *go = cmp(b, IR_CMP_GT, ir_type_u32, n, c);
+    pos = sel(b, ir_type_b32, go, a32(b, ir_op_add, pos, k32(b, w)), pos);
+    n = sel(b, ir_type_b32, go, a32(b, ir_op_sub, n, c), n);
+  }
+  return pos;
+}
+
+static ir_value *lower_fns(ir_builder *b, ir_instr *i) {
+  ir_value *mask = i->src[0], *base = i->src[1], *off = i->src[2];
+  ir_value *inrange = cmp(b, IR_CMP_LT, ir_type_u32, base, k32(b, 32));
+  ir_value *up = cmp(b, IR_CMP_GT, ir_type_s32, off, k32(b, 0));
+  ir_value *mup = a32(b, ir_op_and, mask, a32(b, ir_op_shl, k32(b, 0xffffffffu), base));
+  ir_value *mdn = a32(b, ir_op_and, mask, a32(b, ir_op_sub, a32(b, ir_op_shl, k32(b, 2), base), k32(b, 1)));
+  ir_value *m = sel(b, ir_type_b32, up, mup, mdn);
+  ir_value *pc = ir_alu1(b, ir_op_popc, ir_type_b32, m);
+  ir_value *aoff = sel(b, ir_type_b32, up, off, a32(b, ir_op_sub, k32(b, 0), off));   /* |offset| (u32) */
+  ir_value *k = sel(b, ir_type_b32, up, off, a32(b, ir_op_add, a32(b, ir_op_sub, pc, aoff), k32(b, 1)));
+  ir_value *found = pand(b, inrange, cmp(b, IR_CMP_LE, ir_type_u32, aoff, pc));
+  ir_value *r = sel(b, ir_type_b32, found, nth_set_bit(b, m, k), k32(b, 0xffffffffu));
+  /* offset 0 */
+  ir_value *bit = a32(b, ir_op_and, a32(b, ir_op_shr, mask, base), k32(b, 1));
+  ir_value *r0 = sel(b, ir_type_b32, pand(b, inrange, cmp(b, IR_CMP_NE, ir_type_b32, bit, k32(b, 0))), base,
+                     k32(b, 0xffffffffu));
+  return sel(b, ir_type_b32, cmp(b, IR_CMP_EQ, ir_type_b32, off, k32(b, 0)), r0, r);
+}
+
+/* ---- fma.rz/.rm/.rp.f64 (9.7.3.5) --------------------------------------- */
+static ir_value *f2(ir_builder *b, ir_op op, ir_value *x, ir_value *y) {
+  return ir_alu2(b, op, ir_type_f64, x, y, .rnd = IR_RND_RN);
+}
+static ir_value *ffma(ir_builder *b, ir_value *x, ir_value *y, ir_value *z) {
+  return ir_alu3(b, ir_op_fma, ir_type_f64, x, y, z, .rnd = IR_RND_RN);
+}
+static ir_value *fneg(ir_builder *b, ir_value *x) { return a64(b, ir_op_xor, x, k64(b, 1ull << 63)); }
+static ir_value *fcmp(ir_builder *b, ir_cmp c, ir_value *x, ir_value *y) { return cmp(b, c, ir_type_f64, x, y); }
+static ir_value *fin64(ir_builder *b, ir_value *x) {
+  return cmp(b, IR_CMP_LT, ir_type_u64, a64(b, ir_op_and, x, k64(b, ~0ull >> 1)), k64(b, 0x7ff0000000000000ull));
+}
+static ir_value *expfield(ir_builder *b, ir_value *x) {
+  ir_value *lo, *hi;
+  split64(b, x, &lo, &hi);
+  return a32(b, ir_op_and, a32(b, ir_op_shr, hi, k32(b, 20)), k32(b, 0x7ff));
+}
+/* Knuth's TwoSum: s + e == x + y exactly (no overflow). */
+static void two_sum(ir_builder *b, ir_value *x, ir_value *y, ir_value **s, ir_value **e) {
+  *s = f2(b, ir_op_add, x, y);
+  ir_value *bb = f2(b, ir_op_sub, *s, x);
+  *e = f2(b, ir_op_add, f2(b, ir_op_sub, x, f2(b, ir_op_sub, *s, bb)), f2(b, ir_op_sub, y, bb));
+}
+
+/* fma(a, b, c) with a directed rounding.  r = fma.rn(a, b, c); the sign of
+ * the exact error a*b + c - r is that of ErrFma's r2 (Boldo and Muller,
+ * "Exact and approximated error of the FMA", IEEE TC 2011):
+ *   (u1, u2) = TwoProduct(a, b) = (a*b, fma(a, b, -u1))
+ *   (a1, z) = TwoSum(c, u2);  (b1, b2) = TwoSum(u1, a1)
+ *   g = (b1 - r) + b2;  r2 = g + z     (r2 == 0 iff the error is 0)
+ * which is exact without underflow or overflow.  So the operands are
+ * scaled by powers of two first (exact): when the exponents of a and b sum
+ * below -900 ("tiny": u2 could underflow), a and b by 2^600 and c and r by
+ * 2^1200 (two steps); then |c|, |r| < 2^-840 unless r == c.  When a*b
+ * overflows, or c >= 2^1022 with a*b >= 2^900 ("huge": u1 or c + u2 could
+ * overflow), a, c and r by 2^-2; then c and r are multiples of 2^900 or
+ * zero.  The error of the scaled r' = fma.rn(a', b', c') is used, after
+ * r' - r*s (r may be a subnormal rounded on a coarser grid than r').
+ * r == c: the error is a*b, its sign that of a times b.  Then one ulp of
+ * integer stepping as codegen's directed() does; overflow from finite
+ * operands counts as "exact below +inf"; an exact zero from operands of
+ * opposite signs is -0 under .rm (IEEE 754 6.3).  Checked against the
+ * host's fma under fesetround on 6e7 random, edge, cancelling, tiny and
+ * huge triples (and by tests/lower/ptx/math.ptx). */
+static ir_value *fma_f64_directed(ir_builder *b, ir_value *a, ir_value *bb, ir_value *c, ir_rnd rnd) {
+  ir_value *r = ffma(b, a, bb, c);
+  ir_value *fa = expfield(b, a), *fb = expfield(b, bb), *fsum = a32(b, ir_op_add, fa, fb);
+  ir_value *allfin = pand(b, pand(b, fin64(b, a), fin64(b, bb)), fin64(b, c));
+  ir_value *tiny = cmp(b, IR_CMP_LT, ir_type_u32, fsum, k32(b, 1146));
+  ir_value *huge = pand(b, allfin, por(b, pnot(b, fin64(b, f2(b, ir_op_mul, a, bb))),
+                                      pand(b, cmp(b, IR_CMP_GE, ir_type_u32, expfield(b, c), k32(b, 2045)),
+                                           cmp(b, IR_CMP_GE, ir_type_u32, fsum, k32(b, 2946)))));
+  ir_value *one = k64(b, 0x3ff0000000000000ull);
+  ir_value *sa = sel(b, ir_type_b64, tiny, k64(b, 0x6570000000000000ull) /* 2^600 */,
+                     sel(b, ir_type_b64, huge, k64(b, 0x3fd0000000000000ull) /* 2^-2 */, one));
+  ir_value *sb = sel(b, ir_type_b64, tiny, k64(b, 0x6570000000000000ull), one);
+  ir_value *as = f2(b, ir_op_mul, a, sa), *bs = f2(b, ir_op_mul, bb, sb);
+  ir_value *cs = f2(b, ir_op_mul, f2(b, ir_op_mul, c, sa), sb), *t = f2(b, ir_op_mul, f2(b, ir_op_mul, r, sa), sb);
+  ir_value *rs = ffma(b, as, bs, cs);
+  ir_value *u1 = f2(b, ir_op_mul, as, bs);
+  ir_value *u2 = ffma(b, as, bs, fneg(b, u1));
+  ir_value *a1, *z, *b1, *b2;
+  two_sum(b, cs, u2, &a1, &z);
+  two_sum(b, u1, a1, &b1, &b2);
+  ir_value *g = f2(b, ir_op_add, f2(b, ir_op_sub, b1, rs), b2);
+  ir_value *err = f2(b, ir_op_add, g, z);
+  ir_value *d = f2(b, ir_op_sub, rs, t);
+  err = sel(b, ir_type_b64, fcmp(b, IR_CMP_NE, d, ir_imm_f64(b, 0.0)), d, err);
+  /* r == c: the error is a*b exactly */
+  ir_value *abnz = pand(b, fcmp(b, IR_CMP_NE, a, ir_imm_f64(b, 0.0)), fcmp(b, IR_CMP_NE, bb, ir_imm_f64(b, 0.0)));
+  ir_value *psgn = a64(b, ir_op_and, a64(b, ir_op_xor, a, bb), k64(b, 1ull << 63));
+  ir_value *perr = sel(b, ir_type_b64, abnz, a64(b, ir_op_or, psgn, k64(b, 0x3ff0000000000000ull)), k64(b, 0));
+  err = sel(b, ir_type_b64, fcmp(b, IR_CMP_EQ, r, c), perr, err);
+  /* which side of r the exact value lies on */
+  ir_value *rfin = fin64(b, r);
+  ir_value *gt = fcmp(b, IR_CMP_GT, err, ir_imm_f64(b, 0.0)), *lt = fcmp(b, IR_CMP_LT, err, ir_imm_f64(b, 0.0));
+  ir_value *rpos = fcmp(b, IR_CMP_GT, r, ir_imm_f64(b, 0.0)), *rneg = fcmp(b, IR_CMP_LT, r, ir_imm_f64(b, 0.0));
+  ir_value *ovf = pand(b, allfin, pand(b, pnot(b, rfin), fcmp(b, IR_CMP_EQ, r, r)));
+  gt = sel(b, ir_type_pred, ovf, rneg, pand(b, gt, pand(b, rfin, allfin)));
+  lt = sel(b, ir_type_pred, ovf, rpos, pand(b, lt, pand(b, rfin, allfin)));
+  /* one ulp on the sign-magnitude bits */
+  ir_value *minus1 = a64(b, ir_op_sub, r, k64(b, 1)), *plus1 = a64(b, ir_op_add, r, k64(b, 1));
+  ir_value *isz = fcmp(b, IR_CMP_EQ, r, ir_imm_f64(b, 0.0));
+  ir_value *res = r;
+  switch (rnd) {
+  case IR_RND_RZ:
+    res = sel(b, ir_type_b64, por(b, pand(b, rpos, lt), pand(b, rneg, gt)), minus1, r);
+    break;
+  case IR_RND_RM: {
+    ir_value *nd = sel(b, ir_type_b64, isz, k64(b, (1ull << 63) | 1), sel(b, ir_type_b64, rpos, minus1, plus1));
+    res = sel(b, ir_type_b64, lt, nd, r);
+    /* an exact zero sum is -0 unless both a*b and c are +0 (IEEE 754 6.3) */
+    ir_value *pluszero = cmp(b, IR_CMP_EQ, ir_type_b64, r, k64(b, 0));
+    ir_value *exact0 = pand(b, pnot(b, gt), pnot(b, lt));
+    ir_value *abz = pnot(b, abnz);
+    ir_value *both_pos = pand(b, pand(b, abz, cmp(b, IR_CMP_EQ, ir_type_b64, psgn, k64(b, 0))),
+                              cmp(b, IR_CMP_EQ, ir_type_b64, c, k64(b, 0)));
+    res = sel(b, ir_type_b64, pand(b, pand(b, pluszero, exact0), pand(b, allfin, pnot(b, both_pos))),
+              k64(b, 1ull << 63), res);
+    break;
+  }
+  default: { /* RP */
+    ir_value *nu = sel(b, ir_type_b64, isz, k64(b, 1), sel(b, ir_type_b64, rneg, minus1, plus1));
+    res = sel(b, ir_type_b64, gt, nu, r);
+    break;
+  }
+  }
+  return ir_copy(b, ir_type_f64, res);
+}
+
+static ir_value *lower_fma_f64(ir_builder *b, ir_instr *i) {
+  return fma_f64_directed(b, i->src[0], i->src[1], i->src[2], (ir_rnd)i->mods.rnd);
+}
+
+/* ---- mul.rz/.rm/.rp.f32/.f64 (9.7.3.3) ---------------------------------- */
+/* Codegen's residual method (fma(a, b, -p)) loses the residual when it
+ * underflows (products near the smallest normal).  Exact instead:
+ *   f32: the product of two f32 is exact in f64; cvt.rz/rm/rp.f32.f64 of
+ *        it rounds once (llvm.fptrunc.round in codegen);
+ *   f64: fma(a, b, -0) with the directed fma above (a*b + -0 is a*b for a
+ *        nonzero product; checked against the host on 6e7 pairs), and the
+ *        plain product when a or b is zero (exact, with the product's
+ *        sign, where fma's zero-sum rule would differ under .rm). */
+static ir_value *lower_mul_directed(ir_builder *b, ir_instr *i) {
+  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  if (i->type == ir_type_f32) {
+    ir_value *w[2];
+    for (unsigned k = 0; k < 2; k++) {
+      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){i->src[k]}, 1, (ir_type[]){ir_type_f64}, NULL);
+      c->type2 = ir_type_f32;
+      w[k] = c->dst[0];
+    }
+    ir_value *p = f2(b, ir_op_mul, w[0], w[1]);
+    ir_instr *n = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){p}, 1, (ir_type[]){ir_type_f32}, IR_MODS(.rnd = (uint8_t)rnd));
+    n->type2 = ir_type_f64;
+    return n->dst[0];
+  }
+  ir_value *a = i->src[0], *bb = i->src[1];
+  ir_value *zero = por(b, fcmp(b, IR_CMP_EQ, a, ir_imm_f64(b, 0.0)), fcmp(b, IR_CMP_EQ, bb, ir_imm_f64(b, 0.0)));
+  ir_value *r = fma_f64_directed(b, a, bb, k64(b, 1ull << 63), rnd);
+  return sel(b, ir_type_f64, zero, f2(b, ir_op_mul, a, bb), r);
+}
+
+/* ---- div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.8, 9.7.3.13, 9.7.3.15) ---------- */
+/* In f64: q = a/b rounded to nearest, and the sign of the exact quotient's
+ * difference from it, that of fma(-q, b, a) times b's sign (exact here:
+ * f32 operands are far from f64's underflow, where codegen's f32 residual
+ * is not).  r = cvt.rz/rm/rp.f32.f64(q) is the directed result unless q
+ * itself is an f32 value (no f32 value lies strictly between q and the
+ * exact quotient: q is the nearest f64 to it); then r = q and one f32 ulp
+ * of integer stepping toward the exact side where the direction asks.
+ * sqrt the same with q = sqrt.rn(a) and the residual a - q*q (checked
+ * against the host's sqrtf in each mode for all 2^32 inputs). */
+static ir_value *lower_div_f32_directed(ir_builder *b, ir_instr *i) {
+  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  bool rcp = i->op == ir_op_rcp, sq = i->op == ir_op_sqrt;
+  ir_value *w[2];
+  for (unsigned k = 0; k < (rcp || sq ? 1u : 2u); k++) {
+    ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){i->src[k]}, 1, (ir_type[]){ir_type_f64}, NULL);
+    c->type2 = ir_type_f32;
+    w[k] = c->dst[0];
+  }
+  ir_value *a, *d, *q;
+  if (sq) {   /* q = sqrt.rn(a), residual a - q*q (exact: q is the nearest) */
+    a = w[0];
+    q = d = ir_alu1(b, ir_op_sqrt, ir_type_f64, a, .rnd = IR_RND_RN);
+  } else {
+    a = rcp ? ir_imm_f64(b, 1.0) : w[0];
+    d = rcp ? w[0] : w[1];
+    q = f2(b, ir_op_div, a, d);
+  }
+  ir_value *res = ffma(b, fneg(b, q), d, a);
+  ir_value *dneg = sq ? cmp(b, IR_CMP_NE, ir_type_b32, k32(b, 0), k32(b, 0))
+                      : cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, d, k64(b, 1ull << 63)), k64(b, 0));
+  ir_value *rp = fcmp(b, IR_CMP_GT, res, ir_imm_f64(b, 0.0)), *rn = fcmp(b, IR_CMP_LT, res, ir_imm_f64(b, 0.0));
+  ir_value *gt = sel(b, ir_type_pred, dneg, rn, rp), *lt = sel(b, ir_type_pred, dneg, rp, rn);   /* exact vs q */
+  ir_instr *n = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){q}, 1, (ir_type[]){ir_type_f32}, IR_MODS(.rnd = (uint8_t)rnd));
+  n->type2 = ir_type_f64;
+  ir_value *r = n->dst[0];
+  ir_instr *back = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){r}, 1, (ir_type[]){ir_type_f64}, NULL);
+  back->type2 = ir_type_f32;
+  ir_value *onq = fcmp(b, IR_CMP_EQ, back->dst[0], q);   /* q is an f32 value (false for NaN) */
+  gt = pand(b, gt, onq);
+  lt = pand(b, lt, onq);
+  ir_value *rpos = cmp(b, IR_CMP_GT, ir_type_f32, r, ir_imm_f32(b, 0.0f));
+  ir_value *rneg = cmp(b, IR_CMP_LT, ir_type_f32, r, ir_imm_f32(b, 0.0f));
+  ir_value *isz = cmp(b, IR_CMP_EQ, ir_type_f32, r, ir_imm_f32(b, 0.0f));
+  ir_value *m1 = a32(b, ir_op_sub, r, k32(b, 1)), *p1 = a32(b, ir_op_add, r, k32(b, 1));
+  ir_value *out;
+  switch (rnd) {
+  case IR_RND_RZ: out = sel(b, ir_type_b32, por(b, pand(b, rpos, lt), pand(b, rneg, gt)), m1, r); break;
+  case IR_RND_RM:
+    out = sel(b, ir_type_b32, lt, sel(b, ir_type_b32, isz, k32(b, 0x80000001u), sel(b, ir_type_b32, rpos, m1, p1)), r);
+    break;
+  default:
+    out = sel(b, ir_type_b32, gt, sel(b, ir_type_b32, isz, k32(b, 1), sel(b, ir_type_b32, rneg, m1, p1)), r);
+    break;
+  }
+  return ir_copy(b, ir_type_f32, out);
+}
+
+/* ---- half-precision transcendentals -------------------------------------- */
+/* ex2.approx.f16 is codegen's (v_exp_f16).  tanh.approx.f16/.bf16 and
+ * ex2.approx.bf16 go through f32: the exact widening, the f32 approximation,
+ * cvt.rn back.  In the emulator that is bit-identical to its direct f16/bf16
+ * evaluation (rounding the double result once): checked for all 65,536
+ * inputs of each (the f32 rounding never lands on a half tie).  .ftz is
+ * dropped: the emulator keeps bf16 subnormals, and an f16 tanh has no
+ * subnormal input that the f32 form would flush. */
+static ir_value *half_unary(ir_builder *b, const ir_instr *i, ir_type et, ir_value *x) {
+  if (i->op == ir_op_ex2 && et == ir_type_f16) {
+    ir_mods m = i->mods;
+    return ir_build_value(b, ir_op_ex2, et, 1, (ir_value *[]){x}, &m);
+  }
+  ir_instr *w = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){x}, 1, (ir_type[]){ir_type_f32}, NULL);
+  w->type2 = et;
+  ir_value *r = ir_build_value(b, (ir_op)i->op, ir_type_f32, 1, (ir_value *[]){w->dst[0]}, IR_MODS(.approx = 1));
+  ir_instr *n = ir_build(b, ir_op_cvt, et, 1, (ir_value *[]){r}, 1, (ir_type[]){et}, IR_MODS(.rnd = IR_RND_RN));
+  n->type2 = ir_type_f32;
+  return n->dst[0];
+}
+
+/* f16x2/bf16x2: per half (the emulator evaluates each half alone too). */
+static ir_value *lower_half_unary(ir_builder *b, ir_instr *i) {
+  if (i->type == ir_type_f16 || i->type == ir_type_bf16) return half_unary(b, i, (ir_type)i->type, i->src[0]);
+  ir_type et = i->type == ir_type_f16x2 ? ir_type_f16 : ir_type_bf16;
+  ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, (ir_value *[]){i->src[0]}, 2,
+                         (ir_type[]){ir_type_b16, ir_type_b16}, NULL);
+  ir_value *h[2];
+  for (unsigned k = 0; k < 2; k++) h[k] = half_unary(b, i, et, u->dst[k]);
+  return ir_build_value(b, ir_op_pack, ir_type_b32, 2, h, NULL);
+}
+
+/* ---- the pass ------------------------------------------------------------ */
+static bool want(const ir_instr *i, void *data) {
+  (void)data;
+  switch ((ir_op)i->op) {
+  case ir_op_cvt: return want_cvt(i);
+  case ir_op_cvt_pack: {
+    unsigned bits = ir_type_bits((ir_type)i->type);
+    return i->mods.sat && (i->nsrc == 2 || i->nsrc == 3) && bits && bits <= 16 &&
+           (ir_type_kind_of((ir_type)i->type) == IR_TK_UINT || ir_type_kind_of((ir_type)i->type) == IR_TK_SINT);
+  }
+  case ir_op_fns: return i->nsrc == 3;
+  case ir_op_fma: case ir_op_mad:
+    return i->type == ir_type_f64 && is_directed(i->mods.rnd) && i->nsrc == 3 && !i->mods.sat;
+  case ir_op_mul:
+    return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 2 &&
+           !i->mods.ftz && !i->mods.sat;
+  case ir_op_div:
+    return i->type == ir_type_f32 && is_directed(i->mods.rnd) && i->nsrc == 2 && !i->mods.ftz && !i->mods.sat &&
+           !i->mods.approx && !i->mods.full;
+  case ir_op_rcp: case ir_op_sqrt:
+    return i->type == ir_type_f32 && is_directed(i->mods.rnd) && i->nsrc == 1 && !i->mods.ftz && !i->mods.approx;
+  case ir_op_ex2: case ir_op_tanh:
+    return i->nsrc == 1 && (i->type == ir_type_f16x2 || i->type == ir_type_bf16x2 || i->type == ir_type_bf16 ||
+                            (i->op == ir_op_tanh && i->type == ir_type_f16));
+  default: return false;
+  }
+}
+
+static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
+  (void)data;
+  switch ((ir_op)i->op) {
+  case ir_op_cvt: out[0] = lower_cvt(b, i); return true;
+  case ir_op_cvt_pack: out[0] = lower_cvt_pack(b, i); return true;
+  case ir_op_fns: out[0] = lower_fns(b, i); return true;
+  case ir_op_fma: case ir_op_mad: out[0] = lower_fma_f64(b, i); return true;
+  case ir_op_mul: out[0] = lower_mul_directed(b, i); return true;
+  case ir_op_div: case ir_op_rcp: case ir_op_sqrt: out[0] = lower_div_f32_directed(b, i); return true;
+  case ir_op_ex2: case ir_op_tanh: out[0] = lower_half_unary(b, i); return true;
+  default: return false;
+  }
+}
+
+bool lower_math(ir_module *m, const lower_math_options *opt) {
+  (void)opt;
+  return lower_walk(m, want, lower_instr, NULL);
+}

@@ -1,0 +1,187 @@
+/* lower/opt_addrspace.c: generic memory accesses whose address provably
+ * points into one state space become accesses of that space (an opt_
+ * pass: it keeps the meaning and may be skipped; docs/lowering.md,
+ * "Memory").
+ *
+ * A generic address (PTX ISA 6.4.1.1) made by `cvta.global/.shared/.local/
+ * .const` of a space's address, or loaded from a kernel parameter (global:
+ * the host passed it), then moved (mov), offset (add, sub of a
+ * non-pointer, mad whose addend is the pointer) or merged (phi) with others
+ * of the same space, points into that space: PTX pointer arithmetic stays
+ * inside its object (the same assumption as LLVM's infer-address-spaces).
+ * Then `ld/st/atom/red [p]` becomes `ld/st/atom/red.S [cvta.to.S(p)]`:
+ * codegen emits a global/LDS/private access instead of a flat one (no
+ * aperture check, LDS without the flat path, scratch by buffer), and the
+ * emulator skips decoding the window.
+ *
+ * Analysis: an optimistic fixpoint over each function's values: unknown
+ * (not yet reached), one space, or none (not provable).  cvta of a space
+ * gives it; copy passes it on; add gives the pointer operand's space when
+ * exactly one operand has one; sub when the first does and the second has
+ * none; mad the addend's when the factors have none; phi the common space
+ * of its known operands.  A kernel's own 64-bit parameters are global
+ * (kernel_arg).  Anything else (loads from memory, a device function's
+ * parameters, constants) has none.  Values still unknown at the fixpoint (cycles that no cvta
+ * reaches) are not converted.
+ */
+#include <stdlib.h>
+
+#include "lower_internal.h"
+
+enum { AS_TOP = 0, AS_BOTTOM = 255 };
+
+static bool convertible_space(unsigned s) {
+  return s == IR_SPACE_GLOBAL || s == IR_SPACE_SHARED || s == IR_SPACE_SHARED_CTA || s == IR_SPACE_LOCAL ||
+         s == IR_SPACE_CONST;
+}
+
+static uint8_t state_of(const uint8_t *st, const ir_value *v) {
+  return v && v->kind == IR_VAL_INSTR ? st[v->id] : AS_BOTTOM;
+}
+static bool is_space(uint8_t s) { return s != AS_TOP && s != AS_BOTTOM; }
+
+/* A 64-bit load of one of kernel f's own parameters: a pointer argument
+ * comes from the host, which can only name global memory (a kernel's
+ * shared and local memory do not exist before it runs), so a generic
+ * address made from it is global (CUDA's model: cudaMalloc'd, managed or
+ * mapped memory).  Call buffers and return values (.param variables of
+ * the kernel's calls) are not parameters of f and do not count. */
+static bool kernel_arg(const ir_func *f, const ir_instr *i) {
+  if (!f->is_kernel || i->op != ir_op_ld || i->ndst != 1 || i->mods.vec > 1) return false;
+  if (i->mods.space != IR_SPACE_PARAM && i->mods.space != IR_SPACE_PARAM_ENTRY) return false;
+  if (ir_type_bits((ir_type)i->type) != 64) return false;
+  const ir_value *a = i->src[0];
+  if (a->kind != IR_VAL_SYMBOL || a->symref.sym.kind != IR_SYM_PARAM) return false;
+  const ir_param *p = a->symref.sym.param;
+  return f->nparams && p >= f->params && p < f->params + f->nparams;
+}
+
+static uint8_t transfer(const ir_func *f, const ir_instr *i, const uint8_t *st) {
+  if (kernel_arg(f, i)) return IR_SPACE_GLOBAL;
+  switch ((ir_op)i->op) {
+  case ir_op_cvta:
+    if (!i->mods.cvta_to && convertible_space(i->mods.space) && ir_type_bits((ir_type)i->type) == 64)
+      return i->mods.space == IR_SPACE_SHARED_CTA ? IR_SPACE_SHARED : i->mods.space;
+    return AS_BOTTOM;
+  case ir_op_copy: return state_of(st, i->src[0]);
+  case ir_op_add: case ir_op_sub: {
+    if (i->ndst != 1 || ir_type_bits((ir_type)i->type) != 64) return AS_BOTTOM;   /* no .cc */
+    uint8_t x = state_of(st, i->src[0]), y = state_of(st, i->src[1]);
+    if (is_space(x) && is_space(y)) return AS_BOTTOM;
+    if (is_space(x)) return x;
+    if (is_space(y)) return i->op == ir_op_add ? y : AS_BOTTOM;
+    return x == AS_TOP || y == AS_TOP ? AS_TOP : AS_BOTTOM;
+  }
+  case ir_op_mad: {
+    if (i->ndst != 1 || ir_type_bits((ir_type)i->type) > 64 || i->nsrc != 3) return AS_BOTTOM;
+    if (i->mods.mulmode != IR_MUL_LO && i->mods.mulmode != IR_MUL_WIDE) return AS_BOTTOM;
+    unsigned rbits = i->mods.mulmode == IR_MUL_WIDE ? 2 * ir_type_bits((ir_type)i->type) : ir_type_bits((ir_type)i->type);
+    if (rbits != 64 || i->mods.sat) return AS_BOTTOM;
+    uint8_t a = state_of(st, i->src[0]), b = state_of(st, i->src[1]), c = state_of(st, i->src[2]);
+    if (is_space(a) || is_space(b)) return AS_BOTTOM;
+    if (is_space(c)) return c;
+    return c == AS_TOP || a == AS_TOP || b == AS_TOP ? AS_TOP : AS_BOTTOM;
+  }
+  case ir_op_phi: {
+    uint8_t r = AS_TOP;
+    for (unsigned k = 0; k < i->nsrc; k++) {
+      uint8_t s = state_of(st, i->src[k]);
+      if (s == AS_TOP) continue;
+      if (s == AS_BOTTOM || (r != AS_TOP && r != s)) return AS_BOTTOM;
+      r = s;
+    }
+    return r;
+  }
+  default: return AS_BOTTOM;
+  }
+}
+
+static bool is_generic_access(const ir_instr *i) {
+  switch ((ir_op)i->op) {
+  case ir_op_ld: case ir_op_st: case ir_op_atom: case ir_op_red:
+    return i->mods.space == IR_SPACE_GENERIC && i->nsrc >= 1;
+  default: return false;
+  }
+}
+
+/* Rebuilds i as an access of space s through cvta.to.s of its address. */
+static void convert(ir_instr *i, unsigned s, ir_instr **out) {
+  ir_builder b = ir_builder_before(i);
+  b.loc = i->loc;
+  ir_value *p = i->src[0];
+  ir_value *q = ir_alu1(&b, ir_op_cvta, ir_type_u64, p, .space = (uint8_t)s, .cvta_to = 1);
+  ir_value *srcs[64];
+  ir_value **src = i->nsrc <= 64 ? srcs : malloc(i->nsrc * sizeof *src);
+  if (!src) PW_DIE("out of memory");
+  for (unsigned k = 0; k < i->nsrc; k++) src[k] = i->src[k];
+  src[0] = q;
+  ir_type dtypes[64];
+  ir_type *dt = i->ndst <= 64 ? dtypes : malloc(i->ndst * sizeof *dt);
+  if (!dt) PW_DIE("out of memory");
+  for (unsigned k = 0; k < i->ndst; k++) dt[k] = (ir_type)i->dst[k]->type;
+  ir_mods mods = i->mods;
+  mods.space = (uint8_t)s;
+  ir_instr *n = ir_build(&b, (ir_op)i->op, (ir_type)i->type, i->nsrc, src, i->ndst, dt, &mods);
+  n->offset = i->offset;
+  n->type2 = i->type2;
+  n->type3 = i->type3;
+  n->type4 = i->type4;
+  n->aux = i->aux;
+  if (i->guard) ir_instr_set_guard(&b, n, i->guard, i->guard_neg, i->keep);
+  *out = n;
+  if (src != srcs) free(src);
+  if (dt != dtypes) free(dt);
+  ir_instr_remove(i);
+}
+
+bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
+  bool progress = false;
+  ir_foreach_func(m, f) {
+    if (f->is_decl || !f->entry) continue;
+    uint8_t *st = calloc(f->nvalues + 1, 1);
+    if (!st) PW_DIE("out of memory");
+    for (bool changed = true; changed;) {
+      changed = false;
+      ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+        if (i->ndst < 1 || !i->dst[0]) continue;
+        uint8_t s = transfer(f, i, st);
+        if (s != st[i->dst[0]->id]) {
+          st[i->dst[0]->id] = s;
+          changed = true;
+        }
+      }
+    }
+    size_t n = 0, cap = 0, total = 0;
+    ir_instr **list = NULL;
+    ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+      if (!is_generic_access(i)) continue;
+      total++;
+      if (!is_space(state_of(st, i->src[0]))) continue;
+      if (n == cap) {
+        cap = cap ? 2 * cap : 16;
+        list = realloc(list, cap * sizeof *list);
+        if (!list) PW_DIE("out of memory");
+      }
+      list[n++] = i;
+    }
+    if (n) {
+      ir_instr **nw = malloc(n * sizeof *nw);
+      if (!nw) PW_DIE("out of memory");
+      for (size_t k = 0; k < n; k++) convert(list[k], state_of(st, list[k]->src[0]), &nw[k]);
+      /* the map covers the values the conversions made, too */
+      ir_value **map = calloc(f->nvalues + 1, sizeof *map);
+      if (!map) PW_DIE("out of memory");
+      for (size_t k = 0; k < n; k++)
+        for (unsigned d = 0; d < list[k]->ndst; d++) map[list[k]->dst[d]->id] = nw[k]->dst[d];
+      free(nw);
+      ir_replace_uses(f, map);
+      free(map);
+      progress = true;
+    }
+    if (opt && opt->converted) *opt->converted += (unsigned)n;
+    if (opt && opt->generic) *opt->generic += (unsigned)total;
+    free(list);
+    free(st);
+  }
+  return progress;
+}
