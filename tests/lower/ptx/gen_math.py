@@ -17,7 +17,7 @@ out = []
 w = out.append
 w("""// tests/lower/ptx/math.ptx: the conversions and fma forms lower/lower_math.c
 // expands (fp8/fp6/fp4, tf32, packed, f64 -> f16/bf16 directed, cvt.pack,
-// fns, fma.rz/rm/rp.f64, div/rcp.rz/rm/rp.f64, packed ex2/tanh), run unlowered and lowered by
+// fns, fma.rz/rm/rp.f64, div/rcp/sqrt.rz/rm/rp.f64, packed ex2/tanh), run unlowered and lowered by
 // lower_diff_ptx (the emulator's soft-float is the reference).  Inputs are
 // made in the kernel from a hash of the thread id and the seed word the
 // harness puts in buffer I: by gid & 7, raw bits, values in the formats'
@@ -239,8 +239,9 @@ for j, m in enumerate(["rz", "rm", "rp"]):
     w("  sqrt.%s.f32 %%f3, %%f2;" % m); store32(R_, "%f3", 22 + j)
 w("  ret;\n}")
 
-# ---- div/rcp.rz/rm/rp.f64: random pairs, quotients near 2^-1022 and subnormal, overflow ----
-prologue("div_f64")
+# ---- div/rcp/sqrt.rz/rm/rp.f64: random pairs, quotients near 2^-1022 and subnormal, overflow;
+# roots of tiny and subnormal values ----
+prologue("div_sqrt_f64")
 R_ = R()
 a = f64_input(R_, 30); b = f64_input(R_, 31); c = f64_input(R_, 32)
 h1 = hash32(R_, 33); h2 = hash32(R_, 34); h3 = hash32(R_, 35)
@@ -281,6 +282,11 @@ for m in ["rz", "rm", "rp", "rn"]:
     w("  div.%s.f64 %%d10, %%d2, %%d1;" % m); store64(R_, "%d10", slot); slot += 2
     w("  rcp.%s.f64 %%d10, %%d3;" % m); store64(R_, "%d10", slot); slot += 2
     w("  rcp.%s.f64 %%d10, %%d2;" % m); store64(R_, "%d10", slot); slot += 2
+# a's subnormal twin: the exponent field cleared
+w("  mov.b64 {%r180, %r181}, %d1;"); w("  and.b32 %r181, %r181, 0x800fffff;"); w("  mov.b64 %d4, {%r180, %r181};")
+for m in ["rz", "rm", "rp", "rn"]:
+    for src in ["%d1", "%d3", "%d4"]:
+        w("  sqrt.%s.f64 %%d10, %s;" % (m, src)); store64(R_, "%d10", slot); slot += 2
 assert slot <= 64
 w("  ret;\n}")
 
