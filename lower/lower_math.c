@@ -19,7 +19,7 @@
  *  - fma/mad.rz/.rm/.rp.f64 (9.7.3.5): fma.rn plus the exact sign of its
  *    error (Boldo and Muller's ErrFma: TwoProduct by fma, two TwoSums), then
  *    one ulp of integer stepping toward the asked direction.
- *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.3,
+ *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp/sqrt.rz/.rm/.rp.f32/.f64 (9.7.3.3,
  *    9.7.3.8, 9.7.3.13, 9.7.3.15): exactly, also where codegen's residual
  *    would underflow.
  *  - ex2/tanh .approx of f16x2/bf16x2 (9.7.4.x): split per half; tanh of
@@ -693,8 +693,9 @@ static ir_value *lower_div_f64_directed(ir_builder *b, ir_instr *i) {
 }
 
 /* ---- sqrt.rz/.rm/.rp.f64 (9.7.3.15) ------------------------------------- */
-/* Codegen's residual a - s*s falls below the subnormal grid for tiny
- * inputs (a under about 2^-970) and then misses the one-ulp step.  Exact
+/* Codegen's residual a - s*s lies on a grid about 2^-104 times a's, below
+ * the subnormal grid for tiny inputs (a under about 2^-970), and then can
+ * miss the one-ulp step.  Exact
  * instead, for finite a > 0: a = A * 2^(2h) with A in [1, 4) (A's
  * exponent 0 or 1, subnormals normalized as in norm_f64); q = sqrt.rn(A)
  * in [1, 2) and its residual fma(-q, q, A) are exact there; one ulp of
