@@ -512,8 +512,11 @@ static bool fp_round_ok(emitter *E, const ir_instr *i) {
  * Overflow to infinity from finite operands counts as "exact is below +inf /
  * above -inf", so rz/rm/rp give the largest finite value as IEEE requires.
  * Stepping is integer arithmetic on the bits (sign-magnitude).  Limit: a
- * product or quotient whose residual underflows below the smallest
- * subnormal (results near 2^-126 / 2^-1022) may miss its one-ulp step. */
+ * product, quotient or root whose residual underflows below the smallest
+ * subnormal (results near 2^-126 / 2^-1022, roots of tiny f64) may miss
+ * its one-ulp step; lower/ (lower_math.c) expands directed mul and
+ * div/rcp/sqrt exactly before codegen, so only IR that skipped lower/
+ * reaches these. */
 static bool is_rnd_directed(const ir_instr *i) {
   return i->mods.rnd == IR_RND_RZ || i->mods.rnd == IR_RND_RM || i->mods.rnd == IR_RND_RP;
 }

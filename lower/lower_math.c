@@ -19,7 +19,7 @@
  *  - fma/mad.rz/.rm/.rp.f64 (9.7.3.5): fma.rn plus the exact sign of its
  *    error (Boldo and Muller's ErrFma: TwoProduct by fma, two TwoSums), then
  *    one ulp of integer stepping toward the asked direction.
- *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.3,
+ *  - mul.rz/.rm/.rp.f32/.f64 and div/rcp/sqrt.rz/.rm/.rp.f32/.f64 (9.7.3.3,
  *    9.7.3.8, 9.7.3.13, 9.7.3.15): exactly, also where codegen's residual
  *    would underflow.
  *  - ex2/tanh .approx of f16x2/bf16x2 (9.7.4.x): split per half; tanh of
@@ -615,6 +615,118 @@ static ir_value *lower_div_f32_directed(ir_builder *b, ir_instr *i) {
   return ir_copy(b, ir_type_f32, out);
 }
 
+/* ---- div/rcp.rz/.rm/.rp.f64 (9.7.3.8, 9.7.3.13) ------------------------- */
+/* Codegen's residual method misses the one-ulp step where the residual
+ * fma(-q, b, a) underflows (quotients near 2^-1022 and subnormal).  Exact
+ * instead, for finite nonzero a and b:
+ *   - a = A * 2^ea, b = B * 2^eb with A, B in [1, 2) (subnormals
+ *     normalized on the integer bits, as enc_from_f64 does);
+ *   - q = A/B rounded to nearest lies in [0.5, 2) and the residual
+ *     r = fma(-q, B, A) is exact there (far from underflow and overflow:
+ *     the remainder of a correctly rounded quotient is representable),
+ *     its sign the side of q the exact A/B lies on (B > 0);
+ *   - with q = Mq * 2^(eq-52), the exact a/b lies strictly inside
+ *     (X - 1, X + 1) quarter-ulps of q, or is exactly X, where
+ *     X = 4*Mq + sign(r): rounding X toward zero/down/up on any grid of
+ *     at least two quarter-ulps gives the same result and inexactness as
+ *     rounding a/b (no grid point lies strictly between X and a/b), so
+ *     there is one rounding, never two;
+ *   - X * 2^(eq+ea-eb-54) is then rounded once on the integers to the
+ *     f64 grid, normal, subnormal (quantum 2^-1074) or past the largest
+ *     (.rz: max finite; .rm/.rp: inf on the side the direction points
+ *     to, max finite on the other), the encoding built as enc_from_f64
+ *     builds it, with the sign of a times b.
+ * Zero, inf and NaN operands take div.rn's result (exact there: 0, inf
+ * or NaN, with the sign rules of 9.7.3.8).  Checked against the host's
+ * division under fesetround on 3e7 random, edge, subnormal-boundary and
+ * overflow pairs in each mode (plus 1/b), and by tests/lower/ptx/math.ptx. */
+static void norm_f64(ir_builder *b, ir_value *x, ir_value **unit, ir_value **ex) {
+  ir_value *e = expfield(b, x);
+  ir_value *frac = a64(b, ir_op_and, x, k64(b, (1ull << 52) - 1));
+  ir_value *ez = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0));
+  ir_value *M0 = sel(b, ir_type_b64, ez, frac, a64(b, ir_op_or, frac, k64(b, 1ull << 52)));
+  ir_value *L = a32(b, ir_op_sub, k32(b, 63), ir_alu1(b, ir_op_clz, ir_type_b64, M0));   /* leading one */
+  ir_value *M = a64(b, ir_op_shl, M0, a32(b, ir_op_sub, k32(b, 52), L));
+  *ex = a32(b, ir_op_add, a32(b, ir_op_sub, sel(b, ir_type_b32, ez, k32(b, 1), e), k32(b, 1075)), L);
+  *unit = a64(b, ir_op_or, a64(b, ir_op_and, M, k64(b, (1ull << 52) - 1)), k64(b, 0x3ff0000000000000ull));
+}
+
+static ir_value *lower_div_f64_directed(ir_builder *b, ir_instr *i) {
+  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  bool rcp = i->op == ir_op_rcp;
+  ir_value *a = rcp ? ir_imm_f64(b, 1.0) : i->src[0], *d = rcp ? i->src[0] : i->src[1];
+  ir_value *qs = f2(b, ir_op_div, a, d);   /* the result for zero, inf and NaN operands */
+  ir_value *plain = pand(b, pand(b, fin64(b, a), fin64(b, d)),
+                         pand(b, fcmp(b, IR_CMP_NE, a, ir_imm_f64(b, 0.0)), fcmp(b, IR_CMP_NE, d, ir_imm_f64(b, 0.0))));
+  ir_value *A, *Bu, *ea, *eb;
+  norm_f64(b, a, &A, &ea);
+  norm_f64(b, d, &Bu, &eb);
+  ir_value *q = f2(b, ir_op_div, A, Bu);
+  ir_value *r = ffma(b, fneg(b, q), Bu, A);
+  ir_value *rpos = fcmp(b, IR_CMP_GT, r, ir_imm_f64(b, 0.0)), *rneg = fcmp(b, IR_CMP_LT, r, ir_imm_f64(b, 0.0));
+  ir_value *Mq = a64(b, ir_op_or, a64(b, ir_op_and, q, k64(b, (1ull << 52) - 1)), k64(b, 1ull << 52));
+  ir_value *X = a64(b, ir_op_shl, Mq, k32(b, 2));
+  X = a64(b, ir_op_add, X, sel(b, ir_type_b64, rpos, k64(b, 1), sel(b, ir_type_b64, rneg, k64(b, ~0ull), k64(b, 0))));
+  /* x0: the exponent of X's bit 0; E: of its leading one */
+  ir_value *x0 = a32(b, ir_op_add, a32(b, ir_op_sub, expfield(b, q), k32(b, 1023 + 54)), a32(b, ir_op_sub, ea, eb));
+  ir_value *E = a32(b, ir_op_add, x0, a32(b, ir_op_sub, k32(b, 63), ir_alu1(b, ir_op_clz, ir_type_b64, X)));
+  ir_value *Emax = smax(b, E, k32(b, (uint32_t)-1022));
+  /* at least 1 (X has 54 or 55 bits); at 60 every bit of X is below the quantum */
+  ir_value *shift = umin(b, a32(b, ir_op_sub, a32(b, ir_op_sub, Emax, k32(b, 52)), x0), k32(b, 60));
+  ir_value *N = a64(b, ir_op_shr, X, shift);
+  ir_value *below = a64(b, ir_op_sub, a64(b, ir_op_shl, k64(b, 1), shift), k64(b, 1));
+  ir_value *inexact = cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, X, below), k64(b, 0));
+  ir_value *sgn = a64(b, ir_op_and, rcp ? d : a64(b, ir_op_xor, a, d), k64(b, 1ull << 63));
+  ir_value *neg = cmp(b, IR_CMP_NE, ir_type_b64, sgn, k64(b, 0));
+  ir_value *up = NULL;
+  if (rnd == IR_RND_RM) up = pand(b, inexact, neg);
+  else if (rnd == IR_RND_RP) up = pand(b, inexact, pnot(b, neg));
+  if (up) N = a64(b, ir_op_add, N, sel(b, ir_type_b64, up, k64(b, 1), k64(b, 0)));
+  /* the exponent field, clamped just past the largest (anything clamped
+   * overflows); a carry out of N moves into the exponent by itself */
+  ir_value *Ec = smin(b, Emax, k32(b, 1025));
+  ir_value *enc = a64(b, ir_op_add, a64(b, ir_op_shl, lower_zext64(b, a32(b, ir_op_add, Ec, k32(b, 1022))), k32(b, 52)), N);
+  ir_value *inf = k64(b, 0x7ff0000000000000ull), *mf = k64(b, 0x7fefffffffffffffull);
+  ir_value *big = rnd == IR_RND_RZ ? mf : rnd == IR_RND_RM ? sel(b, ir_type_b64, neg, inf, mf) : sel(b, ir_type_b64, neg, mf, inf);
+  ir_value *mag = sel(b, ir_type_b64, cmp(b, IR_CMP_GE, ir_type_u64, enc, inf), big, enc);
+  return ir_copy(b, ir_type_f64, sel(b, ir_type_b64, plain, a64(b, ir_op_or, sgn, mag), qs));
+}
+
+/* ---- sqrt.rz/.rm/.rp.f64 (9.7.3.15) ------------------------------------- */
+/* Codegen's residual a - s*s lies on a grid about 2^-104 times a's, below
+ * the subnormal grid for tiny inputs (a under about 2^-970), and then can
+ * miss the one-ulp step.  Exact
+ * instead, for finite a > 0: a = A * 2^(2h) with A in [1, 4) (A's
+ * exponent 0 or 1, subnormals normalized as in norm_f64); q = sqrt.rn(A)
+ * in [1, 2) and its residual fma(-q, q, A) are exact there; one ulp of
+ * integer stepping toward the asked side (the root is positive: .rz is
+ * .rm); then q * 2^h, exact because sqrt of any positive f64 is normal
+ * (between 2^-537 and 2^512).  Other inputs (+-0, +inf, NaN, negatives)
+ * take sqrt.rn's result.  Checked against the host's sqrt under fesetround
+ * on 3.6e7 random, tiny, subnormal and edge inputs in each mode. */
+static ir_value *lower_sqrt_f64_directed(ir_builder *b, ir_instr *i) {
+  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  ir_value *a = i->src[0];
+  ir_value *qs = ir_alu1(b, ir_op_sqrt, ir_type_f64, a, .rnd = IR_RND_RN);
+  /* finite and > 0: as a signed 64-bit integer, 0 < a < +inf */
+  ir_value *plain = pand(b, cmp(b, IR_CMP_GT, ir_type_s64, a, k64(b, 0)),
+                         cmp(b, IR_CMP_LT, ir_type_s64, a, k64(b, 0x7ff0000000000000ull)));
+  ir_value *U, *e;
+  norm_f64(b, a, &U, &e);
+  ir_value *odd = a32(b, ir_op_and, e, k32(b, 1));
+  ir_value *A = a64(b, ir_op_add, U, a64(b, ir_op_shl, lower_zext64(b, odd), k32(b, 52)));   /* [1, 4) */
+  ir_value *q = ir_alu1(b, ir_op_sqrt, ir_type_f64, A, .rnd = IR_RND_RN);
+  ir_value *r = ffma(b, fneg(b, q), q, A);
+  ir_value *step = rnd == IR_RND_RP ? sel(b, ir_type_b64, fcmp(b, IR_CMP_GT, r, ir_imm_f64(b, 0.0)), k64(b, 1), k64(b, 0))
+                                    : sel(b, ir_type_b64, fcmp(b, IR_CMP_LT, r, ir_imm_f64(b, 0.0)), k64(b, ~0ull), k64(b, 0));
+  ir_value *qd = a64(b, ir_op_add, q, step);
+  /* 2^h: the exponent field h + 1023 = (e - odd + 2046) / 2, positive */
+  ir_value *hf = a32(b, ir_op_shr, a32(b, ir_op_add, a32(b, ir_op_sub, e, odd), k32(b, 2046)), k32(b, 1));
+  ir_value *scale = a64(b, ir_op_shl, lower_zext64(b, hf), k32(b, 52));
+  ir_value *res = f2(b, ir_op_mul, qd, scale);
+  return ir_copy(b, ir_type_f64, sel(b, ir_type_b64, plain, res, qs));
+}
+
 /* ---- half-precision transcendentals -------------------------------------- */
 /* ex2.approx.f16 is codegen's (v_exp_f16).  tanh.approx.f16/.bf16 and
  * ex2.approx.bf16 go through f32: the exact widening, the f32 approximation,
@@ -664,10 +776,13 @@ static bool want(const ir_instr *i, void *data) {
     return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 2 &&
            !i->mods.ftz && !i->mods.sat;
   case ir_op_div:
-    return i->type == ir_type_f32 && is_directed(i->mods.rnd) && i->nsrc == 2 && !i->mods.ftz && !i->mods.sat &&
+    return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 2 && !i->mods.ftz && !i->mods.sat &&
            !i->mods.approx && !i->mods.full;
-  case ir_op_rcp: case ir_op_sqrt:
-    return i->type == ir_type_f32 && is_directed(i->mods.rnd) && i->nsrc == 1 && !i->mods.ftz && !i->mods.approx;
+  case ir_op_rcp:
+    return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 1 &&
+           !i->mods.ftz && !i->mods.approx;
+  case ir_op_sqrt:
+    return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 1 && !i->mods.ftz && !i->mods.approx;
   case ir_op_ex2: case ir_op_tanh:
     return i->nsrc == 1 && (i->type == ir_type_f16x2 || i->type == ir_type_bf16x2 || i->type == ir_type_bf16 ||
                             (i->op == ir_op_tanh && i->type == ir_type_f16));
@@ -683,7 +798,10 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_fns: out[0] = lower_fns(b, i); return true;
   case ir_op_fma: case ir_op_mad: out[0] = lower_fma_f64(b, i); return true;
   case ir_op_mul: out[0] = lower_mul_directed(b, i); return true;
-  case ir_op_div: case ir_op_rcp: case ir_op_sqrt: out[0] = lower_div_f32_directed(b, i); return true;
+  case ir_op_div: case ir_op_rcp: case ir_op_sqrt:
+    out[0] = i->type != ir_type_f64 ? lower_div_f32_directed(b, i)
+           : i->op == ir_op_sqrt  ? lower_sqrt_f64_directed(b, i) : lower_div_f64_directed(b, i);
+    return true;
   case ir_op_ex2: case ir_op_tanh: out[0] = lower_half_unary(b, i); return true;
   default: return false;
   }

@@ -17,7 +17,7 @@ out = []
 w = out.append
 w("""// tests/lower/ptx/math.ptx: the conversions and fma forms lower/lower_math.c
 // expands (fp8/fp6/fp4, tf32, packed, f64 -> f16/bf16 directed, cvt.pack,
-// fns, fma.rz/rm/rp.f64, packed ex2/tanh), run unlowered and lowered by
+// fns, fma.rz/rm/rp.f64, div/rcp/sqrt.rz/rm/rp.f64, packed ex2/tanh), run unlowered and lowered by
 // lower_diff_ptx (the emulator's soft-float is the reference).  Inputs are
 // made in the kernel from a hash of the thread id and the seed word the
 // harness puts in buffer I: by gid & 7, raw bits, values in the formats'
@@ -237,6 +237,57 @@ for j, m in enumerate(["rz", "rm", "rp"]):
     w("  rcp.%s.f32 %%f3, %%f1;" % m); store32(R_, "%f3", 16 + j)
     w("  sqrt.%s.f32 %%f3, %%f1;" % m); store32(R_, "%f3", 19 + j)
     w("  sqrt.%s.f32 %%f3, %%f2;" % m); store32(R_, "%f3", 22 + j)
+w("  ret;\n}")
+
+# ---- div/rcp/sqrt.rz/rm/rp.f64: random pairs, quotients near 2^-1022 and subnormal, overflow;
+# roots of tiny and subnormal values ----
+prologue("div_sqrt_f64")
+R_ = R()
+a = f64_input(R_, 30); b = f64_input(R_, 31); c = f64_input(R_, 32)
+h1 = hash32(R_, 33); h2 = hash32(R_, 34); h3 = hash32(R_, 35)
+def with_exp(src, ereg, lo_zero=False, frac_zero=False):
+    """src's sign and mantissa with the exponent field ereg (a b32 < 2047)"""
+    lo = R_.r32(); hi = R_.r32(); e = R_.r32(); d = R_.r64()
+    w("  mov.b64 {%s, %s}, %s;" % (lo, hi, src))
+    w("  and.b32 %s, %s, 0x%08x;" % (hi, hi, 0x80000000 if frac_zero else 0x800fffff))
+    w("  shl.b32 %s, %s, 20;" % (e, ereg)); w("  or.b32 %s, %s, %s;" % (hi, hi, e))
+    if lo_zero or frac_zero: w("  mov.b32 %s, 0;" % lo)
+    w("  mov.b64 %s, {%s, %s};" % (d, lo, hi)); return d
+# tiny a: exponent field 1..64; b: a's field + 1018..1081, so a/b lies
+# between 2^-1081 and 2^-1017: subnormal, or normal near 2^-1022
+ea = R_.r32(); w("  and.b32 %s, %s, 63;" % (ea, h1)); w("  add.u32 %s, %s, 1;" % (ea, ea))
+eb = R_.r32(); w("  and.b32 %s, %s, 63;" % (eb, h2)); w("  add.u32 %s, %s, %s;" % (eb, eb, ea))
+w("  add.u32 %s, %s, 1018;" % (eb, eb))
+ta = with_exp(a, ea); tb = with_exp(b, eb); tb0 = with_exp(b, eb, lo_zero=True); tbp = with_exp(b, eb, frac_zero=True)
+# overflow: a near the largest, a/b between 2^1019 and 2^1026
+oa_e = R_.r32(); w("  and.b32 %s, %s, 7;" % (oa_e, h1)); w("  sub.u32 %s, 2046, %s;" % (oa_e, oa_e))
+ob_e = R_.r32(); w("  and.b32 %s, %s, 7;" % (ob_e, h2)); w("  sub.u32 %s, %s, %s;" % (ob_e, oa_e, ob_e))
+w("  sub.u32 %s, %s, 1019;" % (ob_e, ob_e))
+oa = with_exp(a, oa_e); ob = with_exp(b, ob_e)
+# rcp of huge c: 1/c subnormal or near 2^-1022
+ce = R_.r32(); w("  and.b32 %s, %s, 63;" % (ce, h3)); w("  sub.u32 %s, 2046, %s;" % (ce, ce))
+hc = with_exp(c, ce)
+# (gid >> 3) & 7: 0 independent; 1 tiny quotients; 2 the same with b's low
+# word zero; 3 b a power of two (exact quotients, shifted out when subnormal);
+# 4 overflow; 5 tiny a over edge b; 6 edge a over tiny-quotient b; 7 as 1
+w("  shr.b32 %r7, %r4, 3;"); w("  and.b32 %r7, %r7, 7;")
+for j in range(1, 8): w("  setp.eq.u32 %%p%d, %%r7, %d;" % (8 + j - 1, j))
+w("  mov.b64 %%d1, %s;" % a); w("  mov.b64 %%d2, %s;" % b); w("  mov.b64 %%d3, %s;" % c)
+for pj, (x, y) in zip(range(8, 15), [(ta, tb), (ta, tb0), (ta, tbp), (oa, ob), (ta, b), (a, tb), (ta, tb)]):
+    w("  selp.b64 %%d1, %s, %%d1, %%p%d;" % (x, pj)); w("  selp.b64 %%d2, %s, %%d2, %%p%d;" % (y, pj))
+    if pj != 8 + 4 - 1: w("  selp.b64 %%d3, %s, %%d3, %%p%d;" % (hc, pj))
+slot = 0
+for m in ["rz", "rm", "rp", "rn"]:
+    w("  div.%s.f64 %%d10, %%d1, %%d2;" % m); store64(R_, "%d10", slot); slot += 2
+    w("  div.%s.f64 %%d10, %%d2, %%d1;" % m); store64(R_, "%d10", slot); slot += 2
+    w("  rcp.%s.f64 %%d10, %%d3;" % m); store64(R_, "%d10", slot); slot += 2
+    w("  rcp.%s.f64 %%d10, %%d2;" % m); store64(R_, "%d10", slot); slot += 2
+# a's subnormal twin: the exponent field cleared
+w("  mov.b64 {%r180, %r181}, %d1;"); w("  and.b32 %r181, %r181, 0x800fffff;"); w("  mov.b64 %d4, {%r180, %r181};")
+for m in ["rz", "rm", "rp", "rn"]:
+    for src in ["%d1", "%d3", "%d4"]:
+        w("  sqrt.%s.f64 %%d10, %s;" % (m, src)); store64(R_, "%d10", slot); slot += 2
+assert slot <= 64
 w("  ret;\n}")
 
 # ---- cvt.pack, fns, packed ex2/tanh ----
