@@ -376,6 +376,17 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
+  /* vote's result has the instruction's type (.pred, or .b32 for ballot:
+   * 9.7.13.8), not its register's: a ballot into a wider register is
+   * widened below like any result (5.2.2 relaxed type-checking); a
+   * predicate result needs a predicate register and the reverse. */
+  if (op == ir_op_vote && d->n == 1 && d->var[0] != PTX_NONE && I->type != ir_type_none &&
+      in->dst[0]->type != I->type) {
+    if ((I->type == ir_type_pred) != (d->type[0] == ir_type_pred))
+      ptx_fail(p, &I->at, "'%.*s' writes a .%s result: the destination register is .%s", (int)I->at.len,
+               I->at.text, ir_type_name(I->type), ir_type_name((ir_type)d->type[0]));
+    in->dst[0]->type = (uint8_t)I->type;
+  }
   in->type2 = (uint8_t)I->type2;
   in->type3 = (uint8_t)I->type3;
   in->type4 = (uint8_t)I->type4;
