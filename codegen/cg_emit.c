@@ -1573,11 +1573,42 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     return LLVMBuildNeg(B, op(E, i, 0), "");
   case ir_op_min:
   case ir_op_max: {
-    if (i->nsrc != 2 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t)) || i->mods.absmod || i->mods.xorsign) break;
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    if (i->nsrc < 2 || i->nsrc > 3 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) break;
+    if (!f && (i->nsrc != 2 || i->mods.absmod || i->mods.xorsign || i->mods.relu)) break;
+    if (i->mods.xorsign != i->mods.absmod) break;   /* PTX has .xorsign only as .xorsign.abs */
     bool mn = i->op == ir_op_min;
-    if (f) return intr2(E, i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum"), a, b);
-    return intr2(E, mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax"), a, b);
+    if (!f) return intr2(E, mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax"), op(E, i, 0), op(E, i, 1));
+    /* 9.7.3.10/11: minNum/maxNum (.NaN: a NaN input gives NaN), over two or
+     * three inputs; .xorsign.abs: of the magnitudes, the result's sign the
+     * xor of the inputs' signs (NaN results keep theirs); .relu: a negative
+     * result becomes +0. */
+    const char *fn = i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum");
+    bool vec = is_fvec(t);
+    unsigned eb = vec ? ir_type_bits(t) / 2 : ir_type_bits(t);
+    LLVMTypeRef ie = LLVMIntTypeInContext(c->ctx, eb), it = vec ? LLVMVectorType(ie, 2) : ie;
+    LLVMValueRef r = NULL, sx = NULL;
+    for (unsigned k = 0; k < i->nsrc; k++) {
+      LLVMValueRef a = op(E, i, k);
+      if (i->mods.xorsign) {
+        LLVMValueRef ab = LLVMBuildBitCast(B, a, it, "");
+        sx = sx ? LLVMBuildXor(B, sx, ab, "") : ab;
+        a = intr1(E, "llvm.fabs", a);
+      }
+      r = r ? intr2(E, fn, r, a) : a;
+    }
+    LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, r, r, "");
+    if (i->mods.xorsign) {
+      LLVMValueRef smask = kint(ie, 1ull << (eb - 1));
+      if (vec) smask = LLVMConstVector((LLVMValueRef[]){smask, smask}, 2);
+      LLVMValueRef rb = LLVMBuildOr(B, LLVMBuildBitCast(B, r, it, ""), LLVMBuildAnd(B, sx, smask, ""), "");
+      r = LLVMBuildSelect(B, isnan, r, LLVMBuildBitCast(B, rb, lt, ""), "");
+    }
+    if (i->mods.relu) {
+      LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, r, it, ""), LLVMConstNull(it), "");
+      neg = LLVMBuildAnd(B, neg, LLVMBuildNot(B, isnan, ""), "");
+      r = LLVMBuildSelect(B, neg, LLVMConstNull(lt), r, "");
+    }
+    return r;
   }
   case ir_op_popc: return coerce(E, intr1(E, "llvm.ctpop", op(E, i, 0)), c->i32);
   case ir_op_clz: {

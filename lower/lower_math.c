@@ -449,9 +449,8 @@ static ir_value *ue8m0_from_f32(ir_builder *b, ir_value *x, bool rp, bool satfin
   if (rp) {
     ir_value *up = cmp(b, IR_CMP_NE, ir_type_b32, m, k32(b, 0));
     r = a32(b, ir_op_add, e, sel(b, ir_type_b32, up, k32(b, 1), k32(b, 0)));
-    ir_value *sub1 = pand(b, cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0)),
-                          cmp(b, IR_CMP_GT, ir_type_u32, m, k32(b, 0x400000)));
     ir_value *ez = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0));
+    ir_value *sub1 = cmp(b, IR_CMP_GT, ir_type_u32, m, k32(b, 0x400000));
     r = sel(b, ir_type_b32, ez, sel(b, ir_type_b32, sub1, k32(b, 1), k32(b, 0)), r);
   }
   /* past 254 (inf is e = 255) */
