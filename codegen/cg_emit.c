@@ -1755,15 +1755,30 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_isspacep: {
     ir_space sp = (ir_space)i->mods.space;
     LLVMValueRef p = LLVMBuildIntToPtr(B, coerce(E, val(E, i, i->src[0]), c->i64), c->ptr[0], "");
-    if (sp == IR_SPACE_SHARED || sp == IR_SPACE_SHARED_CTA)
+    /* 9.7.9.19.  A generic address is in LDS or scratch iff it lies in
+     * that aperture (AMDGPUUsage "Address Spaces"); a cluster is one CTA
+     * here, so .shared::cluster is .shared.  Our .const variables live in
+     * global memory (addrspace 4): .const is true inside one of the
+     * module's .const variables, and .global is the rest of the flat
+     * space, as the emulator answers (emu_mem.c h_isspacep: const is a
+     * read-only allocation, global a writable one). */
+    if (sp == IR_SPACE_SHARED || sp == IR_SPACE_SHARED_CTA || sp == IR_SPACE_SHARED_CLUSTER)
       return cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
     if (sp == IR_SPACE_LOCAL) return cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
-    if (sp == IR_SPACE_GLOBAL) {
-      LLVMValueRef sh = cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
-      LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
-      return LLVMBuildNot(B, LLVMBuildOr(B, sh, pr, ""), "");
+    if (sp != IR_SPACE_GLOBAL && sp != IR_SPACE_CONST) break;
+    LLVMValueRef in_const = LLVMConstInt(c->i1, 0, 0), pi = LLVMBuildPtrToInt(B, p, c->i64, "");
+    for (uint32_t g = 0; g < E->m->nglobals; g++) {
+      const ir_global *v = E->m->globals[g];
+      LLVMValueRef gv = v->space == IR_SPACE_CONST && v->size ? map_get(&E->syms, v) : NULL;
+      if (!gv) continue;
+      LLVMValueRef base = LLVMBuildPtrToInt(B, LLVMBuildAddrSpaceCast(B, gv, c->ptr[0], ""), c->i64, "");
+      LLVMValueRef off = LLVMBuildSub(B, pi, base, "");
+      in_const = LLVMBuildOr(B, in_const, LLVMBuildICmp(B, LLVMIntULT, off, kint(c->i64, v->size), ""), "");
     }
-    break;
+    if (sp == IR_SPACE_CONST) return in_const;
+    LLVMValueRef sh = cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
+    LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
+    return LLVMBuildNot(B, LLVMBuildOr(B, LLVMBuildOr(B, sh, pr, ""), in_const, ""), "");
   }
   case ir_op_cvt: return cvt(E, i);
   case ir_op_dp4a: {
@@ -1906,7 +1921,9 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_count:
     break;
   }
-  unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
+  if (t != ir_type_none && *ir_type_name(t)) unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
+  else if (i->op == ir_op_isspacep) unsupported(E, i, "the .%s form is not implemented by codegen", ir_space_name((ir_space)i->mods.space));
+  else unsupported(E, i, "this form is not implemented by codegen");
   *handled = false;
   return NULL;
 }
