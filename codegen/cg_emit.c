@@ -1574,10 +1574,17 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_min:
   case ir_op_max: {
     if (i->nsrc < 2 || i->nsrc > 3 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) break;
-    if (!f && (i->nsrc != 2 || i->mods.absmod || i->mods.xorsign || i->mods.relu)) break;
+    if (!f && (i->mods.absmod || i->mods.xorsign || (i->mods.relu && !s))) break;
     if (i->mods.xorsign != i->mods.absmod) break;   /* PTX has .xorsign only as .xorsign.abs */
     bool mn = i->op == ir_op_min;
-    if (!f) return intr2(E, mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax"), op(E, i, 0), op(E, i, 1));
+    if (!f) {
+      /* 9.7.1.10/11: two or three inputs; .relu (s32, s16x2) clamps below at 0 */
+      const char *in = mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
+      LLVMValueRef r = intr2(E, in, op(E, i, 0), op(E, i, 1));
+      if (i->nsrc == 3) r = intr2(E, in, r, op(E, i, 2));
+      if (i->mods.relu) r = intr2(E, "llvm.smax", r, LLVMConstNull(LLVMTypeOf(r)));
+      return r;
+    }
     /* 9.7.3.10/11: minNum/maxNum (.NaN: a NaN input gives NaN), over two or
      * three inputs; .xorsign.abs: of the magnitudes, the result's sign the
      * xor of the inputs' signs (NaN results keep theirs); .relu: a negative
