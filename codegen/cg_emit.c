@@ -982,9 +982,9 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
   if (i->mods.sat) {
     LLVMTypeRef w = LLVMIntTypeInContext(E->c->ctx, (db > sb ? db : sb) + 1);
     LLVMValueRef xw = is_signed(st) ? LLVMBuildSExt(B, x, w, "") : LLVMBuildZExt(B, x, w, "");
-    int64_t lo = is_signed(dt) ? -(int64_t)(1ull << (db - 1)) : 0;
+    uint64_t lo = is_signed(dt) ? ~0ull << (db - 1) : 0;   /* -2^(db-1), no signed overflow at 64 */
     uint64_t hi = is_signed(dt) ? (1ull << (db - 1)) - 1 : (db == 64 ? ~0ull : (1ull << db) - 1);
-    LLVMValueRef vlo = LLVMConstInt(w, (uint64_t)lo, 1);
+    LLVMValueRef vlo = LLVMConstInt(w, lo, 1);
     LLVMValueRef vhi = LLVMConstInt(w, hi, 0);
     if (db == 64 && !is_signed(dt)) vhi = LLVMBuildZExt(B, LLVMConstInt(E->c->i64, ~0ull, 0), w, "");
     xw = intr2(E, "llvm.smax", xw, vlo);
