@@ -985,9 +985,9 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
   if (i->mods.sat) {
     LLVMTypeRef w = LLVMIntTypeInContext(E->c->ctx, (db > sb ? db : sb) + 1);
     LLVMValueRef xw = is_signed(st) ? LLVMBuildSExt(B, x, w, "") : LLVMBuildZExt(B, x, w, "");
-    int64_t lo = is_signed(dt) ? -(int64_t)(1ull << (db - 1)) : 0;
+    uint64_t lo = is_signed(dt) ? ~0ull << (db - 1) : 0;   /* -2^(db-1), no signed overflow at 64 */
     uint64_t hi = is_signed(dt) ? (1ull << (db - 1)) - 1 : (db == 64 ? ~0ull : (1ull << db) - 1);
-    LLVMValueRef vlo = LLVMConstInt(w, (uint64_t)lo, 1);
+    LLVMValueRef vlo = LLVMConstInt(w, lo, 1);
     LLVMValueRef vhi = LLVMConstInt(w, hi, 0);
     if (db == 64 && !is_signed(dt)) vhi = LLVMBuildZExt(B, LLVMConstInt(E->c->i64, ~0ull, 0), w, "");
     xw = intr2(E, "llvm.smax", xw, vlo);
@@ -1576,11 +1576,49 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     return LLVMBuildNeg(B, op(E, i, 0), "");
   case ir_op_min:
   case ir_op_max: {
-    if (i->nsrc != 2 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t)) || i->mods.absmod || i->mods.xorsign) break;
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    if (i->nsrc < 2 || i->nsrc > 3 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) break;
+    if (!f && (i->mods.absmod || i->mods.xorsign || (i->mods.relu && !s))) break;
+    if (i->mods.xorsign != i->mods.absmod) break;   /* PTX has .xorsign only as .xorsign.abs */
     bool mn = i->op == ir_op_min;
-    if (f) return intr2(E, i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum"), a, b);
-    return intr2(E, mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax"), a, b);
+    if (!f) {
+      /* 9.7.1.10/11: two or three inputs; .relu (s32, s16x2) clamps below at 0 */
+      const char *in = mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
+      LLVMValueRef r = intr2(E, in, op(E, i, 0), op(E, i, 1));
+      if (i->nsrc == 3) r = intr2(E, in, r, op(E, i, 2));
+      if (i->mods.relu) r = intr2(E, "llvm.smax", r, LLVMConstNull(LLVMTypeOf(r)));
+      return r;
+    }
+    /* 9.7.3.10/11: minNum/maxNum (.NaN: a NaN input gives NaN), over two or
+     * three inputs; .xorsign.abs: of the magnitudes, the result's sign the
+     * xor of the inputs' signs (NaN results keep theirs); .relu: a negative
+     * result becomes +0. */
+    const char *fn = i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum");
+    bool vec = is_fvec(t);
+    unsigned eb = vec ? ir_type_bits(t) / 2 : ir_type_bits(t);
+    LLVMTypeRef ie = LLVMIntTypeInContext(c->ctx, eb), it = vec ? LLVMVectorType(ie, 2) : ie;
+    LLVMValueRef r = NULL, sx = NULL;
+    for (unsigned k = 0; k < i->nsrc; k++) {
+      LLVMValueRef a = op(E, i, k);
+      if (i->mods.xorsign) {
+        LLVMValueRef ab = LLVMBuildBitCast(B, a, it, "");
+        sx = sx ? LLVMBuildXor(B, sx, ab, "") : ab;
+        a = intr1(E, "llvm.fabs", a);
+      }
+      r = r ? intr2(E, fn, r, a) : a;
+    }
+    LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, r, r, "");
+    if (i->mods.xorsign) {
+      LLVMValueRef smask = kint(ie, 1ull << (eb - 1));
+      if (vec) smask = LLVMConstVector((LLVMValueRef[]){smask, smask}, 2);
+      LLVMValueRef rb = LLVMBuildOr(B, LLVMBuildBitCast(B, r, it, ""), LLVMBuildAnd(B, sx, smask, ""), "");
+      r = LLVMBuildSelect(B, isnan, r, LLVMBuildBitCast(B, rb, lt, ""), "");
+    }
+    if (i->mods.relu) {
+      LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, r, it, ""), LLVMConstNull(it), "");
+      neg = LLVMBuildAnd(B, neg, LLVMBuildNot(B, isnan, ""), "");
+      r = LLVMBuildSelect(B, neg, LLVMConstNull(lt), r, "");
+    }
+    return r;
   }
   case ir_op_popc: return coerce(E, intr1(E, "llvm.ctpop", op(E, i, 0)), c->i32);
   case ir_op_clz: {
@@ -1727,15 +1765,30 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_isspacep: {
     ir_space sp = (ir_space)i->mods.space;
     LLVMValueRef p = LLVMBuildIntToPtr(B, coerce(E, val(E, i, i->src[0]), c->i64), c->ptr[0], "");
-    if (sp == IR_SPACE_SHARED || sp == IR_SPACE_SHARED_CTA)
+    /* 9.7.9.19.  A generic address is in LDS or scratch iff it lies in
+     * that aperture (AMDGPUUsage "Address Spaces"); a cluster is one CTA
+     * here, so .shared::cluster is .shared.  Our .const variables live in
+     * global memory (addrspace 4): .const is true inside one of the
+     * module's .const variables, and .global is the rest of the flat
+     * space, as the emulator answers (emu_mem.c h_isspacep: const is a
+     * read-only allocation, global a writable one). */
+    if (sp == IR_SPACE_SHARED || sp == IR_SPACE_SHARED_CTA || sp == IR_SPACE_SHARED_CLUSTER)
       return cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
     if (sp == IR_SPACE_LOCAL) return cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
-    if (sp == IR_SPACE_GLOBAL) {
-      LLVMValueRef sh = cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
-      LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
-      return LLVMBuildNot(B, LLVMBuildOr(B, sh, pr, ""), "");
+    if (sp != IR_SPACE_GLOBAL && sp != IR_SPACE_CONST) break;
+    LLVMValueRef in_const = LLVMConstInt(c->i1, 0, 0), pi = LLVMBuildPtrToInt(B, p, c->i64, "");
+    for (uint32_t g = 0; g < E->m->nglobals; g++) {
+      const ir_global *v = E->m->globals[g];
+      LLVMValueRef gv = v->space == IR_SPACE_CONST && v->size ? map_get(&E->syms, v) : NULL;
+      if (!gv) continue;
+      LLVMValueRef base = LLVMBuildPtrToInt(B, LLVMBuildAddrSpaceCast(B, gv, c->ptr[0], ""), c->i64, "");
+      LLVMValueRef off = LLVMBuildSub(B, pi, base, "");
+      in_const = LLVMBuildOr(B, in_const, LLVMBuildICmp(B, LLVMIntULT, off, kint(c->i64, v->size), ""), "");
     }
-    break;
+    if (sp == IR_SPACE_CONST) return in_const;
+    LLVMValueRef sh = cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
+    LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
+    return LLVMBuildNot(B, LLVMBuildOr(B, LLVMBuildOr(B, sh, pr, ""), in_const, ""), "");
   }
   case ir_op_cvt: return cvt(E, i);
   case ir_op_dp4a: {
@@ -1878,7 +1931,9 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_count:
     break;
   }
-  unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
+  if (t != ir_type_none && *ir_type_name(t)) unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
+  else if (i->op == ir_op_isspacep) unsupported(E, i, "the .%s form is not implemented by codegen", ir_space_name((ir_space)i->mods.space));
+  else unsupported(E, i, "this form is not implemented by codegen");
   *handled = false;
   return NULL;
 }

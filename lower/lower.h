@@ -56,6 +56,14 @@ typedef struct lower_warps_options {
 } lower_warps_options;
 bool lower_warps(ir_module *m, const lower_warps_options *opt);
 
+/* ---- lower_async.c ------------------------------------------------------ */
+/* cp.async as a synchronous ld.global + st.shared (zero fill past src-size);
+ * commit_group / wait_group / wait_all removed (nothing left to wait for). */
+typedef struct lower_async_options {
+  pw_diag *diag;
+} lower_async_options;
+bool lower_async(ir_module *m, const lower_async_options *opt);
+
 /* ---- lower_multimem.c --------------------------------------------------- */
 /* multimem.ld_reduce / st / red to ld / st / red: on a runtime of one
  * device a multimem address names one copy (multicast is reported

@@ -309,8 +309,16 @@ static bool is_float_scalar(ir_type t) {
 
 static bool is_directed(unsigned r) { return r == IR_RND_RZ || r == IR_RND_RM || r == IR_RND_RP; }
 
+static bool is_int(ir_type t);
+
 static bool want_cvt(const ir_instr *i) {
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
+  if (dt == ir_type_ue8m0x2)
+    return (st == ir_type_f32 && i->nsrc == 2) || (st == ir_type_bf16x2 && i->nsrc == 1);
+  if (st == ir_type_ue8m0x2) return dt == ir_type_bf16x2 && i->nsrc == 1;
+  if ((dt == ir_type_f32 || dt == ir_type_f64 || dt == ir_type_f16 || dt == ir_type_bf16) && is_int(st) &&
+      i->nsrc == 1)
+    return is_directed(i->mods.rnd) && !i->mods.sat && !i->mods.ftz;
   switch ((ir_rnd)i->mods.rnd) {
   case IR_RND_NONE: case IR_RND_RN: case IR_RND_RNA: case IR_RND_RZ: case IR_RND_RM: case IR_RND_RP: break;
   default: return false;   /* .rs, integer roundings */
@@ -358,6 +366,124 @@ static ir_value *lower_cvt(ir_builder *b, ir_instr *i) {
   ir_value *r = cvt_elem(b, &c, v);
   if (dbits < 32) r = a32(b, ir_op_and, r, k32(b, (uint32_t)((1ull << c.df->bits) - 1)));
   return narrow_to(b, r, dbits);
+}
+
+/* ---- cvt from an integer to f32/f64 with .rz/.rm/.rp (9.7.9.21) -------- */
+/* AMD converts integers to float only to nearest (a directed mode would
+ * need a mode-register switch).  The source, widened to 64 bits, is
+ * converted to nearest; the result r is an integer value, so converting it
+ * back (cvt.rzi, exact) and comparing with the source says whether r lies
+ * above or below it, except where r is 2^63 (s64) or 2^64 (u64), out of
+ * the integer range and above every source.  An inexact r is nonzero and
+ * the directed result is its neighbour one encoding away: the magnitude
+ * steps by one in the bits (powers of two included). */
+static bool is_int(ir_type t) {
+  return ir_type_kind_of(t) == IR_TK_SINT || ir_type_kind_of(t) == IR_TK_UINT;
+}
+
+static ir_value *int_to_float_directed(ir_builder *b, ir_value *x, ir_type st, ir_type dt, ir_rnd rnd) {
+  bool sgn = ir_type_kind_of(st) == IR_TK_SINT;
+  ir_type wt = sgn ? ir_type_s64 : ir_type_u64;
+  if (ir_type_bits(st) < 64) {
+    ir_instr *w = ir_build(b, ir_op_cvt, wt, 1, (ir_value *[]){x}, 1, (ir_type[]){wt}, NULL);
+    w->type2 = st;
+    x = w->dst[0];
+  }
+  ir_instr *n = ir_build(b, ir_op_cvt, dt, 1, (ir_value *[]){x}, 1, (ir_type[]){dt}, IR_MODS(.rnd = IR_RND_RN));
+  n->type2 = wt;
+  ir_value *r = n->dst[0];
+  if (ir_type_bits(st) <= 32 && dt == ir_type_f64) return r;     /* exact */
+  ir_instr *bk = ir_build(b, ir_op_cvt, wt, 1, (ir_value *[]){r}, 1, (ir_type[]){wt}, IR_MODS(.rnd = IR_RND_RZI));
+  bk->type2 = dt;
+  ir_value *ri = bk->dst[0];
+  bool d64 = dt == ir_type_f64;
+  ir_type bt = d64 ? ir_type_b64 : ir_type_b32, st_bits = d64 ? ir_type_s64 : ir_type_s32;
+  /* 2^63 (s64) or 2^64 (u64) as bits of dt; positive floats order as integers */
+  uint64_t lim = d64 ? (sgn ? 0x43e0000000000000ull : 0x43f0000000000000ull) : (sgn ? 0x5f000000u : 0x5f800000u);
+  ir_value *klim = d64 ? k64(b, lim) : k32(b, (uint32_t)lim);
+  ir_value *big = cmp(b, IR_CMP_GE, st_bits, r, klim);
+  ir_value *gt = por(b, big, cmp(b, IR_CMP_GT, wt, ri, x));
+  ir_value *lt = pand(b, pnot(b, big), cmp(b, IR_CMP_LT, wt, ri, x));
+  ir_value *zero = d64 ? k64(b, 0) : k32(b, 0);
+  ir_value *neg = cmp(b, IR_CMP_LT, st_bits, r, zero);
+  ir_value *pos = pnot(b, neg);
+  ir_value *dec, *inc;   /* magnitude one step down / up */
+  switch (rnd) {
+  case IR_RND_RZ: dec = por(b, pand(b, gt, pos), pand(b, lt, neg)); inc = NULL; break;
+  case IR_RND_RM: dec = pand(b, gt, pos); inc = pand(b, gt, neg); break;
+  default: dec = pand(b, lt, neg); inc = pand(b, lt, pos); break;   /* RP */
+  }
+  ir_value *one = d64 ? k64(b, 1) : k32(b, 1);
+  ir_value *res = lower_alu(b, ir_op_sub, bt, r, sel(b, bt, dec, one, zero));
+  if (inc) res = lower_alu(b, ir_op_add, bt, res, sel(b, bt, inc, one, zero));
+  return res;
+}
+
+/* f16/bf16 destinations: the directed f64 result, then one directed
+ * rounding into the half format.  Rounding twice in one direction equals
+ * rounding once, since every half value is an f64 value. */
+static ir_value *lower_cvt_int_directed(ir_builder *b, ir_instr *i) {
+  ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
+  ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  if (dt == ir_type_f32 || dt == ir_type_f64) return int_to_float_directed(b, i->src[0], st, dt, rnd);
+  ir_value *x = int_to_float_directed(b, i->src[0], st, ir_type_f64, rnd);
+  enc_opts o = {.rnd = rnd};
+  return narrow_to(b, enc_from_f64(b, fmt_of(dt), x, &o), 16);
+}
+
+/* ---- cvt to and from ue8m0x2 (9.7.9.21, the MX scale format) ------------ */
+/* ue8m0 is 2^(b-127), b in 0..254, 255 NaN; only .rz and .rp exist.  From
+ * the f32 bits (a bf16 is the top half of one): NaN -> 255; zero and
+ * negatives -> 0; inf -> 255 (254 with .satfinite); a normal with exponent
+ * field e -> e (rz) or e + 1 when inexact (rp), 255 past 254 (254 with
+ * .satfinite); a subnormal m * 2^-149 -> 0, or 1 under rp when m > 2^22
+ * (emu_ue8m0_from_double's floor(log2 v) + 127, clamped at 0). */
+static ir_value *ue8m0_from_f32(ir_builder *b, ir_value *x, bool rp, bool satfinite) {
+  ir_value *mag = a32(b, ir_op_and, x, k32(b, 0x7fffffff));
+  ir_value *nan = cmp(b, IR_CMP_GT, ir_type_u32, mag, k32(b, 0x7f800000));
+  ir_value *nonpos = por(b, cmp(b, IR_CMP_NE, ir_type_b32, a32(b, ir_op_shr, x, k32(b, 31)), k32(b, 0)),
+                         cmp(b, IR_CMP_EQ, ir_type_b32, mag, k32(b, 0)));
+  ir_value *e = a32(b, ir_op_shr, mag, k32(b, 23));
+  ir_value *m = a32(b, ir_op_and, mag, k32(b, 0x7fffff));
+  ir_value *r = e;
+  if (rp) {
+    ir_value *up = cmp(b, IR_CMP_NE, ir_type_b32, m, k32(b, 0));
+    r = a32(b, ir_op_add, e, sel(b, ir_type_b32, up, k32(b, 1), k32(b, 0)));
+    ir_value *ez = cmp(b, IR_CMP_EQ, ir_type_b32, e, k32(b, 0));
+    ir_value *sub1 = cmp(b, IR_CMP_GT, ir_type_u32, m, k32(b, 0x400000));
+    r = sel(b, ir_type_b32, ez, sel(b, ir_type_b32, sub1, k32(b, 1), k32(b, 0)), r);
+  }
+  /* past 254 (inf is e = 255) */
+  ir_value *ovf = cmp(b, IR_CMP_GT, ir_type_u32, r, k32(b, 254));
+  r = sel(b, ir_type_b32, ovf, k32(b, satfinite ? 0xfe : 0xff), r);
+  r = sel(b, ir_type_b32, nonpos, k32(b, 0), r);
+  return sel(b, ir_type_b32, nan, k32(b, 0xff), r);
+}
+
+static ir_value *lower_cvt_ue8m0(ir_builder *b, ir_instr *i) {
+  ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
+  bool rp = i->mods.rnd == IR_RND_RP, sf = i->mods.satfinite;
+  if (dt == ir_type_ue8m0x2) {
+    ir_value *hi, *lo;   /* d = {a high, b low} */
+    if (st == ir_type_f32) {
+      hi = ue8m0_from_f32(b, i->src[0], rp, sf);
+      lo = ue8m0_from_f32(b, i->src[1], rp, sf);
+    } else {             /* bf16x2: each half is the top of an f32 */
+      hi = ue8m0_from_f32(b, a32(b, ir_op_and, i->src[0], k32(b, 0xffff0000u)), rp, sf);
+      lo = ue8m0_from_f32(b, a32(b, ir_op_shl, i->src[0], k32(b, 16)), rp, sf);
+    }
+    return narrow_to(b, a32(b, ir_op_or, a32(b, ir_op_shl, hi, k32(b, 8)), lo), 16);
+  }
+  /* bf16x2 from ue8m0x2: 2^(b-127) exactly (b << 7; b = 0 is the bf16
+   * subnormal 2^-127 = 0x0040), 255 -> the canonical NaN 0x7fff */
+  ir_value *h[2];
+  for (unsigned k = 0; k < 2; k++) {
+    ir_value *v = a32(b, ir_op_and, a32(b, ir_op_shr, i->src[0], k32(b, 8 * k)), k32(b, 0xff));
+    ir_value *r = a32(b, ir_op_shl, v, k32(b, 7));
+    r = sel(b, ir_type_b32, cmp(b, IR_CMP_EQ, ir_type_b32, v, k32(b, 0)), k32(b, 0x40), r);
+    h[k] = sel(b, ir_type_b32, cmp(b, IR_CMP_EQ, ir_type_b32, v, k32(b, 0xff)), k32(b, 0x7fff), r);
+  }
+  return a32(b, ir_op_or, a32(b, ir_op_shl, h[1], k32(b, 16)), h[0]);
 }
 
 /* ---- cvt.pack.sat.{u8,s8,u16,s16}.s32{.b32} (9.7.9.22) ------------------ */
@@ -793,7 +919,11 @@ static bool want(const ir_instr *i, void *data) {
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   (void)data;
   switch ((ir_op)i->op) {
-  case ir_op_cvt: out[0] = lower_cvt(b, i); return true;
+  case ir_op_cvt:
+    if (i->type == ir_type_ue8m0x2 || i->type2 == ir_type_ue8m0x2) out[0] = lower_cvt_ue8m0(b, i);
+    else if (is_int((ir_type)i->type2)) out[0] = lower_cvt_int_directed(b, i);
+    else out[0] = lower_cvt(b, i);
+    return true;
   case ir_op_cvt_pack: out[0] = lower_cvt_pack(b, i); return true;
   case ir_op_fns: out[0] = lower_fns(b, i); return true;
   case ir_op_fma: case ir_op_mad: out[0] = lower_fma_f64(b, i); return true;
