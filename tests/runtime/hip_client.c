@@ -1,17 +1,11 @@
 /* tests/runtime/hip_client.c: drives the HIP backend through the driver
  * API (test_hip.py checks what the recording stand-in saw). */
 #include <cuda.h>
+
 #include <stdio.h>
 #include <string.h>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    CUresult r_ = (x);                                                     \
-    if (r_ != CUDA_SUCCESS) {                                              \
-      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);     \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
+#include "client.h"
 
 /* Parameters: u64 at 0, u32 at 8, f32 at 12, u8 at 16, .align 8 .b8[12] at 24: 36 bytes. */
 static const char ptx[] =

@@ -8,34 +8,11 @@
  * multimem kernel with multicast reported unsupported.  Expected values are
  * computed here by hand: out[i] = (i + 0.5) * 2 + 1 = 2i + 2. */
 #include <cuda.h>
+
 #include <stdio.h>
 #include <string.h>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    CUresult r_ = (x);                                                     \
-    if (r_ != CUDA_SUCCESS) {                                              \
-      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);     \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
-#define WANT(x, r)                                                         \
-  do {                                                                     \
-    CUresult r_ = (x);                                                     \
-    if (r_ != (r)) {                                                       \
-      fprintf(stderr, "%s:%d: %s = %d, want %d\n", __FILE__, __LINE__, #x, r_, (int)(r)); \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
-#define EXPECT(c)                                                          \
-  do {                                                                     \
-    if (!(c)) {                                                            \
-      fprintf(stderr, "%s:%d: %s does not hold\n", __FILE__, __LINE__, #c); \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
-
-#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
+#include "client.h"
 
 /* The engine: calls _Z6mul_opff and reads g_bias, both defined elsewhere. */
 static const char engine[] = HEAD

@@ -6,27 +6,12 @@
  * fail with the right CUresult and leave the program running.
  * Expected values are computed here: x -> (x + 1) * g. */
 #include <cuda.h>
+
 #include <stdio.h>
 #include <string.h>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    CUresult r_ = (x);                                                     \
-    if (r_ != CUDA_SUCCESS) {                                              \
-      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);     \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
-#define WANT(x, r)                                                         \
-  do {                                                                     \
-    CUresult r_ = (x);                                                     \
-    if (r_ != (r)) {                                                       \
-      fprintf(stderr, "%s:%d: %s = %d, want %d\n", __FILE__, __LINE__, #x, r_, (int)(r)); \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
+#include "client.h"
 
-#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
 #define INDEX                                                                       \
   "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"                    \
   "  ld.param.u64 %rd1, [p];\n  ld.param.u32 %r1, [n];\n"                             \

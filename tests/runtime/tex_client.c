@@ -13,26 +13,12 @@
  *     .texref use fails the module load naming the instruction.
  * Expected values are the texels the host wrote (v = 100 l + 10 y + x). */
 #include <cuda.h>
+
 #include <stdio.h>
 #include <string.h>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    CUresult r_ = (x);                                                     \
-    if (r_ != CUDA_SUCCESS) {                                              \
-      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);     \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
-#define WANT(c)                                                            \
-  do {                                                                     \
-    if (!(c)) {                                                            \
-      fprintf(stderr, "%s:%d: want %s\n", __FILE__, __LINE__, #c);         \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
+#include "client.h"
 
-#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
 /* thread i reads coordinates c[4i..4i+3] (x, y, layer as s32/f32 bits) */
 #define PRO                                                                                  \
   "  .reg .b32 %r<12>;\n  .reg .f32 %f<12>;\n  .reg .b64 %rd<8>;\n"                           \
@@ -98,7 +84,7 @@ int main(void) {
   CK(cuArray3DCreate(&arr, &ad));
   CUDA_ARRAY3D_DESCRIPTOR got;
   CK(cuArray3DGetDescriptor(&got, arr));
-  WANT(got.Width == W && got.Height == H && got.Depth == L && got.Flags == CUDA_ARRAY3D_LAYERED);
+  EXPECT(got.Width == W && got.Height == H && got.Depth == L && got.Flags == CUDA_ARRAY3D_LAYERED);
   CUDA_MEMCPY3D cp = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host, .srcPitch = W * 4, .srcHeight = H,
                       .dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = arr,
                       .WidthInBytes = W * 4, .Height = H, .Depth = L};
@@ -109,15 +95,15 @@ int main(void) {
                           .filterMode = CU_TR_FILTER_MODE_POINT};
   CUtexObject t;
   CUDA_RESOURCE_VIEW_DESC view = {.format = CU_RES_VIEW_FORMAT_FLOAT_1X32, .width = W, .height = H};
-  WANT(cuTexObjectCreate(&t, &rd, &td, &view) == CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT(cuTexObjectCreate(&t, &rd, &td, &view) == CUDA_ERROR_NOT_SUPPORTED);
   CK(cuTexObjectCreate(&t, &rd, &td, NULL));
   CUDA_RESOURCE_DESC rd2;
   CUDA_TEXTURE_DESC td2;
   CK(cuTexObjectGetResourceDesc(&rd2, t));
   CK(cuTexObjectGetTextureDesc(&td2, t));
-  WANT(rd2.resType == CU_RESOURCE_TYPE_ARRAY && rd2.res.array.hArray == arr);
-  WANT(td2.filterMode == CU_TR_FILTER_MODE_POINT && td2.addressMode[1] == CU_TR_ADDRESS_MODE_CLAMP);
-  WANT(cuTexObjectGetResourceDesc(&rd2, t + 16) == CUDA_ERROR_INVALID_VALUE);
+  EXPECT(rd2.resType == CU_RESOURCE_TYPE_ARRAY && rd2.res.array.hArray == arr);
+  EXPECT(td2.filterMode == CU_TR_FILTER_MODE_POINT && td2.addressMode[1] == CU_TR_ADDRESS_MODE_CLAMP);
+  EXPECT(cuTexObjectGetResourceDesc(&rd2, t + 16) == CUDA_ERROR_INVALID_VALUE);
   int coords[4 * N];
   float out[4 * N];
   for (int i = 0; i < N; i++) {
@@ -137,7 +123,7 @@ int main(void) {
     }
   }
   CK(cuTexObjectDestroy(t));
-  WANT(cuTexObjectDestroy(t) == CUDA_ERROR_INVALID_VALUE);
+  EXPECT(cuTexObjectDestroy(t) == CUDA_ERROR_INVALID_VALUE);
   CK(cuArrayDestroy(arr));
 
   /* ---- a 1D layered array: layer l of width W ---- */
@@ -175,7 +161,7 @@ int main(void) {
   CUsurfObject s;
   CK(cuSurfObjectCreate(&s, &rd));
   CK(cuSurfObjectGetResourceDesc(&rd2, s));
-  WANT(rd2.res.array.hArray == arr);
+  EXPECT(rd2.res.array.hArray == arr);
   for (int i = 0; i < N; i++) {   /* (x, y, z) = (i % W, i % H, i % L) */
     coords[4 * i] = i % W;
     coords[4 * i + 1] = i % H;
@@ -190,16 +176,16 @@ int main(void) {
   int want[L][H][W];
   memset(want, 0, sizeof want);
   for (int i = 0; i < N; i++) want[i % L][i % H][i % W] = i % W + 7;
-  WANT(memcmp(back, want, sizeof back) == 0);
+  EXPECT(memcmp(back, want, sizeof back) == 0);
   int slice[H][W];
   CK(cuMemcpyAtoH(slice, arr, sizeof slice, sizeof slice));   /* slice 1 */
-  WANT(memcmp(slice, want[1], sizeof slice) == 0);
+  EXPECT(memcmp(slice, want[1], sizeof slice) == 0);
   CK(cuSurfObjectDestroy(s));
   CK(cuArrayDestroy(arr));
 
   /* ---- texture references are refused at load, naming the use ---- */
   CUmodule bad;
-  WANT(cuModuleLoadData(&bad, mod_texref) == CUDA_ERROR_INVALID_PTX);
+  EXPECT(cuModuleLoadData(&bad, mod_texref) == CUDA_ERROR_INVALID_PTX);
   CK(cuModuleUnload(m));
   CK(cuCtxDestroy(ctx));
   printf("tex_client: ok\n");
