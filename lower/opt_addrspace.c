@@ -14,7 +14,8 @@
  * aperture check, LDS without the flat path, scratch by buffer), and the
  * emulator skips decoding the window.
  *
- * Analysis: an optimistic fixpoint over each function's values: unknown
+ * Analysis: an optimistic fixpoint (a worklist over def-use edges) over
+ * each function's values: unknown
  * (not yet reached), one space, or none (not provable).  cvta of a space
  * gives it; copy passes it on; add gives the pointer operand's space when
  * exactly one operand has one; sub when the first does and the second has
@@ -134,23 +135,68 @@ static void convert(ir_instr *i, unsigned s, ir_instr **out) {
   ir_instr_remove(i);
 }
 
+/* The fixpoint by a worklist over the def-use edges: a value's state only
+ * goes down (unknown -> a space -> none), so each instruction is visited
+ * at most a few times per operand; sweeping the blocks until nothing
+ * changed took one sweep per step a state travels against layout order:
+ * quadratic, minutes on a large cuBLASLt module. */
+static void solve(const ir_func *f, uint8_t *st) {
+  size_t nv = f->nvalues + 1, ninstr = 0, nedges = 0;
+  ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+    ninstr++;
+    for (unsigned k = 0; k < i->nsrc; k++)
+      if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && i->src[k]->id < nv) nedges++;
+  }
+  /* users of value v: use[first[v] .. first[v + 1]) (CSR) */
+  size_t *first = calloc(nv + 1, sizeof *first);
+  const ir_instr **use = malloc((nedges ? nedges : 1) * sizeof *use);
+  const ir_instr **work = malloc((ninstr ? ninstr : 1) * sizeof *work);
+  uint8_t *queued = calloc(nv, 1);  /* by the instruction's first result */
+  if (!first || !use || !work || !queued) PW_DIE("out of memory");
+  ir_foreach_block(f, b) ir_foreach_instr(b, i)
+    for (unsigned k = 0; k < i->nsrc; k++)
+      if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && i->src[k]->id < nv) first[i->src[k]->id + 1]++;
+  for (size_t v = 0; v < nv; v++) first[v + 1] += first[v];
+  size_t *fill = malloc((nv ? nv : 1) * sizeof *fill);
+  if (!fill) PW_DIE("out of memory");
+  for (size_t v = 0; v < nv; v++) fill[v] = first[v];
+  size_t top = 0;
+  ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+    for (unsigned k = 0; k < i->nsrc; k++)
+      if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && i->src[k]->id < nv) use[fill[i->src[k]->id]++] = i;
+    if (i->ndst >= 1 && i->dst[0] && i->dst[0]->id < nv) {
+      work[top++] = i;
+      queued[i->dst[0]->id] = 1;
+    }
+  }
+  free(fill);
+  while (top) {
+    const ir_instr *i = work[--top];
+    size_t id = i->dst[0]->id;
+    queued[id] = 0;
+    uint8_t s = transfer(f, i, st);
+    if (s == st[id]) continue;
+    st[id] = s;
+    for (size_t u = first[id]; u < first[id + 1]; u++) {
+      const ir_instr *j = use[u];
+      if (j->ndst < 1 || !j->dst[0] || j->dst[0]->id >= nv || queued[j->dst[0]->id]) continue;
+      queued[j->dst[0]->id] = 1;
+      work[top++] = j;  /* at most one entry per instruction: fits in ninstr */
+    }
+  }
+  free(first);
+  free(use);
+  free(work);
+  free(queued);
+}
+
 bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
   bool progress = false;
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     uint8_t *st = calloc(f->nvalues + 1, 1);
     if (!st) PW_DIE("out of memory");
-    for (bool changed = true; changed;) {
-      changed = false;
-      ir_foreach_block(f, b) ir_foreach_instr(b, i) {
-        if (i->ndst < 1 || !i->dst[0]) continue;
-        uint8_t s = transfer(f, i, st);
-        if (s != st[i->dst[0]->id]) {
-          st[i->dst[0]->id] = s;
-          changed = true;
-        }
-      }
-    }
+    solve(f, st);
     size_t n = 0, cap = 0, total = 0;
     ir_instr **list = NULL;
     ir_foreach_block(f, b) ir_foreach_instr(b, i) {
