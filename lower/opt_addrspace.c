@@ -135,6 +135,17 @@ static void convert(ir_instr *i, unsigned s, ir_instr **out) {
   ir_instr_remove(i);
 }
 
+/* A state only goes down: unknown -> a space -> none.  transfer() alone
+ * is not monotone (add of two spaces is none, but once one operand has
+ * become none, add gives the other's space), and in a loop that made the
+ * states cycle forever (cuBLASLt modules hung lowering); meeting with the
+ * old state keeps the descent, and only ever gives up a conversion. */
+static uint8_t meet(uint8_t old, uint8_t s) {
+  if (old == AS_TOP) return s;
+  if (old == AS_BOTTOM || s == AS_TOP) return old;
+  return s == old ? old : AS_BOTTOM;
+}
+
 /* The fixpoint by a worklist over the def-use edges: a value's state only
  * goes down (unknown -> a space -> none), so each instruction is visited
  * at most a few times per operand; sweeping the blocks until nothing
@@ -174,7 +185,7 @@ static void solve(const ir_func *f, uint8_t *st) {
     const ir_instr *i = work[--top];
     size_t id = i->dst[0]->id;
     queued[id] = 0;
-    uint8_t s = transfer(f, i, st);
+    uint8_t s = meet(st[id], transfer(f, i, st));
     if (s == st[id]) continue;
     st[id] = s;
     for (size_t u = first[id]; u < first[id + 1]; u++) {
