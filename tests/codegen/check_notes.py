@@ -20,9 +20,12 @@ alone (not from ptxwave's parser or codegen):
     alignment padding (LLVM may order them to save padding).
 
 Every program compiles through lower/ (shfl, vote, bar.red ... become wave
-operations for the target's wave size) and is checked; programs in EXPECTED_FAIL must fail with a diagnostic (not a crash); when
-one of them starts compiling, the test fails until the list is updated.
-Usage: check_notes.py PTX_DIR   (exit 77: skipped, no PTX or no readelf)
+operations for the target's wave size) and is checked; programs in
+EXPECTED_FAIL, and FileCheck files whose RUN line expects failure
+(`RUN: not %ptxwave`), must fail with a diagnostic (not a crash); when one
+of them starts compiling, the test fails until the list is updated.
+Usage: check_notes.py PATH...   (directories of .ptx files, or .ptx files;
+exit 77: skipped, no PTX or no readelf)
 """
 import concurrent.futures
 import os
@@ -96,27 +99,35 @@ def shared_vars(text):
     return out
 
 
+def expects_failure(ptx):
+    """In EXPECTED_FAIL, or a FileCheck test of a diagnostic."""
+    name = os.path.basename(ptx)[:-4]
+    return name in EXPECTED_FAIL or re.search(r"RUN:\s*not\s+%ptxwave", open(ptx).read()) is not None
+
+
 def check(ptxwave, readelf, ptx, target, tmp):
     name = os.path.basename(ptx)[:-4]
     text = strip_comments(open(ptx).read())
     out = os.path.join(tmp, f"{name}.{target}.hsaco")
     r = subprocess.run([ptxwave, "compile", ptx, "--arch", target, "-o", out],
                        capture_output=True, text=True)
-    if name in EXPECTED_FAIL:
+    if expects_failure(ptx):
         if r.returncode == 0:
-            return [f"{name} {target}: compiles now; remove it from EXPECTED_FAIL ({EXPECTED_FAIL[name]})"]
+            why = EXPECTED_FAIL.get(name, "its RUN line expects an error")
+            return [f"{name} {target}: compiles now; update the test ({why})"], 0
         if r.returncode != 1 or "error:" not in r.stderr:
-            return [f"{name} {target}: expected a diagnostic, got status {r.returncode}:\n{r.stderr[-2000:]}"]
-        return []
+            return [f"{name} {target}: expected a diagnostic, got status {r.returncode}:\n{r.stderr[-2000:]}"], 0
+        return [], 0
     if r.returncode != 0:
-        return [f"{name} {target}: compile failed ({r.returncode}):\n{r.stderr[-3000:]}"]
+        return [f"{name} {target}: compile failed ({r.returncode}):\n{r.stderr[-3000:]}"], 0
     notes = subprocess.run([readelf, "--notes", out], capture_output=True, text=True, check=True).stdout
     doc = notes[notes.index("---"):notes.index("...", notes.index("---")) + 3]
     meta = yaml.safe_load(doc)
     got = {k[".name"]: k for k in meta["amdhsa.kernels"]}
     errs = []
     shared = shared_vars(text)
-    for kname, params, body in kernels(text):
+    entries = kernels(text)
+    for kname, params, body in entries:
         k = got.get(kname)
         if not k:
             errs.append(f"{name} {target}: kernel {kname} missing from the metadata")
@@ -139,33 +150,38 @@ def check(ptxwave, readelf, ptx, target, tmp):
         lds = k[".group_segment_fixed_size"]
         if not lo <= lds <= hi:
             errs.append(f"{name} {target}: {kname}: static LDS {lds}, expected {lo}..{hi}")
-    return errs
+    return errs, len(entries)
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         print(__doc__)
         return 2
     ptxwave = os.environ.get("PTXWAVE", "build/tools/ptxwave")
     readelf = shutil.which("llvm-readelf-22")
-    ptxs = sorted(os.path.join(sys.argv[1], f) for f in os.listdir(sys.argv[1]) if f.endswith(".ptx")) \
-        if os.path.isdir(sys.argv[1]) else []
+    ptxs = []
+    for a in sys.argv[1:]:
+        if os.path.isdir(a):
+            ptxs += sorted(os.path.join(a, f) for f in os.listdir(a) if f.endswith(".ptx"))
+        elif a.endswith(".ptx") and os.path.exists(a):
+            ptxs.append(a)
     if not ptxs or not readelf:
         print("no PTX (nvcc missing?) or no llvm-readelf-22: skipped")
         return 77
-    jobs, errs, ncompiled = [], [], 0
+    jobs, errs, nkernels = [], [], 0
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(2) as pool:
         for p in ptxs:
             for t in TARGETS:
                 jobs.append(pool.submit(check, ptxwave, readelf, p, t, tmp))
         for j in jobs:
-            e = j.result()
+            e, n = j.result()
             errs += e
-    ncompiled = len(ptxs) - len([p for p in ptxs if os.path.basename(p)[:-4] in EXPECTED_FAIL])
+            nkernels += n
+    ncompiled = len(ptxs) - len([p for p in ptxs if expects_failure(p)])
     for e in errs:
         print("FAIL:", e)
-    print(f"{len(ptxs)} programs x {len(TARGETS)} targets: {ncompiled * len(TARGETS)} "
-          f"compiled and checked, {len(errs)} failures")
+    print(f"{len(ptxs)} modules x {len(TARGETS)} targets: {ncompiled * len(TARGETS)} "
+          f"compiled, {nkernels} kernels checked, {len(errs)} failures")
     return 1 if errs else 0
 
 
