@@ -1001,19 +1001,22 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
 
 /* ---- atomics (9.7.13.5) ---------------------------------------------------- */
 
-static LLVMValueRef atomic(emitter *E, const ir_instr *i) {
+static unsigned elem_align(ir_type t) {
+  unsigned b = ir_type_bits(t) / 8;
+  return b ? b : 1;
+}
+
+/* One atomic on the element at byte offset `off` of the address, with the
+ * value operand `vsrc` (atom.cas: vsrc, vsrc + 1). */
+static LLVMValueRef atomic_one(emitter *E, const ir_instr *i, LLVMValueRef base, unsigned off, unsigned vsrc) {
   cg_context *c = E->c;
   ir_type t = (ir_type)i->type;
   LLVMTypeRef lt = ltype(E, t);
-  LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
+  LLVMValueRef p = off ? gep_bytes(E, base, off) : base;
   LLVMAtomicOrdering o = ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingMonotonic);
   unsigned ss = sync_scope(E, (ir_scope)i->mods.scope);
-  if (i->mods.vec > 1 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) {
-    unsupported(E, i, "vector and packed atomics are not implemented");
-    return LLVMGetUndef(lt);
-  }
   if (i->mods.atomop == IR_ATOM_CAS) {
-    LLVMValueRef cmp = op(E, i, 1), nv = op(E, i, 2);
+    LLVMValueRef cmp = op(E, i, vsrc), nv = op(E, i, vsrc + 1);
     LLVMAtomicOrdering fo = o == LLVMAtomicOrderingRelease ? LLVMAtomicOrderingMonotonic
                             : o == LLVMAtomicOrderingAcquireRelease ? LLVMAtomicOrderingAcquire : o;
     if (is_float(t)) {
@@ -1041,9 +1044,32 @@ static LLVMValueRef atomic(emitter *E, const ir_instr *i) {
     unsupported(E, i, "atomic operation .%s", ir_atomop_name((ir_atomop)i->mods.atomop));
     return LLVMGetUndef(lt);
   }
-  LLVMValueRef v = op(E, i, 1);
+  LLVMValueRef v = op(E, i, vsrc);
   if (!f && LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) v = coerce(E, v, LLVMIntTypeInContext(c->ctx, ir_type_bits(t)));
   return LLVMBuildAtomicRMWSyncScope(E->b, rop, p, v, o, ss);
+}
+
+/* atom / red, scalar or vector.  PTX ISA 9.7.13.5: a vector atom
+ * (atom.global.v2/.v4.f32.add, .v2/.v4/.v8 of f16/bf16, .v2/.v4 of
+ * f16x2/bf16x2) is atomic for each element separately, not as a whole: one
+ * atomic per element at consecutive addresses, in element order, each
+ * result to its destination. */
+static void atomic(emitter *E, const ir_instr *i) {
+  ir_type t = (ir_type)i->type;
+  LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
+  if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t)) {
+    unsupported(E, i, "atomics on packed %s", ir_type_name(t));
+    return;
+  }
+  unsigned n = i->mods.vec > 1 ? i->mods.vec : 1;
+  if (n > 1 && i->mods.atomop == IR_ATOM_CAS) {
+    unsupported(E, i, "vector atom.cas (the PTX ISA has none)");
+    return;
+  }
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef r = atomic_one(E, i, p, k * elem_align(t), 1 + k);
+    if (k < i->ndst) set_dst(E, i, k, r, false);
+  }
 }
 
 /* ---- loads and stores (9.7.9.8, 9.7.9.11) --------------------------------- */
@@ -1061,10 +1087,6 @@ static void mem_order(emitter *E, const ir_instr *i, LLVMValueRef inst, bool loa
   }
 }
 
-static unsigned elem_align(ir_type t) {
-  unsigned b = ir_type_bits(t) / 8;
-  return b ? b : 1;
-}
 
 static void load(emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
@@ -1246,8 +1268,6 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     store(E, i);
     return;
   case ir_op_atom:
-    set_dst(E, i, 0, atomic(E, i), false);
-    return;
   case ir_op_red:
     atomic(E, i);
     return;

@@ -106,6 +106,11 @@ static const char *atom_ptx = ET_HEADER ENTRY
     "  mov.f32 %f1, 0f3F000000;\n  atom.global.add.f32 %f2, [%rd7+44], %f1;\n"
     "  cvt.rn.f64.u32 %fd1_, %r1;\n"
     "  mov.b32 %r18, 0x3C003800;\n  atom.global.add.noftz.f16x2 %r19, [%rd7+48], %r18;\n"   /* (0.5, 1.0) */
+    /* vector atomics (sm_90): each element its own atomic (PTX ISA 9.7.13.5) */
+    "  mov.f32 %fv1, 0f3F800000;\n  mov.f32 %fv2, 0f40000000;\n  mov.f32 %fv3, 0f3E800000;\n"
+    "  atom.global.v4.f32.add {%fv4, %fv5, %fv6, %fv7}, [%rd7+64], {%f1, %fv1, %fv2, %fv3};\n"
+    "  red.global.v2.f32.add [%rd7+80], {%fv1, %fv2};\n"
+    "  atom.global.add.noftz.v2.f16x2 {%r23, %r24}, [%rd7+88], {%r18, %r18};\n"
     /* cas.b16: each thread of block 0 swaps its own slot from 0 to tid+1 */
     "  setp.ne.u32 %p1, %r2, 0;\n  @%p1 bra CAS32;\n"
     "  mul.wide.u32 %rd9, %r1, 2;\n  add.u64 %rd10, %rd7, 256;\n  add.u64 %rd11, %rd10, %rd9;\n"
@@ -115,11 +120,13 @@ static const char *atom_ptx = ET_HEADER ENTRY
     "  red.global.add.u32 [%rd7+56], 3;\n"
     "  atom.shared.add.u32 %r21, [sh], 1;\n  bar.sync 0;\n  ld.shared.u32 %r22, [sh];\n"
     "  st.global.u32 [%rd6+1024], %r10;\n  st.global.u32 [%rd6+1028], %r16;\n  st.global.u32 [%rd6+1032], %r22;\n"
+    "  st.global.f32 [%rd6+1036], %fv7;\n"
     "  ret;\n}\n";
 
 START_TEST(atomics) {
   /* the kernel text needs a few registers the prologue lacks */
-  const char *extra = "  .reg .b16 %rs<4>;\n  .reg .f64 %fd1_;\n  .shared .align 4 .b32 sh;\n";
+  const char *extra = "  .reg .b16 %rs<4>;\n  .reg .f64 %fd1_;\n  .reg .f32 %fv<8>;\n"
+                      "  .shared .align 4 .b32 sh;\n";
   char *ptx = malloc(strlen(atom_ptx) + strlen(extra) + 1);
   const char *cut = strstr(atom_ptx, "  mov.u32 %r1, %tid.x;");
   size_t head = (size_t)(cut - atom_ptx);
@@ -163,6 +170,15 @@ START_TEST(atomics) {
   ck_assert_uint_eq(r[11], 0x43400000);            /* 384 * 0.5 = 192.0 exactly */
   ck_assert_uint_eq(r[12], 0x5e005a00);            /* f16x2: 384.0 high, 192.0 low */
   ck_assert_uint_eq(r[14], 3 * NT);
+  /* the vector atomics: 384 x (0.5, 1, 2, 0.25) and 384 x (1, 2), exact */
+  ck_assert_uint_eq(r[16], 0x43400000);            /* 192.0 */
+  ck_assert_uint_eq(r[17], 0x43c00000);            /* 384.0 */
+  ck_assert_uint_eq(r[18], 0x44400000);            /* 768.0 */
+  ck_assert_uint_eq(r[19], 0x42c00000);            /* 96.0 */
+  ck_assert_uint_eq(r[20], 0x43c00000);            /* 384.0 */
+  ck_assert_uint_eq(r[21], 0x44400000);            /* 768.0 */
+  ck_assert_uint_eq(r[22], 0x5e005a00);            /* f16x2 (192, 384) twice */
+  ck_assert_uint_eq(r[23], 0x5e005a00);
   /* the old values of the counter are a permutation of 0..NT-1; inc's old
    * values hold each of 0..9 the right number of times; shared counter */
   uint8_t *seen = calloc(NT, 1);
@@ -174,6 +190,10 @@ START_TEST(atomics) {
     seen[old] = 1;
     hist[r[256 + i * 8 + 1]]++;
     ck_assert_uint_eq(r[256 + i * 8 + 2], BS);
+    /* the old value of the 4th element: a multiple of 0.25 below 96 */
+    float o4;
+    memcpy(&o4, &r[256 + i * 8 + 3], 4);
+    ck_assert(o4 >= 0 && o4 < 96.0f && o4 * 4 == (float)(int)(o4 * 4));
   }
   for (unsigned k = 0; k < 10; k++) ck_assert_uint_eq(hist[k], NT / 10 + (k < NT % 10));
   uint16_t *h16 = (uint16_t *)(res + 256);
