@@ -311,6 +311,17 @@ static bool is_directed(unsigned r) { return r == IR_RND_RZ || r == IR_RND_RM ||
 
 static bool is_int(ir_type t);
 
+/* cvt.rn.bf16 from a 32- or 64-bit integer: LLVM 22's AMDGPU backend
+ * converts to f32 first and rounds that to bf16 (v_cvt_f32_i32, then the
+ * bf16 rounding on the bits): two roundings, wrong where the first lands
+ * on a bf16 midpoint (2^24 + 2^16 + 1 gives 2^24, not 2^24 + 2^17).
+ * 16-bit sources are exact in f32, so one rounding. */
+static bool is_int_bf16_rn(const ir_instr *i) {
+  ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
+  return dt == ir_type_bf16 && is_int(st) && ir_type_bits(st) >= 32 &&
+         (i->mods.rnd == IR_RND_RN || i->mods.rnd == IR_RND_NONE);
+}
+
 static bool want_cvt(const ir_instr *i) {
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
   if (dt == ir_type_ue8m0x2)
@@ -318,7 +329,7 @@ static bool want_cvt(const ir_instr *i) {
   if (st == ir_type_ue8m0x2) return dt == ir_type_bf16x2 && i->nsrc == 1;
   if ((dt == ir_type_f32 || dt == ir_type_f64 || dt == ir_type_f16 || dt == ir_type_bf16) && is_int(st) &&
       i->nsrc == 1)
-    return is_directed(i->mods.rnd) && !i->mods.sat && !i->mods.ftz;
+    return (is_directed(i->mods.rnd) || is_int_bf16_rn(i)) && !i->mods.sat && !i->mods.ftz;
   switch ((ir_rnd)i->mods.rnd) {
   case IR_RND_NONE: case IR_RND_RN: case IR_RND_RNA: case IR_RND_RZ: case IR_RND_RM: case IR_RND_RP: break;
   default: return false;   /* .rs, integer roundings */
@@ -419,12 +430,40 @@ static ir_value *int_to_float_directed(ir_builder *b, ir_value *x, ir_type st, i
   return res;
 }
 
+/* cvt.rn.bf16 from a 32- or 64-bit integer in one rounding (is_int_bf16_rn).
+ * A 32-bit integer is exact in f64: f64, then bf16 to nearest.  A 64-bit
+ * one goes to f64 rounded to odd (the .rz result with its last bit set when
+ * inexact; inexact when converting it back does not give the source):
+ * rounding to odd at 53 bits and then to nearest at 8 equals rounding to
+ * nearest once, since 53 >= 8 + 2 (Boldo and Melquiond, "Emulation of FMA
+ * and correctly rounded sums: proved algorithms using rounding to odd"). */
+static ir_value *lower_cvt_int_bf16_rn(ir_builder *b, ir_instr *i) {
+  ir_type st = (ir_type)i->type2;
+  ir_value *x = i->src[0];
+  ir_value *r;
+  enc_opts o = {.rnd = IR_RND_RN};
+  if (ir_type_bits(st) <= 32) {
+    ir_instr *w = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){x}, 1, (ir_type[]){ir_type_f64},
+                           IR_MODS(.rnd = IR_RND_RN));
+    w->type2 = st;
+    r = w->dst[0];
+  } else {
+    r = int_to_float_directed(b, x, st, ir_type_f64, IR_RND_RZ);
+    ir_instr *bk = ir_build(b, ir_op_cvt, st, 1, (ir_value *[]){r}, 1, (ir_type[]){st}, IR_MODS(.rnd = IR_RND_RZI));
+    bk->type2 = ir_type_f64;
+    ir_value *inexact = cmp(b, IR_CMP_NE, ir_type_b64, bk->dst[0], x);
+    r = lower_alu(b, ir_op_or, ir_type_b64, r, sel(b, ir_type_b64, inexact, k64(b, 1), k64(b, 0)));
+  }
+  return narrow_to(b, enc_from_f64(b, fmt_of(ir_type_bf16), r, &o), 16);
+}
+
 /* f16/bf16 destinations: the directed f64 result, then one directed
  * rounding into the half format.  Rounding twice in one direction equals
  * rounding once, since every half value is an f64 value. */
 static ir_value *lower_cvt_int_directed(ir_builder *b, ir_instr *i) {
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
   ir_rnd rnd = (ir_rnd)i->mods.rnd;
+  if (is_int_bf16_rn(i)) return lower_cvt_int_bf16_rn(b, i);
   if (dt == ir_type_f32 || dt == ir_type_f64) return int_to_float_directed(b, i->src[0], st, dt, rnd);
   ir_value *x = int_to_float_directed(b, i->src[0], st, ir_type_f64, rnd);
   enc_opts o = {.rnd = rnd};

@@ -164,7 +164,14 @@ START_TEST(cvt_int_float) {
     if (i % 5 == 0) a[i] = r | 0x8000000000000000ull;
   }
   a[0] = 0, a[1] = ~0ull, a[2] = 0x7fffffffffffffffull, a[3] = 0x8000000000000000ull, a[4] = 16777217, a[5] = 0xffffffff;
+  /* just off a bf16 (and f16) midpoint, where rounding through f32 first
+   * rounds twice: 2^k + 2^(k-8) + {1, -1}, k = 24..63, both signs */
+  for (int k = 24, i = 6; k < 64; k++, i += 4) {
+    uint64_t mid = (1ull << k) + (1ull << (k - 8));
+    a[i] = mid + 1, a[i + 1] = mid - 1, a[i + 2] = 0 - (mid + 1), a[i + 3] = 0 - (mid - 1);
+  }
   rf_fmt F16 = rf_make(5, 10, 15, true, false, 0x7fff);
+  rf_fmt BF16 = rf_make(8, 7, 127, true, false, 0x7fff);
   for (int m = 0; m < 4; m++) {
     static const char *srcs[] = {"s32", "u32", "s64", "u64"};
     for (int si = 0; si < 4; si++) {
@@ -219,8 +226,30 @@ START_TEST(cvt_int_float) {
         want[i] = rf_round(&F16, v, m, false);
       }
       ET_CHECK_ARRAY(name, (size_t)N, d, want, a, a, a);
+      /* to bf16 */
+      snprintf(name, sizeof name, "cvt.%s.bf16.%s", fmode[m], srcs[si]);
+      snprintf(body, sizeof body, "  %s %%hd, %s;\n%s", name, s64 ? "%rda" : "%ra", ET_RH);
+      et_op(body, N, a, NULL, NULL, d, NULL);
+      for (int i = 0; i < N; i++) {
+        __float128 v;
+        switch (si) {
+        case 0: v = (int32_t)(uint32_t)a[i]; break;
+        case 1: v = (uint32_t)a[i]; break;
+        case 2: v = (int64_t)a[i]; break;
+        default: v = a[i]; break;
+        }
+        want[i] = rf_round(&BF16, v, m, false);
+      }
+      ET_CHECK_ARRAY(name, (size_t)N, d, want, a, a, a);
     }
   }
+  /* by hand: 2^24 + 2^16 + 1 is above the midpoint of 2^24 and 2^24 + 2^17 */
+  {
+    uint64_t x[1] = {(1u << 24) + (1u << 16) + 1}, r[1];
+    et_op("  cvt.rn.bf16.s32 %hd, %ra;\n" ET_RH, 1, x, NULL, NULL, r, NULL);
+    ck_assert_uint_eq(r[0], 0x4b81);
+  }
+  rf_free(&BF16);
   rf_free(&F16);
 }
 END_TEST
