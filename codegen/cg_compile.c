@@ -56,8 +56,66 @@ static void fatal_handler(const char *reason) {
           current_module ? current_module : "?", current_target ? current_target : "?", reason);
 }
 
+/* ---- Target machines, kept per thread ------------------------------------
+ * Creating an LLVM TargetMachine for AMDGPU builds its MCRegisterInfo
+ * (register alias caches over thousands of registers), instruction info
+ * and, on first use, the GCNSubtarget and its TargetLowering: measured at
+ * about a third of the CPU time of compiling a small module.  A target
+ * machine may compile any number of modules one after another but is not
+ * safe to share between threads, so each thread keeps the few it has used
+ * (keyed by CPU and feature string) and disposes of them when it exits
+ * (the pthread key's destructor).  Nothing is shared between threads. */
+enum { TM_CACHE = 4 };
+typedef struct tm_cache {
+  struct { char cpu[32], features[512]; LLVMTargetMachineRef tm; } e[TM_CACHE];
+  unsigned n, next;
+} tm_cache;
+
+static pthread_key_t tm_key;
+static void tm_cache_free(void *p) {
+  tm_cache *tc = p;
+  for (unsigned i = 0; i < tc->n; i++) LLVMDisposeTargetMachine(tc->e[i].tm);
+  free(tc);
+}
+
+/* The thread's target machine for (cpu, features), created on first use;
+ * NULL (with *err set) when LLVM has no AMDGPU target.  Owned by the
+ * thread's cache: never disposed by the caller. */
+static LLVMTargetMachineRef target_machine(const char *cpu, const char *features, char **err) {
+  tm_cache *tc = pthread_getspecific(tm_key);
+  if (!tc) {
+    tc = calloc(1, sizeof *tc);
+    if (!tc || pthread_setspecific(tm_key, tc)) {
+      free(tc);
+      tc = NULL;
+    }
+  }
+  for (unsigned i = 0; tc && i < tc->n; i++)
+    if (!strcmp(tc->e[i].cpu, cpu) && !strcmp(tc->e[i].features, features)) return tc->e[i].tm;
+  LLVMTargetRef t;
+  if (LLVMGetTargetFromTriple("amdgcn-amd-amdhsa", &t, err)) return NULL;
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", cpu, features, LLVMCodeGenLevelDefault,
+                                                    LLVMRelocPIC, LLVMCodeModelDefault);
+  if (!tc || strlen(cpu) >= sizeof tc->e[0].cpu || strlen(features) >= sizeof tc->e[0].features) return tm;
+  unsigned k = tc->n < TM_CACHE ? tc->n++ : tc->next++ % TM_CACHE;
+  if (tc->e[k].tm) LLVMDisposeTargetMachine(tc->e[k].tm);
+  snprintf(tc->e[k].cpu, sizeof tc->e[k].cpu, "%s", cpu);
+  snprintf(tc->e[k].features, sizeof tc->e[k].features, "%s", features);
+  tc->e[k].tm = tm;
+  return tm;
+}
+
+/* Whether tm belongs to the thread's cache (else the caller disposes). */
+static bool tm_cached(LLVMTargetMachineRef tm) {
+  tm_cache *tc = pthread_getspecific(tm_key);
+  for (unsigned i = 0; tc && i < tc->n; i++)
+    if (tc->e[i].tm == tm) return true;
+  return false;
+}
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_llvm(void) {
+  pthread_key_create(&tm_key, tm_cache_free);
   LLVMInstallFatalErrorHandler(fatal_handler);
   /* LLVM's target registry: process-wide, written once. */
   LLVMInitializeAMDGPUTargetInfo();
@@ -307,14 +365,11 @@ static void *part_main(void *arg) {
     }
   }
   char *err = NULL;
-  LLVMTargetRef t;
-  LLVMTargetMachineRef tm = NULL;
-  if (LLVMGetTargetFromTriple("amdgcn-amd-amdhsa", &t, &err)) {
+  LLVMTargetMachineRef tm = target_machine(p->opt->target->name, p->features, &err);
+  if (!tm) {
     cg_take_message(err, msg, sizeof msg);
     pw_error(&p->diag, p->path, "LLVM has no AMDGPU target: %s", msg);
   } else {
-    tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", p->opt->target->name, p->features,
-                                 LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelDefault);
     /* the device functions and constants no kept kernel uses */
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(c.mod, "globaldce", tm, po);
@@ -334,7 +389,7 @@ static void *part_main(void *arg) {
       p->ok = !c.llvm_errors;
     }
   }
-  if (tm) LLVMDisposeTargetMachine(tm);
+  if (tm && !tm_cached(tm)) LLVMDisposeTargetMachine(tm);
   cg_context_fini(&c);
   return NULL;
 }
@@ -552,14 +607,12 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   char *err = NULL;
   LLVMTargetMachineRef tm = NULL;
   if (ok) {
-    LLVMTargetRef t;
-    if (LLVMGetTargetFromTriple("amdgcn-amd-amdhsa", &t, &err)) {
+    tm = target_machine(opt->target->name, features, &err);
+    if (!tm) {
       cg_take_message(err, msg, sizeof msg);
       pw_error(d, path, "LLVM has no AMDGPU target: %s", msg);
       ok = false;
     } else {
-      tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", opt->target->name, features,
-                                   LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelDefault);
       LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
       char *dl = LLVMCopyStringRepOfTargetData(td);
       LLVMSetDataLayout(c.mod, dl);
@@ -639,7 +692,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       LLVMDisposeMemoryBuffer(buf);
     }
   }
-  if (tm) LLVMDisposeTargetMachine(tm);
+  if (tm && !tm_cached(tm)) LLVMDisposeTargetMachine(tm);
   cg_context_fini(&c);
   if (!ok) {
     free(out->data);

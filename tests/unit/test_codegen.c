@@ -97,6 +97,64 @@ START_TEST(parallel_equals_sequential) {
 }
 END_TEST
 
+/* A thread reuses its target machines (cg_compile.c keeps up to four per
+ * thread): compiling other modules and targets in between, evicting and
+ * recreating, must not change a module's bytes. */
+static const char other_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".func (.reg .f64 r) sq(.reg .f64 x)\n{\n  mul.rn.f64 r, x, x;\n  ret;\n}\n"
+    ".visible .entry o(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n  .reg .f64 %fd<3>;\n"
+    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n  ld.global.f64 %fd1, [%rd2];\n"
+    "  call (%fd2), sq, (%fd1);\n  st.global.f64 [%rd2+8], %fd2;\n  ret;\n}\n";
+
+static void *first_compile(void *p) {
+  run_job(p);   /* a fresh thread: a target machine of its own, new */
+  return NULL;
+}
+
+START_TEST(reused_target_machine) {
+  ir_module *m = parse();
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *o = ptx_parse("o.ptx", other_ptx, strlen(other_ptx), &d, NULL);
+  ck_assert_msg(o != NULL, "%s", pw_diag_text(&d));
+  static const char *const targets[] = {"gfx942", "gfx90a", "gfx950", "gfx1100", "gfx1201", "gfx1030"};
+  enum { NT = 6 };
+  /* LLVM installs its signal handlers, with a malloc'd alternate signal
+   * stack for the calling thread, at the first output file lld writes; a
+   * thread exiting with that stack trips ASan's thread teardown (it unmaps
+   * the alternate stack).  The first compile of the process stays on this
+   * thread, as in an application's first module load. */
+  job warm = {.m = m, .target = "gfx942"};
+  run_job(&warm);
+  ck_assert(warm.ok);
+  free(warm.out.data);
+  for (int round = 0; round < 2; round++) {
+    for (int t = 0; t < NT; t++) {
+      job fresh = {.m = m, .target = targets[t]}, again = {.m = m, .target = targets[t]};
+      pthread_t th;
+      ck_assert_int_eq(pthread_create(&th, NULL, first_compile, &fresh), 0);
+      pthread_join(th, NULL);
+      /* this thread: the other module first, then the kernel */
+      job other = {.m = o, .target = targets[(t + 1) % NT]};
+      run_job(&other);
+      ck_assert(other.ok);
+      run_job(&again);
+      ck_assert(fresh.ok && again.ok);
+      ck_assert_uint_eq(again.out.size, fresh.out.size);
+      ck_assert_msg(!memcmp(again.out.data, fresh.out.data, fresh.out.size), "%s: bytes differ on reuse",
+                    targets[t]);
+      free(fresh.out.data);
+      free(again.out.data);
+      free(other.out.data);
+    }
+  }
+  pw_diag_fini(&d);
+  ir_module_destroy(o);
+  ir_module_destroy(m);
+}
+END_TEST
+
 START_TEST(bad_options_are_errors) {
   ir_module *m = parse();
   pw_diag d;
@@ -121,6 +179,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, target_table);
   tcase_add_test(tc, parallel_equals_sequential);
+  tcase_add_test(tc, reused_target_machine);
   tcase_add_test(tc, bad_options_are_errors);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
