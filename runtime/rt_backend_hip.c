@@ -500,7 +500,13 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
       *obj_len = n;
     } else {
       free(data);
-      if (waited && WIFSIGNALED(st))
+      if (waited && WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) {
+        const char *lim = getenv("PTXWAVE_JIT_TIMEOUT");
+        snprintf(b->error, sizeof b->error,
+                 "compiling %s for %s: the JIT helper ran past its time limit (PTXWAVE_JIT_TIMEOUT=%s "
+                 "seconds) and was stopped; this module is not loaded:\n%s",
+                 name, arch, lim && *lim ? lim : "600", msg ? msg : "");
+      } else if (waited && WIFSIGNALED(st))
         snprintf(b->error, sizeof b->error,
                  "compiling %s for %s: the JIT helper died (signal %d, %s); the application goes "
                  "on, this module is not loaded:\n%s",

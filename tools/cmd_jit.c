@@ -11,13 +11,20 @@
  * status: 0 written, 1 the module does not compile (the messages on
  * stderr), 2 usage or I/O, 3 another version.
  *
+ * PTXWAVE_JIT_TIMEOUT=S (seconds, default 600, 0 none) bounds the compile:
+ * a helper still running after S seconds ends on SIGALRM (alarm(2)), and
+ * the runtime fails the module load naming the limit, instead of the
+ * application waiting forever on a compile that never ends.
+ *
  * PTXWAVE_JIT_TEST_CRASH=1 (tests only) aborts once the PTX is read, as an
  * LLVM fatal error would: the runtime's tests check the application
- * survives it.
+ * survives it.  PTXWAVE_JIT_TEST_CRASH=hang waits forever instead (the
+ * time limit's test).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "codegen/codegen.h"
 #include "pw_config.h"
@@ -67,7 +74,17 @@ int cmd_jit(int argc, char **argv) {
     fprintf(stderr, "ptxwave jit: cannot read %s\n", in);
     return 2;
   }
+  const char *lim = getenv("PTXWAVE_JIT_TIMEOUT");
+  char *end = NULL;
+  unsigned long secs = lim && *lim ? strtoul(lim, &end, 10) : 600;
+  if (lim && *lim && (*end || secs > 86400)) {
+    fprintf(stderr, "ptxwave jit: PTXWAVE_JIT_TIMEOUT=%s: expected seconds (0 to 86400)\n", lim);
+    return 2;
+  }
+  if (secs) alarm((unsigned)secs);
   const char *crash = getenv("PTXWAVE_JIT_TEST_CRASH");
+  if (crash && !strcmp(crash, "hang"))
+    for (;;) pause();
   if (crash && *crash == '1') {
     fprintf(stderr, "LLVM ERROR: injected by PTXWAVE_JIT_TEST_CRASH (tests only)\n");
     fflush(stderr);

@@ -33,7 +33,9 @@ cuEventSynchronize, 0; cuEventElapsedTime is the stand-in's 1.5 ms.
 JIT in a helper process (the default): a crash injected in the helper
 (PTXWAVE_JIT_TEST_CRASH=1, it aborts) fails cuModuleLoadData with
 CUDA_ERROR_INVALID_PTX (218) and a message naming the signal, and the client
-process itself exits normally; PTXWAVE_JIT=inprocess compiles in the client
+process itself exits normally; a helper that hangs (PTXWAVE_JIT_TEST_CRASH=hang)
+is stopped at PTXWAVE_JIT_TIMEOUT=1 with the same error and a message naming
+the limit; PTXWAVE_JIT=inprocess compiles in the client
 (the helper's crash switch then has no effect); a helper of another ptxwave
 version refuses and the client compiles in process, with a warning.
 """
@@ -67,7 +69,7 @@ def elf_symbols(b):
 
 base = dict(os.environ, PTXWAVE_HIP_LIBRARY=fake, PW_FAKE_HIP_LOG=log, PTXWAVE_BACKEND='hip',
             PTXWAVE_LOG='info', PW_FAKE_HIP_PENDING='1')
-for k in ('PTXWAVE_HIP_ARCH', 'PTXWAVE_JIT', 'PTXWAVE_JIT_HELPER', 'PTXWAVE_JIT_TEST_CRASH',
+for k in ('PTXWAVE_HIP_ARCH', 'PTXWAVE_JIT', 'PTXWAVE_JIT_HELPER', 'PTXWAVE_JIT_TEST_CRASH', 'PTXWAVE_JIT_TIMEOUT',
           'PW_FAKE_HIP_ARCH'):
     base.pop(k, None)
 MACH = {'gfx90a': 0x3f, 'gfx942': 0x4c, 'gfx1100': 0x41}
@@ -194,6 +196,15 @@ if (p.returncode != 1 or 'cuModuleLoadData(&m, ptx) = 218' not in p.stderr or
                  f'{p.returncode} {p.stderr[-1200:]}')
 else:
     print('helper crash: cuModuleLoadData = 218, the client went on and exited 1')
+# a helper that never finishes is stopped at PTXWAVE_JIT_TIMEOUT (alarm in the helper)
+p, lines = run(dict(envc, PTXWAVE_JIT_TEST_CRASH='hang', PTXWAVE_JIT_TIMEOUT='1',
+                    PTXWAVE_CACHE_DIR=cdir + '-hang'))
+if (p.returncode != 1 or 'cuModuleLoadData(&m, ptx) = 218' not in p.stderr or
+        'ran past its time limit (PTXWAVE_JIT_TIMEOUT=1 seconds)' not in p.stderr):
+    fails.append(f'helper hang: expected CUDA_ERROR_INVALID_PTX after 1 s and the client alive: exit '
+                 f'{p.returncode} {p.stderr[-1200:]}')
+else:
+    print('helper hang: stopped after PTXWAVE_JIT_TIMEOUT=1, cuModuleLoadData = 218')
 p, lines = run(dict(envc, PTXWAVE_JIT_TEST_CRASH='1', PTXWAVE_JIT='inprocess',
                     PTXWAVE_CACHE_DIR=cdir + '-inprocess'))
 if p.returncode != 0 or 'modules compiled 1' not in p.stderr or 'JIT in process' not in p.stderr:
