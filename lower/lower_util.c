@@ -1,17 +1,32 @@
 /* lower/lower_util.c: the walker every pass is built on and the IR helpers
  * the passes share (lower_internal.h). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
 
 /* ---- diagnostics ---------------------------------------------------------- */
+/* Every message names the kernel (or function) and the target it was
+ * being lowered for, unless the text already does: "... (in kernel 'k',
+ * for gfx942)".  lower_module sets m->facts.target before the passes. */
 static void report(pw_diag *d, const ir_instr *i, bool warning, const char *fmt, va_list ap) {
   if (!d) return;
-  const ir_module *m = i->block && i->block->func ? i->block->func->module : NULL;
+  const ir_func *f = i->block ? i->block->func : NULL;
+  const ir_module *m = f ? f->module : NULL;
   pw_src src = {.path = m && m->source_name ? m->source_name : "<module>"};
-  pw_verror_at(d, &src, i->loc.line, i->loc.col, warning, fmt, ap);
+  char msg[1024], quoted[256] = "", ctx[384] = "";
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (f && f->name) snprintf(quoted, sizeof quoted, "'%s'", f->name);
+  bool name_f = *quoted && !strstr(msg, quoted);
+  const char *tgt = m ? m->facts.target : NULL;
+  bool name_t = tgt && !strstr(msg, tgt);
+  if (name_f || name_t)
+    snprintf(ctx, sizeof ctx, " (%s%s%s%s%s)", name_f ? (f->is_kernel ? "in kernel " : "in function ") : "",
+             name_f ? quoted : "", name_f && name_t ? ", " : "", name_t ? "for " : "", name_t ? tgt : "");
+  if (warning) pw_warn_at(d, &src, i->loc.line, i->loc.col, "%s%s", msg, ctx);
+  else pw_error_at(d, &src, i->loc.line, i->loc.col, "%s%s", msg, ctx);
 }
 
 void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) {

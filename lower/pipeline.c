@@ -49,6 +49,7 @@ static bool want_print(const lower_pipeline_options *o, const char *pass) {
 bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt) {
   pw_diag *diag = opt ? opt->diag : NULL;
   int errors0 = diag ? diag->nerrors : 0;
+  m->facts.target = t->name;   /* for messages (lower_util.c) */
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
   LOWER_PASS(lower_async, .diag = diag);
