@@ -320,11 +320,31 @@ PW_REDUCE(__reduce_xor_sync, unsigned, v ^ w)
 PW_REDUCE(__reduce_add_sync, int, v + w)
 PW_REDUCE(__reduce_min_sync, int, v < w ? v : w)
 PW_REDUCE(__reduce_max_sync, int, v > w ? v : w)
-/* match: the lanes of the 32-lane half holding the same value */
+/* match: the lanes of the 32-lane half holding the same value, the way a
+ * wave does it (HIP's __match_any works alike): each round takes the value
+ * of the first lane still looking (readfirstlane) and the ballot of the
+ * lanes holding it, which are done; as many rounds as distinct values
+ * among the active lanes, not 32 shuffles. */
+template <class T> PW_DI T pw_readfirst(T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "readfirstlane type");
+  if constexpr (sizeof(T) == 4) {
+    return __builtin_bit_cast(T, __builtin_amdgcn_readfirstlane(__builtin_bit_cast(int, v)));
+  } else {
+    unsigned long long u = __builtin_bit_cast(unsigned long long, v);
+    unsigned lo = (unsigned)__builtin_amdgcn_readfirstlane((int)(unsigned)u);
+    unsigned hi = (unsigned)__builtin_amdgcn_readfirstlane((int)(unsigned)(u >> 32));
+    return __builtin_bit_cast(T, (unsigned long long)hi << 32 | lo);
+  }
+}
 template <class T> PW_DI unsigned __match_any_sync(unsigned mask, T v) {
-  unsigned r = 0;
-  for (int i = 0; i < 32; i++) r |= (__shfl_sync(mask, v, i) == v ? 1u : 0u) << i;
-  return r & mask & __activemask();
+  unsigned r;
+  for (;;) {
+    if (v == pw_readfirst(v)) {
+      r = pw_half(__builtin_amdgcn_ballot_w64(true));
+      break;
+    }
+  }
+  return r & mask;
 }
 template <class T> PW_DI unsigned __match_all_sync(unsigned mask, T v, int *pred) {
   unsigned m = __match_any_sync(mask, v);
@@ -518,10 +538,18 @@ PW_DI unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned l
 PW_DI unsigned pw_laneid(void) { return pw_lane64() & 31; }
 /* %lanemask_*: relative to the lane in the 32-lane warp */
 PW_DI unsigned pw_lanemask_lt(void) { return (1u << pw_laneid()) - 1; }
-/* %smid / %warpid: the hardware ids (HW_REG_HW_ID: CU_ID [11:8], SH_ID
- * [12], SE_ID [15:13]; WAVE_ID [3:0]), as ptxwave's lowering reads them */
-PW_DI unsigned pw_smid(void) { return __builtin_amdgcn_s_getreg((4 << 0) | (8 << 6) | ((8 - 1) << 11)); }
-PW_DI unsigned pw_warpid(void) { return __builtin_amdgcn_s_getreg((4 << 0) | (0 << 6) | ((4 - 1) << 11)); }
+/* %smid / %warpid: the same values ptxwave's lowering gives them
+ * (docs/lowering.md "Special registers"), so that the twin does the same
+ * work: %smid = HW_ID's CU_ID [11:8] | SE_ID [14:13] << 4 (gfx9 layout),
+ * %warpid = the linear thread id >> 5 */
+PW_DI unsigned pw_smid(void) {
+  unsigned h = __builtin_amdgcn_s_getreg(4 | (0 << 6) | ((32 - 1) << 11)); /* hwreg(HW_REG_HW_ID) */
+  return ((h >> 8) & 15) | ((h >> 9) & 48);
+}
+PW_DI unsigned pw_warpid(void) {
+  uint3 t = pw_tid(), n = pw_ntid();
+  return ((t.z * n.y + t.y) * n.x + t.x) >> 5;
+}
 /* %dynamic_smem_size: COV5 hidden_dynamic_lds_size (AMDGPUUsage, implicit
  * kernel argument at offset 120) */
 PW_DI unsigned pw_dynamic_smem_size(void) {

@@ -52,7 +52,7 @@ __global__ void where_am_i(unsigned *rec, unsigned *vol, long long *ticks, float
     unsigned smid, warpid;
 #ifdef PTXWAVE_NATIVE
     /* native twin: %smid and %warpid, hardware ids (unchecked: PTX ISA says
-     * they are volatile), from HW_REG_HW_ID as ptxwave reads them */
+     * they are volatile), computed as ptxwave lowers them (cuda_on_hip.h) */
     smid = pw_smid();
     warpid = pw_warpid();
 #else
