@@ -305,11 +305,39 @@ PW_DI int __syncthreads_and(int p) {
   uint3 n = pw_ntid();
   return pw_bar_count(p) == (int)(n.x * n.y * n.z);
 }
+/* redux.sync / __reduce_*_sync(mask, v): op over the lanes of mask (PTX
+ * ISA "redux.sync"; every lane of mask executes it with the same mask).
+ * The full mask, known at compile time: a butterfly over the 32-lane half
+ * (ds_bpermute).  Any other mask: the lanes of the wave are served in
+ * rounds, one group (same mask, same half) per round, found with
+ * readfirstlane; the round's mask is uniform, so its values are read with
+ * v_readlane into scalar registers and folded on the scalar unit.  (A
+ * butterfly with the absent lanes as the identity is wrong for masks like
+ * {0, 3}, and inactive lanes hold stale values.) */
+template <class T, class F> PW_DI T pw_reduce_masked(unsigned mask, T v, F op) {
+  static_assert(sizeof(T) == 4, "32-bit reduction");
+  T r;
+  for (;;) {
+    unsigned m0 = (unsigned)__builtin_amdgcn_readfirstlane((int)mask);
+    unsigned h0 = (unsigned)__builtin_amdgcn_readfirstlane((int)(pw_lane64() & 32));
+    if (mask == m0 && (pw_lane64() & 32) == h0) {
+      unsigned m = m0;
+      T acc = (T)__builtin_amdgcn_readlane((int)v, (int)(h0 + __builtin_ctz(m)));
+      for (m &= m - 1; m; m &= m - 1) acc = op(acc, (T)__builtin_amdgcn_readlane((int)v, (int)(h0 + __builtin_ctz(m))));
+      r = acc;
+      break;
+    }
+  }
+  return r;
+}
 #define PW_REDUCE(NAME, T, OP)                                                                \
   PW_DI T NAME(unsigned mask, T v) {                                                          \
-    (void)mask;                                                                               \
-    for (int o = 16; o; o >>= 1) { T w = __shfl_xor_sync(mask, v, o); v = OP; }               \
-    return v;                                                                                 \
+    auto op = [](T v, T w) { return OP; };                                                    \
+    if (__builtin_constant_p(mask) && mask == 0xffffffffu) {                                  \
+      for (int o = 16; o; o >>= 1) v = op(v, __shfl_xor_sync(mask, v, o));                    \
+      return v;                                                                               \
+    }                                                                                         \
+    return pw_reduce_masked(mask, v, op);                                                     \
   }
 PW_REDUCE(__reduce_add_sync, unsigned, v + w)
 PW_REDUCE(__reduce_min_sync, unsigned, v < w ? v : w)

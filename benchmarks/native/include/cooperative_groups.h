@@ -12,9 +12,10 @@
  *     wave's ballot), thread_rank, meta_group_rank, meta_group_size, sync;
  *   coalesced_group (coalesced_threads, labeled_partition): a lane mask of
  *     the warp; rank = lanes of the mask below the lane, shfl by rank;
- *   reduce: butterfly over a tile's lanes; over a coalesced group, each
- *     lane folds the values of its group's lanes (the groups of a labeled
- *     partition differ per lane, so no common butterfly exists);
+ *   reduce: butterfly over a tile's lanes; over a coalesced group,
+ *     pw_reduce_masked (cuda_on_hip.h: one round per group of lanes with
+ *     the same mask, v_readlane and the scalar unit), since the groups of
+ *     a labeled partition differ per lane;
  *   inclusive_scan: Hillis-Steele with shfl_up within the tile. */
 #ifndef PW_NATIVE_COOPERATIVE_GROUPS_H
 #define PW_NATIVE_COOPERATIVE_GROUPS_H
@@ -82,12 +83,7 @@ template <unsigned N, class T, class Op> static __device__ inline T reduce(const
   return v;
 }
 template <class T, class Op> static __device__ inline T reduce(const coalesced_group &g, T v, Op op) {
-  T acc = v;
-  for (int i = 0; i < 32; i++) {
-    T x = __shfl_sync(0xffffffffu, v, i);
-    if (((g.mask >> i) & 1) && (unsigned)i != pw_laneid()) acc = op(acc, x);
-  }
-  return acc;
+  return pw_reduce_masked(g.mask, v, op);
 }
 template <unsigned N, class T> static __device__ inline T inclusive_scan(const thread_block_tile<N> &g, T v) {
   for (unsigned o = 1; o < N; o <<= 1) {
