@@ -13,11 +13,16 @@
  * Inline PTX `asm` cannot be compiled by clang: the test programs that use
  * it have a native twin of each asm site under `#ifdef PTXWAVE_NATIVE`,
  * which this header defines (nvcc never sees it, so its PTX is unchanged).
- * What has no native equivalent without device libraries (double sin/exp/
- * log/atan2/pow, float atan2f) is declared as an undefined weak pw_nolib_*
- * function: the code object links, and quality_bench.py lists every kernel
- * that calls one (its code would count a call where libdevice's code is)
- * instead of comparing it.
+ * What has no native equivalent here is declared as an undefined weak
+ * pw_nolib_* function: the functions only device libraries have (double
+ * sin/exp/log/atan2/pow, atan2f, tanhf) and texture/surface fetches (gfx942
+ * has no image instructions).  The code object links, and quality_bench.py
+ * lists every kernel that reaches one (its code would count a call where
+ * ptxwave's has the whole function) instead of comparing it.
+ * Where a CUDA operation has no single AMDGPU instruction the choices are
+ * the ones a native implementation makes, each explained at its section:
+ * directed rounding by s_setreg of MODE, device printf as ptxwave's
+ * records, match/redux with a partial mask in rounds over groups.
  *
  * CUDA semantics kept where they matter for the comparison:
  *  - a CUDA warp is 32 lanes; gfx942 waves have 64, so warp operations work
