@@ -262,7 +262,7 @@ def main():
             sys.exit("quality_bench: %s not found" % tool)
     tmp = a.keep or tempfile.mkdtemp(prefix="quality_bench-")
     os.makedirs(tmp, exist_ok=True)
-    rows, unmatched, failed, no_native = [], [], [], []
+    rows, unmatched, failed, no_native, empty = [], [], [], [], []
     for name, sm in programs():
         if a.names and name not in a.names:
             continue
@@ -283,6 +283,8 @@ def main():
         # two): their mangled names differ from CUDA's structs, so kernels
         # are matched on demangled names with those spellings mapped
         mn = match_fp16(mn, mp)
+        if not mn and not mp:
+            empty.append(name)
         for k in sorted(set(mn) | set(mp)):
             if k not in mn or k not in mp:
                 unmatched.append((name, k, "native" if k in mn else "ptxwave"))
@@ -315,6 +317,8 @@ def main():
         print("\nkernels on one side only (name not matched):")
         for name, k, side in unmatched:
             print("  %-14s %s (only %s)" % (name, k, side))
+    if empty:
+        print("\nprograms with no kernel in their device code (both sides): " + ", ".join(empty))
     if no_native:
         print("\nkernels not compared: the native side calls a function it has no code for"
               " (no device libraries, no image instructions; cuda_on_hip.h):")
