@@ -20,7 +20,10 @@ estimate that treats the code as straight-line).  Prints one table and the
 geometric mean of each ratio ptxwave/native over the kernels both sides
 compiled; LDS and scratch ratios only over kernels where both are non-zero
 (the others are counted).  Programs or kernels one side cannot compile are
-listed with the first error, never dropped silently.  Nothing is asserted:
+listed with the first error, never dropped silently; so are kernels whose
+native code calls a pw_nolib_* function (what clang has no code for without
+device libraries or image instructions: cuda_on_hip.h), which would count a
+call against ptxwave's whole function.  Nothing is asserted:
 this is a measurement (benchmarks/README.md).
 """
 import argparse
@@ -132,16 +135,62 @@ def measure(hsaco, arch, tmp):
     return out
 
 
+def native_cmd(name, arch):
+    ld = shutil.which("ld.lld-22") or "ld.lld"
+    return ["clang-22", "-x", "hip", "--offload-arch=" + arch, "--cuda-device-only",
+            "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-O3", "-mcode-object-version=5",
+            "--ld-path=" + ld, "-include", os.path.join(NATIVE, "cuda_on_hip.h"),
+            "-I", os.path.join(NATIVE, "include"), "-I", CUDA, os.path.join(CUDA, name + ".cu")]
+
+
 def compile_native(name, arch, tmp):
     out = os.path.join(tmp, name + ".native.hsaco")
-    ld = shutil.which("ld.lld-22") or "ld.lld"
-    cmd = ["clang-22", "-x", "hip", "--offload-arch=" + arch, "--cuda-device-only",
-           "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-O3", "-mcode-object-version=5",
-           "--ld-path=" + ld, "-include", os.path.join(NATIVE, "cuda_on_hip.h"),
-           "-I", os.path.join(NATIVE, "include"), "-I", CUDA,
-           os.path.join(CUDA, name + ".cu"), "-o", out]
-    r = run(cmd)
+    r = run(native_cmd(name, arch) + ["-o", out])
     return (out, None) if r.returncode == 0 else (None, first_error(r.stderr))
+
+
+# What the native side has no code for is an undefined weak pw_nolib_*
+# function (benchmarks/native/cuda_on_hip.h: double sin/exp/log/atan2/pow,
+# atan2f, tanhf without device libraries; texture and surface fetches
+# without image instructions).  A kernel reaching one would be measured as
+# a call where ptxwave has the function's code, so it is listed, not compared.
+NOLIB = "pw_nolib_"
+
+
+def nolib_kernels(name, arch, hsaco, tmp):
+    """{function: sorted pw_nolib_ names it reaches}, from the assembly of a
+    second compile (-S; only when the code object has a pw_nolib_ symbol):
+    each function's references (calls through the GOT or rel32) and their
+    transitive closure."""
+    syms = run(["llvm-readelf-22", "-s", "--wide", hsaco]).stdout
+    if NOLIB not in syms:
+        return {}
+    asm = os.path.join(tmp, name + ".native.s")
+    r = run(native_cmd(name, arch) + ["-S", "-o", asm])
+    if r.returncode:
+        return {}
+    refs, cur = {}, None
+    with open(asm) as f:
+        for line in f:
+            m = re.match(r"^([A-Za-z_$][\w.$]*):", line)
+            if m:
+                cur = refs.setdefault(m.group(1), set())
+                continue
+            if cur is not None:
+                cur.update(re.findall(r"([A-Za-z_$][\w.$]*)@(?:gotpcrel32|gotpcrel|rel32)@lo", line))
+    out = {}
+    for fn in refs:
+        seen, todo, hit = {fn}, [fn], set()
+        while todo:
+            for t in refs.get(todo.pop(), ()):
+                if t.startswith(NOLIB):
+                    hit.add(t[len(NOLIB):])
+                elif t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        if hit:
+            out[fn] = sorted(hit)
+    return out
 
 
 def ptx_of(name, sm, ptx_dir, tmp):
@@ -166,6 +215,35 @@ def compile_ptxwave(ptxwave, ptx, name, arch, pipeline, tmp):
     return (out, None) if r.returncode == 0 else (None, first_error(r.stderr))
 
 
+# clang's spelling of a native fp16 type (demangled) -> CUDA's; longest first
+NATIVE_TYPES = [("std::bfloat16_t vector[2]", "__nv_bfloat162"), ("_Float16 vector[2]", "__half2"),
+                ("std::bfloat16_t", "__nv_bfloat16"), ("_Float16", "__half")]
+
+
+def demangle(names):
+    r = subprocess.run(["llvm-cxxfilt-22"], input="\n".join(names) + "\n", stdout=subprocess.PIPE, text=True)
+    out = r.stdout.split("\n")
+    return {n: (out[i] if i < len(out) else n) for i, n in enumerate(names)}
+
+
+def match_fp16(mn, mp):
+    """Renames native kernels whose demangled names, with NATIVE_TYPES
+    mapped, equal a ptxwave kernel's demangled name."""
+    odd = [k for k in mn if k not in mp]
+    if not odd:
+        return mn
+    dn, dp = demangle(odd), demangle([k for k in mp if k not in mn])
+    byp = {v: k for k, v in dp.items()}
+    out = dict(mn)
+    for k in odd:
+        d = dn[k]
+        for a, b in NATIVE_TYPES:
+            d = d.replace(a, b)
+        if d in byp:
+            out[byp[d]] = out.pop(k)
+    return out
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -179,12 +257,12 @@ def main():
     ap.add_argument("--keep", help="keep the code objects in this directory")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
-    for tool in ("clang-22", "llvm-objdump-22", "llvm-readelf-22", "llvm-mca-22"):
+    for tool in ("clang-22", "llvm-objdump-22", "llvm-readelf-22", "llvm-mca-22", "llvm-cxxfilt-22"):
         if not shutil.which(tool):
             sys.exit("quality_bench: %s not found" % tool)
     tmp = a.keep or tempfile.mkdtemp(prefix="quality_bench-")
     os.makedirs(tmp, exist_ok=True)
-    rows, unmatched, failed = [], [], []
+    rows, unmatched, failed, no_native, empty = [], [], [], [], []
     for name, sm in programs():
         if a.names and name not in a.names:
             continue
@@ -200,9 +278,19 @@ def main():
         if not nat or not pw:
             continue
         mn, mp = measure(nat, a.arch, tmp), measure(pw, a.arch, tmp)
+        nolib = nolib_kernels(name, a.arch, nat, tmp)
+        # the native fp16 types are clang's (_Float16, __bf16, vectors of
+        # two): their mangled names differ from CUDA's structs, so kernels
+        # are matched on demangled names with those spellings mapped
+        mn = match_fp16(mn, mp)
+        if not mn and not mp:
+            empty.append(name)
         for k in sorted(set(mn) | set(mp)):
             if k not in mn or k not in mp:
                 unmatched.append((name, k, "native" if k in mn else "ptxwave"))
+                continue
+            if k in nolib:
+                no_native.append((name, k, nolib[k]))
                 continue
             rows.append((name, k, mp[k], mn[k]))
 
@@ -229,6 +317,13 @@ def main():
         print("\nkernels on one side only (name not matched):")
         for name, k, side in unmatched:
             print("  %-14s %s (only %s)" % (name, k, side))
+    if empty:
+        print("\nprograms with no kernel in their device code (both sides): " + ", ".join(empty))
+    if no_native:
+        print("\nkernels not compared: the native side calls a function it has no code for"
+              " (no device libraries, no image instructions; cuda_on_hip.h):")
+        for name, k, fns in no_native:
+            print("  %-14s %s (%s)" % (name, k, ", ".join(fns)))
     if failed:
         print("\nprograms one side cannot compile:")
         for name, side, err in failed:

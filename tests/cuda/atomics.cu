@@ -154,9 +154,18 @@ __global__ void atomics_global(const unsigned *vals, counters *c, olds *o, share
     cuda::atomic_thread_fence(cuda::std::memory_order_acq_rel, cuda::thread_scope_device);
 
     /* reductions without a result (red), which nvcc 13 never emits by itself */
+#ifdef PTXWAVE_NATIVE
+    /* native twin (benchmarks/native/cuda_on_hip.h defines the macro): red is
+     * an atomic whose result is unused (PTX ISA "red"; relaxed, gpu scope by
+     * default), which LLVM emits as the no-return form */
+    atomicAdd(&c->red_add, v);
+    atomicOr(&c->red_or, v & 0x00f000f0u);
+    atomicAdd(&c->red_add_relaxed, v >> 4);
+#else
     asm volatile("red.global.add.u32 [%0], %1;" ::"l"(&c->red_add), "r"(v) : "memory");
     asm volatile("red.global.or.b32 [%0], %1;" ::"l"(&c->red_or), "r"(v & 0x00f000f0u) : "memory");
     asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(&c->red_add_relaxed), "r"(v >> 4) : "memory");
+#endif
 
     /* shared memory: the same operations within each block */
     __shared__ unsigned sh[NSH];
@@ -184,7 +193,13 @@ __global__ void atomics_global(const unsigned *vals, counters *c, olds *o, share
     atomicAdd(&sh64, (unsigned long long)v);
     {
         unsigned sh_addr = (unsigned)__cvta_generic_to_shared(&sh_red);
+#ifdef PTXWAVE_NATIVE
+        /* native twin: red.shared.add.u32 on the same word */
+        (void)sh_addr;
+        atomicAdd_block(&sh_red, v & 0xffu);
+#else
         asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(sh_addr), "r"(v & 0xffu) : "memory");
+#endif
     }
     __syncthreads();
     if (threadIdx.x == 0) {

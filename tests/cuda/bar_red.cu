@@ -29,6 +29,44 @@ __global__ void bar_reduce(const unsigned *in, int *out)
     o[8] = __syncthreads_or(p3) != 0;
 }
 
+#ifdef PTXWAVE_NATIVE
+/* Native twin for benchmarks/quality_bench.py (the macro is only defined by
+ * benchmarks/native/cuda_on_hip.h).  PTX ISA "bar, barrier": bar.sync a, b
+ * waits until b threads (whole warps) have arrived at barrier a;
+ * bar.arrive a, b arrives without waiting.  gfx942 has one workgroup
+ * barrier (s_barrier), so a counted barrier is an LDS arrival count and a
+ * generation per id (the algorithm of lower/lower_barriers.c, docs/
+ * lowering.md "Barriers"): the wave's first active lane adds the warps of
+ * the wave that have an active lane, the wave completing the count resets
+ * it and bumps the generation, a sync spins until the generation moves.
+ * The words are zeroed at the kernel's entry (LDS starts undefined). */
+__shared__ unsigned nb_count[4], nb_gen[4];
+__device__ __forceinline__ void nb_init(void)
+{
+    if (threadIdx.x < 4)
+        nb_count[threadIdx.x] = nb_gen[threadIdx.x] = 0;
+    __syncthreads();
+}
+__device__ __forceinline__ void nb_bar(unsigned id, unsigned count, bool wait)
+{
+    unsigned long long act = __builtin_amdgcn_read_exec();
+    unsigned warps = ((unsigned)act != 0) + ((unsigned)(act >> 32) != 0);
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+    unsigned gen = __hip_atomic_load(&nb_gen[id], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+    if (pw_lane64() == (unsigned)__builtin_ctzll(act)) {
+        unsigned old = __hip_atomic_fetch_add(&nb_count[id], warps, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+        if (old + warps == count / 32) {
+            __hip_atomic_store(&nb_count[id], 0u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+            __hip_atomic_fetch_add(&nb_gen[id], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+        }
+    }
+    if (wait)
+        while (__hip_atomic_load(&nb_gen[id], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP) == gen)
+            __builtin_amdgcn_s_sleep(1);
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+#endif
+
 __global__ void named_barriers(const unsigned *in, unsigned *out)
 {
     __shared__ unsigned sh[128];
@@ -36,20 +74,39 @@ __global__ void named_barriers(const unsigned *in, unsigned *out)
     int t = threadIdx.x;
     int g = blockIdx.x * blockDim.x + t;
     unsigned v = in[g];
+#ifdef PTXWAVE_NATIVE
+    nb_init();
+#endif
     sh[t] = v;
     if (t < 64) {
+#ifdef PTXWAVE_NATIVE
+        nb_bar(1, 64, true);
+#else
         asm volatile("bar.sync 1, 64;" ::: "memory");
+#endif
         out[2 * g] = sh[63 - t];
     } else {
+#ifdef PTXWAVE_NATIVE
+        nb_bar(2, 64, true);
+#else
         asm volatile("bar.sync 2, 64;" ::: "memory");
+#endif
         out[2 * g] = sh[64 + 127 - t];
     }
     if (t < 64) {
         prod[t] = v * 3u + 1u;
+#ifdef PTXWAVE_NATIVE
+        nb_bar(3, 128, false);
+#else
         asm volatile("bar.arrive 3, 128;" ::: "memory");
+#endif
         out[2 * g + 1] = 0;
     } else {
+#ifdef PTXWAVE_NATIVE
+        nb_bar(3, 128, true);
+#else
         asm volatile("bar.sync 3, 128;" ::: "memory");
+#endif
         out[2 * g + 1] = prod[127 - t];
     }
 }

@@ -26,6 +26,57 @@
 
 #define FULL 0xffffffffu
 
+#ifdef PTXWAVE_NATIVE
+/* Native twins for benchmarks/quality_bench.py (the macro is only defined
+ * by benchmarks/native/cuda_on_hip.h): the same carry chains with clang's
+ * __builtin_addc / __builtin_subc (llvm.uadd/usub.with.overflow: AMDGPU's
+ * v_add_co / v_addc_co), word by word as the PTX ISA defines add.cc /
+ * addc.cc / sub.cc / subc.cc (CC.CF in and out; a borrow read back by
+ * subc.u32 d, 0, 0 is 0 - 0 - CF = 0xffffffff), and mad.lo.cc / madc.lo.cc /
+ * mad.hi.cc / madc.hi (the low or high half of the 64-bit product added
+ * with the carry). */
+__device__ void add256(const unsigned *a, const unsigned *b, unsigned *r, unsigned *carry)
+{
+    unsigned c = 0;
+    for (int k = 0; k < 8; k++)
+        r[k] = __builtin_addc(a[k], b[k], c, &c);
+    *carry = c;
+}
+
+__device__ void sub256(const unsigned *a, const unsigned *b, unsigned *r, unsigned *borrow)
+{
+    unsigned c = 0;
+    for (int k = 0; k < 8; k++)
+        r[k] = __builtin_subc(a[k], b[k], c, &c);
+    *borrow = 0u - c;
+}
+
+__device__ void add256_u64(const unsigned long long *a, const unsigned long long *b, unsigned long long *r,
+                           unsigned long long *carry)
+{
+    unsigned long long c = 0;
+    for (int k = 0; k < 4; k++)
+        r[k] = __builtin_addcll(a[k], b[k], c, &c);
+    *carry = c;
+}
+
+__device__ void mul128(const unsigned *a, const unsigned *b, unsigned *r)
+{
+    unsigned w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        unsigned c = 0;
+        for (int j = 0; j < 4; j++) /* mad.lo.cc, madc.lo.cc x3 */
+            w[i + j] = __builtin_addc(a[j] * b[i], w[i + j], c, &c);
+        w[i + 4] += c; /* addc.u32 R4, R4, 0 */
+        c = 0;
+        for (int j = 0; j < 3; j++) /* mad.hi.cc, madc.hi.cc x2 */
+            w[i + 1 + j] = __builtin_addc(__umulhi(a[j], b[i]), w[i + 1 + j], c, &c);
+        w[i + 4] = __umulhi(a[3], b[i]) + w[i + 4] + c; /* madc.hi.u32 */
+    }
+    for (int k = 0; k < 8; k++)
+        r[k] = w[k];
+}
+#else
 __device__ void add256(const unsigned *a, const unsigned *b, unsigned *r, unsigned *carry)
 {
     asm("add.cc.u32  %0, %9, %17;\n\t"
@@ -96,6 +147,7 @@ __device__ void mul128(const unsigned *a, const unsigned *b, unsigned *r)
     r[0] = r0; r[1] = r1; r[2] = r2; r[3] = r3;
     r[4] = r4; r[5] = r5; r[6] = r6; r[7] = r7;
 }
+#endif
 
 /* per thread: a, b (8 words each) -> sum (8) + carry, diff (8) + borrow,
  * sum64 (4 x u64) + carry64, product of the low 4 words (8) */

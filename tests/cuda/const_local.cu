@@ -47,6 +47,21 @@ __device__ __noinline__ int classify(unsigned v)
     }
 }
 
+#ifdef PTXWAVE_NATIVE
+/* Native twin for benchmarks/quality_bench.py (the macro is only defined by
+ * benchmarks/native/cuda_on_hip.h): brx.idx over the four targets (PTX ISA
+ * "brx.idx": branch to the idx-th label of the .branchtargets list) is a
+ * switch on idx & 3 with the same four bodies. */
+__device__ __noinline__ unsigned jump_table(unsigned idx, unsigned v)
+{
+    switch (idx & 3u) {
+    case 0: return v * 3u;
+    case 1: return v ^ 0x55u;
+    case 2: return v + 1000u;
+    default: return ~v;
+    }
+}
+#else
 __device__ __noinline__ unsigned jump_table(unsigned idx, unsigned v)
 {
     unsigned r;
@@ -66,6 +81,7 @@ __device__ __noinline__ unsigned jump_table(unsigned idx, unsigned v)
         : "r"(idx & 3u), "r"(v));
     return r;
 }
+#endif
 
 __global__ void const_local_kernel(const unsigned *__restrict__ in, const float4 *__restrict__ vin, int *out,
                                    float4 *vout, unsigned *keys_out)

@@ -36,7 +36,14 @@ __global__ void reverse_mixed(const float *fin, const double *din, float *fout, 
     }
     if (g == 0) {
         unsigned s;
+#ifdef PTXWAVE_NATIVE
+        /* native twin (benchmarks/native/cuda_on_hip.h defines the macro):
+         * %dynamic_smem_size, the launch's dynamic shared memory bytes (PTX ISA
+         * "Special registers"): COV5's hidden_dynamic_lds_size argument */
+        s = pw_dynamic_smem_size();
+#else
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(s));
+#endif
         *dsmem_size = s;
     }
 }

@@ -28,7 +28,13 @@ __global__ void where_am_i(unsigned *rec, unsigned *vol, long long *ticks, float
     r[6] = blockDim.x; r[7] = blockDim.y; r[8] = blockDim.z;
     r[9] = gridDim.x; r[10] = gridDim.y; r[11] = gridDim.z;
     unsigned lane;
+#ifdef PTXWAVE_NATIVE
+    /* native twin (benchmarks/native/cuda_on_hip.h defines the macro):
+     * PTX ISA "Special registers": %laneid, the lane in the 32-lane warp */
+    lane = pw_laneid();
+#else
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+#endif
     r[12] = lane;
     r[13] = lin_t;
     r[14] = lin_b;
@@ -44,8 +50,15 @@ __global__ void where_am_i(unsigned *rec, unsigned *vol, long long *ticks, float
     long long t1 = clock64();
     ticks[g] = t1 - t0;
     unsigned smid, warpid;
+#ifdef PTXWAVE_NATIVE
+    /* native twin: %smid and %warpid, hardware ids (unchecked: PTX ISA says
+     * they are volatile), computed as ptxwave lowers them (cuda_on_hip.h) */
+    smid = pw_smid();
+    warpid = pw_warpid();
+#else
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     asm volatile("mov.u32 %0, %%warpid;" : "=r"(warpid));
+#endif
     vol[2 * g] = smid;
     vol[2 * g + 1] = warpid;
 }

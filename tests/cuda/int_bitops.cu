@@ -30,6 +30,121 @@
 
 #define K 95
 
+#ifdef PTXWAVE_NATIVE
+/* Native twins of the inline PTX below, for benchmarks/quality_bench.py (the
+ * macro is only defined by benchmarks/native/cuda_on_hip.h): each computes
+ * the PTX ISA's definition of the instruction in C, which clang maps to
+ * AMDGPU instructions as it would for any HIP program. */
+
+/* prmt (PTX ISA "prmt"): bytes of {b, a}; the default mode takes a selector
+ * nibble per result byte (bit 3: replicate the byte's sign), the others
+ * derive the four selectors from c[1:0] (the table in the file comment) */
+__device__ __forceinline__ unsigned prmt_asm(unsigned a, unsigned b, unsigned c, int mode)
+{
+    unsigned long long v = (unsigned long long)b << 32 | a;
+    unsigned r = 0, cc = c & 3;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned n, sel;
+        switch (mode) {
+        case 0: n = (c >> (4 * i)) & 15; sel = n & 7; break;
+        case 1: n = 0; sel = (cc + i) & 7; break;
+        case 2: n = 0; sel = (cc - i) & 7; break;
+        case 3: n = 0; sel = cc; break;
+        case 4: n = 0; sel = i > cc ? i : cc; break;
+        case 5: n = 0; sel = i < cc ? i : cc; break;
+        default: n = 0; sel = (i & 1) | (cc & 1) << 1; break;
+        }
+        unsigned byte = (unsigned)(v >> (8 * sel)) & 0xff;
+        if (n & 8)
+            byte = (byte & 0x80) ? 0xff : 0;
+        r |= byte << (8 * i);
+    }
+    return r;
+}
+/* dp4a.u32.s32: unsigned bytes of a times signed bytes of b, plus c */
+__device__ __forceinline__ unsigned nat_dp4a_us(unsigned a, unsigned b, unsigned c)
+{
+    int s = (int)c;
+    for (int i = 0; i < 4; i++)
+        s += (int)((a >> (8 * i)) & 0xff) * (int)(signed char)(b >> (8 * i));
+    return (unsigned)s;
+}
+/* bfe: len bits from pos (both b, c & 0xff); bits past the msb, and all
+ * bits for a signed type past the field, are the field's top bit */
+template <typename T, bool S> __device__ __forceinline__ T nat_bfe(T a, unsigned b, unsigned c)
+{
+    const unsigned w = 8 * sizeof(T);
+    unsigned pos = b & 0xff, len = c & 0xff;
+    if (len == 0)
+        return 0;
+    unsigned top = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
+    bool sbit = S && ((a >> top) & 1);
+    if (pos >= w)
+        return sbit ? ~(T)0 : 0;
+    unsigned n = len < w - pos ? len : w - pos;
+    T f = a >> pos;
+    if (n >= w)
+        return f;
+    T m = ((T)1 << n) - 1;
+    return sbit ? (f | ~m) : (f & m);
+}
+/* bfi: a's low len bits into b at pos (bits past the msb dropped) */
+template <typename T> __device__ __forceinline__ T nat_bfi(T a, T b, unsigned c, unsigned d)
+{
+    const unsigned w = 8 * sizeof(T);
+    unsigned pos = c & 0xff, len = d & 0xff;
+    if (len == 0 || pos >= w)
+        return b;
+    unsigned n = len < w - pos ? len : w - pos;
+    T m = (n >= w ? ~(T)0 : ((T)1 << n) - 1) << pos;
+    return (b & ~m) | ((a << pos) & m);
+}
+/* bmsk.clamp/.wrap (PTX ISA "bmsk"): ones from bit a for b bits */
+__device__ __forceinline__ unsigned nat_bmsk(unsigned a, unsigned b, bool clamp)
+{
+    unsigned a1 = a & 0x1f, b1 = b & 0x1f, sum = a1 + b1;
+    unsigned mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    bool ovf = sum >= 32;
+    if (clamp) {
+        if (a >= 32) {
+            ovf = true;
+            mask0 = 0;
+        }
+        if (b >= 32)
+            ovf = true;
+    }
+    if (ovf)
+        mask1 = 0;
+    else if (b1 == 0)
+        mask1 = ~0u;
+    return mask0 & ~mask1;
+}
+/* szext.clamp/.wrap (PTX ISA "szext"): the low b bits of a, sign- or
+ * zero-extended */
+__device__ __forceinline__ unsigned nat_szext(unsigned a, unsigned b, bool clamp, bool sgn)
+{
+    unsigned b1 = b & 0x1f;
+    bool big = b >= 32 && clamp;
+    unsigned mask = big ? 0 : ~0u << b1;
+    bool sbit = (b1 == 0 || big || !sgn) ? false : (a >> ((b1 - 1) & 0x1f)) & 1;
+    return (a & ~mask) | (sbit ? mask : 0);
+}
+/* bfind (PTX ISA "bfind"): the position of the most significant non-sign
+ * bit, 0xffffffff when none; .shiftamt: the left shift that normalises */
+__device__ __forceinline__ unsigned nat_bfind32(unsigned v, bool sgn, bool shamt)
+{
+    if (sgn && (int)v < 0)
+        v = ~v;
+    if (!v)
+        return 0xffffffffu;
+    unsigned r = 31 - __builtin_clz(v);
+    return shamt ? 31 - r : r;
+}
+__device__ __forceinline__ unsigned nat_bfind64(unsigned long long v)
+{
+    return v ? 63 - __builtin_clzll(v) : 0xffffffffu;
+}
+#else
 __device__ __forceinline__ unsigned prmt_asm(unsigned a, unsigned b, unsigned c, int mode)
 {
     unsigned d;
@@ -44,6 +159,7 @@ __device__ __forceinline__ unsigned prmt_asm(unsigned a, unsigned b, unsigned c,
     }
     return d;
 }
+#endif
 
 __global__ void bitops(const unsigned *in32, const unsigned long long *in64, unsigned *out, int n)
 {
@@ -78,25 +194,53 @@ __global__ void bitops(const unsigned *in32, const unsigned long long *in64, uns
     o[k++] = __funnelshift_rc(x, y, s & 63);
     o[k++] = (unsigned)__dp4a((int)x, (int)y, (int)z);
     o[k++] = __dp4a(x, y, z);
+#ifdef PTXWAVE_NATIVE
+    r = nat_dp4a_us(x, y, z);
+#else
     asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+#endif
     o[k++] = r;
     o[k++] = (unsigned)__dp2a_lo((int)x, (int)y, (int)z);
     o[k++] = (unsigned)__dp2a_hi((int)x, (int)y, (int)z);
     o[k++] = __dp2a_lo(x, y, z);
     o[k++] = __dp2a_hi(x, y, z);
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfe<unsigned, false>(x, p, l);
+#else
     asm("bfe.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(p), "r"(l));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfe<unsigned, true>(x, p, l);
+#else
     asm("bfe.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(p), "r"(l));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    R = nat_bfe<unsigned long long, false>(X, p64, l64);
+#else
     asm("bfe.u64 %0, %1, %2, %3;" : "=l"(R) : "l"(X), "r"(p64), "r"(l64));
+#endif
     o[k++] = (unsigned)R;
     o[k++] = (unsigned)(R >> 32);
+#ifdef PTXWAVE_NATIVE
+    R = nat_bfe<unsigned long long, true>(X, p64, l64);
+#else
     asm("bfe.s64 %0, %1, %2, %3;" : "=l"(R) : "l"(X), "r"(p64), "r"(l64));
+#endif
     o[k++] = (unsigned)R;
     o[k++] = (unsigned)(R >> 32);
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfi<unsigned>(x, y, p, l);
+#else
     asm("bfi.b32 %0, %1, %2, %3, %4;" : "=r"(r) : "r"(x), "r"(y), "r"(p), "r"(l));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    R = nat_bfi<unsigned long long>(X, Y, p64, l64);
+#else
     asm("bfi.b64 %0, %1, %2, %3, %4;" : "=l"(R) : "l"(X), "l"(Y), "r"(p64), "r"(l64));
+#endif
     o[k++] = (unsigned)R;
     o[k++] = (unsigned)(R >> 32);
     o[k++] = __umulhi(x, y);
@@ -111,9 +255,17 @@ __global__ void bitops(const unsigned *in32, const unsigned long long *in64, uns
     o[k++] = (unsigned)__mul24(sx24, sy24);
     o[k++] = __umul24(x & 0xffffffu, y & 0xffffffu);
     /* nvcc turns __mul24 on known 24-bit values into mul.lo: the PTX forms directly */
+#ifdef PTXWAVE_NATIVE
+    r = (unsigned)(int)(((long long)sx24 * sy24) >> 16); /* bits 47..16 of the 48-bit product */
+#else
     asm("mul24.hi.s32 %0, %1, %2;" : "=r"(r) : "r"(sx24), "r"(sy24));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = (x & 0xffffffu) * (y & 0xffffffu) + z;
+#else
     asm("mad24.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x & 0xffffffu), "r"(y & 0xffffffu), "r"(z));
+#endif
     o[k++] = r;
     o[k++] = __sad((int)x, (int)y, z);
     o[k++] = __usad(x, y, z);
@@ -121,39 +273,99 @@ __global__ void bitops(const unsigned *in32, const unsigned long long *in64, uns
     o[k++] = (unsigned)__rhadd((int)x, (int)y);
     o[k++] = __uhadd(x, y);
     o[k++] = __urhadd(x, y);
+#ifdef PTXWAVE_NATIVE
+    r = nat_bmsk(p, l, true);
+#else
     asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(r) : "r"(p), "r"(l));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_bmsk(p, l, false);
+#else
     asm("bmsk.wrap.b32 %0, %1, %2;" : "=r"(r) : "r"(p), "r"(l));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_szext(x, l, true, true);
+#else
     asm("szext.clamp.s32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(l));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_szext(x, l, false, false);
+#else
     asm("szext.wrap.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(l));
+#endif
     o[k++] = r;
     unsigned xs = x >> (s & 31);
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfind32(xs, false, false);
+#else
     asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(xs));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfind32((unsigned)((int)x >> (s & 31)), true, false);
+#else
     asm("bfind.s32 %0, %1;" : "=r"(r) : "r"((int)x >> (s & 31)));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfind32(xs, false, true);
+#else
     asm("bfind.shiftamt.u32 %0, %1;" : "=r"(r) : "r"(xs));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = nat_bfind64(X >> (s & 63));
+#else
     asm("bfind.u64 %0, %1;" : "=r"(r) : "l"(X >> (s & 63)));
+#endif
     o[k++] = r;
     unsigned amt = (s & 0x100) ? s : s % 40; /* sometimes huge */
+#ifdef PTXWAVE_NATIVE
+    r = amt >= 32 ? 0 : x << amt; /* PTX shifts clamp at the width */
+#else
     asm("shl.b32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(amt));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = amt >= 32 ? 0 : x >> amt;
+#else
     asm("shr.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(amt));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = (unsigned)((int)x >> (amt >= 32 ? 31 : amt));
+#else
     asm("shr.s32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(amt));
+#endif
     o[k++] = r;
     o[k++] = (x & y) ^ (~z | x);
     o[k++] = (x | y) & ~(z ^ y);
+#ifdef PTXWAVE_NATIVE
+    r = x ^ y ^ z; /* lop3 immLut 0x96 over a = 0xf0, b = 0xcc, c = 0xaa */
+#else
     asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = (x & y) | (x & z) | (y & z); /* 0xe8: majority */
+#else
     asm("lop3.b32 %0, %1, %2, %3, 0xe8;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = (x & y) | (~x & z); /* 0xca: a ? b : c */
+#else
     asm("lop3.b32 %0, %1, %2, %3, 0xca;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+#endif
     o[k++] = r;
+#ifdef PTXWAVE_NATIVE
+    r = x ^ (y | z); /* 0x1e */
+#else
     asm("lop3.b32 %0, %1, %2, %3, 0x1e;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+#endif
     o[k++] = r;
     int ix = (int)x, id = (int)(y >> 20) | 1; /* odd, non-zero, possibly negative via the sign */
     id = (int)y < 0 ? -id : id;

@@ -66,6 +66,28 @@ __global__ void shfl_widths(const unsigned *in, unsigned *out, unsigned long lon
 #define K_RAW (4 * N_C * N_B) /* 40 values and 40 predicates */
 __constant__ unsigned c_craw[N_C] = {0x001f, 0x0000, 0x181f, 0x1007, 0x0805};
 
+#ifdef PTXWAVE_NATIVE
+/* Native twin for benchmarks/quality_bench.py (the macro is only defined by
+ * benchmarks/native/cuda_on_hip.h): PTX ISA "shfl.sync", its pseudocode
+ * with the raw b and c operands (segment mask c[12:8], clamp c[4:0]); the
+ * value read with ds_bpermute from lane j of this lane's 32-lane warp. */
+__device__ __forceinline__ unsigned shfl_raw_one(int mode, unsigned v, unsigned b, unsigned c, unsigned *p)
+{
+    int lane = (int)pw_laneid(), bval = (int)(b & 0x1f), clamp = (int)(c & 0x1f), segmask = (int)((c >> 8) & 0x1f);
+    int maxLane = (lane & segmask) | (clamp & ~segmask), minLane = lane & segmask, j;
+    bool pv;
+    switch (mode) {
+    case 0: j = lane - bval; pv = j >= maxLane; break;
+    case 1: j = lane + bval; pv = j <= maxLane; break;
+    case 2: j = lane ^ bval; pv = j <= maxLane; break;
+    default: j = minLane | (bval & ~segmask); pv = j <= maxLane; break;
+    }
+    if (!pv)
+        j = lane;
+    *p = pv;
+    return (unsigned)pw_bperm((pw_lane64() & 32) + (unsigned)j, (int)v);
+}
+#else
 __device__ __forceinline__ unsigned shfl_raw_one(int mode, unsigned v, unsigned b, unsigned c, unsigned *p)
 {
     unsigned r, pv;
@@ -90,6 +112,7 @@ __device__ __forceinline__ unsigned shfl_raw_one(int mode, unsigned v, unsigned 
     *p = pv;
     return r;
 }
+#endif
 
 __global__ void shfl_raw(const unsigned *in, unsigned *out, unsigned *pred)
 {

@@ -25,6 +25,26 @@
 #define FULL 0xffffffffu
 #define K_FULL 24
 
+#ifdef PTXWAVE_NATIVE
+/* Native twins for benchmarks/quality_bench.py (clang, no PTX asm; the
+ * macro is only defined by benchmarks/native/cuda_on_hip.h).  PTX ISA
+ * "Special registers": %laneid is the lane in the 32-lane warp,
+ * %lanemask_eq/lt/le/gt/ge the lanes equal to / below / up to / above /
+ * from it; vote.sync.uni: true when the predicate is the same in every
+ * non-exited thread of the member mask. */
+__device__ __forceinline__ unsigned sreg_laneid(void) { return pw_laneid(); }
+__device__ __forceinline__ unsigned sreg_eq(void) { return 1u << pw_laneid(); }
+__device__ __forceinline__ unsigned sreg_lt(void) { return (1u << pw_laneid()) - 1; }
+__device__ __forceinline__ unsigned sreg_le(void) { return (2u << pw_laneid()) - 1; }
+__device__ __forceinline__ unsigned sreg_gt(void) { return ~((2u << pw_laneid()) - 1); }
+__device__ __forceinline__ unsigned sreg_ge(void) { return ~((1u << pw_laneid()) - 1); }
+
+__device__ __forceinline__ unsigned vote_uni(unsigned mask, int pred)
+{
+    unsigned b = __ballot_sync(mask, pred != 0);
+    return b == 0 || b == (mask & __activemask());
+}
+#else
 __device__ __forceinline__ unsigned sreg_laneid(void) { unsigned r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
 __device__ __forceinline__ unsigned sreg_eq(void) { unsigned r; asm volatile("mov.u32 %0, %%lanemask_eq;" : "=r"(r)); return r; }
 __device__ __forceinline__ unsigned sreg_lt(void) { unsigned r; asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(r)); return r; }
@@ -39,6 +59,7 @@ __device__ __forceinline__ unsigned vote_uni(unsigned mask, int pred)
                  : "=r"(r) : "r"(pred), "r"(mask));
     return r;
 }
+#endif
 
 /* the predicate and keys the host recomputes */
 __host__ __device__ inline int pred_of(unsigned v, int gwarp)

@@ -17,7 +17,7 @@ typedef struct pw_function *CUfunction;
 typedef struct pw_ctx *CUcontext;
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
-struct cudaDeviceProp { char name[256]; int major, minor, multiProcessorCount, warpSize_, maxThreadsPerBlock;
+struct cudaDeviceProp { char name[256]; int major, minor, multiProcessorCount, warpSize, maxThreadsPerBlock;
   size_t sharedMemPerBlock, totalGlobalMem; int clockRate; };
 struct cudaFuncAttributes { size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
   int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, maxDynamicSharedSizeBytes; };
@@ -27,7 +27,17 @@ enum pw_enums { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceTo
   cudaDevAttrMaxSharedMemoryPerBlock, cudaDevAttrMaxSharedMemoryPerBlockOptin,
   CU_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_LAUNCH_PARAM_END_AS_INT,
-  CU_LAUNCH_ATTRIBUTE_COOPERATIVE };
+  CU_LAUNCH_ATTRIBUTE_COOPERATIVE, CU_DEVICE_ATTRIBUTE_WARP_SIZE, CUDA_ERROR_NOT_FOUND = 500 };
+#define CUDART_CB
+/* cuLaunchKernel's `extra` markers are pointers (cuda.h) */
+#define CU_LAUNCH_PARAM_END ((void *)0x00)
+#define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+typedef struct CUlaunchAttribute { int id; int pad; union { int cooperative; char bytes[64]; } value; } CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream; CUlaunchAttribute *attrs; unsigned numAttrs;
+} CUlaunchConfig;
 
 /* the <<<...>>> launch syntax of clang's HIP mode needs this declared */
 extern "C" int __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t s = 0);
@@ -52,4 +62,38 @@ PW_STUB(cuModuleUnload) PW_STUB(cuModuleLoadDataEx) PW_STUB(cuModuleLoadData) PW
 PW_STUB(cuMemsetD32) PW_STUB(cuFuncGetAttribute) PW_STUB(cuDeviceGetCount) PW_STUB(cuInit)
 PW_STUB(cuDevicePrimaryCtxRetain) PW_STUB(cuDevicePrimaryCtxRelease) PW_STUB(cuDeviceGetAttribute)
 PW_STUB(cuDeviceGet) PW_STUB(cuCtxSetCurrent)
+/* textures and surfaces (tests/cuda/texture.cu's host code; the device side
+ * is in cuda_on_hip.h) */
+typedef struct pw_array *cudaArray_t;
+enum cudaTextureAddressMode { cudaAddressModeWrap, cudaAddressModeClamp, cudaAddressModeMirror, cudaAddressModeBorder };
+enum cudaTextureFilterMode { cudaFilterModePoint, cudaFilterModeLinear };
+enum cudaTextureReadMode { cudaReadModeElementType, cudaReadModeNormalizedFloat };
+enum cudaResourceType { cudaResourceTypeArray, cudaResourceTypeMipmappedArray, cudaResourceTypeLinear, cudaResourceTypePitch2D };
+enum cudaChannelFormatKind { cudaChannelFormatKindSigned, cudaChannelFormatKindUnsigned, cudaChannelFormatKindFloat };
+enum { cudaArrayDefault = 0, cudaArraySurfaceLoadStore = 2, cudaArrayTextureGather = 8 };
+struct cudaChannelFormatDesc { int x, y, z, w; cudaChannelFormatKind f; };
+template <class T> static inline cudaChannelFormatDesc cudaCreateChannelDesc(void) { return cudaChannelFormatDesc(); }
+static inline cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+  return cudaChannelFormatDesc{x, y, z, w, f};
+}
+struct cudaResourceDesc {
+  cudaResourceType resType;
+  union {
+    struct { cudaArray_t array; } array;
+    struct { void *devPtr; cudaChannelFormatDesc desc; size_t sizeInBytes; } linear;
+    struct { void *devPtr; cudaChannelFormatDesc desc; size_t width, height, pitchInBytes; } pitch2D;
+  } res;
+};
+struct cudaTextureDesc {
+  cudaTextureAddressMode addressMode[3];
+  cudaTextureFilterMode filterMode;
+  cudaTextureReadMode readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned maxAnisotropy;
+};
+PW_STUB(cudaCreateTextureObject) PW_STUB(cudaDestroyTextureObject) PW_STUB(cudaCreateSurfaceObject)
+PW_STUB(cudaDestroySurfaceObject) PW_STUB(cudaMallocArray) PW_STUB(cudaFreeArray) PW_STUB(cudaMemcpy2DToArray)
+PW_STUB(cudaMemcpy2DFromArray)
 #endif

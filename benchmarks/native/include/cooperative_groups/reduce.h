@@ -1,0 +1,1 @@
+#include <cooperative_groups.h>
