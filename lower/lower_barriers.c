@@ -18,19 +18,35 @@
  *     them subtracts what it read, so the next round starts from zero
  *     whatever order the next adds come in.
  * The array is zeroed at the entry of every kernel of a module that needs
- * it (thread 0's v4 stores, then workgroup_barrier): LDS is not zeroed by
- * the hardware.
+ * it (thread 0's v4/v2 stores, then workgroup_barrier): LDS is not zeroed
+ * by the hardware.  The state is three arrays, each sized for what the
+ * module uses (layout()) and each held only by the kernels that reach it:
+ * LDS is occupancy, and a kernel with one __syncthreads_count should not
+ * pay for sixteen named barriers.
  */
+#include <stdlib.h>
+
 #include "lower_internal.h"
 
-#define BAR_WORDS (2 * 16 + 4 + 2 * 16)   /* a multiple of 4: zeroed by v4 stores */
-#define RED_ID (2 * 16 + 4)        /* bar.red with a count: 2 words per id */
-#define RED_T (2 * 16)
-#define RED_F (2 * 16 + 1)
+/* The arrays (docs/lowering.md "Barriers"), u32, 16-aligned:
+ *   __ptxwave_bar        count and generation of named barriers 0..n-1
+ *                        (bar/barrier with a thread count, bar.arrive,
+ *                        and the two barriers of a counted bar.red);
+ *   __ptxwave_bar_red    bar.red without a count: two accumulators (lanes
+ *                        with p true, with p false);
+ *   __ptxwave_bar_red_id bar.red with a count: two accumulators per id;
+ * n = 1 + the largest barrier id, 16 when an id is not a constant. */
+enum { SEC_NAMED, SEC_RED, SEC_RED_ID, NSEC };
+static const char *const sec_name[NSEC] = {"__ptxwave_bar", "__ptxwave_bar_red", "__ptxwave_bar_red_id"};
+
+typedef struct bar_layout {
+  unsigned words[NSEC];   /* 0: not used by the module; else even */
+} bar_layout;
 
 typedef struct bars_state {
   const lower_barriers_options *opt;
-  ir_global *arr;      /* __ptxwave_bar, created on first need */
+  bar_layout l;
+  ir_global *arr[NSEC];   /* created on first need */
 } bars_state;
 
 static bool has_count(const ir_instr *i) {
@@ -42,14 +58,42 @@ static bool want(const ir_instr *i, void *data) {
   return i->op == ir_op_bar || i->op == ir_op_bar_red;
 }
 
-static ir_value *base(ir_builder *b, bars_state *s) {
-  return ir_symref(b, ir_sym_global(s->arr), 0, ir_type_u64);
+static bar_layout layout(const ir_module *m) {
+  bool named = false, red = false, redc = false;
+  unsigned n = 0;
+  ir_foreach_func(m, f) ir_foreach_block(f, blk) ir_foreach_instr(blk, i) {
+    if (!want(i, NULL) || !has_count(i)) {
+      if (i->op == ir_op_bar_red) red = true;   /* bar.red without a count */
+      continue;
+    }
+    named = true;
+    if (i->op == ir_op_bar_red) redc = true;
+    const ir_value *id = i->nsrc ? i->src[0] : NULL;
+    unsigned k = id && id->kind == IR_VAL_CONST && id->imm < 16 ? (unsigned)id->imm + 1 : 16;
+    if (k > n) n = k;
+  }
+  bar_layout l = {{named ? 2 * n : 0, red ? 2 : 0, redc ? 2 * n : 0}};
+  return l;
 }
 
-/* Address of word w (a u32 value or NULL) + k of the array: a 32-bit
- * shared-window offset, as `mov.u32 %r, var` gives it. */
-static ir_value *word_addr(ir_builder *b, bars_state *s, ir_value *w, unsigned k) {
-  ir_value *a = ir_alu1(b, ir_op_symaddr, ir_type_u32, base(b, s));
+/* The array of a section, created on first use. */
+static ir_global *array(bars_state *s, ir_module *m, unsigned sec) {
+  if (!s->arr[sec]) {
+    s->arr[sec] = ir_module_find_global(m, sec_name[sec]);
+    if (!s->arr[sec])
+      s->arr[sec] = ir_global_create(m, NULL, sec_name[sec], IR_SPACE_SHARED, ir_type_b32, s->l.words[sec], 16);
+  }
+  return s->arr[sec];
+}
+
+static ir_value *base(ir_builder *b, bars_state *s, unsigned sec) {
+  return ir_symref(b, ir_sym_global(array(s, b->block->func->module, sec)), 0, ir_type_u64);
+}
+
+/* Address of word w (a u32 value or NULL) + k of a section's array: a
+ * 32-bit shared-window offset, as `mov.u32 %r, var` gives it. */
+static ir_value *word_addr(ir_builder *b, bars_state *s, unsigned sec, ir_value *w, unsigned k) {
+  ir_value *a = ir_alu1(b, ir_op_symaddr, ir_type_u32, base(b, s, sec));
   if (w) a = ir_add(b, ir_type_u32, a, lower_alu(b, ir_op_shl, ir_type_b32, w, lower_imm32(b, 2)));
   return k ? ir_add(b, ir_type_u32, a, lower_imm32(b, 4 * k)) : a;
 }
@@ -110,7 +154,7 @@ static ir_value *named_sync(ir_builder *b, bars_state *s, ir_value *id, ir_value
                                  lower_imm32(b, 5));
   ir_value *slot = lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1));
   ir_value *first = is_first_lane(b, &lw, exec);
-  ir_value *gen_addr = word_addr(b, s, slot, 1), *cnt_addr = word_addr(b, s, slot, 0);
+  ir_value *gen_addr = word_addr(b, s, SEC_NAMED, slot, 1), *cnt_addr = word_addr(b, s, SEC_NAMED, slot, 0);
   fence_cta(b);
   ir_value *gen = ld_volatile(b, gen_addr);
   ir_instr *add = atom_add_i(b, cnt_addr, nw);
@@ -157,7 +201,7 @@ static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out)
   ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw.mask_type, 1, (ir_value *[]){p}, NULL);
   ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
   ir_value *first = is_first_lane(b, &lw, exec);
-  ir_value *at = word_addr(b, s, NULL, RED_T), *af = word_addr(b, s, NULL, RED_F);
+  ir_value *at = word_addr(b, s, SEC_RED, NULL, 0), *af = word_addr(b, s, SEC_RED, NULL, 1);
   ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
   fence_cta(b);
   guard(b, atom_add_i(b, at, nt), first);
@@ -192,9 +236,8 @@ static bool lower_red_counted(ir_builder *b, bars_state *s, ir_instr *i, ir_valu
   ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw.mask_type, 1, (ir_value *[]){p}, NULL);
   ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
   ir_value *first = is_first_lane(b, &lw, exec);
-  ir_value *slot = ir_add(b, ir_type_u32, lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1)),
-                          lower_imm32(b, RED_ID));
-  ir_value *at = word_addr(b, s, slot, 0), *af = word_addr(b, s, slot, 1);
+  ir_value *slot = lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1));
+  ir_value *at = word_addr(b, s, SEC_RED_ID, slot, 0), *af = word_addr(b, s, SEC_RED_ID, slot, 1);
   ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
   fence_cta(b);
   guard(b, atom_add_i(b, at, nt), first);
@@ -226,11 +269,6 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     lower_error(s->opt->diag, i, "bar.arrive needs a thread count");
     return false;
   }
-  if (!s->arr) {
-    ir_module *m = i->block->func->module;
-    s->arr = ir_module_find_global(m, "__ptxwave_bar");
-    if (!s->arr) s->arr = ir_global_create(m, NULL, "__ptxwave_bar", IR_SPACE_SHARED, ir_type_b32, BAR_WORDS, 16);
-  }
   if (i->op == ir_op_bar_red) return has_count(i) ? lower_red_counted(b, s, i, out) : lower_red(b, s, i, out);
   return lower_named(b, s, i);
 }
@@ -261,11 +299,84 @@ static ir_block *once_block(ir_func *f) {
   return e;
 }
 
-/* Zeroes the array at each kernel's entry: thread 0 stores, then a
- * workgroup barrier before anyone uses it. */
+/* Which kernels reach the array: those whose body, or a function they call
+ * (directly, to any depth), names it; a kernel with an indirect call
+ * reaches it when any function does.  Only those zero it and hold it in
+ * their LDS (a kernel of the same module without counted barriers pays
+ * nothing). */
+typedef struct fn_use {
+  const ir_func *f;
+  bool uses;
+} fn_use;
+
+static int by_func(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const fn_use *)a)->f, y = (uintptr_t)((const fn_use *)b)->f;
+  return x < y ? -1 : x > y;
+}
+
+static fn_use *find_fn(fn_use *t, size_t n, const ir_func *f) {
+  fn_use key = {f, false};
+  return bsearch(&key, t, n, sizeof *t, by_func);
+}
+
+static bool names_array(const ir_instr *i, const ir_global *arr) {
+  for (uint32_t k = 0; k < i->nsrc; k++)
+    if (i->src[k] && i->src[k]->kind == IR_VAL_SYMBOL && i->src[k]->symref.sym.kind == IR_SYM_GLOBAL &&
+        i->src[k]->symref.sym.global == arr)
+      return true;
+  return false;
+}
+
+static fn_use *array_users(ir_module *m, const ir_global *arr, size_t *count) {
+  size_t n = 0;
+  ir_foreach_func(m, f) n++;
+  fn_use *t = calloc(n ? n : 1, sizeof *t);
+  if (!t) PW_DIE("out of memory");
+  size_t k = 0;
+  ir_foreach_func(m, f) t[k++].f = f;
+  qsort(t, n, sizeof *t, by_func);
+  bool any = false;
+  for (size_t j = 0; j < n; j++) {
+    if (t[j].f->is_decl) continue;
+    ir_foreach_block(t[j].f, b) ir_foreach_instr(b, i) if (names_array(i, arr)) t[j].uses = true;
+    any |= t[j].uses;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t j = 0; j < n; j++) {
+      if (t[j].uses || t[j].f->is_decl) continue;
+      ir_foreach_block(t[j].f, b) ir_foreach_instr(b, i) {
+        if (i->op != ir_op_call || !i->nsrc || !i->src[0]) continue;
+        const ir_value *c = i->src[0];
+        bool direct = c->kind == IR_VAL_SYMBOL && c->symref.sym.kind == IR_SYM_FUNC;
+        fn_use *u = direct ? find_fn(t, n, c->symref.sym.func) : NULL;
+        if ((direct && u && u->uses) || (!direct && any)) {
+          t[j].uses = changed = true;
+          break;
+        }
+      }
+    }
+  }
+  *count = n;
+  return t;
+}
+
+/* Zeroes the arrays at the entry of each kernel that reaches them: thread
+ * 0 stores, then one workgroup barrier before anyone uses them. */
 static void init_kernels(ir_module *m, bars_state *s) {
+  size_t nf = 0;
+  fn_use *users[NSEC] = {NULL};
+  for (unsigned k = 0; k < NSEC; k++)
+    if (s->arr[k]) users[k] = array_users(m, s->arr[k], &nf);
   ir_foreach_func(m, f) {
     if (!f->is_kernel || f->is_decl || !f->entry) continue;
+    bool reach[NSEC] = {false}, any = false;
+    for (unsigned k = 0; k < NSEC; k++) {
+      fn_use *u = users[k] ? find_fn(users[k], nf, f) : NULL;
+      reach[k] = u && u->uses;
+      any |= reach[k];
+    }
+    if (!any) continue;
     ir_block *once = once_block(f);
     if (!once) {
       if (s->opt->diag) pw_error(s->opt->diag, m->source_name ? m->source_name : "<module>",
@@ -281,19 +392,24 @@ static void init_kernels(ir_module *m, bars_state *s) {
                           ir_alu2(&b, ir_op_or, ir_type_b32, ir_read_sreg(&b, ir_sreg_tid, 1),
                                   ir_read_sreg(&b, ir_sreg_tid, 2)));
     ir_value *p = lower_setp(&b, IR_CMP_EQ, ir_type_u32, t, lower_imm32(&b, 0));
-    for (unsigned k = 0; k < BAR_WORDS; k += 4) {
-      ir_value *z = lower_imm32(&b, 0);
-      ir_instr *sti = ir_build_mem(&b, ir_op_st, ir_type_u32, base(&b, s), 4 * k, 4, (ir_value *[]){z, z, z, z}, 0,
-                                   IR_MODS(.space = IR_SPACE_SHARED, .vec = 4));
-      ir_instr_set_guard(&b, sti, p, false, NULL);
+    for (unsigned sec = 0; sec < NSEC; sec++) {
+      unsigned words = reach[sec] ? (unsigned)s->arr[sec]->count : 0;
+      for (unsigned k = 0; k < words; k += 4) {
+        ir_value *z = lower_imm32(&b, 0);
+        unsigned v = words - k >= 4 ? 4 : 2;   /* words is even */
+        ir_instr *sti = ir_build_mem(&b, ir_op_st, ir_type_u32, base(&b, s, sec), 4 * k, v,
+                                     (ir_value *[]){z, z, z, z}, 0, IR_MODS(.space = IR_SPACE_SHARED, .vec = v));
+        ir_instr_set_guard(&b, sti, p, false, NULL);
+      }
     }
     wg_barrier(&b);
   }
+  for (unsigned k = 0; k < NSEC; k++) free(users[k]);
 }
 
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt) {
-  bars_state s = {opt, NULL};
+  bars_state s = {opt, layout(m), {NULL}};
   bool progress = lower_walk(m, want, lower_instr, &s);
-  if (s.arr) init_kernels(m, &s);
+  if (s.arr[SEC_NAMED] || s.arr[SEC_RED] || s.arr[SEC_RED_ID]) init_kernels(m, &s);
   return progress;
 }

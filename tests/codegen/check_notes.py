@@ -43,9 +43,78 @@ EXPECTED_FAIL = {
 }
 
 # docs/lowering.md "Barriers": bar.red, bar.arrive and barriers with a thread
-# count become counters in one shared array lower/ adds, u32 x 68, 16-aligned.
-BAR_STATE = (68 * 4, 16)
-BAR_COUNTED = re.compile(r"\b(?:bar|barrier)\.(?:red|arrive)\b|\b(?:bar|barrier)(?:\.sync|\.aligned)*\s+[^;,]+,[^;]+;")
+# count become counters in three shared u32 arrays lower/ adds (16-aligned),
+# each sized for what the module uses: a count and a generation per named
+# barrier id 0..n-1 (n = 1 + the largest id, 16 if an id is a register;
+# counted barriers and counted bar.red), two accumulators for bar.red
+# without a count, two per id for bar.red with one.  A kernel holds those
+# of the kinds it reaches (in its body or a function it calls).
+BAR_INSN = re.compile(r"\b(bar|barrier)((?:\.[a-z0-9_:]+)*)\s+([^;]*);")
+
+
+def barriers(text):
+    """[(counted, is_red, id or None)] of the bar/barrier instructions that
+    use the array (not bar.sync/barrier.sync without a count)."""
+    out = []
+    for m in BAR_INSN.finditer(text):
+        mods, ops = m.group(2), [o.strip() for o in m.group(3).split(",")]
+        if ".cluster" in mods or ".warp" in mods:
+            continue
+        red = ".red" in mods
+        if red:
+            counted, ident = len(ops) == 4, ops[1]
+        else:
+            counted, ident = len(ops) == 2, ops[0]
+            if not counted and ".arrive" not in mods:
+                continue
+        out.append((counted, red, int(ident) if re.fullmatch(r"\d+", ident) else None))
+    return out
+
+
+def bar_ids(text):
+    """n of the module: 1 + the largest named barrier id (16 for a register)."""
+    named = [b for b in barriers(text) if b[0]]
+    return max(((b[2] + 1) if b[2] is not None and b[2] < 16 else 16) for b in named) if named else 0
+
+
+def bar_kinds(body, n):
+    """[(array, (bytes, align))] of the arrays a body's own barriers use."""
+    bs = barriers(body)
+    out = []
+    if any(c for c, _, _ in bs):
+        out.append(("named", (8 * n, 16)))
+    if any(r and not c for c, r, _ in bs):
+        out.append(("red", (8, 16)))                 # bar.red without a count
+    if any(r and c for c, r, _ in bs):
+        out.append(("red_id", (8 * n, 16)))          # bar.red with a count
+    return out
+
+
+def funcs(text):
+    """name -> body of every .func"""
+    out = {}
+    for m in re.finditer(r"\.func\s+(?:\([^)]*\)\s*)?([\w$]+)\s*\(", text):
+        j = text.find("{", m.end())
+        semi = text.find(";", m.end())
+        if j < 0 or (0 <= semi < j):
+            continue  # a declaration
+        depth, k = 1, j + 1
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        out[m.group(1)] = text[j:k]
+    return out
+
+
+def reached_bodies(body, fns, seen=None):
+    """The body and those of the functions it calls (by name, any depth)."""
+    seen = seen if seen is not None else set()
+    out = [body]
+    for name, fbody in fns.items():
+        if name not in seen and re.search(r"\bcall(?:\.uni)?\b[^;]*?(?<![\w$])" + re.escape(name) + r"(?![\w$])", body):
+            seen.add(name)
+            out += reached_bodies(fbody, fns, seen)
+    return out
 
 SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
          "b32": 4, "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8,
@@ -126,6 +195,8 @@ def check(ptxwave, readelf, ptx, target, tmp):
     got = {k[".name"]: k for k in meta["amdhsa.kernels"]}
     errs = []
     shared = shared_vars(text)
+    nids = bar_ids(text)
+    fns = funcs(text)
     entries = kernels(text)
     for kname, params, body in entries:
         k = got.get(kname)
@@ -143,8 +214,7 @@ def check(ptxwave, readelf, ptx, target, tmp):
         if k[".wavefront_size"] != TARGETS[target]:
             errs.append(f"{name} {target}: {kname}: wave size {k['.wavefront_size']}")
         used = [shared[v] for v in shared if re.search(r"(?<![\w$])" + re.escape(v) + r"(?![\w$])", body)]
-        if BAR_COUNTED.search(body):
-            used.append(BAR_STATE)
+        used += list({kind: a for b in reached_bodies(body, fns) for kind, a in bar_kinds(b, nids)}.values())
         lo = sum(s for s, _ in used)
         hi = lo + sum(a - 1 for _, a in used)
         lds = k[".group_segment_fixed_size"]
