@@ -12,11 +12,11 @@
  *     active lane) under a guard; the wave that completes the count resets
  *     it and bumps the generation; a sync waits in a loop that every lane
  *     of the wave runs (uniform), until the generation moves.
- *   bar.red.{popc,and,or} a, p: two accumulators (lanes with p true, with
- *     p false), between two workgroup barriers (no count) or two named
- *     barriers (count); the thread or lane that is sure everyone has read
- *     them subtracts what it read, so the next round starts from zero
- *     whatever order the next adds come in.
+ *   bar.red.{popc,and,or} a, p: one accumulator (the count of lanes with
+ *     p true for popc/or, p false for and), between two workgroup barriers
+ *     (no count) or two named barriers (count); the thread or lane that is
+ *     sure everyone has read it subtracts what it read, so the next round
+ *     starts from zero whatever order the next adds come in.
  * The array is zeroed at the entry of every kernel of a module that needs
  * it (thread 0's v4/v2 stores, then workgroup_barrier): LDS is not zeroed
  * by the hardware.  The state is three arrays, each sized for what the
@@ -32,15 +32,14 @@
  *   __ptxwave_bar        count and generation of named barriers 0..n-1
  *                        (bar/barrier with a thread count, bar.arrive,
  *                        and the two barriers of a counted bar.red);
- *   __ptxwave_bar_red    bar.red without a count: two accumulators (lanes
- *                        with p true, with p false);
- *   __ptxwave_bar_red_id bar.red with a count: two accumulators per id;
+ *   __ptxwave_bar_red    bar.red without a count: one accumulator (red_count);
+ *   __ptxwave_bar_red_id bar.red with a count: one accumulator per id;
  * n = 1 + the largest barrier id, 16 when an id is not a constant. */
 enum { SEC_NAMED, SEC_RED, SEC_RED_ID, NSEC };
 static const char *const sec_name[NSEC] = {"__ptxwave_bar", "__ptxwave_bar_red", "__ptxwave_bar_red_id"};
 
 typedef struct bar_layout {
-  unsigned words[NSEC];   /* 0: not used by the module; else even */
+  unsigned words[NSEC];   /* 0: not used by the module */
 } bar_layout;
 
 typedef struct bars_state {
@@ -72,7 +71,7 @@ static bar_layout layout(const ir_module *m) {
     unsigned k = id && id->kind == IR_VAL_CONST && id->imm < 16 ? (unsigned)id->imm + 1 : 16;
     if (k > n) n = k;
   }
-  bar_layout l = {{named ? 2 * n : 0, red ? 2 : 0, redc ? 2 * n : 0}};
+  bar_layout l = {{named ? 2 * n : 0, red ? 1 : 0, redc ? n : 0}};
   return l;
 }
 
@@ -193,34 +192,43 @@ static bool lower_named(ir_builder *b, bars_state *s, ir_instr *i) {
   return true;
 }
 
+/* What one wave adds to the accumulator: the number of its active lanes
+ * with p true (.popc, .or: the result is that count, or whether it is
+ * nonzero) or with p false (.and: true when that count is zero).  One
+ * count answers each operation, so one accumulator word suffices. */
+static ir_value *red_count(ir_builder *b, const lower_wave *lw, ir_value *exec, ir_instr *i) {
+  ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw->mask_type, 1, (ir_value *[]){i->src[i->nsrc - 1]}, NULL);
+  ir_value *m = i->mods.atomop == IR_ATOM_AND ? ir_xor(b, lw->mask_type, exec, bt) : bt;
+  return popc_mask(b, lw, m);
+}
+
+static ir_value *red_result(ir_builder *b, ir_instr *i, ir_value *v) {
+  switch ((ir_atomop)i->mods.atomop) {
+  case IR_ATOM_AND: return lower_setp(b, IR_CMP_EQ, ir_type_u32, v, lower_imm32(b, 0));
+  case IR_ATOM_OR: return lower_setp(b, IR_CMP_NE, ir_type_u32, v, lower_imm32(b, 0));
+  default: return v;
+  }
+}
+
 static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out) {
   lower_wave lw;
   lower_wave_init(b, s->opt->wave_size, &lw);
-  ir_value *p = i->src[i->nsrc - 1];
   ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
-  ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw.mask_type, 1, (ir_value *[]){p}, NULL);
-  ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
   ir_value *first = is_first_lane(b, &lw, exec);
-  ir_value *at = word_addr(b, s, SEC_RED, NULL, 0), *af = word_addr(b, s, SEC_RED, NULL, 1);
-  ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
+  ir_value *acc = word_addr(b, s, SEC_RED, NULL, 0);
+  ir_value *n = red_count(b, &lw, exec, i);
   fence_cta(b);
-  guard(b, atom_add_i(b, at, nt), first);
-  guard(b, atom_add_i(b, af, nf), first);
+  guard(b, atom_add_i(b, acc, n), first);
   wg_barrier(b);
-  ir_value *t = ld_volatile(b, at), *f = ld_volatile(b, af);
+  ir_value *v = ld_volatile(b, acc);
   wg_barrier(b);
   ir_value *tid0 = lower_setp(b, IR_CMP_EQ, ir_type_u32,
                               ir_alu2(b, ir_op_or, ir_type_b32, ir_read_sreg(b, ir_sreg_tid, 0),
                                       ir_alu2(b, ir_op_or, ir_type_b32, ir_read_sreg(b, ir_sreg_tid, 1),
                                               ir_read_sreg(b, ir_sreg_tid, 2))),
                               lower_imm32(b, 0));
-  guard(b, atom_add_i(b, at, ir_alu1(b, ir_op_neg, ir_type_s32, t)), tid0);
-  guard(b, atom_add_i(b, af, ir_alu1(b, ir_op_neg, ir_type_s32, f)), tid0);
-  switch ((ir_atomop)i->mods.atomop) {
-  case IR_ATOM_AND: out[0] = lower_setp(b, IR_CMP_EQ, ir_type_u32, f, lower_imm32(b, 0)); break;
-  case IR_ATOM_OR: out[0] = lower_setp(b, IR_CMP_NE, ir_type_u32, t, lower_imm32(b, 0)); break;
-  default: out[0] = t; break;
-  }
+  guard(b, atom_add_i(b, acc, ir_alu1(b, ir_op_neg, ir_type_s32, v)), tid0);
+  out[0] = red_result(b, i, v);
   return true;
 }
 
@@ -231,27 +239,18 @@ static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out)
 static bool lower_red_counted(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out) {
   lower_wave lw;
   lower_wave_init(b, s->opt->wave_size, &lw);
-  ir_value *id = i->src[0], *count = i->src[1], *p = i->src[i->nsrc - 1];
+  ir_value *id = i->src[0], *count = i->src[1];
   ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
-  ir_value *bt = ir_build_value(b, ir_op_wave_ballot, lw.mask_type, 1, (ir_value *[]){p}, NULL);
-  ir_value *bf = ir_xor(b, lw.mask_type, exec, bt);
   ir_value *first = is_first_lane(b, &lw, exec);
-  ir_value *slot = lower_alu(b, ir_op_shl, ir_type_b32, id, lower_imm32(b, 1));
-  ir_value *at = word_addr(b, s, SEC_RED_ID, slot, 0), *af = word_addr(b, s, SEC_RED_ID, slot, 1);
-  ir_value *nt = popc_mask(b, &lw, bt), *nf = popc_mask(b, &lw, bf);
+  ir_value *acc = word_addr(b, s, SEC_RED_ID, id, 0);
+  ir_value *n = red_count(b, &lw, exec, i);
   fence_cta(b);
-  guard(b, atom_add_i(b, at, nt), first);
-  guard(b, atom_add_i(b, af, nf), first);
+  guard(b, atom_add_i(b, acc, n), first);
   named_sync(b, s, id, count, true);
-  ir_value *t = ld_volatile(b, at), *f = ld_volatile(b, af);
+  ir_value *v = ld_volatile(b, acc);
   ir_value *last = named_sync(b, s, id, count, true);
-  guard(b, atom_add_i(b, at, ir_alu1(b, ir_op_neg, ir_type_s32, t)), last);
-  guard(b, atom_add_i(b, af, ir_alu1(b, ir_op_neg, ir_type_s32, f)), last);
-  switch ((ir_atomop)i->mods.atomop) {
-  case IR_ATOM_AND: out[0] = lower_setp(b, IR_CMP_EQ, ir_type_u32, f, lower_imm32(b, 0)); break;
-  case IR_ATOM_OR: out[0] = lower_setp(b, IR_CMP_NE, ir_type_u32, t, lower_imm32(b, 0)); break;
-  default: out[0] = t; break;
-  }
+  guard(b, atom_add_i(b, acc, ir_alu1(b, ir_op_neg, ir_type_s32, v)), last);
+  out[0] = red_result(b, i, v);
   return true;
 }
 
@@ -396,9 +395,9 @@ static void init_kernels(ir_module *m, bars_state *s) {
       unsigned words = reach[sec] ? (unsigned)s->arr[sec]->count : 0;
       for (unsigned k = 0; k < words; k += 4) {
         ir_value *z = lower_imm32(&b, 0);
-        unsigned v = words - k >= 4 ? 4 : 2;   /* words is even */
+        unsigned v = words - k >= 4 ? 4 : words - k >= 2 ? 2 : 1;
         ir_instr *sti = ir_build_mem(&b, ir_op_st, ir_type_u32, base(&b, s, sec), 4 * k, v,
-                                     (ir_value *[]){z, z, z, z}, 0, IR_MODS(.space = IR_SPACE_SHARED, .vec = v));
+                                     (ir_value *[]){z, z, z, z}, 0, IR_MODS(.space = IR_SPACE_SHARED, .vec = v > 1 ? v : 0));
         ir_instr_set_guard(&b, sti, p, false, NULL);
       }
     }

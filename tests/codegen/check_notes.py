@@ -46,8 +46,8 @@ EXPECTED_FAIL = {
 # count become counters in three shared u32 arrays lower/ adds (16-aligned),
 # each sized for what the module uses: a count and a generation per named
 # barrier id 0..n-1 (n = 1 + the largest id, 16 if an id is a register;
-# counted barriers and counted bar.red), two accumulators for bar.red
-# without a count, two per id for bar.red with one.  A kernel holds those
+# counted barriers and counted bar.red), one accumulator for bar.red
+# without a count, one per id for bar.red with one.  A kernel holds those
 # of the kinds it reaches (in its body or a function it calls).
 BAR_INSN = re.compile(r"\b(bar|barrier)((?:\.[a-z0-9_:]+)*)\s+([^;]*);")
 
@@ -84,9 +84,9 @@ def bar_kinds(body, n):
     if any(c for c, _, _ in bs):
         out.append(("named", (8 * n, 16)))
     if any(r and not c for c, r, _ in bs):
-        out.append(("red", (8, 16)))                 # bar.red without a count
+        out.append(("red", (4, 16)))                 # bar.red without a count: one word
     if any(r and c for c, r, _ in bs):
-        out.append(("red_id", (8 * n, 16)))          # bar.red with a count
+        out.append(("red_id", (4 * n, 16)))          # bar.red with a count: one word per id
     return out
 
 
