@@ -240,7 +240,7 @@ const char *emu_sel_matrix(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_mma: {
     const char *why;
-    if (!ir_mma_find(i, &why)) return emu_dfmt(d, "mma with %s", why);
+    if (!ir_mma_find(i, &why)) return emu_dfmt(d, "mma: %s", why);
     in->fn = h_mma;
     return NULL;
   }

@@ -139,24 +139,24 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   const ir_mma_form *f = NULL;
   for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++)
     if (forms[k].shape == i->mods.shape && (int)forms[k].cls == cl) f = &forms[k];
-  if (!f) w = "this shape with these input types";
-  else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "a layout other than .row.col";
-  else if (cl == IR_MMA_I8 ? (b != ir_type_s8 && b != ir_type_u8) : b != a) w = "these A and B types";
+  if (!f) w = "no form of this shape has these input types";
+  else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
+  else if (cl == IR_MMA_I8 ? (b != ir_type_s8 && b != ir_type_u8) : b != a) w = "the A and B types do not match";
   else if (cl == IR_MMA_F16 && !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
-    w = "these accumulator types";
+    w = "the accumulator types do not fit the inputs";
   else if (cl == IR_MMA_F16 && a == ir_type_bf16 && (d != ir_type_f32 || c != ir_type_f32))
-    w = "bf16 with an accumulator other than .f32";
-  else if (cl == IR_MMA_TF32 && (d != ir_type_f32 || c != ir_type_f32)) w = "these accumulator types";
-  else if (cl == IR_MMA_I8 && (d != ir_type_s32 || c != ir_type_s32)) w = "these accumulator types";
-  else if (cl == IR_MMA_F64 && (d != ir_type_f64 || c != ir_type_f64)) w = "these accumulator types";
-  else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite with floating-point inputs";
-  else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "a rounding modifier other than .rn on .f64";
+    w = "bf16 needs .f32 accumulators";
+  else if (cl == IR_MMA_TF32 && (d != ir_type_f32 || c != ir_type_f32)) w = "the accumulator types do not fit the inputs";
+  else if (cl == IR_MMA_I8 && (d != ir_type_s32 || c != ir_type_s32)) w = "the accumulator types do not fit the inputs";
+  else if (cl == IR_MMA_F64 && (d != ir_type_f64 || c != ir_type_f64)) w = "the accumulator types do not fit the inputs";
+  else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite needs integer inputs";
+  else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "only .f64 takes a rounding modifier (.rn)";
   else {
     unsigned na = ir_mma_nregs(ir_mma_frag_info(f->a)->nelem, a);
     unsigned nb = ir_mma_nregs(ir_mma_frag_info(f->b)->nelem, b);
     unsigned nc = ir_mma_nregs(ir_mma_frag_info(f->c)->nelem, c);
     unsigned nd = ir_mma_nregs(ir_mma_frag_info(f->c)->nelem, d);
-    if (i->nsrc != na + nb + nc || i->ndst != nd) w = "these operand counts";
+    if (i->nsrc != na + nb + nc || i->ndst != nd) w = "the register counts do not fit the shape";
   }
   if (why) *why = w;
   return w ? NULL : f;

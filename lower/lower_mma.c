@@ -44,8 +44,7 @@
  * types, other ldmatrix shapes) is reported with the instruction, the
  * kernel, its position and the target.
  */
-#include <stdarg.h>
-#include <stdio.h>
+#include <string.h>
 
 #include "ir/ir_mma.h"
 #include "lower_internal.h"
@@ -53,6 +52,8 @@
 typedef struct mma_state {
   const lower_mma_options *opt;
 } mma_state;
+
+static bool is_opaque_wgmma(const ir_instr *i);
 
 /* ---- diagnostics ----------------------------------------------------------- */
 const char *lower_matrix_why(const ir_instr *i) {
@@ -63,26 +64,33 @@ const char *lower_matrix_why(const ir_instr *i) {
     if (!ir_mma_find(i, &why)) return why;
     return NULL;
   case ir_op_ldmatrix: case ir_op_stmatrix:
-    if (i->mods.shape != IR_SHAPE_M8N8 || ir_type_bits((ir_type)i->type) != 16) return "a shape other than .m8n8 .b16";
-    if (n != 1 && n != 2 && n != 4) return "a count other than .x1, .x2, .x4";
+    if (i->mods.shape != IR_SHAPE_M8N8 || ir_type_bits((ir_type)i->type) != 16) return "the shape is not .m8n8 with .b16";
+    if (n != 1 && n != 2 && n != 4) return "the count is not .x1, .x2 or .x4";
     if (i->op == ir_op_ldmatrix ? (i->nsrc != 1 || i->ndst != n) : (i->nsrc != 1 + n || i->ndst != 0))
-      return "a register count other than the .x count";
+      return "the register count does not match .x";
     return NULL;
   case ir_op_movmatrix:
     if (i->mods.shape != IR_SHAPE_M8N8 || !i->mods.trans || ir_type_bits((ir_type)i->type) != 16)
-      return "a form other than .m8n8.trans.b16";
+      return "only .m8n8.trans.b16 exists";
     return NULL;
   default:
-    return "an instruction without an expansion";
+    return "wmma, mma.sp and wgmma have no expansion (MFMA/WMMA lowering is future work)";
   }
 }
 
 void lower_matrix_error(pw_diag *d, const ir_instr *i, const char *target, const char *why) {
   const ir_func *f = i->block ? i->block->func : NULL;
-  lower_error(d, i, "cannot lower '%s' in %s '%s' for %s: %s (warp-level matrix operations other than ldmatrix, "
-              "stmatrix, movmatrix and the mma.sync forms of docs/lowering.md are not supported)",
-              ir_op_infos[i->op].ptx, f && f->is_kernel ? "kernel" : "function", f && f->name ? f->name : "?",
-              target ? target : "this target", why);
+  /* an opaque instruction (wgmma.*, which the front end keeps as text) by its spelling */
+  const char *name = i->op == ir_op_opaque && i->opaque ? i->opaque : ir_op_infos[i->op].ptx;
+  bool expanded = i->op == ir_op_mma || i->op == ir_op_ldmatrix || i->op == ir_op_stmatrix || i->op == ir_op_movmatrix;
+  lower_error(d, i, "cannot lower '%s' in %s '%s' for %s: %s%s%s", name, f && f->is_kernel ? "kernel" : "function",
+              f && f->name ? f->name : "?", target ? target : "this target", expanded ? "this form is not supported (" : "",
+              why, expanded ? "; docs/lowering.md lists the forms)" : "");
+}
+
+/* wgmma.* as the front end keeps it: an opaque instruction with its spelling. */
+static bool is_opaque_wgmma(const ir_instr *i) {
+  return i->op == ir_op_opaque && i->opaque && !strncmp(i->opaque, "wgmma.", 6);
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -132,9 +140,12 @@ static bool lower_ldst_matrix(ir_builder *b, ir_instr *i, ir_value **out) {
   ir_value *addr = i->src[0], *lane = laneid(b);
   ir_mods mm = {.space = i->mods.space};
   ir_value *quad = shr32(b, lane, 2), *t = and32(b, lane, 3);
+  /* non-trans: source row 8j + quad, byte 4t; trans: source rows 8j + 2t + k, byte 2 quad */
+  ir_value *byte = i->mods.trans ? shl32(b, quad, 1) : shl32(b, t, 2);
+  ir_value *row = i->mods.trans ? shl32(b, t, 1) : quad;
   for (unsigned j = 0; j < n; j++) {
     if (!i->mods.trans) {
-      ir_value *a = row_address(b, addr, add32(b, imm(b, 8 * j), quad), shl32(b, t, 2));
+      ir_value *a = row_address(b, addr, add32(b, imm(b, 8 * j), row), byte);
       if (ld) out[j] = ir_build_mem(b, ir_op_ld, ir_type_b32, a, i->offset, 0, NULL, 1, &mm)->dst[0];
       else ir_build_mem(b, ir_op_st, ir_type_b32, a, i->offset, 1, &i->src[1 + j], 0, &mm);
       continue;
@@ -142,8 +153,7 @@ static bool lower_ldst_matrix(ir_builder *b, ir_instr *i, ir_value **out) {
     ir_value *h[2] = {NULL, NULL};
     if (!ld) unpack16(b, i->src[1 + j], &h[0], &h[1]);
     for (unsigned k = 0; k < 2; k++) {
-      ir_value *src = add32(b, imm(b, 8 * j + k), shl32(b, t, 1));
-      ir_value *a = row_address(b, addr, src, shl32(b, quad, 1));
+      ir_value *a = row_address(b, addr, add32(b, imm(b, 8 * j + k), row), byte);
       if (ld) h[k] = ir_build_mem(b, ir_op_ld, ir_type_b16, a, i->offset, 0, NULL, 1, &mm)->dst[0];
       else ir_build_mem(b, ir_op_st, ir_type_b16, a, i->offset, 1, &h[k], 0, &mm);
     }
@@ -167,24 +177,8 @@ static bool lower_movmatrix(ir_builder *b, ir_instr *i, ir_value **out) {
 }
 
 /* ---- mma -------------------------------------------------------------------- */
-/* Element e of the 32-bit word w of a fragment of type t, as an f32 (or
- * the word itself for f32/s32). */
-static ir_value *elem_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e) {
-  switch (t) {
-  case ir_type_f16: {
-    ir_value *h[2];
-    unpack16(b, w, &h[0], &h[1]);
-    ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, &h[e], 1, NULL, NULL);
-    c->type2 = ir_type_f16;
-    return c->dst[0];
-  }
-  case ir_type_bf16: return e ? and32(b, w, 0xffff0000u) : shl32(b, w, 16);
-  case ir_type_tf32: return and32(b, w, 0xffffe000u);
-  default: return w;
-  }
-}
-
 #define MMA_MAX_REGS 4
+#define MMA_MAX_WORDS 64   /* 16 A + 32 B shuffled words, 4 C registers */
 
 typedef struct mma_ctx {
   ir_builder *b;
@@ -198,7 +192,36 @@ typedef struct mma_ctx {
    * s, the static part of the column c0) */
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
   ir_value *aval[16][4], *bval[16][4][2];
+  ir_value *bcol[2];        /* 4 (ct t + c0): the first lane holding column ct t + c0 of B */
+  /* f16 words already split into their halves */
+  ir_value *word[MMA_MAX_WORDS], *half[MMA_MAX_WORDS][2];
+  unsigned nwords;
 } mma_ctx;
+
+/* Element e of the 32-bit word w of a fragment of type t, as an f32 (or
+ * the word itself for f32/s32): f16 widened by cvt (exact), bf16 and tf32
+ * by their bits (a bf16 is the high half of an f32; tf32 keeps its 19
+ * bits). */
+static ir_value *elem_f32(mma_ctx *X, ir_type t, ir_value *w, unsigned e) {
+  ir_builder *b = X->b;
+  switch (t) {
+  case ir_type_f16: {
+    unsigned k = 0;
+    while (k < X->nwords && X->word[k] != w) k++;
+    if (k == X->nwords) {
+      PW_ASSERT(k < MMA_MAX_WORDS);
+      X->word[X->nwords++] = w;
+      unpack16(b, w, &X->half[k][0], &X->half[k][1]);
+    }
+    ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, &X->half[k][e], 1, NULL, NULL);
+    c->type2 = ir_type_f16;
+    return c->dst[0];
+  }
+  case ir_type_bf16: return e ? and32(b, w, 0xffff0000u) : shl32(b, w, 16);
+  case ir_type_tf32: return and32(b, w, 0xffffe000u);
+  default: return w;
+  }
+}
 
 static unsigned per_reg(ir_type t) {
   unsigned bits = ir_mma_elem_bits(t);
@@ -214,19 +237,22 @@ static ir_value *a_reg(mma_ctx *X, unsigned reg, unsigned s) {
 static ir_value *b_reg(mma_ctx *X, unsigned reg, unsigned s, unsigned c0) {
   if (!X->bsh[reg][s][c0]) {
     ir_builder *b = X->b;
-    ir_value *col = add32(b, lower_alu(b, ir_op_mul, ir_type_u32, X->t, imm(b, X->fc->ct)), imm(b, c0));
-    X->bsh[reg][s][c0] = shfl_any(b, X->i->src[X->na + reg], add32(b, shl32(b, col, 2), imm(b, s)));
+    if (!X->bcol[c0]) {
+      ir_value *col = add32(b, lower_alu(b, ir_op_mul, ir_type_u32, X->t, imm(b, X->fc->ct)), imm(b, c0));
+      X->bcol[c0] = shl32(b, col, 2);
+    }
+    X->bsh[reg][s][c0] = shfl_any(b, X->i->src[X->na + reg], lower_alu(b, ir_op_or, ir_type_b32, X->bcol[c0], imm(b, s)));
   }
   return X->bsh[reg][s][c0];
 }
 
 /* The A element (index ia) of the thread's own row group, held by lane 4g + s. */
 static ir_value *a_elem(mma_ctx *X, unsigned ia, unsigned s) {
-  if (!X->aval[ia][s]) X->aval[ia][s] = elem_f32(X->b, X->ta, a_reg(X, ia / X->aper, s), ia % X->aper);
+  if (!X->aval[ia][s]) X->aval[ia][s] = elem_f32(X, X->ta, a_reg(X, ia / X->aper, s), ia % X->aper);
   return X->aval[ia][s];
 }
 static ir_value *b_elem(mma_ctx *X, unsigned ib, unsigned s, unsigned c0) {
-  if (!X->bval[ib][s][c0]) X->bval[ib][s][c0] = elem_f32(X->b, X->tb, b_reg(X, ib / X->bper, s, c0), ib % X->bper);
+  if (!X->bval[ib][s][c0]) X->bval[ib][s][c0] = elem_f32(X, X->tb, b_reg(X, ib / X->bper, s, c0), ib % X->bper);
   return X->bval[ib][s][c0];
 }
 
@@ -257,7 +283,7 @@ static bool find_b(const mma_ctx *X, unsigned k, unsigned *ib, unsigned *s) {
 static ir_value *c_elem(mma_ctx *X, unsigned e) {
   unsigned per = per_reg(X->tc);
   ir_value *w = X->i->src[X->na + X->nb + e / per];
-  return X->tc == ir_type_f16 ? elem_f32(X->b, ir_type_f16, w, e % per) : w;
+  return X->tc == ir_type_f16 ? elem_f32(X, ir_type_f16, w, e % per) : w;
 }
 
 static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *diag) {
@@ -327,7 +353,7 @@ static bool is_matrix(ir_op op) {
 
 static bool want(const ir_instr *i, void *data) {
   (void)data;
-  return is_matrix((ir_op)i->op);
+  return is_matrix((ir_op)i->op) || is_opaque_wgmma(i);
 }
 
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
