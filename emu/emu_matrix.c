@@ -11,8 +11,9 @@
  * shfl does; the ISA makes that case undefined.
  *
  * mma (D = A * B + C): the fragments are gathered into matrices with the
- * layouts of ir/ir_mma.h.  Products of f16, bf16 and tf32 inputs are exact
- * in f32 (at most 11 + 11 significant bits), so each step
+ * layouts of ir/ir_mma.h.  Products of f16, bf16, tf32, e4m3 and e5m2
+ * inputs are exact in f32 (at most 11 + 11 significant bits, exponents in
+ * range), so each step
  * acc = fmaf(a, b, acc) rounds only the sum: the accumulation is f32,
  * round to nearest even, in k order starting from C (f16 C widened
  * exactly, f16 D rounded to nearest at the end).  The ISA does not specify
@@ -132,6 +133,8 @@ static double elem_value(ir_type t, uint64_t b) {
   case ir_type_f16: return emu_f16_to_f32((uint16_t)b);
   case ir_type_bf16: return emu_bf16_to_f32((uint16_t)b);
   case ir_type_tf32: return emu_f32((uint32_t)b & 0xffffe000u);
+  case ir_type_e4m3: return emu_fp_to_double(&emu_fmt_e4m3, b);
+  case ir_type_e5m2: return emu_fp_to_double(&emu_fmt_e5m2, b);
   case ir_type_f32: return emu_f32((uint32_t)b);
   case ir_type_s8: return (double)(int8_t)(uint8_t)b;
   case ir_type_u8: return (double)(uint8_t)b;
@@ -178,7 +181,7 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     for (unsigned r = 0; r < f->m; r++)
       for (unsigned c = 0; c < f->n; c++) {
         switch ((ir_mma_class)f->cls) {
-        case IR_MMA_F16: case IR_MMA_TF32: {
+        case IR_MMA_F16: case IR_MMA_TF32: case IR_MMA_F8: {
           float acc = (float)elem_value(tc, C[r][c]);
           for (unsigned k = 0; k < f->k; k++) acc = fmaf((float)A[r][k], (float)B[k][c], acc);
           if (td == ir_type_f16) Dm[r][c] = acc != acc ? EMU_F16_CANON_NAN : emu_f32_to_f16(acc, EMU_RN);

@@ -77,17 +77,21 @@ static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, 
 }
 
 /* The input classes: what A and B hold. */
-typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F64 } ir_mma_class;
+typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64 } ir_mma_class;
 
 /* IR_MMA_FORM(shape, class, M, N, K, A, B, C): the mma.sync forms this
  * project runs (all .row.col).  The accumulator types: f32 or f16 for the
- * f16/bf16 class, f32 for tf32, s32 for s8/u8, f64 for f64. */
+ * f16/bf16 and e4m3/e5m2 classes, f32 for tf32, s32 for s8/u8, f64 for f64.
+ * e4m3/e5m2 fragments have the s8/u8 layouts (9.7.14.5.9-10: "four .e4m3 /
+ * .e5m2 elements" per register, the same row and column formulas). */
 #define IR_MMA_FORMS(X)                                                  \
   X(M16N8K16, F16, 16, 8, 16, A_F16_K16, B_F16_K16, C_M16N8)             \
   X(M16N8K8, F16, 16, 8, 8, A_F16_K8, B_F16_K8, C_M16N8)                 \
   X(M16N8K8, TF32, 16, 8, 8, A_TF32_K8, B_TF32_K8, C_M16N8)              \
   X(M16N8K32, I8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
   X(M16N8K16, I8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
+  X(M16N8K32, F8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
+  X(M16N8K16, F8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
   X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)
 
 typedef struct ir_mma_form {
@@ -103,6 +107,7 @@ static inline int ir_mma_class_of(ir_type t) {
   case ir_type_f16: case ir_type_bf16: return IR_MMA_F16;
   case ir_type_tf32: return IR_MMA_TF32;
   case ir_type_s8: case ir_type_u8: return IR_MMA_I8;
+  case ir_type_e4m3: case ir_type_e5m2: return IR_MMA_F8;
   case ir_type_f64: return IR_MMA_F64;
   default: return -1;
   }
@@ -112,7 +117,7 @@ static inline int ir_mma_class_of(ir_type t) {
 static inline unsigned ir_mma_elem_bits(ir_type t) {
   switch (t) {
   case ir_type_f16: case ir_type_bf16: return 16;
-  case ir_type_s8: case ir_type_u8: return 8;
+  case ir_type_s8: case ir_type_u8: case ir_type_e4m3: case ir_type_e5m2: return 8;
   case ir_type_f64: return 64;
   default: return 32;
   }
@@ -141,8 +146,9 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
     if (forms[k].shape == i->mods.shape && (int)forms[k].cls == cl) f = &forms[k];
   if (!f) w = "no form of this shape has these input types";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
-  else if (cl == IR_MMA_I8 ? (b != ir_type_s8 && b != ir_type_u8) : b != a) w = "the A and B types do not match";
-  else if (cl == IR_MMA_F16 && !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : b != a) w = "the A and B types do not match";
+  else if ((cl == IR_MMA_F16 || cl == IR_MMA_F8) &&
+           !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
     w = "the accumulator types do not fit the inputs";
   else if (cl == IR_MMA_F16 && a == ir_type_bf16 && (d != ir_type_f32 || c != ir_type_f32))
     w = "bf16 needs .f32 accumulators";

@@ -4,7 +4,10 @@
  *   ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans]{.shared{::cta}}.b16  (PTX ISA 9.7.14.5.15)
  *   stmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans]{.shared{::cta}}.b16  (9.7.14.5.16)
  *   movmatrix.sync.aligned.m8n8.trans.b16                              (9.7.14.5.17)
- *   mma.sync.aligned.<shape>.row.col (the forms of ir/ir_mma.h)        (9.7.14.5.14)
+ *   mma.sync.aligned.<shape>.row.col (the forms of ir/ir_mma.h)        (9.7.14.5.14):
+ *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8 .tf32 -> .f32,
+ *     m16n8k32/m16n8k16 .s8/.u8 -> .s32 (.satfinite), m16n8k32/m16n8k16
+ *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64
  *
  * Each becomes, in every thread, full-warp shfl.sync.idx ops (which
  * lower_warps, the next pass, maps onto the wave: ds_bpermute inside the
@@ -28,8 +31,8 @@
  * B register from lane 4c + s (s = 0..3): for m16n8k16.f16, 16 + 16
  * shuffles, then per D element k fma in k order:
  *     acc = C;  for k in 0 .. K-1: acc = fma.rn(A[row][k], B[k][col], acc)
- * in f32 (f16/bf16/tf32 inputs, widened exactly: products are exact in
- * f32) or f64.  This is the emulator's order (emu/emu_matrix.c); the
+ * in f32 (f16/bf16/tf32/e4m3/e5m2 inputs, widened exactly: products are
+ * exact in f32) or f64.  This is the emulator's order (emu/emu_matrix.c); the
  * hardware's internal order and precision are not specified by the ISA.
  * f16 C is widened, f16 D rounded to nearest at the end; tf32 operands
  * keep their tf32 bits (the low 13 bits cleared).  s8/u8: dp4a over each
@@ -193,29 +196,47 @@ typedef struct mma_ctx {
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
   ir_value *aval[16][4], *bval[16][4][2];
   ir_value *bcol[2];        /* 4 (ct t + c0): the first lane holding column ct t + c0 of B */
-  /* f16 words already split into their halves */
-  ir_value *word[MMA_MAX_WORDS], *half[MMA_MAX_WORDS][2];
+  /* words already split into their .b16 halves; for e4m3/e5m2 each half
+   * widened to an f16 pair (cvt.rn.f16x2.e4m3x2/.e5m2x2, exact) and split */
+  ir_value *word[MMA_MAX_WORDS], *half[MMA_MAX_WORDS][2], *f8[MMA_MAX_WORDS][2][2];
   unsigned nwords;
 } mma_ctx;
+
+/* The index of word w in the cache of split words. */
+static unsigned split_word(mma_ctx *X, ir_value *w) {
+  unsigned k = 0;
+  while (k < X->nwords && X->word[k] != w) k++;
+  if (k == X->nwords) {
+    PW_ASSERT(k < MMA_MAX_WORDS);
+    X->word[X->nwords++] = w;
+    unpack16(X->b, w, &X->half[k][0], &X->half[k][1]);
+  }
+  return k;
+}
+
+static ir_value *f16_to_f32(ir_builder *b, ir_value *h) {
+  ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, &h, 1, NULL, NULL);
+  c->type2 = ir_type_f16;
+  return c->dst[0];
+}
 
 /* Element e of the 32-bit word w of a fragment of type t, as an f32 (or
  * the word itself for f32/s32): f16 widened by cvt (exact), bf16 and tf32
  * by their bits (a bf16 is the high half of an f32; tf32 keeps its 19
- * bits). */
+ * bits), e4m3/e5m2 through f16 (exact: both fit in f16), which lower_math
+ * then expands. */
 static ir_value *elem_f32(mma_ctx *X, ir_type t, ir_value *w, unsigned e) {
   ir_builder *b = X->b;
   switch (t) {
-  case ir_type_f16: {
-    unsigned k = 0;
-    while (k < X->nwords && X->word[k] != w) k++;
-    if (k == X->nwords) {
-      PW_ASSERT(k < MMA_MAX_WORDS);
-      X->word[X->nwords++] = w;
-      unpack16(b, w, &X->half[k][0], &X->half[k][1]);
+  case ir_type_f16: return f16_to_f32(b, X->half[split_word(X, w)][e]);
+  case ir_type_e4m3: case ir_type_e5m2: {
+    unsigned k = split_word(X, w), p = e >> 1;
+    if (!X->f8[k][p][0]) {
+      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f16x2, 1, &X->half[k][p], 1, NULL, IR_MODS(.rnd = IR_RND_RN));
+      c->type2 = t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2;
+      unpack16(b, c->dst[0], &X->f8[k][p][0], &X->f8[k][p][1]);
     }
-    ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, &X->half[k][e], 1, NULL, NULL);
-    c->type2 = ir_type_f16;
-    return c->dst[0];
+    return f16_to_f32(b, X->f8[k][p][e & 1]);
   }
   case ir_type_bf16: return e ? and32(b, w, 0xffff0000u) : shl32(b, w, 16);
   case ir_type_tf32: return and32(b, w, 0xffffe000u);
