@@ -196,9 +196,8 @@ typedef struct mma_ctx {
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
   ir_value *aval[16][4], *bval[16][4][2];
   ir_value *bcol[2];        /* 4 (ct t + c0): the first lane holding column ct t + c0 of B */
-  /* words already split into their .b16 halves; for e4m3/e5m2 each half
-   * widened to an f16 pair (cvt.rn.f16x2.e4m3x2/.e5m2x2, exact) and split */
-  ir_value *word[MMA_MAX_WORDS], *half[MMA_MAX_WORDS][2], *f8[MMA_MAX_WORDS][2][2];
+  /* f16 words already split into their .b16 halves */
+  ir_value *word[MMA_MAX_WORDS], *half[MMA_MAX_WORDS][2];
   unsigned nwords;
 } mma_ctx;
 
@@ -220,24 +219,44 @@ static ir_value *f16_to_f32(ir_builder *b, ir_value *h) {
   return c->dst[0];
 }
 
+/* Byte e of w, an e4m3 or e5m2 (PTX ISA 5.2.5.1: bias 7 / 15, 3 / 2
+ * mantissa bits; e4m3 has no infinity and one NaN magnitude 0x7f, e5m2 the
+ * IEEE ones), as the f32 of the same value (exact).  Normal: the exponent
+ * and mantissa bits shifted into place, the exponent rebiased by one add;
+ * subnormal (exponent 0): mantissa * 2^(1 - bias - mbits), a short integer
+ * scaled by a power of two, both exact.  A dozen integer ops where
+ * cvt.rn.f16x2.e4m3x2 through lower_math is ~80 per byte (cuBLASLt's fp8
+ * GEMMs have 64 such conversions per mma). */
+static ir_value *f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e) {
+  bool e4 = t == ir_type_e4m3;
+  unsigned mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15;
+  ir_value *byte = and32(b, e ? shr32(b, w, 8 * e) : w, 0xff);
+  ir_value *mag = and32(b, byte, 0x7f);
+  ir_value *sign = shl32(b, and32(b, byte, 0x80), 24);
+  ir_value *norm = add32(b, shl32(b, mag, 23 - mbits), imm(b, (127 - bias) << 23));
+  ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){and32(b, mag, (1u << mbits) - 1)}, 1, NULL,
+                         IR_MODS(.rnd = IR_RND_RN));
+  c->type2 = ir_type_u32;
+  ir_value *sub = ir_alu2(b, ir_op_mul, ir_type_f32, c->dst[0], imm(b, (127u + 1 - bias - mbits) << 23), .rnd = IR_RND_RN);
+  ir_value *v = lower_selp(b, ir_type_b32, sub, norm, lower_setp(b, IR_CMP_LT, ir_type_u32, mag, imm(b, 1u << mbits)));
+  if (e4) {
+    v = lower_selp(b, ir_type_b32, imm(b, 0x7fffffffu), v, lower_setp(b, IR_CMP_EQ, ir_type_u32, mag, imm(b, 0x7f)));
+  } else {
+    v = lower_selp(b, ir_type_b32, imm(b, 0x7f800000u), v, lower_setp(b, IR_CMP_EQ, ir_type_u32, mag, imm(b, 0x7c)));
+    v = lower_selp(b, ir_type_b32, imm(b, 0x7fffffffu), v, lower_setp(b, IR_CMP_GT, ir_type_u32, mag, imm(b, 0x7c)));
+  }
+  return lower_alu(b, ir_op_or, ir_type_b32, v, sign);
+}
+
 /* Element e of the 32-bit word w of a fragment of type t, as an f32 (or
  * the word itself for f32/s32): f16 widened by cvt (exact), bf16 and tf32
  * by their bits (a bf16 is the high half of an f32; tf32 keeps its 19
- * bits), e4m3/e5m2 through f16 (exact: both fit in f16), which lower_math
- * then expands. */
+ * bits), e4m3/e5m2 by f8_to_f32. */
 static ir_value *elem_f32(mma_ctx *X, ir_type t, ir_value *w, unsigned e) {
   ir_builder *b = X->b;
   switch (t) {
   case ir_type_f16: return f16_to_f32(b, X->half[split_word(X, w)][e]);
-  case ir_type_e4m3: case ir_type_e5m2: {
-    unsigned k = split_word(X, w), p = e >> 1;
-    if (!X->f8[k][p][0]) {
-      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f16x2, 1, &X->half[k][p], 1, NULL, IR_MODS(.rnd = IR_RND_RN));
-      c->type2 = t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2;
-      unpack16(b, c->dst[0], &X->f8[k][p][0], &X->f8[k][p][1]);
-    }
-    return f16_to_f32(b, X->f8[k][p][e & 1]);
-  }
+  case ir_type_e4m3: case ir_type_e5m2: return f8_to_f32(b, t, w, e);
   case ir_type_bf16: return e ? and32(b, w, 0xffff0000u) : shl32(b, w, 16);
   case ir_type_tf32: return and32(b, w, 0xffffe000u);
   default: return w;
