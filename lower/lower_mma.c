@@ -38,6 +38,8 @@
  * keep their tf32 bits (the low 13 bits cleared).  s8/u8: dp4a over each
  * register's four products (exact: at most 32 * 255 * 255 in magnitude),
  * then + C with add.s32 (wrapping) or add.sat.s32 (.satfinite).
+ * e4m3/e5m2: each thread widens its own bytes to f32 first and the f32s
+ * are shuffled (f8_to_f32, a_elem).
  *
  * Correct, not fast: an m16n8k16 is 32 shuffles and 64 fma per thread
  * where the hardware has one instruction.  MFMA (gfx90a/gfx942/gfx950)
