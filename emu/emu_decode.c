@@ -663,6 +663,7 @@ static bool is_mem_op(ir_op op) {
   switch (op) {
   case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_cp_async:
+  case ir_op_ldmatrix: case ir_op_stmatrix:
     return true;
   default:
     return false;
@@ -798,6 +799,15 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     return NULL;
   }
 
+  /* ---- warp-level matrix ops (emu_matrix.c): .sync.aligned, the whole warp ---- */
+  case ir_op_mma: case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix: {
+    const char *why = emu_sel_matrix(d, i, in);
+    if (why) return why;
+    in->kind = EMU_K_SYNC;
+    in->sub = EMU_SYNC_WHOLE_WARP;
+    return NULL;
+  }
+
   /* ---- wave-level target ops (emu_wave_ops.c) ---- */
   case ir_op_wave_lane_id: case ir_op_wave_ballot: case ir_op_wave_exec: case ir_op_wave_bpermute:
   case ir_op_wave_readlane: case ir_op_wave_readfirstlane: case ir_op_wave_sync:
@@ -821,8 +831,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
   case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_mbarrier_pending_count:
   case ir_op_setmaxnreg:
-  case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma: case ir_op_mma_sp:
-  case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix:
+  case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma_sp:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:

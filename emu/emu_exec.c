@@ -796,12 +796,12 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
       }
       /* a lane goes on once every non-exited lane of its member mask has
        * arrived at this instruction; the others wait here */
-      const uint64_t *mm = EMU_U64(x, in->src[in->sub]);
+      const uint64_t *mm = in->sub == EMU_SYNC_WHOLE_WARP ? NULL : EMU_U64(x, in->src[in->sub]);
       emu_mask here = 0;
       EMU_EACH(f->syncwait, l, if (f->lane_pc[l] == f->ip) here |= 1ull << l);
       emu_mask arrived = m | here, ready = 0, alive = f->live & w->exists;
       EMU_EACH(arrived, l, {
-        emu_mask need = ((emu_mask)(uint32_t)mm[l] << (l & 32)) & alive;
+        emu_mask need = ((emu_mask)(mm ? (uint32_t)mm[l] : 0xffffffffu) << (l & 32)) & alive;
         if (!(need & ~arrived)) ready |= 1ull << l;
       });
       emu_mask wait = arrived & ~ready;

@@ -52,9 +52,22 @@ const lower_target *lower_target_for_wave(unsigned wave_size);
  * is a wave) or 64 (two warps per wave). */
 typedef struct lower_warps_options {
   unsigned wave_size;
+  const char *target;      /* for messages ("gfx942"; NULL: "wave32"/"wave64") */
   pw_diag *diag;
 } lower_warps_options;
 bool lower_warps(ir_module *m, const lower_warps_options *opt);
+
+/* ---- lower_mma.c -------------------------------------------------------- */
+/* ldmatrix, stmatrix, movmatrix and the mma.sync forms of ir/ir_mma.h as
+ * per-thread code: full-warp shfl.sync.idx (lowered next by lower_warps),
+ * loads, stores, fma/dp4a/cvt.  Target independent; runs before
+ * lower_warps.  wgmma.* is reported here, the other matrix ops it cannot
+ * expand (wmma.*, mma.sp, other shapes) by lower_warps. */
+typedef struct lower_mma_options {
+  const char *target;      /* for messages */
+  pw_diag *diag;
+} lower_mma_options;
+bool lower_mma(ir_module *m, const lower_mma_options *opt);
 
 /* ---- lower_async.c ------------------------------------------------------ */
 /* cp.async as a synchronous ld.global + st.shared (zero fill past src-size);

@@ -24,6 +24,12 @@ bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *da
 void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
+ * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says
+ * so with the instruction, the kernel, its position and the target. */
+const char *lower_matrix_why(const ir_instr *i);
+void lower_matrix_error(pw_diag *d, const ir_instr *i, const char *target, const char *why);
+
 /* ---- folding constructors ---------------------------------------------- */
 bool lower_const(const ir_value *v, uint64_t *out);
 ir_value *lower_imm32(ir_builder *b, uint32_t v);

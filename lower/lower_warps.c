@@ -37,9 +37,12 @@
  *       linear thread id, %warpid counted in 32-thread warps.
  *
  * Invariant: after this pass no IR_F_WARP op and no IR_SR_WARP special
- * register remains, except the matrix ops (mma, wmma, ldmatrix ...) which
- * are reported as not lowered.
+ * register remains, except the matrix ops lower_mma did not expand (wmma,
+ * mma.sp, other shapes), which are reported as not lowered, naming the
+ * instruction, the kernel and the target.
  */
+#include <stdio.h>
+
 #include "lower_internal.h"
 
 typedef struct warps_state {
@@ -295,10 +298,15 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
   case ir_op_elect: case ir_op_bar_warp_sync: case ir_op_sreg:
     break;
-  default:
-    lower_error(s->opt->diag, i, "cannot lower '%s' for wave%u (warp-level matrix operations are not supported)",
-                ir_op_infos[i->op].ptx, s->opt->wave_size);
+  default: {
+    /* the matrix ops lower_mma did not expand */
+    char wave[16];
+    snprintf(wave, sizeof wave, "wave%u", s->opt->wave_size);
+    const char *why = lower_matrix_why(i);
+    lower_matrix_error(s->opt->diag, i, s->opt->target ? s->opt->target : wave,
+                       why ? why : "not expanded (lower_mma must run before lower_warps)");
     return false;
+  }
   }
   lower_wave_init(b, s->opt->wave_size, &lw);
   switch ((ir_op)i->op) {

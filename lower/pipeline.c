@@ -6,7 +6,9 @@
  *
  * Order: textures first (their expansion is plain IR that every later pass
  * and codegen take as it is), printf next (its records read %tid/%ctaid,
- * which sregs lowers; it builds no warp op), warps next (it reads %tid/%ntid for %warpid, which sregs then
+ * which sregs lowers; it builds no warp op), the matrix ops next (lower_mma:
+ * ldmatrix/mma become shfl.sync and %laneid reads, which lower_warps then
+ * lowers), warps next (it reads %tid/%ntid for %warpid, which sregs then
  * lowers), barriers next (bar.red and the named barriers' zeroing read
  * %tid), special registers, then math (independent of the others), then
  * opt_addrspace (generic accesses of provable spaces to specific ones).
@@ -56,7 +58,8 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
   LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
-  LOWER_PASS(lower_warps, .wave_size = t->wave_size, .diag = diag);
+  LOWER_PASS(lower_mma, .target = t->name, .diag = diag);
+  LOWER_PASS(lower_warps, .wave_size = t->wave_size, .target = t->name, .diag = diag);
   LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_sregs, .diag = diag);
   LOWER_PASS(lower_math, .diag = diag);

@@ -1,0 +1,254 @@
+/* emu/emu_matrix.c: the warp-level matrix instructions, unlowered (PTX ISA
+ * 9.7.14.5.14 mma, 9.7.14.5.15 ldmatrix, 9.7.14.5.16 stmatrix,
+ * 9.7.14.5.17 movmatrix).
+ *
+ * All are .sync.aligned: every thread of the warp executes the same
+ * instruction, so the wave loop runs them (EMU_K_SYNC with the full warp as
+ * member mask, emu_exec.c) once all non-exited lanes of the warp have
+ * arrived, and a handler reads the operands of all 32 lanes of each warp
+ * (a 32-lane half of a wave of 64) that takes part.  Registers of lanes
+ * that do not take part are read as they are (zero if never written), as
+ * shfl does; the ISA makes that case undefined.
+ *
+ * mma (D = A * B + C): the fragments are gathered into matrices with the
+ * layouts of ir/ir_mma.h.  Products of f16, bf16, tf32, e4m3 and e5m2
+ * inputs are exact in f32 (at most 11 + 11 significant bits, exponents in
+ * range), so each step
+ * acc = fmaf(a, b, acc) rounds only the sum: the accumulation is f32,
+ * round to nearest even, in k order starting from C (f16 C widened
+ * exactly, f16 D rounded to nearest at the end).  The ISA does not specify
+ * the hardware's internal order or precision of the sum; this order is the
+ * one lower/lower_mma.c computes, and tests use values whose sums are exact
+ * in any order.  tf32 operands are .b32 registers of which only the tf32
+ * bits (sign, 8-bit exponent, 10-bit mantissa) are used: the low 13 bits
+ * are cleared.  f64: fma in k order.  s8/u8: exact integer sum, then
+ * + C wrapping at 32 bits, or with .satfinite clamped to the s32 range.
+ * NaN results are the canonical NaN (docs/emulator.md, "Arithmetic").
+ */
+#include <math.h>
+
+#include "emu_internal.h"
+#include "ir/ir_mma.h"
+
+#define S(k) EMU_U64(x, in->src[k])
+#define D(k) EMU_U64(x, in->dst[k])
+
+/* The halves (warps) of a wave that lanes of m belong to: bit 0 lanes
+ * 0-31, bit 1 lanes 32-63. */
+static unsigned warps_of(emu_mask m) { return ((uint32_t)m ? 1u : 0u) | ((m >> 32) ? 2u : 0u); }
+
+/* ---- ldmatrix / stmatrix ----------------------------------------------------- */
+/* Row addresses: thread 8j + r of the warp (j < .x1/.x2/.x4) gives the
+ * address of row r of matrix j, 8 .b16 elements (16 bytes).  Matrix j
+ * goes to or comes from register j of every thread: thread L holds row
+ * L >> 2, elements 2 (L & 3) and 2 (L & 3) + 1 (low half first); with
+ * .trans it holds column L >> 2 instead: rows 2 (L & 3) and 2 (L & 3) + 1
+ * of that column. */
+static uint64_t row_addr(emu_exec *x, const emu_inst *in, unsigned base, unsigned src_lane, uint64_t byte) {
+  return (S(0)[base + src_lane] + (uint64_t)in->imm + byte) & in->amask;
+}
+
+static void h_ldmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
+  unsigned n = in->vec;
+  uint64_t tmp[4][EMU_MAX_LANES];
+  EMU_EACH(m, l, {
+    unsigned lane = l & 31, base = l & 32;
+    for (unsigned j = 0; j < n; j++) {
+      if (!in->mods.trans) {
+        const uint8_t *p = emu_addr(x, in, l, in->space, row_addr(x, in, base, j * 8 + (lane >> 2), (lane & 3) * 4u), 4, false);
+        if (!p) return;
+        tmp[j][l] = __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+      } else {
+        uint32_t v = 0;
+        for (unsigned h = 0; h < 2; h++) {
+          const uint8_t *p = emu_addr(x, in, l, in->space,
+                                      row_addr(x, in, base, j * 8 + (lane & 3) * 2 + h, (lane >> 2) * 2u), 2, false);
+          if (!p) return;
+          v |= (uint32_t)__atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED) << (16 * h);
+        }
+        tmp[j][l] = v;
+      }
+    }
+  });
+  for (unsigned j = 0; j < n; j++) {
+    uint64_t *d = D(j);
+    EMU_EACH(m, l, d[l] = tmp[j][l]);
+  }
+}
+
+static void h_stmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
+  unsigned n = in->vec;
+  x->stores++;
+  EMU_EACH(m, l, {
+    unsigned lane = l & 31, base = l & 32;
+    for (unsigned j = 0; j < n; j++) {
+      uint32_t v = (uint32_t)S(1 + j)[l];
+      if (!in->mods.trans) {
+        uint8_t *p = emu_addr(x, in, l, in->space, row_addr(x, in, base, j * 8 + (lane >> 2), (lane & 3) * 4u), 4, true);
+        if (!p) return;
+        __atomic_store_n((uint32_t *)p, v, __ATOMIC_RELAXED);
+      } else {
+        for (unsigned h = 0; h < 2; h++) {
+          uint8_t *p = emu_addr(x, in, l, in->space,
+                                row_addr(x, in, base, j * 8 + (lane & 3) * 2 + h, (lane >> 2) * 2u), 2, true);
+          if (!p) return;
+          __atomic_store_n((uint16_t *)p, (uint16_t)(v >> (16 * h)), __ATOMIC_RELAXED);
+        }
+      }
+    }
+  });
+}
+
+/* movmatrix.trans: the 8x8 .b16 matrix held as ldmatrix leaves it (thread
+ * L: row L >> 2, columns 2 (L & 3) + h), transposed: thread L receives
+ * M[2 (L & 3) + h][L >> 2], held by thread 4 (2 (L & 3) + h) + (L >> 3) in
+ * half (L >> 2) & 1. */
+static void h_movmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  uint64_t tmp[EMU_MAX_LANES];
+  EMU_EACH(m, l, {
+    unsigned lane = l & 31, base = l & 32, r = lane >> 2, c = lane & 3;
+    uint32_t v = 0;
+    for (unsigned h = 0; h < 2; h++) {
+      uint32_t w = (uint32_t)a[base + 4 * (2 * c + h) + (r >> 1)];
+      v |= ((w >> (16 * (r & 1))) & 0xffffu) << (16 * h);
+    }
+    tmp[l] = v;
+  });
+  uint64_t *d = D(0);
+  EMU_EACH(m, l, d[l] = tmp[l]);
+}
+
+/* ---- mma ------------------------------------------------------------------------ */
+/* Raw bits of element i of a fragment of type t whose registers are
+ * operands first.. of the instruction, in lane l. */
+static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
+  unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
+  uint64_t r = S(first + i / per)[l];
+  return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
+}
+
+static double elem_value(ir_type t, uint64_t b) {
+  switch (t) {
+  case ir_type_f16: return emu_f16_to_f32((uint16_t)b);
+  case ir_type_bf16: return emu_bf16_to_f32((uint16_t)b);
+  case ir_type_tf32: return emu_f32((uint32_t)b & 0xffffe000u);
+  case ir_type_e4m3: return emu_fp_to_double(&emu_fmt_e4m3, b);
+  case ir_type_e5m2: return emu_fp_to_double(&emu_fmt_e5m2, b);
+  case ir_type_f32: return emu_f32((uint32_t)b);
+  case ir_type_s8: return (double)(int8_t)(uint8_t)b;
+  case ir_type_u8: return (double)(uint8_t)b;
+  case ir_type_s32: return (double)(int32_t)(uint32_t)b;
+  default: return emu_f64(b);
+  }
+}
+
+#define MMA_MAX_M 16
+#define MMA_MAX_N 8
+#define MMA_MAX_K 32
+
+static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const ir_mma_form *f = ir_mma_find(in->ir, NULL);   /* checked at decode */
+  const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b),
+                    *fc = ir_mma_frag_info((ir_mma_frag_id)f->c);
+  ir_type td = (ir_type)in->type, ta = (ir_type)in->ir->type2, tb = (ir_type)in->ir->type3,
+          tc = (ir_type)in->ir->type4;
+  unsigned na = ir_mma_nregs(fa->nelem, ta), nb = ir_mma_nregs(fb->nelem, tb);
+  unsigned cfirst = na + nb;
+  unsigned dbits = ir_mma_elem_bits(td), dper = dbits >= 32 ? 1 : 32 / dbits;
+  double A[MMA_MAX_M][MMA_MAX_K], B[MMA_MAX_K][MMA_MAX_N];
+  uint64_t C[MMA_MAX_M][MMA_MAX_N], Dm[MMA_MAX_M][MMA_MAX_N];
+  uint64_t out[4][EMU_MAX_LANES];
+  unsigned warps = warps_of(m);
+  for (unsigned w = 0; w < 2; w++) {
+    if (!(warps & (1u << w))) continue;
+    unsigned base = 32 * w;
+    for (unsigned lane = 0; lane < 32; lane++) {
+      unsigned r, c;
+      for (unsigned i = 0; i < fa->nelem; i++) {
+        ir_mma_elem(fa, lane, i, &r, &c);
+        A[r][c] = elem_value(ta, frag_bits(x, in, 0, ta, base + lane, i));
+      }
+      for (unsigned i = 0; i < fb->nelem; i++) {
+        ir_mma_elem(fb, lane, i, &r, &c);
+        B[r][c] = elem_value(tb, frag_bits(x, in, na, tb, base + lane, i));
+      }
+      for (unsigned i = 0; i < fc->nelem; i++) {
+        ir_mma_elem(fc, lane, i, &r, &c);
+        C[r][c] = frag_bits(x, in, cfirst, tc, base + lane, i);
+      }
+    }
+    for (unsigned r = 0; r < f->m; r++)
+      for (unsigned c = 0; c < f->n; c++) {
+        switch ((ir_mma_class)f->cls) {
+        case IR_MMA_F16: case IR_MMA_TF32: case IR_MMA_F8: {
+          float acc = (float)elem_value(tc, C[r][c]);
+          for (unsigned k = 0; k < f->k; k++) acc = fmaf((float)A[r][k], (float)B[k][c], acc);
+          if (td == ir_type_f16) Dm[r][c] = acc != acc ? EMU_F16_CANON_NAN : emu_f32_to_f16(acc, EMU_RN);
+          else Dm[r][c] = acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
+          break;
+        }
+        case IR_MMA_F64: {
+          double acc = emu_f64(C[r][c]);
+          for (unsigned k = 0; k < f->k; k++) acc = fma(A[r][k], B[k][c], acc);
+          Dm[r][c] = acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
+          break;
+        }
+        case IR_MMA_I8: {
+          int64_t s = (int64_t)(int32_t)(uint32_t)C[r][c];
+          for (unsigned k = 0; k < f->k; k++) s += (int64_t)A[r][k] * (int64_t)B[k][c];
+          if (in->mods.satfinite) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+          Dm[r][c] = (uint32_t)(uint64_t)s;
+          break;
+        }
+        }
+      }
+    /* scatter D into the registers of this warp's lanes of m */
+    emu_mask wm = m & (0xffffffffull << base);
+    EMU_EACH(wm, l, {
+      unsigned lane = l & 31;
+      for (unsigned j = 0; j < in->ndst; j++) out[j][l] = 0;
+      for (unsigned i = 0; i < fc->nelem; i++) {
+        unsigned r, c;
+        ir_mma_elem(fc, lane, i, &r, &c);
+        unsigned j = i / dper, sh = dbits >= 32 ? 0 : dbits * (i % dper);
+        out[j][l] |= Dm[r][c] << sh;
+      }
+    });
+  }
+  for (unsigned j = 0; j < in->ndst; j++) {
+    uint64_t *d = D(j);
+    EMU_EACH(m, l, d[l] = out[j][l]);
+  }
+}
+
+const char *emu_sel_matrix(emu_decoder *d, const ir_instr *i, emu_inst *in) {
+  switch ((ir_op)i->op) {
+  case ir_op_ldmatrix: case ir_op_stmatrix: {
+    bool ld = i->op == ir_op_ldmatrix;
+    unsigned n = i->mods.vec ? i->mods.vec : 1;
+    if (i->mods.shape != IR_SHAPE_M8N8 || ir_type_bits((ir_type)i->type) != 16)
+      return emu_dfmt(d, "%s of a shape other than .m8n8 .b16", ld ? "ldmatrix" : "stmatrix");
+    if (n != 1 && n != 2 && n != 4) return emu_dfmt(d, "%s without .x1, .x2 or .x4", ld ? "ldmatrix" : "stmatrix");
+    if (ld ? (i->nsrc != 1 || i->ndst != n) : (i->nsrc != 1 + n || i->ndst != 0))
+      return emu_dfmt(d, "%s with %u registers for .x%u", ld ? "ldmatrix" : "stmatrix", ld ? i->ndst : i->nsrc - 1, n);
+    in->vec = (uint8_t)n;
+    in->fn = ld ? h_ldmatrix : h_stmatrix;
+    return NULL;
+  }
+  case ir_op_movmatrix:
+    if (i->mods.shape != IR_SHAPE_M8N8 || !i->mods.trans || ir_type_bits((ir_type)i->type) != 16)
+      return "movmatrix other than .m8n8.trans.b16";
+    in->fn = h_movmatrix;
+    return NULL;
+  case ir_op_mma: {
+    const char *why;
+    if (!ir_mma_find(i, &why)) return emu_dfmt(d, "mma: %s", why);
+    in->fn = h_mma;
+    return NULL;
+  }
+  default:
+    break;
+  }
+  return emu_dfmt(d, "unsupported instruction '%s'", ir_op_infos[i->op].ptx);
+}

@@ -1,0 +1,171 @@
+/* ir/ir_mma.h: the facts of the warp-level matrix instructions that the
+ * emulator runs (emu/emu_matrix.c) and lower/lower_mma.c expands, in one
+ * place: which mma.sync forms exist here, and where each element of each
+ * fragment lives (PTX ISA 9.7.14.5.x, "Matrix Fragments for mma.mMnNkK").
+ *
+ * A fragment's element i in the thread with %laneid L, where
+ *     g = L >> 2 (groupID), t = L & 3 (threadID_in_group),
+ * is the matrix element at
+ *     row = rg*g + rt*t + (i & rm) + ((i >> rs) & 1) * rx
+ *     col = cg*g + ct*t + (i & cm) + ((i >> cs) & 1) * cx
+ * (every layout of the forms below has that shape; the formulas are the
+ * ISA's, e.g. m16n8k16 A: row = g for a0,a1,a4,a5 and g + 8 otherwise,
+ * col = 2t + (i & 1), + 8 for i >= 4).  Elements are packed into .b32
+ * registers low to high (two f16/bf16, four s8/u8, one tf32/f32/s32); an
+ * f64 element is one .f64 register.
+ *
+ * Header only: no link dependency between emu/ and lower/.
+ */
+#ifndef PW_IR_MMA_H
+#define PW_IR_MMA_H
+
+#include "ir/ir.h"
+
+/* IR_MMA_FRAG(name, nelem, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx) */
+#define IR_MMA_FRAGS(X)                                                                    \
+  /* multiplicand A (M x K) */                                                             \
+  X(A_F16_K16, 8, 1, 0, 0, 1, 8, 0, 2, 1, 2, 8)   /* m16n8k16 .f16/.bf16 (9.7.14.5.8) */    \
+  X(A_F16_K8, 4, 1, 0, 0, 1, 8, 0, 2, 1, 0, 0)    /* m16n8k8 .f16/.bf16 (9.7.14.5.7) */     \
+  X(A_TF32_K8, 4, 1, 0, 0, 0, 8, 0, 1, 0, 1, 4)   /* m16n8k8 .tf32: row +8 for a1 a3 */     \
+  X(A_I8_K32, 16, 1, 0, 0, 2, 8, 0, 4, 3, 3, 16)  /* m16n8k32 .s8/.u8 (9.7.14.5.10) */      \
+  X(A_I8_K16, 8, 1, 0, 0, 2, 8, 0, 4, 3, 0, 0)    /* m16n8k16 .s8/.u8 (9.7.14.5.9) */       \
+  X(A_F64_K4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0)    /* m8n8k4 .f64 (9.7.14.5.2) */            \
+  /* multiplicand B (K x N): the row is the k index */                                     \
+  X(B_F16_K16, 4, 0, 2, 1, 1, 8, 1, 0, 0, 0, 0)                                            \
+  X(B_F16_K8, 2, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0)                                             \
+  X(B_TF32_K8, 2, 0, 1, 0, 0, 4, 1, 0, 0, 0, 0)                                            \
+  X(B_I8_K32, 8, 0, 4, 3, 2, 16, 1, 0, 0, 0, 0)                                            \
+  X(B_I8_K16, 4, 0, 4, 3, 0, 0, 1, 0, 0, 0, 0)                                             \
+  X(B_F64_K4, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0)                                             \
+  /* accumulators C and D (M x N) */                                                       \
+  X(C_M16N8, 4, 1, 0, 0, 1, 8, 0, 2, 1, 0, 0)     /* c0 c1 row g, c2 c3 row g + 8 */        \
+  X(C_M8N8, 2, 1, 0, 0, 0, 0, 0, 2, 1, 0, 0)      /* m8n8k4 .f64 */
+
+typedef enum ir_mma_frag_id {
+#define IR_MMA_FRAG_ENUM(n, ...) IR_MMA_FRAG_##n,
+  IR_MMA_FRAGS(IR_MMA_FRAG_ENUM)
+#undef IR_MMA_FRAG_ENUM
+  IR_MMA_FRAG_COUNT
+} ir_mma_frag_id;
+
+typedef struct ir_mma_frag {
+  uint8_t nelem;
+  uint8_t rg, rt, rm, rs, rx, cg, ct, cm, cs, cx;
+} ir_mma_frag;
+
+static inline const ir_mma_frag *ir_mma_frag_info(ir_mma_frag_id id) {
+  static const ir_mma_frag frags[] = {
+#define IR_MMA_FRAG_ROW(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx) {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx},
+      IR_MMA_FRAGS(IR_MMA_FRAG_ROW)
+#undef IR_MMA_FRAG_ROW
+  };
+  return &frags[id];
+}
+
+/* The static parts of element i's coordinates (what g and t do not add). */
+static inline unsigned ir_mma_row0(const ir_mma_frag *f, unsigned i) {
+  return (i & f->rm) + ((i >> f->rs) & 1u) * f->rx;
+}
+static inline unsigned ir_mma_col0(const ir_mma_frag *f, unsigned i) {
+  return (i & f->cm) + ((i >> f->cs) & 1u) * f->cx;
+}
+/* Row and column of element i held by the thread with %laneid lane. */
+static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, unsigned *row, unsigned *col) {
+  unsigned g = lane >> 2, t = lane & 3;
+  *row = f->rg * g + f->rt * t + ir_mma_row0(f, i);
+  *col = f->cg * g + f->ct * t + ir_mma_col0(f, i);
+}
+
+/* The input classes: what A and B hold. */
+typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64 } ir_mma_class;
+
+/* IR_MMA_FORM(shape, class, M, N, K, A, B, C): the mma.sync forms this
+ * project runs (all .row.col).  The accumulator types: f32 or f16 for the
+ * f16/bf16 and e4m3/e5m2 classes, f32 for tf32, s32 for s8/u8, f64 for f64.
+ * e4m3/e5m2 fragments have the s8/u8 layouts (9.7.14.5.9-10: "four .e4m3 /
+ * .e5m2 elements" per register, the same row and column formulas). */
+#define IR_MMA_FORMS(X)                                                  \
+  X(M16N8K16, F16, 16, 8, 16, A_F16_K16, B_F16_K16, C_M16N8)             \
+  X(M16N8K8, F16, 16, 8, 8, A_F16_K8, B_F16_K8, C_M16N8)                 \
+  X(M16N8K8, TF32, 16, 8, 8, A_TF32_K8, B_TF32_K8, C_M16N8)              \
+  X(M16N8K32, I8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
+  X(M16N8K16, I8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
+  X(M16N8K32, F8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
+  X(M16N8K16, F8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
+  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)
+
+typedef struct ir_mma_form {
+  uint8_t shape;        /* ir_shape */
+  uint8_t cls;          /* ir_mma_class */
+  uint8_t m, n, k;
+  uint8_t a, b, c;      /* ir_mma_frag_id */
+} ir_mma_form;
+
+/* The class of an A/B element type, or -1. */
+static inline int ir_mma_class_of(ir_type t) {
+  switch (t) {
+  case ir_type_f16: case ir_type_bf16: return IR_MMA_F16;
+  case ir_type_tf32: return IR_MMA_TF32;
+  case ir_type_s8: case ir_type_u8: return IR_MMA_I8;
+  case ir_type_e4m3: case ir_type_e5m2: return IR_MMA_F8;
+  case ir_type_f64: return IR_MMA_F64;
+  default: return -1;
+  }
+}
+
+/* Bits of one element of a fragment of type t in its register. */
+static inline unsigned ir_mma_elem_bits(ir_type t) {
+  switch (t) {
+  case ir_type_f16: case ir_type_bf16: return 16;
+  case ir_type_s8: case ir_type_u8: case ir_type_e4m3: case ir_type_e5m2: return 8;
+  case ir_type_f64: return 64;
+  default: return 32;
+  }
+}
+/* Registers of a fragment of nelem elements of type t. */
+static inline unsigned ir_mma_nregs(unsigned nelem, ir_type t) {
+  unsigned b = ir_mma_elem_bits(t), per = b >= 32 ? 1 : 32 / b;
+  return (nelem + per - 1) / per;
+}
+
+/* The form of an mma instruction (type = D, type2 = A, type3 = B,
+ * type4 = C), or NULL with *why saying what is not supported.  Checks the
+ * layouts, the type combination and the operand counts. */
+static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why) {
+  static const ir_mma_form forms[] = {
+#define IR_MMA_FORM_ROW(sh, cl, M, N, K, A, B, C) \
+  {IR_SHAPE_##sh, IR_MMA_##cl, M, N, K, IR_MMA_FRAG_##A, IR_MMA_FRAG_##B, IR_MMA_FRAG_##C},
+      IR_MMA_FORMS(IR_MMA_FORM_ROW)
+#undef IR_MMA_FORM_ROW
+  };
+  ir_type d = (ir_type)i->type, a = (ir_type)i->type2, b = (ir_type)i->type3, c = (ir_type)i->type4;
+  int cl = ir_mma_class_of(a);
+  const char *w = NULL;
+  const ir_mma_form *f = NULL;
+  for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++)
+    if (forms[k].shape == i->mods.shape && (int)forms[k].cls == cl) f = &forms[k];
+  if (!f) w = "no form of this shape has these input types";
+  else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : b != a) w = "the A and B types do not match";
+  else if ((cl == IR_MMA_F16 || cl == IR_MMA_F8) &&
+           !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
+    w = "the accumulator types do not fit the inputs";
+  else if (cl == IR_MMA_F16 && a == ir_type_bf16 && (d != ir_type_f32 || c != ir_type_f32))
+    w = "bf16 needs .f32 accumulators";
+  else if (cl == IR_MMA_TF32 && (d != ir_type_f32 || c != ir_type_f32)) w = "the accumulator types do not fit the inputs";
+  else if (cl == IR_MMA_I8 && (d != ir_type_s32 || c != ir_type_s32)) w = "the accumulator types do not fit the inputs";
+  else if (cl == IR_MMA_F64 && (d != ir_type_f64 || c != ir_type_f64)) w = "the accumulator types do not fit the inputs";
+  else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite needs integer inputs";
+  else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "only .f64 takes a rounding modifier (.rn)";
+  else {
+    unsigned na = ir_mma_nregs(ir_mma_frag_info(f->a)->nelem, a);
+    unsigned nb = ir_mma_nregs(ir_mma_frag_info(f->b)->nelem, b);
+    unsigned nc = ir_mma_nregs(ir_mma_frag_info(f->c)->nelem, c);
+    unsigned nd = ir_mma_nregs(ir_mma_frag_info(f->c)->nelem, d);
+    if (i->nsrc != na + nb + nc || i->ndst != nd) w = "the register counts do not fit the shape";
+  }
+  if (why) *why = w;
+  return w ? NULL : f;
+}
+
+#endif
