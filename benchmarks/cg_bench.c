@@ -1,6 +1,6 @@
 /* benchmarks/cg_bench.c: codegen over a corpus of PTX modules.
  *
- *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N] [--threads N]
+ *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N]
  *            (--libdir DIR --list FILE | FILE.ptx...)
  *
  * For each module: parse and lower/ for the target (timed apart: the front
@@ -109,6 +109,7 @@ typedef struct bench {
   uint64_t both_n, both_instrs;
   double both_cg, both_front, both_ptxas;
   double front;           /* parse + lower/ of the modules that compiled */
+  bool each;              /* --each: a line per module (name, instructions, seconds) */
 } bench;
 
 /* The library of a stable name LIB.cNNNN.eNN.sm_XX.ptx: up to ".c<digits>.e". */
@@ -280,6 +281,9 @@ static bool one(const ptx_module *pm, void *user) {
       S->nparts = nparts;
     }
   }
+  if (B->each)
+    printf("module %s: %llu instructions, parse + lower/ %.3f s, codegen %.3f s%s\n", pm->name,
+           (unsigned long long)st.instrs, tfront, tcg, ok ? "" : " (failed)");
   if (ok) {
     L->ok++;
     B->nok++;
@@ -323,6 +327,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--arch") && i + 1 < argc) B.target = cg_target_find(argv[++i]);
     else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc && B.npipe < MAXP) B.pipelines[B.npipe++] = argv[++i];
     else if (!strcmp(argv[i], "--ptxas")) B.ptxas = true;
+    else if (!strcmp(argv[i], "--each")) B.each = true;
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
@@ -331,7 +336,7 @@ int main(int argc, char **argv) {
       B.threads = (unsigned)atoi(argv[++i]);
     }
     else if (argv[i][0] == '-') {
-      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--limit N] [--threads N] "
+      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] "
                       "(--libdir DIR --list FILE | FILE...)\n");
       return 2;
     } else {
