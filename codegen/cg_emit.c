@@ -500,23 +500,23 @@ static bool fp_round_ok(emitter *E, const ir_instr *i) {
   }
 }
 
-/* ---- directed rounding (.rz .rm .rp) --------------------------------------
- * The AMDGPU backend has no static rounding for add/mul/div/sqrt, and the
- * constrained intrinsics need strictfp on every FP operation of the function.
+/* ---- directed rounding (.rz .rm .rp) of div, rcp, sqrt ------------------
+ * add/sub/mul/fma are one instruction under the mode register
+ * (mode_rounded below).  Division and square root are multi-instruction
+ * sequences (v_div_scale/v_div_fmas/v_div_fixup, Newton steps) proven for
+ * round-to-nearest only, so they cannot just run under another mode.
  * Instead: compute the round-to-nearest result r and the sign of the exact
- * result's difference from it, which an error-free transformation gives
- * exactly (Knuth's TwoSum for add, the fma residual for mul, div, rcp,
- * sqrt), then move r one ulp when the asked direction disagrees:
+ * result's difference from it, which the fma residual gives exactly, then
+ * move r one ulp when the asked direction disagrees:
  *   rz: r > 0 and exact < r, or r < 0 and exact > r: one ulp toward zero
  *   rm: exact < r: next below;   rp: exact > r: next above.
  * Overflow to infinity from finite operands counts as "exact is below +inf /
  * above -inf", so rz/rm/rp give the largest finite value as IEEE requires.
  * Stepping is integer arithmetic on the bits (sign-magnitude).  Limit: a
- * product, quotient or root whose residual underflows below the smallest
- * subnormal (results near 2^-126 / 2^-1022, roots of tiny f64) may miss
- * its one-ulp step; lower/ (lower_math.c) expands directed mul and
- * div/rcp/sqrt exactly before codegen, so only IR that skipped lower/
- * reaches these. */
+ * quotient or root whose residual underflows below the smallest subnormal
+ * (results near 2^-126 / 2^-1022, roots of tiny f64) may miss its one-ulp
+ * step; lower/ (lower_math.c) expands directed div/rcp/sqrt exactly before
+ * codegen, so only IR that skipped lower/ reaches these. */
 static bool is_rnd_directed(const ir_instr *i) {
   return i->mods.rnd == IR_RND_RZ || i->mods.rnd == IR_RND_RM || i->mods.rnd == IR_RND_RP;
 }
@@ -584,28 +584,13 @@ static LLVMValueRef is_finite(emitter *E, LLVMValueRef x) {
   return LLVMBuildFCmp(E->b, LLVMRealOLT, intr1(E, "llvm.fabs", x), LLVMConstReal(ft, __builtin_inf()), "");
 }
 
-/* a op b with a directed rounding; op one of add, sub, mul, div; also
- * sqrt (b NULL) and rcp (a NULL: 1/b). */
+/* a / b with a directed rounding; also sqrt (op 's', b NULL) and rcp
+ * (a NULL: 1/b). */
 static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef B = E->b;
   LLVMValueRef r, res, sign_of = NULL, fin, gt, lt;
   LLVMTypeRef ft = LLVMTypeOf(a ? a : b);
   switch (op) {
-  case '-':
-    b = LLVMBuildFNeg(B, b, "");
-    /* fall through */
-  case '+': { /* TwoSum (Knuth): err = (a - (s - bb)) + (b - bb), bb = s - a */
-    r = LLVMBuildFAdd(B, a, b, "");
-    LLVMValueRef bb = LLVMBuildFSub(B, r, a, "");
-    res = LLVMBuildFAdd(B, LLVMBuildFSub(B, a, LLVMBuildFSub(B, r, bb, ""), ""), LLVMBuildFSub(B, b, bb, ""), "");
-    fin = LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), "");
-    break;
-  }
-  case '*': /* err = fma(a, b, -p) */
-    r = LLVMBuildFMul(B, a, b, "");
-    res = intr3(E, "llvm.fma", a, b, LLVMBuildFNeg(B, r, ""));
-    fin = LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), "");
-    break;
   case '/': /* a/b - q has the sign of fma(-q, b, a) * sign(b) */
     if (!a) a = LLVMConstReal(ft, 1.0);
     r = LLVMBuildFDiv(B, a, b, "");
@@ -623,27 +608,76 @@ static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRe
   return step_ulp(E, i, r, gt, lt);
 }
 
-/* fma.f32 with a directed rounding: a*b is exact in f64 and TwoSum of
- * (a*b, c) there gives s + e = a*b + c exactly; r = fma(a,b,c) rounded to
- * nearest; the exact result's side of r is the sign of (s - r), exact by
- * Sterbenz, or of e when s == r (|e| is below half an f64 ulp of s, so it
- * cannot outweigh a nonzero s - r). */
-static LLVMValueRef directed_fma_f32(emitter *E, const ir_instr *i, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
-  LLVMBuilderRef B = E->b;
-  LLVMTypeRef d = E->c->f64;
-  LLVMValueRef ad = LLVMBuildFPExt(B, a, d, ""), bd = LLVMBuildFPExt(B, b, d, ""), cd = LLVMBuildFPExt(B, c, d, "");
-  LLVMValueRef p = LLVMBuildFMul(B, ad, bd, "");
-  LLVMValueRef sum = LLVMBuildFAdd(B, p, cd, "");
-  LLVMValueRef bb = LLVMBuildFSub(B, sum, p, "");
-  LLVMValueRef e = LLVMBuildFAdd(B, LLVMBuildFSub(B, p, LLVMBuildFSub(B, sum, bb, ""), ""), LLVMBuildFSub(B, cd, bb, ""), "");
-  LLVMValueRef r = intr3(E, "llvm.fma", a, b, c);
-  LLVMValueRef diff = LLVMBuildFSub(B, sum, LLVMBuildFPExt(B, r, d, ""), "");
-  LLVMValueRef same = LLVMBuildFCmp(B, LLVMRealOEQ, diff, LLVMConstReal(d, 0.0), "");
-  LLVMValueRef res = LLVMBuildSelect(B, same, e, diff, "");
-  LLVMValueRef fin = LLVMBuildAnd(B, LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), ""), is_finite(E, c), "");
-  LLVMValueRef gt, lt;
-  residual_sign(E, LLVMBuildFPExt(B, r, d, ""), res, NULL, fin, &gt, &lt);
-  return step_ulp(E, i, r, gt, lt);
+/* ---- directed rounding by the mode register -------------------------------
+ * add/sub/mul/fma of f32 and f64 with .rz/.rm/.rp (PTX ISA 9.7.3.1-9.7.3.6)
+ * are the one hardware instruction under the wanted rounding: MODE.FP_ROUND
+ * (hwreg 1) bits 1:0 round f32, bits 3:2 f64 and f16; 0 nearest even, 1
+ * toward +inf, 2 toward -inf, 3 toward zero (the AMDGPU ISA manuals' MODE
+ * register; LLVM's SIDefines.h FP_ROUND_*).  Every kernel starts in
+ * round-to-nearest (the kernel descriptor's FLOAT_ROUND_MODE, which LLVM
+ * leaves 0), so the mode goes back to 0 after the instruction.  The ROCm
+ * device libraries do the same (ocml's fma_rtn etc.: set the round mode,
+ * the plain op, set it back).
+ * All in one inline asm, not llvm.amdgcn.s.setreg around an llvm.fma: LLVM
+ * orders plain FP operations only by their data, so the SelectionDAG
+ * scheduler may place another (round-to-nearest) operation of the block
+ * between the two setregs, and IR passes may fold the op by its constants
+ * assuming round-to-nearest (x + -0 -> x is wrong under .rm for x = +0).
+ * The asm is opaque and indivisible.  Its s_nops: the hazard recognizer
+ * does not look inside inline asm, so the two wait states the ISA asks
+ * between an s_setreg and a later s_setreg/s_getreg of the same register
+ * are explicit before the first and after the last setreg (LLVM's own
+ * MODE setregs: f32 division's denormal switch, fptrunc.round), and so is
+ * one between a VALU op and an s_setreg, where LLVM puts one on gfx9 (it
+ * puts none between an s_setreg of the round mode and a VALU op).  The asm has no side effect (it restores MODE):
+ * LLVM may move, merge or drop it like the op itself. */
+typedef struct rnd_insn {
+  char op;              /* '+', '-', '*', 'f' (fma) */
+  const char *f32, *f64; /* the VOP3 form, $0 = $1 op $2 [op $3] */
+} rnd_insn;
+static const rnd_insn rnd_insns[] = {
+    {'+', "v_add_f32_e64 $0, $1, $2", "v_add_f64 $0, $1, $2"},
+    {'-', "v_sub_f32_e64 $0, $1, $2", "v_add_f64 $0, $1, -$2"},
+    {'*', "v_mul_f32_e64 $0, $1, $2", "v_mul_f64 $0, $1, $2"},
+    {'f', "v_fma_f32 $0, $1, $2, $3", "v_fma_f64 $0, $1, $2, $3"},
+};
+
+static unsigned hw_round_mode(ir_rnd r) {
+  switch (r) {
+  case IR_RND_RP: return 1;
+  case IR_RND_RM: return 2;
+  case IR_RND_RZ: return 3;
+  default: return 0;
+  }
+}
+
+/* i's op ('+', '-', '*', 'f') on n operands of f32 or f64 with i's
+ * directed rounding (is_rnd_directed(i)). */
+static LLVMValueRef mode_rounded(emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(ops[0]);
+  bool f64 = t == E->c->f64;
+  const char *insn = NULL;
+  for (size_t k = 0; k < sizeof rnd_insns / sizeof rnd_insns[0]; k++)
+    if (rnd_insns[k].op == op) insn = f64 ? rnd_insns[k].f64 : rnd_insns[k].f32;
+  char text[256];
+  unsigned off = f64 ? 2 : 0;
+  snprintf(text, sizeof text,
+           "s_nop 1\n\ts_setreg_imm32_b32 hwreg(1, %u, 2), %u\n\t%s\n\t"
+           "s_nop 1\n\ts_setreg_imm32_b32 hwreg(1, %u, 2), 0\n\ts_nop 1",
+           off, hw_round_mode((ir_rnd)i->mods.rnd), insn, off);
+  const char *cons = n == 3 ? "=v,v,v,v" : "=v,v,v";
+  LLVMTypeRef params[3] = {t, t, t};
+  LLVMTypeRef fty = LLVMFunctionType(t, params, n, 0);
+  LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 0, 0,
+                                     LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef call = LLVMBuildCall2(E->b, fty, fn, ops, n, "");
+  /* a pure function of its operands: nounwind, memory(none) */
+  static const char *const attrs[] = {"nounwind", "memory"}; /* memory(none) is 0 */
+  for (unsigned k = 0; k < 2; k++) {
+    unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->c->ctx, kind, 0));
+  }
+  return call;
 }
 
 static LLVMValueRef fp_flags(LLVMValueRef v, const ir_instr *i) {
@@ -1443,16 +1477,8 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     bool add = i->op == ir_op_add;
     if (f) {
       LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
-        r = directed(E, i, add ? '+' : '-', a, b);
-        if (i->mods.rnd == IR_RND_RM) {
-          /* IEEE 754 6.3: an exact zero sum is -0 when rounding down:
-           * -((-a) + (-b)) gives it, and equals r otherwise */
-          LLVMValueRef nb = add ? LLVMBuildFNeg(B, b, "") : b;
-          LLVMValueRef z = LLVMBuildFNeg(B, LLVMBuildFAdd(B, LLVMBuildFNeg(B, a, ""), nb, ""), "");
-          r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, r, LLVMConstReal(lt, 0.0), ""), z, r, "");
-        }
-      }
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64))
+        r = mode_rounded(E, i, add ? '+' : '-', (LLVMValueRef[]){a, b}, 2);
       else if (!fp_round_ok(E, i)) return NULL;
       else r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
       return i->mods.sat ? sat01(E, r) : r;
@@ -1465,7 +1491,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     if (f) {
       LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = directed(E, i, '*', a, b);
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = mode_rounded(E, i, '*', (LLVMValueRef[]){a, b}, 2);
       else if (!fp_round_ok(E, i)) return NULL;
       else r = LLVMBuildFMul(B, a, b, "");
       return i->mods.sat ? sat01(E, r) : r;
@@ -1482,8 +1508,8 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_mad:
   case ir_op_fma: {
     if (f) {
-      if (is_rnd_directed(i) && t == ir_type_f32) {
-        LLVMValueRef r = directed_fma_f32(E, i, op(E, i, 0), op(E, i, 1), op(E, i, 2));
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
+        LLVMValueRef r = mode_rounded(E, i, 'f', (LLVMValueRef[]){op(E, i, 0), op(E, i, 1), op(E, i, 2)}, 3);
         return i->mods.sat ? sat01(E, r) : r;
       }
       if (!fp_round_ok(E, i)) return NULL;
@@ -1666,6 +1692,15 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_lg2:
   case ir_op_ex2: {
     if (t != ir_type_f32 && t != ir_type_f16) break;
+    /* ex2/lg2.approx.ftz.f32 (PTX ISA, Floating-Point Instructions: ex2,
+     * lg2) flush subnormal inputs and results to sign-preserving zero, which
+     * is what v_exp_f32 / v_log_f32 do by themselves (1 ulp in the normal
+     * range, as llvm.exp2/log2 use them); LLVM's llvm.exp2/log2 add a
+     * rescaling around them for subnormal results/inputs unless the whole
+     * function flushes f32 subnormals (nvcc's precise expf uses
+     * ex2.approx.ftz.f32 also without -ftz). */
+    if (t == ir_type_f32 && i->mods.ftz && i->mods.approx)
+      return intr1(E, i->op == ir_op_lg2 ? "llvm.amdgcn.log" : "llvm.amdgcn.exp2", op(E, i, 0));
     return fp_flags(intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", op(E, i, 0)), i);
   }
   case ir_op_tanh: {
