@@ -410,10 +410,18 @@ static LLVMValueRef dyn_lds_size(emitter *E) {
 static LLVMValueRef lane_id(emitter *E) {
   cg_context *c = E->c;
   LLVMValueRef a[2] = {LLVMConstInt(c->i32, ~0ull, 0), c->i32_0};
-  LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false);
-  if (c->wave_size == 32) return lo;
-  a[1] = lo;
-  return cg_intrinsic(c, "llvm.amdgcn.mbcnt.hi", NULL, 0, a, 2, false);
+  LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false), r = lo;
+  if (c->wave_size != 32) {
+    a[1] = lo;
+    r = cg_intrinsic(c, "llvm.amdgcn.mbcnt.hi", NULL, 0, a, 2, false);
+  }
+  /* range(i32 0, wave size): the lanes below this one in a full mask.
+   * LLVM does not know it of mbcnt.hi, and lower/'s (L & 31) + (L & 32)
+   * folds back to L only with it (the shuffle source lanes). */
+  unsigned kind = LLVMGetEnumAttributeKindForName("range", 5);
+  uint64_t lower = 0, upper = c->wave_size;
+  LLVMAddCallSiteAttribute(r, LLVMAttributeReturnIndex, LLVMCreateConstantRangeAttribute(c->ctx, kind, 32, &lower, &upper));
+  return r;
 }
 
 static LLVMValueRef realtime(emitter *E) {
