@@ -35,13 +35,18 @@
  * that matters here for several times the compile time, and O2/O3 would
  * also run the SLP vectorizer, which is pathological on very large
  * functions (10 s+ at 20 k ops).  The pipeline below is measured in
- * benchmarks/ (docs/codegen.md).  amdgpu-attributor last: it proves which
+ * benchmarks/ (docs/codegen.md).  argpromotion after inlining: a device
+ * function's .param arguments arrive as pointers to the caller's .param
+ * buffers (scratch); for internal functions called only directly (the
+ * recursive and not inlined ones) it passes the loaded values instead, and
+ * the caller's buffer then disappears (recursion: scratch 144 -> 128
+ * bytes, as native).  amdgpu-attributor last: it proves which
  * implicit arguments and preloaded registers a kernel does not use
  * (amdgpu-no-*), which shrinks the kernarg segment and frees SGPRs; llc's
  * pipeline does not run it. */
 const char cg_default_pipeline[] =
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
-    "cgscc(inline),"
+    "cgscc(inline,argpromotion),"
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
     "amdgpu-attributor";
 
