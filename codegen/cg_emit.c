@@ -103,6 +103,8 @@ typedef struct emitter {
   LLVMBasicBlockRef *bbs;    /* by block id: where the block starts */
   LLVMBasicBlockRef *bb_end; /* by block id: where it ends (after guard splits) */
   LLVMBasicBlockRef alloca_bb;
+  LLVMValueRef ret_buf;      /* a by-value .param return's buffer (ret_by_value) */
+  LLVMTypeRef ret_ty;
   bool failed;
 } emitter;
 
@@ -1147,6 +1149,25 @@ static void store(emitter *E, const ir_instr *i) {
 
 /* ---- calls (9.7.12.4) -------------------------------------------------------- */
 
+/* The return of a device function: one .param of 1, 2, 4 or 8 bytes (the
+ * func_retval0 of every scalar-returning function nvcc emits) is returned
+ * as an integer of that size, in registers, instead of through a pointer
+ * to the caller's buffer in scratch; the callee keeps a private buffer
+ * that SROA removes, and the caller stores the value into its own buffer
+ * (its ld.param then reads it back, also promoted).  Decided by the
+ * declaration alone (a direct call: the callee's .param; an indirect one:
+ * the caller's buffer, which the .callprototype makes the same size), so
+ * separately compiled modules agree.  NULL: the pointer convention. */
+static LLVMTypeRef ret_by_value_bytes(emitter *E, uint64_t bytes) {
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return NULL;
+  return LLVMIntTypeInContext(E->c->ctx, (unsigned)bytes * 8);
+}
+
+static LLVMTypeRef ret_by_value(emitter *E, const ir_func *f) {
+  if (f->is_kernel || f->nrets != 1 || f->rets[0].space != IR_SPACE_PARAM_FUNC) return NULL;
+  return ret_by_value_bytes(E, ir_type_bits((ir_type)f->rets[0].type) / 8 * f->rets[0].count);
+}
+
 static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   cg_context *c = E->c;
   unsigned n = f->nparams + f->nrets;
@@ -1157,8 +1178,10 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
     pt[k++] = f->is_kernel ? c->ptr[CG_AS_CONST]
               : f->params[p].space == IR_SPACE_REG ? ltype(E, (ir_type)f->params[p].type)
                                                    : c->ptr[CG_AS_PRIVATE];
+  LLVMTypeRef rv = ret_by_value(E, f);
   for (uint32_t r = 0; r < f->nrets; r++) {
-    if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
+    if (rv) ret = rv;
+    else if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
     else pt[k++] = c->ptr[CG_AS_PRIVATE];
   }
   LLVMTypeRef ft = LLVMFunctionType(ret, pt, k, 0);
@@ -1221,7 +1244,18 @@ static void call(emitter *E, const ir_instr *i) {
     tys[k] = LLVMTypeOf(args[k]);
     k++;
   }
-  for (unsigned r = 0; r < ci->nret; r++) {
+  /* a by-value return (ret_by_value): the callee's declaration decides,
+   * else (indirect) the size of the caller's buffer */
+  LLVMTypeRef rv = NULL;
+  LLVMValueRef ret_dst = NULL;
+  if (ci->nret == 1 && i->src[1]->kind == IR_VAL_SYMBOL) {
+    const ir_value *v = i->src[1];
+    if (f) rv = ret_by_value(E, f);
+    else if (v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL && v->symref.sym.global->space == IR_SPACE_PARAM)
+      rv = ret_by_value_bytes(E, v->symref.sym.global->size);
+    if (rv) ret_dst = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+  }
+  for (unsigned r = 0; r < ci->nret && !rv; r++) {
     const ir_value *v = i->src[1 + r];
     if (v->kind == IR_VAL_SYMBOL) {
       args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
@@ -1232,7 +1266,8 @@ static void call(emitter *E, const ir_instr *i) {
     }
   }
   LLVMTypeRef rt = c->voidt;
-  if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  if (rv) rt = rv;
+  else if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
@@ -1266,7 +1301,8 @@ static void call(emitter *E, const ir_instr *i) {
     fnv = LLVMBuildIntToPtr(E->b, coerce(E, val(E, i, callee), c->i64), c->ptr[0], "");
   }
   LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, args, k, "");
-  if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
+  if (ret_dst) LLVMBuildStore(E->b, call, ret_dst);
+  else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
   free(args);
   free(tys);
 }
@@ -1397,7 +1433,9 @@ static void emit_instr(emitter *E, const ir_instr *i) {
       LLVMBuildUnreachable(B);
       return;
     }
-    if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
+    if (E->ret_buf) {
+      LLVMBuildRet(B, LLVMBuildLoad2(B, E->ret_ty, E->ret_buf, ""));
+    } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
       LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
       LLVMBuildRet(B, i->nsrc ? op_as(E, i, 0, rt) : LLVMGetUndef(rt));
     } else {
@@ -2111,7 +2149,16 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
       E->vals[f->params[p].value->id] = a;
     else map_put(&E->syms, &f->params[p], a);
   }
+  E->ret_buf = NULL;
+  E->ret_ty = ret_by_value(E, f);
   for (uint32_t r = 0; r < f->nrets; r++) {
+    if (E->ret_ty) { /* the callee's own buffer; ret returns its contents */
+      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+      E->ret_buf = LLVMBuildAlloca(E->b, E->ret_ty, f->rets[r].name);
+      LLVMSetAlignment(E->ret_buf, f->rets[r].align ? f->rets[r].align : 4);
+      map_put(&E->syms, &f->rets[r], E->ret_buf);
+      continue;
+    }
     if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) continue;
     LLVMValueRef a = LLVMGetParam(fn, k++);
     LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
