@@ -1168,16 +1168,28 @@ static LLVMTypeRef ret_by_value(emitter *E, const ir_func *f) {
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->rets[0].type) / 8 * f->rets[0].count);
 }
 
+/* The same for each .param parameter of a device function: 1, 2, 4 or 8
+ * bytes are passed as an integer (the caller loads its param buffer; the
+ * callee stores the value into a buffer of its own, which its ld.param
+ * read and SROA removes), also for address-taken functions, which
+ * argpromotion leaves alone. */
+static LLVMTypeRef param_by_value(emitter *E, const ir_func *f, unsigned p) {
+  if (f->is_kernel || f->params[p].space != IR_SPACE_PARAM_FUNC) return NULL;
+  return ret_by_value_bytes(E, ir_type_bits((ir_type)f->params[p].type) / 8 * f->params[p].count);
+}
+
 static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   cg_context *c = E->c;
   unsigned n = f->nparams + f->nrets;
   LLVMTypeRef *pt = calloc(n ? n : 1, sizeof *pt);
   unsigned k = 0;
   LLVMTypeRef ret = c->voidt;
-  for (uint32_t p = 0; p < f->nparams; p++)
+  for (uint32_t p = 0; p < f->nparams; p++) {
+    LLVMTypeRef pv = param_by_value(E, f, p);
     pt[k++] = f->is_kernel ? c->ptr[CG_AS_CONST]
               : f->params[p].space == IR_SPACE_REG ? ltype(E, (ir_type)f->params[p].type)
-                                                   : c->ptr[CG_AS_PRIVATE];
+              : pv ? pv : c->ptr[CG_AS_PRIVATE];
+  }
   LLVMTypeRef rv = ret_by_value(E, f);
   for (uint32_t r = 0; r < f->nrets; r++) {
     if (rv) ret = rv;
@@ -1239,7 +1251,13 @@ static void call(emitter *E, const ir_instr *i) {
   bool reg_ret = false;
   for (unsigned a = 0; a < ci->narg; a++) {
     const ir_value *v = i->src[1 + ci->nret + a];
-    if (v->kind == IR_VAL_SYMBOL) args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+    LLVMTypeRef pv = NULL; /* by value (param_by_value): the callee's declaration, else the buffer's size */
+    if (v->kind == IR_VAL_SYMBOL && f && a < f->nparams) pv = param_by_value(E, f, a);
+    else if (v->kind == IR_VAL_SYMBOL && !f && v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL &&
+             v->symref.sym.global->space == IR_SPACE_PARAM)
+      pv = ret_by_value_bytes(E, v->symref.sym.global->size);
+    if (pv) args[k] = LLVMBuildLoad2(E->b, pv, gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset), "");
+    else if (v->kind == IR_VAL_SYMBOL) args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
     else args[k] = f && a < f->nparams ? op_as(E, i, 1 + ci->nret + a, ltype(E, (ir_type)f->params[a].type)) : val(E, i, v);
     tys[k] = LLVMTypeOf(args[k]);
     k++;
@@ -2145,9 +2163,18 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
   for (uint32_t p = 0; p < f->nparams; p++, k++) {
     LLVMValueRef a = LLVMGetParam(fn, k);
     LLVMSetValueName2(a, f->params[p].name, strlen(f->params[p].name));
-    if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value)
+    LLVMTypeRef pv = param_by_value(E, f, p);
+    if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value) {
       E->vals[f->params[p].value->id] = a;
-    else map_put(&E->syms, &f->params[p], a);
+    } else if (pv) { /* the callee's own buffer of a by-value .param */
+      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+      LLVMValueRef buf = LLVMBuildAlloca(E->b, pv, "");
+      LLVMSetAlignment(buf, f->params[p].align ? f->params[p].align : 4);
+      LLVMBuildStore(E->b, a, buf);
+      map_put(&E->syms, &f->params[p], buf);
+    } else {
+      map_put(&E->syms, &f->params[p], a);
+    }
   }
   E->ret_buf = NULL;
   E->ret_ty = ret_by_value(E, f);
