@@ -2353,6 +2353,17 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
     return v;
   }
   if (as == CG_AS_LDS) {
+    /* Static LDS aligned to 16 bytes where its size allows (the largest
+     * power of two dividing it, at most 16): the address of a shared
+     * variable is the implementation's choice, and with it the backend
+     * can merge a row of LDS reads into ds_read_b128 (cg_compile.c runs
+     * infer-alignment and the load-store vectorizer after the pipeline):
+     * PTX's .align 4 on a float array otherwise caps them at
+     * ds_read2_b32. */
+    unsigned a = g->align ? g->align : 1;
+    uint64_t pow2 = size & (~size + 1);
+    unsigned want = pow2 >= 16 || !size ? 16 : (unsigned)pow2;
+    if (want > a) LLVMSetAlignment(v, want);
     LLVMSetInitializer(v, LLVMGetUndef(t));
     LLVMSetLinkage(v, LLVMInternalLinkage);
     return v;
