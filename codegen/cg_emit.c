@@ -1743,6 +1743,18 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
       return fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
     }
     if (i->op == ir_op_sqrt) return fp_flags(intr1(E, "llvm.sqrt", a), i);
+    if (t == ir_type_f32 && !i->mods.ftz) {
+      /* rsqrt.approx.f32 keeps subnormal inputs (PTX ISA, rsqrt: only .ftz
+       * flushes them), which v_rsq_f32 reads as zero (+inf, where the
+       * answer is a finite 2^63..2^75; AMDGPUUsage: the f32 instructions do
+       * not support denormal inputs).  Below 2^-126 the input is scaled by
+       * 2^24 and the result by 2^12, both exact: the same relative error;
+       * +-0 still gives +-inf. */
+      LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, intr1(E, "llvm.fabs", a), LLVMConstReal(lt, 0x1p-126), "");
+      LLVMValueRef x = LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, a, LLVMConstReal(lt, 0x1p24), ""), a, "");
+      LLVMValueRef r = intr1(E, "llvm.amdgcn.rsq", x);
+      return LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, r, LLVMConstReal(lt, 0x1p12), ""), r, "");
+    }
     if (t == ir_type_f32 || t == ir_type_f64) return intr1(E, "llvm.amdgcn.rsq", a);
     break;
   }
