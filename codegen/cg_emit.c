@@ -1739,7 +1739,22 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
       return directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
     if (!approx && !fp_round_ok(E, i)) return NULL;
     if (i->op == ir_op_rcp) {
-      if (approx && t == ir_type_f32) return intr1(E, "llvm.amdgcn.rcp", a);
+      if (approx && t == ir_type_f32 && i->mods.ftz) return intr1(E, "llvm.amdgcn.rcp", a);
+      if (approx && t == ir_type_f32) {
+        /* rcp.approx.f32 without .ftz keeps subnormal inputs and results
+         * (PTX ISA, rcp); v_rcp_f32 flushes both (a subnormal input gives
+         * inf where 1/x may be finite, 1/x below 2^-126 gives 0).  Scaling
+         * by s = 2^24 below 2^-126 and 2^-24 above 2^126, rcp(x*s)*s, keeps
+         * them (the scalings are exact, the last one rounds once into the
+         * subnormal range); NaN, +-0 and +-inf map as before. */
+        LLVMValueRef ab = intr1(E, "llvm.fabs", a);
+        LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, ab, LLVMConstReal(lt, 0x1p-126), "");
+        LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealOGT, ab, LLVMConstReal(lt, 0x1p126), "");
+        LLVMValueRef sc = LLVMBuildSelect(B, tiny, LLVMConstReal(lt, 0x1p24),
+                                          LLVMBuildSelect(B, huge, LLVMConstReal(lt, 0x1p-24), LLVMConstReal(lt, 1.0), ""), "");
+        LLVMValueRef r = intr1(E, "llvm.amdgcn.rcp", LLVMBuildFMul(B, a, sc, ""));
+        return LLVMBuildFMul(B, r, sc, "");
+      }
       return fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
     }
     if (i->op == ir_op_sqrt) return fp_flags(intr1(E, "llvm.sqrt", a), i);
