@@ -35,15 +35,86 @@
  * that matters here for several times the compile time, and O2/O3 would
  * also run the SLP vectorizer, which is pathological on very large
  * functions (10 s+ at 20 k ops).  The pipeline below is measured in
- * benchmarks/ (docs/codegen.md).  amdgpu-attributor last: it proves which
+ * benchmarks/ (docs/codegen.md).  argpromotion after inlining: a device
+ * function's .param arguments arrive as pointers to the caller's .param
+ * buffers (scratch); for internal functions called only directly (the
+ * recursive and not inlined ones) it passes the loaded values instead, and
+ * the caller's buffer then disappears (recursion: scratch 144 -> 128
+ * bytes, as native).  infer-alignment and load-store-vectorizer at the
+ * end of the second function group: PTX computes shared addresses as
+ * integers (ptrtoint of the variable + offsets, inttoptr at the access),
+ * which the backend's own load-store vectorizer does not see through for
+ * alignment; with the alignment inferred from the (16-aligned, cg_emit.c)
+ * LDS variable, a row of LDS reads becomes ds_read_b128 (matmul_tiled
+ * f32: 115 -> 111 and 156 -> 148 instructions), at no measurable compile
+ * time.  amdgpu-attributor last: it proves which
  * implicit arguments and preloaded registers a kernel does not use
  * (amdgpu-no-*), which shrinks the kernarg segment and frees SGPRs; llc's
  * pipeline does not run it. */
 const char cg_default_pipeline[] =
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
-    "cgscc(inline),"
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
+    "cgscc(inline,argpromotion),"
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,infer-alignment,load-store-vectorizer),"
     "amdgpu-attributor";
+
+/* Kernel parameter loads back to the entry block, after the IR pipeline.
+ * PTX reads every kernel .param at the top; instcombine sinks each load
+ * into the one block that uses it (past an `if (i >= n) return`), and the
+ * backend then loads them one s_load_dword at a time, each with its own
+ * wait, where clang's kernels (arguments lowered after the IR pipeline,
+ * AMDGPULowerKernelArguments) load them together (s_load_dwordx2/x4).  A
+ * load at a constant offset inside a byref kernel argument (addrspace 4:
+ * the read-only kernarg segment, dereferenceable(size)) may run anywhere in
+ * the kernel, so moving it (and its constant GEP) to the end of the entry
+ * block only speculates a read of the kernarg segment. */
+static uint64_t deref_bytes(LLVMValueRef fn, unsigned arg) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("dereferenceable", 15);
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, arg + 1, kind);
+  return a ? LLVMGetEnumAttributeValue(a) : 0;
+}
+
+static void hoist_kernarg_loads(LLVMModuleRef mod) {
+  LLVMTargetDataRef td = LLVMGetModuleDataLayout(mod);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn) || LLVMGetFunctionCallConv(fn) != LLVMAMDGPUKERNELCallConv) continue;
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(entry);
+    if (!term) continue;
+    for (LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(entry); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef next;
+      for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = next) {
+        next = LLVMGetNextInstruction(in);
+        if (!LLVMIsALoadInst(in) || LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic) continue;
+        LLVMValueRef ptr = LLVMGetOperand(in, 0), gep = NULL, base = ptr;
+        uint64_t off = 0;
+        if (LLVMIsAGetElementPtrInst(ptr)) {
+          /* instcombine's form of a constant offset: gep i8, %arg, C */
+          LLVMValueRef ix = LLVMGetNumOperands(ptr) == 2 ? LLVMGetOperand(ptr, 1) : NULL;
+          if (!ix || !LLVMIsAConstantInt(ix) || LLVMGetGEPSourceElementType(ptr) != LLVMInt8TypeInContext(LLVMGetModuleContext(mod)))
+            continue;
+          long long c = LLVMConstIntGetSExtValue(ix);
+          if (c < 0) continue;
+          off = (uint64_t)c;
+          gep = ptr;
+          base = LLVMGetOperand(ptr, 0);
+        }
+        if (!LLVMIsAArgument(base) || LLVMGetPointerAddressSpace(LLVMTypeOf(base)) != 4) continue;
+        unsigned arg = 0, n = LLVMCountParams(fn);
+        while (arg < n && LLVMGetParam(fn, arg) != base) arg++;
+        if (arg == n || off + LLVMStoreSizeOfType(td, LLVMTypeOf(in)) > deref_bytes(fn, arg)) continue;
+        LLVMPositionBuilderBefore(b, term);
+        if (gep && LLVMGetInstructionParent(gep) != entry) {
+          LLVMInstructionRemoveFromParent(gep);
+          LLVMInsertIntoBuilder(b, gep);
+        }
+        LLVMInstructionRemoveFromParent(in);
+        LLVMInsertIntoBuilder(b, in);
+      }
+    }
+  }
+  LLVMDisposeBuilder(b);
+}
 
 /* What this thread is compiling, for the message of an LLVM fatal error
  * (a backend "Cannot select" aborts the process: codegen must never emit
@@ -654,6 +725,8 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       LLVMDisposeErrorMessage(em);
       pw_error(d, path, "LLVM pass pipeline: %s", msg);
       ok = false;
+    } else {
+      hoist_kernarg_loads(c.mod);
     }
   }
   if (c.llvm_errors) ok = false;

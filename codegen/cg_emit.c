@@ -103,6 +103,8 @@ typedef struct emitter {
   LLVMBasicBlockRef *bbs;    /* by block id: where the block starts */
   LLVMBasicBlockRef *bb_end; /* by block id: where it ends (after guard splits) */
   LLVMBasicBlockRef alloca_bb;
+  LLVMValueRef ret_buf;      /* a by-value .param return's buffer (ret_by_value) */
+  LLVMTypeRef ret_ty;
   bool failed;
 } emitter;
 
@@ -410,10 +412,18 @@ static LLVMValueRef dyn_lds_size(emitter *E) {
 static LLVMValueRef lane_id(emitter *E) {
   cg_context *c = E->c;
   LLVMValueRef a[2] = {LLVMConstInt(c->i32, ~0ull, 0), c->i32_0};
-  LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false);
-  if (c->wave_size == 32) return lo;
-  a[1] = lo;
-  return cg_intrinsic(c, "llvm.amdgcn.mbcnt.hi", NULL, 0, a, 2, false);
+  LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false), r = lo;
+  if (c->wave_size != 32) {
+    a[1] = lo;
+    r = cg_intrinsic(c, "llvm.amdgcn.mbcnt.hi", NULL, 0, a, 2, false);
+  }
+  /* range(i32 0, wave size): the lanes below this one in a full mask.
+   * LLVM does not know it of mbcnt.hi, and lower/'s (L & 31) + (L & 32)
+   * folds back to L only with it (the shuffle source lanes). */
+  unsigned kind = LLVMGetEnumAttributeKindForName("range", 5);
+  uint64_t lower = 0, upper = c->wave_size;
+  LLVMAddCallSiteAttribute(r, LLVMAttributeReturnIndex, LLVMCreateConstantRangeAttribute(c->ctx, kind, 32, &lower, &upper));
+  return r;
 }
 
 static LLVMValueRef realtime(emitter *E) {
@@ -500,23 +510,23 @@ static bool fp_round_ok(emitter *E, const ir_instr *i) {
   }
 }
 
-/* ---- directed rounding (.rz .rm .rp) --------------------------------------
- * The AMDGPU backend has no static rounding for add/mul/div/sqrt, and the
- * constrained intrinsics need strictfp on every FP operation of the function.
+/* ---- directed rounding (.rz .rm .rp) of div, rcp, sqrt ------------------
+ * add/sub/mul/fma are one instruction under the mode register
+ * (mode_rounded below).  Division and square root are multi-instruction
+ * sequences (v_div_scale/v_div_fmas/v_div_fixup, Newton steps) proven for
+ * round-to-nearest only, so they cannot just run under another mode.
  * Instead: compute the round-to-nearest result r and the sign of the exact
- * result's difference from it, which an error-free transformation gives
- * exactly (Knuth's TwoSum for add, the fma residual for mul, div, rcp,
- * sqrt), then move r one ulp when the asked direction disagrees:
+ * result's difference from it, which the fma residual gives exactly, then
+ * move r one ulp when the asked direction disagrees:
  *   rz: r > 0 and exact < r, or r < 0 and exact > r: one ulp toward zero
  *   rm: exact < r: next below;   rp: exact > r: next above.
  * Overflow to infinity from finite operands counts as "exact is below +inf /
  * above -inf", so rz/rm/rp give the largest finite value as IEEE requires.
  * Stepping is integer arithmetic on the bits (sign-magnitude).  Limit: a
- * product, quotient or root whose residual underflows below the smallest
- * subnormal (results near 2^-126 / 2^-1022, roots of tiny f64) may miss
- * its one-ulp step; lower/ (lower_math.c) expands directed mul and
- * div/rcp/sqrt exactly before codegen, so only IR that skipped lower/
- * reaches these. */
+ * quotient or root whose residual underflows below the smallest subnormal
+ * (results near 2^-126 / 2^-1022, roots of tiny f64) may miss its one-ulp
+ * step; lower/ (lower_math.c) expands directed div/rcp/sqrt exactly before
+ * codegen, so only IR that skipped lower/ reaches these. */
 static bool is_rnd_directed(const ir_instr *i) {
   return i->mods.rnd == IR_RND_RZ || i->mods.rnd == IR_RND_RM || i->mods.rnd == IR_RND_RP;
 }
@@ -584,28 +594,13 @@ static LLVMValueRef is_finite(emitter *E, LLVMValueRef x) {
   return LLVMBuildFCmp(E->b, LLVMRealOLT, intr1(E, "llvm.fabs", x), LLVMConstReal(ft, __builtin_inf()), "");
 }
 
-/* a op b with a directed rounding; op one of add, sub, mul, div; also
- * sqrt (b NULL) and rcp (a NULL: 1/b). */
+/* a / b with a directed rounding; also sqrt (op 's', b NULL) and rcp
+ * (a NULL: 1/b). */
 static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef B = E->b;
   LLVMValueRef r, res, sign_of = NULL, fin, gt, lt;
   LLVMTypeRef ft = LLVMTypeOf(a ? a : b);
   switch (op) {
-  case '-':
-    b = LLVMBuildFNeg(B, b, "");
-    /* fall through */
-  case '+': { /* TwoSum (Knuth): err = (a - (s - bb)) + (b - bb), bb = s - a */
-    r = LLVMBuildFAdd(B, a, b, "");
-    LLVMValueRef bb = LLVMBuildFSub(B, r, a, "");
-    res = LLVMBuildFAdd(B, LLVMBuildFSub(B, a, LLVMBuildFSub(B, r, bb, ""), ""), LLVMBuildFSub(B, b, bb, ""), "");
-    fin = LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), "");
-    break;
-  }
-  case '*': /* err = fma(a, b, -p) */
-    r = LLVMBuildFMul(B, a, b, "");
-    res = intr3(E, "llvm.fma", a, b, LLVMBuildFNeg(B, r, ""));
-    fin = LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), "");
-    break;
   case '/': /* a/b - q has the sign of fma(-q, b, a) * sign(b) */
     if (!a) a = LLVMConstReal(ft, 1.0);
     r = LLVMBuildFDiv(B, a, b, "");
@@ -623,27 +618,76 @@ static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRe
   return step_ulp(E, i, r, gt, lt);
 }
 
-/* fma.f32 with a directed rounding: a*b is exact in f64 and TwoSum of
- * (a*b, c) there gives s + e = a*b + c exactly; r = fma(a,b,c) rounded to
- * nearest; the exact result's side of r is the sign of (s - r), exact by
- * Sterbenz, or of e when s == r (|e| is below half an f64 ulp of s, so it
- * cannot outweigh a nonzero s - r). */
-static LLVMValueRef directed_fma_f32(emitter *E, const ir_instr *i, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
-  LLVMBuilderRef B = E->b;
-  LLVMTypeRef d = E->c->f64;
-  LLVMValueRef ad = LLVMBuildFPExt(B, a, d, ""), bd = LLVMBuildFPExt(B, b, d, ""), cd = LLVMBuildFPExt(B, c, d, "");
-  LLVMValueRef p = LLVMBuildFMul(B, ad, bd, "");
-  LLVMValueRef sum = LLVMBuildFAdd(B, p, cd, "");
-  LLVMValueRef bb = LLVMBuildFSub(B, sum, p, "");
-  LLVMValueRef e = LLVMBuildFAdd(B, LLVMBuildFSub(B, p, LLVMBuildFSub(B, sum, bb, ""), ""), LLVMBuildFSub(B, cd, bb, ""), "");
-  LLVMValueRef r = intr3(E, "llvm.fma", a, b, c);
-  LLVMValueRef diff = LLVMBuildFSub(B, sum, LLVMBuildFPExt(B, r, d, ""), "");
-  LLVMValueRef same = LLVMBuildFCmp(B, LLVMRealOEQ, diff, LLVMConstReal(d, 0.0), "");
-  LLVMValueRef res = LLVMBuildSelect(B, same, e, diff, "");
-  LLVMValueRef fin = LLVMBuildAnd(B, LLVMBuildAnd(B, is_finite(E, a), is_finite(E, b), ""), is_finite(E, c), "");
-  LLVMValueRef gt, lt;
-  residual_sign(E, LLVMBuildFPExt(B, r, d, ""), res, NULL, fin, &gt, &lt);
-  return step_ulp(E, i, r, gt, lt);
+/* ---- directed rounding by the mode register -------------------------------
+ * add/sub/mul/fma of f32 and f64 with .rz/.rm/.rp (PTX ISA 9.7.3.1-9.7.3.6)
+ * are the one hardware instruction under the wanted rounding: MODE.FP_ROUND
+ * (hwreg 1) bits 1:0 round f32, bits 3:2 f64 and f16; 0 nearest even, 1
+ * toward +inf, 2 toward -inf, 3 toward zero (the AMDGPU ISA manuals' MODE
+ * register; LLVM's SIDefines.h FP_ROUND_*).  Every kernel starts in
+ * round-to-nearest (the kernel descriptor's FLOAT_ROUND_MODE, which LLVM
+ * leaves 0), so the mode goes back to 0 after the instruction.  The ROCm
+ * device libraries do the same (ocml's fma_rtn etc.: set the round mode,
+ * the plain op, set it back).
+ * All in one inline asm, not llvm.amdgcn.s.setreg around an llvm.fma: LLVM
+ * orders plain FP operations only by their data, so the SelectionDAG
+ * scheduler may place another (round-to-nearest) operation of the block
+ * between the two setregs, and IR passes may fold the op by its constants
+ * assuming round-to-nearest (x + -0 -> x is wrong under .rm for x = +0).
+ * The asm is opaque and indivisible.  Its s_nops: the hazard recognizer
+ * does not look inside inline asm, so the two wait states the ISA asks
+ * between an s_setreg and a later s_setreg/s_getreg of the same register
+ * are explicit before the first and after the last setreg (LLVM's own
+ * MODE setregs: f32 division's denormal switch, fptrunc.round), and so is
+ * one between a VALU op and an s_setreg, where LLVM puts one on gfx9 (it
+ * puts none between an s_setreg of the round mode and a VALU op).  The asm has no side effect (it restores MODE):
+ * LLVM may move, merge or drop it like the op itself. */
+typedef struct rnd_insn {
+  char op;              /* '+', '-', '*', 'f' (fma) */
+  const char *f32, *f64; /* the VOP3 form, $0 = $1 op $2 [op $3] */
+} rnd_insn;
+static const rnd_insn rnd_insns[] = {
+    {'+', "v_add_f32_e64 $0, $1, $2", "v_add_f64 $0, $1, $2"},
+    {'-', "v_sub_f32_e64 $0, $1, $2", "v_add_f64 $0, $1, -$2"},
+    {'*', "v_mul_f32_e64 $0, $1, $2", "v_mul_f64 $0, $1, $2"},
+    {'f', "v_fma_f32 $0, $1, $2, $3", "v_fma_f64 $0, $1, $2, $3"},
+};
+
+static unsigned hw_round_mode(ir_rnd r) {
+  switch (r) {
+  case IR_RND_RP: return 1;
+  case IR_RND_RM: return 2;
+  case IR_RND_RZ: return 3;
+  default: return 0;
+  }
+}
+
+/* i's op ('+', '-', '*', 'f') on n operands of f32 or f64 with i's
+ * directed rounding (is_rnd_directed(i)). */
+static LLVMValueRef mode_rounded(emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n) {
+  LLVMTypeRef t = LLVMTypeOf(ops[0]);
+  bool f64 = t == E->c->f64;
+  const char *insn = NULL;
+  for (size_t k = 0; k < sizeof rnd_insns / sizeof rnd_insns[0]; k++)
+    if (rnd_insns[k].op == op) insn = f64 ? rnd_insns[k].f64 : rnd_insns[k].f32;
+  char text[256];
+  unsigned off = f64 ? 2 : 0;
+  snprintf(text, sizeof text,
+           "s_nop 1\n\ts_setreg_imm32_b32 hwreg(1, %u, 2), %u\n\t%s\n\t"
+           "s_nop 1\n\ts_setreg_imm32_b32 hwreg(1, %u, 2), 0\n\ts_nop 1",
+           off, hw_round_mode((ir_rnd)i->mods.rnd), insn, off);
+  const char *cons = n == 3 ? "=v,v,v,v" : "=v,v,v";
+  LLVMTypeRef params[3] = {t, t, t};
+  LLVMTypeRef fty = LLVMFunctionType(t, params, n, 0);
+  LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), (char *)cons, strlen(cons), 0, 0,
+                                     LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef call = LLVMBuildCall2(E->b, fty, fn, ops, n, "");
+  /* a pure function of its operands: nounwind, memory(none) */
+  static const char *const attrs[] = {"nounwind", "memory"}; /* memory(none) is 0 */
+  for (unsigned k = 0; k < 2; k++) {
+    unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->c->ctx, kind, 0));
+  }
+  return call;
 }
 
 static LLVMValueRef fp_flags(LLVMValueRef v, const ir_instr *i) {
@@ -1127,18 +1171,51 @@ static void store(emitter *E, const ir_instr *i) {
 
 /* ---- calls (9.7.12.4) -------------------------------------------------------- */
 
+/* The return of a device function: one .param of 1, 2, 4 or 8 bytes (the
+ * func_retval0 of every scalar-returning function nvcc emits) is returned
+ * as an integer of that size, in registers, instead of through a pointer
+ * to the caller's buffer in scratch; the callee keeps a private buffer
+ * that SROA removes, and the caller stores the value into its own buffer
+ * (its ld.param then reads it back, also promoted).  Decided by the
+ * declaration alone (a direct call: the callee's .param; an indirect one:
+ * the caller's buffer, which the .callprototype makes the same size), so
+ * separately compiled modules agree.  NULL: the pointer convention. */
+static LLVMTypeRef ret_by_value_bytes(emitter *E, uint64_t bytes) {
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return NULL;
+  return LLVMIntTypeInContext(E->c->ctx, (unsigned)bytes * 8);
+}
+
+static LLVMTypeRef ret_by_value(emitter *E, const ir_func *f) {
+  if (f->is_kernel || f->nrets != 1 || f->rets[0].space != IR_SPACE_PARAM_FUNC) return NULL;
+  return ret_by_value_bytes(E, ir_type_bits((ir_type)f->rets[0].type) / 8 * f->rets[0].count);
+}
+
+/* The same for each .param parameter of a device function: 1, 2, 4 or 8
+ * bytes are passed as an integer (the caller loads its param buffer; the
+ * callee stores the value into a buffer of its own, which its ld.param
+ * read and SROA removes), also for address-taken functions, which
+ * argpromotion leaves alone. */
+static LLVMTypeRef param_by_value(emitter *E, const ir_func *f, unsigned p) {
+  if (f->is_kernel || f->params[p].space != IR_SPACE_PARAM_FUNC) return NULL;
+  return ret_by_value_bytes(E, ir_type_bits((ir_type)f->params[p].type) / 8 * f->params[p].count);
+}
+
 static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   cg_context *c = E->c;
   unsigned n = f->nparams + f->nrets;
   LLVMTypeRef *pt = calloc(n ? n : 1, sizeof *pt);
   unsigned k = 0;
   LLVMTypeRef ret = c->voidt;
-  for (uint32_t p = 0; p < f->nparams; p++)
+  for (uint32_t p = 0; p < f->nparams; p++) {
+    LLVMTypeRef pv = param_by_value(E, f, p);
     pt[k++] = f->is_kernel ? c->ptr[CG_AS_CONST]
               : f->params[p].space == IR_SPACE_REG ? ltype(E, (ir_type)f->params[p].type)
-                                                   : c->ptr[CG_AS_PRIVATE];
+              : pv ? pv : c->ptr[CG_AS_PRIVATE];
+  }
+  LLVMTypeRef rv = ret_by_value(E, f);
   for (uint32_t r = 0; r < f->nrets; r++) {
-    if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
+    if (rv) ret = rv;
+    else if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
     else pt[k++] = c->ptr[CG_AS_PRIVATE];
   }
   LLVMTypeRef ft = LLVMFunctionType(ret, pt, k, 0);
@@ -1196,12 +1273,29 @@ static void call(emitter *E, const ir_instr *i) {
   bool reg_ret = false;
   for (unsigned a = 0; a < ci->narg; a++) {
     const ir_value *v = i->src[1 + ci->nret + a];
-    if (v->kind == IR_VAL_SYMBOL) args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+    LLVMTypeRef pv = NULL; /* by value (param_by_value): the callee's declaration, else the buffer's size */
+    if (v->kind == IR_VAL_SYMBOL && f && a < f->nparams) pv = param_by_value(E, f, a);
+    else if (v->kind == IR_VAL_SYMBOL && !f && v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL &&
+             v->symref.sym.global->space == IR_SPACE_PARAM)
+      pv = ret_by_value_bytes(E, v->symref.sym.global->size);
+    if (pv) args[k] = LLVMBuildLoad2(E->b, pv, gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset), "");
+    else if (v->kind == IR_VAL_SYMBOL) args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
     else args[k] = f && a < f->nparams ? op_as(E, i, 1 + ci->nret + a, ltype(E, (ir_type)f->params[a].type)) : val(E, i, v);
     tys[k] = LLVMTypeOf(args[k]);
     k++;
   }
-  for (unsigned r = 0; r < ci->nret; r++) {
+  /* a by-value return (ret_by_value): the callee's declaration decides,
+   * else (indirect) the size of the caller's buffer */
+  LLVMTypeRef rv = NULL;
+  LLVMValueRef ret_dst = NULL;
+  if (ci->nret == 1 && i->src[1]->kind == IR_VAL_SYMBOL) {
+    const ir_value *v = i->src[1];
+    if (f) rv = ret_by_value(E, f);
+    else if (v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL && v->symref.sym.global->space == IR_SPACE_PARAM)
+      rv = ret_by_value_bytes(E, v->symref.sym.global->size);
+    if (rv) ret_dst = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+  }
+  for (unsigned r = 0; r < ci->nret && !rv; r++) {
     const ir_value *v = i->src[1 + r];
     if (v->kind == IR_VAL_SYMBOL) {
       args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
@@ -1212,7 +1306,8 @@ static void call(emitter *E, const ir_instr *i) {
     }
   }
   LLVMTypeRef rt = c->voidt;
-  if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  if (rv) rt = rv;
+  else if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
@@ -1246,7 +1341,8 @@ static void call(emitter *E, const ir_instr *i) {
     fnv = LLVMBuildIntToPtr(E->b, coerce(E, val(E, i, callee), c->i64), c->ptr[0], "");
   }
   LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, args, k, "");
-  if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
+  if (ret_dst) LLVMBuildStore(E->b, call, ret_dst);
+  else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
   free(args);
   free(tys);
 }
@@ -1375,7 +1471,9 @@ static void emit_instr(emitter *E, const ir_instr *i) {
       LLVMBuildUnreachable(B);
       return;
     }
-    if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
+    if (E->ret_buf) {
+      LLVMBuildRet(B, LLVMBuildLoad2(B, E->ret_ty, E->ret_buf, ""));
+    } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
       LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
       LLVMBuildRet(B, i->nsrc ? op_as(E, i, 0, rt) : LLVMGetUndef(rt));
     } else {
@@ -1463,16 +1561,8 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     bool add = i->op == ir_op_add;
     if (f) {
       LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
-        r = directed(E, i, add ? '+' : '-', a, b);
-        if (i->mods.rnd == IR_RND_RM) {
-          /* IEEE 754 6.3: an exact zero sum is -0 when rounding down:
-           * -((-a) + (-b)) gives it, and equals r otherwise */
-          LLVMValueRef nb = add ? LLVMBuildFNeg(B, b, "") : b;
-          LLVMValueRef z = LLVMBuildFNeg(B, LLVMBuildFAdd(B, LLVMBuildFNeg(B, a, ""), nb, ""), "");
-          r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, r, LLVMConstReal(lt, 0.0), ""), z, r, "");
-        }
-      }
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64))
+        r = mode_rounded(E, i, add ? '+' : '-', (LLVMValueRef[]){a, b}, 2);
       else if (!fp_round_ok(E, i)) return NULL;
       else r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
       return i->mods.sat ? sat01(E, r) : r;
@@ -1485,7 +1575,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     if (f) {
       LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = directed(E, i, '*', a, b);
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = mode_rounded(E, i, '*', (LLVMValueRef[]){a, b}, 2);
       else if (!fp_round_ok(E, i)) return NULL;
       else r = LLVMBuildFMul(B, a, b, "");
       return i->mods.sat ? sat01(E, r) : r;
@@ -1502,8 +1592,8 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_mad:
   case ir_op_fma: {
     if (f) {
-      if (is_rnd_directed(i) && t == ir_type_f32) {
-        LLVMValueRef r = directed_fma_f32(E, i, op(E, i, 0), op(E, i, 1), op(E, i, 2));
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
+        LLVMValueRef r = mode_rounded(E, i, 'f', (LLVMValueRef[]){op(E, i, 0), op(E, i, 1), op(E, i, 2)}, 3);
         return i->mods.sat ? sat01(E, r) : r;
       }
       if (!fp_round_ok(E, i)) return NULL;
@@ -1669,10 +1759,37 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
       return directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
     if (!approx && !fp_round_ok(E, i)) return NULL;
     if (i->op == ir_op_rcp) {
-      if (approx && t == ir_type_f32) return intr1(E, "llvm.amdgcn.rcp", a);
+      if (approx && t == ir_type_f32 && i->mods.ftz) return intr1(E, "llvm.amdgcn.rcp", a);
+      if (approx && t == ir_type_f32) {
+        /* rcp.approx.f32 without .ftz keeps subnormal inputs and results
+         * (PTX ISA, rcp); v_rcp_f32 flushes both (a subnormal input gives
+         * inf where 1/x may be finite, 1/x below 2^-126 gives 0).  Scaling
+         * by s = 2^24 below 2^-126 and 2^-24 above 2^126, rcp(x*s)*s, keeps
+         * them (the scalings are exact, the last one rounds once into the
+         * subnormal range); NaN, +-0 and +-inf map as before. */
+        LLVMValueRef ab = intr1(E, "llvm.fabs", a);
+        LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, ab, LLVMConstReal(lt, 0x1p-126), "");
+        LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealOGT, ab, LLVMConstReal(lt, 0x1p126), "");
+        LLVMValueRef sc = LLVMBuildSelect(B, tiny, LLVMConstReal(lt, 0x1p24),
+                                          LLVMBuildSelect(B, huge, LLVMConstReal(lt, 0x1p-24), LLVMConstReal(lt, 1.0), ""), "");
+        LLVMValueRef r = intr1(E, "llvm.amdgcn.rcp", LLVMBuildFMul(B, a, sc, ""));
+        return LLVMBuildFMul(B, r, sc, "");
+      }
       return fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
     }
     if (i->op == ir_op_sqrt) return fp_flags(intr1(E, "llvm.sqrt", a), i);
+    if (t == ir_type_f32 && !i->mods.ftz) {
+      /* rsqrt.approx.f32 keeps subnormal inputs (PTX ISA, rsqrt: only .ftz
+       * flushes them), which v_rsq_f32 reads as zero (+inf, where the
+       * answer is a finite 2^63..2^75; AMDGPUUsage: the f32 instructions do
+       * not support denormal inputs).  Below 2^-126 the input is scaled by
+       * 2^24 and the result by 2^12, both exact: the same relative error;
+       * +-0 still gives +-inf. */
+      LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, intr1(E, "llvm.fabs", a), LLVMConstReal(lt, 0x1p-126), "");
+      LLVMValueRef x = LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, a, LLVMConstReal(lt, 0x1p24), ""), a, "");
+      LLVMValueRef r = intr1(E, "llvm.amdgcn.rsq", x);
+      return LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, r, LLVMConstReal(lt, 0x1p12), ""), r, "");
+    }
     if (t == ir_type_f32 || t == ir_type_f64) return intr1(E, "llvm.amdgcn.rsq", a);
     break;
   }
@@ -1686,6 +1803,15 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_lg2:
   case ir_op_ex2: {
     if (t != ir_type_f32 && t != ir_type_f16) break;
+    /* ex2/lg2.approx.ftz.f32 (PTX ISA, Floating-Point Instructions: ex2,
+     * lg2) flush subnormal inputs and results to sign-preserving zero, which
+     * is what v_exp_f32 / v_log_f32 do by themselves (1 ulp in the normal
+     * range, as llvm.exp2/log2 use them); LLVM's llvm.exp2/log2 add a
+     * rescaling around them for subnormal results/inputs unless the whole
+     * function flushes f32 subnormals (nvcc's precise expf uses
+     * ex2.approx.ftz.f32 also without -ftz). */
+    if (t == ir_type_f32 && i->mods.ftz && i->mods.approx)
+      return intr1(E, i->op == ir_op_lg2 ? "llvm.amdgcn.log" : "llvm.amdgcn.exp2", op(E, i, 0));
     return fp_flags(intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", op(E, i, 0)), i);
   }
   case ir_op_tanh: {
@@ -2084,11 +2210,29 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
   for (uint32_t p = 0; p < f->nparams; p++, k++) {
     LLVMValueRef a = LLVMGetParam(fn, k);
     LLVMSetValueName2(a, f->params[p].name, strlen(f->params[p].name));
-    if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value)
+    LLVMTypeRef pv = param_by_value(E, f, p);
+    if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value) {
       E->vals[f->params[p].value->id] = a;
-    else map_put(&E->syms, &f->params[p], a);
+    } else if (pv) { /* the callee's own buffer of a by-value .param */
+      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+      LLVMValueRef buf = LLVMBuildAlloca(E->b, pv, "");
+      LLVMSetAlignment(buf, f->params[p].align ? f->params[p].align : 4);
+      LLVMBuildStore(E->b, a, buf);
+      map_put(&E->syms, &f->params[p], buf);
+    } else {
+      map_put(&E->syms, &f->params[p], a);
+    }
   }
+  E->ret_buf = NULL;
+  E->ret_ty = ret_by_value(E, f);
   for (uint32_t r = 0; r < f->nrets; r++) {
+    if (E->ret_ty) { /* the callee's own buffer; ret returns its contents */
+      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+      E->ret_buf = LLVMBuildAlloca(E->b, E->ret_ty, f->rets[r].name);
+      LLVMSetAlignment(E->ret_buf, f->rets[r].align ? f->rets[r].align : 4);
+      map_put(&E->syms, &f->rets[r], E->ret_buf);
+      continue;
+    }
     if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) continue;
     LLVMValueRef a = LLVMGetParam(fn, k++);
     LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
@@ -2256,6 +2400,17 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
     return v;
   }
   if (as == CG_AS_LDS) {
+    /* Static LDS aligned to 16 bytes where its size allows (the largest
+     * power of two dividing it, at most 16): the address of a shared
+     * variable is the implementation's choice, and with it the backend
+     * can merge a row of LDS reads into ds_read_b128 (cg_compile.c runs
+     * infer-alignment and the load-store vectorizer after the pipeline):
+     * PTX's .align 4 on a float array otherwise caps them at
+     * ds_read2_b32. */
+    unsigned a = g->align ? g->align : 1;
+    uint64_t pow2 = size & (~size + 1);
+    unsigned want = pow2 >= 16 || !size ? 16 : (unsigned)pow2;
+    if (want > a) LLVMSetAlignment(v, want);
     LLVMSetInitializer(v, LLVMGetUndef(t));
     LLVMSetLinkage(v, LLVMInternalLinkage);
     return v;

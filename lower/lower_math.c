@@ -579,7 +579,10 @@ static ir_value *lower_fns(ir_builder *b, ir_instr *i) {
   return sel(b, ir_type_b32, cmp(b, IR_CMP_EQ, ir_type_b32, off, k32(b, 0)), r0, r);
 }
 
-/* ---- fma.rz/.rm/.rp.f64 (9.7.3.5) --------------------------------------- */
+/* fma/mad and mul with .rz/.rm/.rp (9.7.3.3, 9.7.3.5) are not lowered:
+ * codegen runs the one hardware instruction under the wanted rounding mode
+ * (codegen/cg_emit.c mode_rounded, docs/codegen.md), exact everywhere,
+ * subnormal results included. */
 static ir_value *f2(ir_builder *b, ir_op op, ir_value *x, ir_value *y) {
   return ir_alu2(b, op, ir_type_f64, x, y, .rnd = IR_RND_RN);
 }
@@ -595,131 +598,6 @@ static ir_value *expfield(ir_builder *b, ir_value *x) {
   ir_value *lo, *hi;
   split64(b, x, &lo, &hi);
   return a32(b, ir_op_and, a32(b, ir_op_shr, hi, k32(b, 20)), k32(b, 0x7ff));
-}
-/* Knuth's TwoSum: s + e == x + y exactly (no overflow). */
-static void two_sum(ir_builder *b, ir_value *x, ir_value *y, ir_value **s, ir_value **e) {
-  *s = f2(b, ir_op_add, x, y);
-  ir_value *bb = f2(b, ir_op_sub, *s, x);
-  *e = f2(b, ir_op_add, f2(b, ir_op_sub, x, f2(b, ir_op_sub, *s, bb)), f2(b, ir_op_sub, y, bb));
-}
-
-/* fma(a, b, c) with a directed rounding.  r = fma.rn(a, b, c); the sign of
- * the exact error a*b + c - r is that of ErrFma's r2 (Boldo and Muller,
- * "Exact and approximated error of the FMA", IEEE TC 2011):
- *   (u1, u2) = TwoProduct(a, b) = (a*b, fma(a, b, -u1))
- *   (a1, z) = TwoSum(c, u2);  (b1, b2) = TwoSum(u1, a1)
- *   g = (b1 - r) + b2;  r2 = g + z     (r2 == 0 iff the error is 0)
- * which is exact without underflow or overflow.  So the operands are
- * scaled by powers of two first (exact): when the exponents of a and b sum
- * below -900 ("tiny": u2 could underflow), a and b by 2^600 and c and r by
- * 2^1200 (two steps); then |c|, |r| < 2^-840 unless r == c.  When a*b
- * overflows, or c >= 2^1022 with a*b >= 2^900 ("huge": u1 or c + u2 could
- * overflow), a, c and r by 2^-2; then c and r are multiples of 2^900 or
- * zero.  The error of the scaled r' = fma.rn(a', b', c') is used, after
- * r' - r*s (r may be a subnormal rounded on a coarser grid than r').
- * r == c: the error is a*b, its sign that of a times b.  Then one ulp of
- * integer stepping as codegen's directed() does; overflow from finite
- * operands counts as "exact below +inf"; an exact zero from operands of
- * opposite signs is -0 under .rm (IEEE 754 6.3).  Checked against the
- * host's fma under fesetround on 6e7 random, edge, cancelling, tiny and
- * huge triples (and by tests/lower/ptx/math.ptx). */
-static ir_value *fma_f64_directed(ir_builder *b, ir_value *a, ir_value *bb, ir_value *c, ir_rnd rnd) {
-  ir_value *r = ffma(b, a, bb, c);
-  ir_value *fa = expfield(b, a), *fb = expfield(b, bb), *fsum = a32(b, ir_op_add, fa, fb);
-  ir_value *allfin = pand(b, pand(b, fin64(b, a), fin64(b, bb)), fin64(b, c));
-  ir_value *tiny = cmp(b, IR_CMP_LT, ir_type_u32, fsum, k32(b, 1146));
-  ir_value *huge = pand(b, allfin, por(b, pnot(b, fin64(b, f2(b, ir_op_mul, a, bb))),
-                                      pand(b, cmp(b, IR_CMP_GE, ir_type_u32, expfield(b, c), k32(b, 2045)),
-                                           cmp(b, IR_CMP_GE, ir_type_u32, fsum, k32(b, 2946)))));
-  ir_value *one = k64(b, 0x3ff0000000000000ull);
-  ir_value *sa = sel(b, ir_type_b64, tiny, k64(b, 0x6570000000000000ull) /* 2^600 */,
-                     sel(b, ir_type_b64, huge, k64(b, 0x3fd0000000000000ull) /* 2^-2 */, one));
-  ir_value *sb = sel(b, ir_type_b64, tiny, k64(b, 0x6570000000000000ull), one);
-  ir_value *as = f2(b, ir_op_mul, a, sa), *bs = f2(b, ir_op_mul, bb, sb);
-  ir_value *cs = f2(b, ir_op_mul, f2(b, ir_op_mul, c, sa), sb), *t = f2(b, ir_op_mul, f2(b, ir_op_mul, r, sa), sb);
-  ir_value *rs = ffma(b, as, bs, cs);
-  ir_value *u1 = f2(b, ir_op_mul, as, bs);
-  ir_value *u2 = ffma(b, as, bs, fneg(b, u1));
-  ir_value *a1, *z, *b1, *b2;
-  two_sum(b, cs, u2, &a1, &z);
-  two_sum(b, u1, a1, &b1, &b2);
-  ir_value *g = f2(b, ir_op_add, f2(b, ir_op_sub, b1, rs), b2);
-  ir_value *err = f2(b, ir_op_add, g, z);
-  ir_value *d = f2(b, ir_op_sub, rs, t);
-  err = sel(b, ir_type_b64, fcmp(b, IR_CMP_NE, d, ir_imm_f64(b, 0.0)), d, err);
-  /* r == c: the error is a*b exactly */
-  ir_value *abnz = pand(b, fcmp(b, IR_CMP_NE, a, ir_imm_f64(b, 0.0)), fcmp(b, IR_CMP_NE, bb, ir_imm_f64(b, 0.0)));
-  ir_value *psgn = a64(b, ir_op_and, a64(b, ir_op_xor, a, bb), k64(b, 1ull << 63));
-  ir_value *perr = sel(b, ir_type_b64, abnz, a64(b, ir_op_or, psgn, k64(b, 0x3ff0000000000000ull)), k64(b, 0));
-  err = sel(b, ir_type_b64, fcmp(b, IR_CMP_EQ, r, c), perr, err);
-  /* which side of r the exact value lies on */
-  ir_value *rfin = fin64(b, r);
-  ir_value *gt = fcmp(b, IR_CMP_GT, err, ir_imm_f64(b, 0.0)), *lt = fcmp(b, IR_CMP_LT, err, ir_imm_f64(b, 0.0));
-  ir_value *rpos = fcmp(b, IR_CMP_GT, r, ir_imm_f64(b, 0.0)), *rneg = fcmp(b, IR_CMP_LT, r, ir_imm_f64(b, 0.0));
-  ir_value *ovf = pand(b, allfin, pand(b, pnot(b, rfin), fcmp(b, IR_CMP_EQ, r, r)));
-  gt = sel(b, ir_type_pred, ovf, rneg, pand(b, gt, pand(b, rfin, allfin)));
-  lt = sel(b, ir_type_pred, ovf, rpos, pand(b, lt, pand(b, rfin, allfin)));
-  /* one ulp on the sign-magnitude bits */
-  ir_value *minus1 = a64(b, ir_op_sub, r, k64(b, 1)), *plus1 = a64(b, ir_op_add, r, k64(b, 1));
-  ir_value *isz = fcmp(b, IR_CMP_EQ, r, ir_imm_f64(b, 0.0));
-  ir_value *res = r;
-  switch (rnd) {
-  case IR_RND_RZ:
-    res = sel(b, ir_type_b64, por(b, pand(b, rpos, lt), pand(b, rneg, gt)), minus1, r);
-    break;
-  case IR_RND_RM: {
-    ir_value *nd = sel(b, ir_type_b64, isz, k64(b, (1ull << 63) | 1), sel(b, ir_type_b64, rpos, minus1, plus1));
-    res = sel(b, ir_type_b64, lt, nd, r);
-    /* an exact zero sum is -0 unless both a*b and c are +0 (IEEE 754 6.3) */
-    ir_value *pluszero = cmp(b, IR_CMP_EQ, ir_type_b64, r, k64(b, 0));
-    ir_value *exact0 = pand(b, pnot(b, gt), pnot(b, lt));
-    ir_value *abz = pnot(b, abnz);
-    ir_value *both_pos = pand(b, pand(b, abz, cmp(b, IR_CMP_EQ, ir_type_b64, psgn, k64(b, 0))),
-                              cmp(b, IR_CMP_EQ, ir_type_b64, c, k64(b, 0)));
-    res = sel(b, ir_type_b64, pand(b, pand(b, pluszero, exact0), pand(b, allfin, pnot(b, both_pos))),
-              k64(b, 1ull << 63), res);
-    break;
-  }
-  default: { /* RP */
-    ir_value *nu = sel(b, ir_type_b64, isz, k64(b, 1), sel(b, ir_type_b64, rneg, minus1, plus1));
-    res = sel(b, ir_type_b64, gt, nu, r);
-    break;
-  }
-  }
-  return ir_copy(b, ir_type_f64, res);
-}
-
-static ir_value *lower_fma_f64(ir_builder *b, ir_instr *i) {
-  return fma_f64_directed(b, i->src[0], i->src[1], i->src[2], (ir_rnd)i->mods.rnd);
-}
-
-/* ---- mul.rz/.rm/.rp.f32/.f64 (9.7.3.3) ---------------------------------- */
-/* Codegen's residual method (fma(a, b, -p)) loses the residual when it
- * underflows (products near the smallest normal).  Exact instead:
- *   f32: the product of two f32 is exact in f64; cvt.rz/rm/rp.f32.f64 of
- *        it rounds once (llvm.fptrunc.round in codegen);
- *   f64: fma(a, b, -0) with the directed fma above (a*b + -0 is a*b for a
- *        nonzero product; checked against the host on 6e7 pairs), and the
- *        plain product when a or b is zero (exact, with the product's
- *        sign, where fma's zero-sum rule would differ under .rm). */
-static ir_value *lower_mul_directed(ir_builder *b, ir_instr *i) {
-  ir_rnd rnd = (ir_rnd)i->mods.rnd;
-  if (i->type == ir_type_f32) {
-    ir_value *w[2];
-    for (unsigned k = 0; k < 2; k++) {
-      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){i->src[k]}, 1, (ir_type[]){ir_type_f64}, NULL);
-      c->type2 = ir_type_f32;
-      w[k] = c->dst[0];
-    }
-    ir_value *p = f2(b, ir_op_mul, w[0], w[1]);
-    ir_instr *n = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){p}, 1, (ir_type[]){ir_type_f32}, IR_MODS(.rnd = (uint8_t)rnd));
-    n->type2 = ir_type_f64;
-    return n->dst[0];
-  }
-  ir_value *a = i->src[0], *bb = i->src[1];
-  ir_value *zero = por(b, fcmp(b, IR_CMP_EQ, a, ir_imm_f64(b, 0.0)), fcmp(b, IR_CMP_EQ, bb, ir_imm_f64(b, 0.0)));
-  ir_value *r = fma_f64_directed(b, a, bb, k64(b, 1ull << 63), rnd);
-  return sel(b, ir_type_f64, zero, f2(b, ir_op_mul, a, bb), r);
 }
 
 /* ---- div/rcp/sqrt.rz/.rm/.rp.f32 (9.7.3.8, 9.7.3.13, 9.7.3.15) ---------- */
@@ -935,11 +813,6 @@ static bool want(const ir_instr *i, void *data) {
            (ir_type_kind_of((ir_type)i->type) == IR_TK_UINT || ir_type_kind_of((ir_type)i->type) == IR_TK_SINT);
   }
   case ir_op_fns: return i->nsrc == 3;
-  case ir_op_fma: case ir_op_mad:
-    return i->type == ir_type_f64 && is_directed(i->mods.rnd) && i->nsrc == 3 && !i->mods.sat;
-  case ir_op_mul:
-    return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 2 &&
-           !i->mods.ftz && !i->mods.sat;
   case ir_op_div:
     return (i->type == ir_type_f32 || i->type == ir_type_f64) && is_directed(i->mods.rnd) && i->nsrc == 2 && !i->mods.ftz && !i->mods.sat &&
            !i->mods.approx && !i->mods.full;
@@ -965,8 +838,6 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     return true;
   case ir_op_cvt_pack: out[0] = lower_cvt_pack(b, i); return true;
   case ir_op_fns: out[0] = lower_fns(b, i); return true;
-  case ir_op_fma: case ir_op_mad: out[0] = lower_fma_f64(b, i); return true;
-  case ir_op_mul: out[0] = lower_mul_directed(b, i); return true;
   case ir_op_div: case ir_op_rcp: case ir_op_sqrt:
     out[0] = i->type != ir_type_f64 ? lower_div_f32_directed(b, i)
            : i->op == ir_op_sqrt  ? lower_sqrt_f64_directed(b, i) : lower_div_f64_directed(b, i);

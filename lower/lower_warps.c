@@ -121,8 +121,18 @@ static bool lower_shfl(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_valu
   default:
     return false;
   }
-  ir_value *src = lower_selp(b, ir_type_b32, j, lane, pv);
-  src = lower_alu(b, ir_op_add, ir_type_b32, src, lw->base);
+  /* base + (pv ? j : lane); for up/down/bfly as (lane + base) -/+/^
+   * (pv ? b : 0), equal because base's bits (0 or 32) are above lane's and
+   * b's: LLVM then folds (L & 31) + (L & 32) back to the wave lane L, one
+   * instruction less per shuffle than selecting j. */
+  ir_value *src, *whole = lower_alu(b, ir_op_add, ir_type_b32, lane, lw->base);
+  ir_value *delta = lower_selp(b, ir_type_b32, bval, imm(b, 0), pv);
+  switch ((ir_shflmode)i->mods.shfl) {
+  case IR_SHFL_UP: src = lower_alu(b, ir_op_sub, ir_type_b32, whole, delta); break;
+  case IR_SHFL_DOWN: src = lower_alu(b, ir_op_add, ir_type_b32, whole, delta); break;
+  case IR_SHFL_BFLY: src = lower_alu(b, ir_op_xor, ir_type_b32, whole, delta); break;
+  default: src = lower_alu(b, ir_op_add, ir_type_b32, lower_selp(b, ir_type_b32, j, lane, pv), lw->base); break;
+  }
   out[0] = ir_alu2(b, ir_op_wave_bpermute, ir_type_b32, i->src[0], src);
   if (i->ndst > 1) out[1] = pv;
   return true;
