@@ -24,6 +24,10 @@ bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *da
 void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* lower_mma.c: byte e of w, an e4m3 or e5m2, as the bits of the f32 of the
+ * same value (exact; NaN the f32 canonical NaN), in a dozen integer ops. */
+ir_value *lower_f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e);
+
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says
  * so with the instruction, the kernel, its position and the target. */

@@ -230,7 +230,7 @@ static ir_value *f16_to_f32(ir_builder *b, ir_value *h) {
  * scaled by a power of two, both exact.  A dozen integer ops where
  * cvt.rn.f16x2.e4m3x2 through lower_math is ~80 per byte (cuBLASLt's fp8
  * GEMMs have 64 such conversions per mma). */
-static ir_value *f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e) {
+ir_value *lower_f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e) {
   bool e4 = t == ir_type_e4m3;
   unsigned mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15;
   ir_value *byte = and32(b, e ? shr32(b, w, 8 * e) : w, 0xff);
@@ -259,7 +259,7 @@ static ir_value *elem_f32(mma_ctx *X, ir_type t, ir_value *w, unsigned e) {
   ir_builder *b = X->b;
   switch (t) {
   case ir_type_f16: return f16_to_f32(b, X->half[split_word(X, w)][e]);
-  case ir_type_e4m3: case ir_type_e5m2: return f8_to_f32(b, t, w, e);
+  case ir_type_e4m3: case ir_type_e5m2: return lower_f8_to_f32(b, t, w, e);
   case ir_type_bf16: return e ? and32(b, w, 0xffff0000u) : shl32(b, w, 16);
   case ir_type_tf32: return and32(b, w, 0xffffe000u);
   default: return w;
