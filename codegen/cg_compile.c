@@ -150,9 +150,10 @@ static void tm_cache_free(void *p) {
 }
 
 /* The thread's target machine for (cpu, features), created on first use;
- * NULL (with *err set) when LLVM has no AMDGPU target.  Owned by the
- * thread's cache: never disposed by the caller. */
-static LLVMTargetMachineRef target_machine(const char *cpu, const char *features, char **err) {
+ * NULL (with *err set) when LLVM has no AMDGPU target.  *owned: the caller
+ * disposes of it (it could not be cached), else the thread's cache does. */
+static LLVMTargetMachineRef target_machine(const char *cpu, const char *features, bool *owned, char **err) {
+  *owned = false;
   tm_cache *tc = pthread_getspecific(tm_key);
   if (!tc) {
     tc = calloc(1, sizeof *tc);
@@ -167,21 +168,16 @@ static LLVMTargetMachineRef target_machine(const char *cpu, const char *features
   if (LLVMGetTargetFromTriple("amdgcn-amd-amdhsa", &t, err)) return NULL;
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, "amdgcn-amd-amdhsa", cpu, features, LLVMCodeGenLevelDefault,
                                                     LLVMRelocPIC, LLVMCodeModelDefault);
-  if (!tc || strlen(cpu) >= sizeof tc->e[0].cpu || strlen(features) >= sizeof tc->e[0].features) return tm;
+  if (!tc || strlen(cpu) >= sizeof tc->e[0].cpu || strlen(features) >= sizeof tc->e[0].features) {
+    *owned = true;
+    return tm;
+  }
   unsigned k = tc->n < TM_CACHE ? tc->n++ : tc->next++ % TM_CACHE;
   if (tc->e[k].tm) LLVMDisposeTargetMachine(tc->e[k].tm);
   snprintf(tc->e[k].cpu, sizeof tc->e[k].cpu, "%s", cpu);
   snprintf(tc->e[k].features, sizeof tc->e[k].features, "%s", features);
   tc->e[k].tm = tm;
   return tm;
-}
-
-/* Whether tm belongs to the thread's cache (else the caller disposes). */
-static bool tm_cached(LLVMTargetMachineRef tm) {
-  tm_cache *tc = pthread_getspecific(tm_key);
-  for (unsigned i = 0; tc && i < tc->n; i++)
-    if (tc->e[i].tm == tm) return true;
-  return false;
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -436,7 +432,8 @@ static void *part_main(void *arg) {
     }
   }
   char *err = NULL;
-  LLVMTargetMachineRef tm = target_machine(p->opt->target->name, p->features, &err);
+  bool tm_owned;
+  LLVMTargetMachineRef tm = target_machine(p->opt->target->name, p->features, &tm_owned, &err);
   if (!tm) {
     cg_take_message(err, msg, sizeof msg);
     pw_error(&p->diag, p->path, "LLVM has no AMDGPU target: %s", msg);
@@ -460,7 +457,7 @@ static void *part_main(void *arg) {
       p->ok = !c.llvm_errors;
     }
   }
-  if (tm && !tm_cached(tm)) LLVMDisposeTargetMachine(tm);
+  if (tm && tm_owned) LLVMDisposeTargetMachine(tm);
   cg_context_fini(&c);
   return NULL;
 }
@@ -677,8 +674,9 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
   char msg[4096];
   char *err = NULL;
   LLVMTargetMachineRef tm = NULL;
+  bool tm_owned = false;
   if (ok) {
-    tm = target_machine(opt->target->name, features, &err);
+    tm = target_machine(opt->target->name, features, &tm_owned, &err);
     if (!tm) {
       cg_take_message(err, msg, sizeof msg);
       pw_error(d, path, "LLVM has no AMDGPU target: %s", msg);
@@ -765,7 +763,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       LLVMDisposeMemoryBuffer(buf);
     }
   }
-  if (tm && !tm_cached(tm)) LLVMDisposeTargetMachine(tm);
+  if (tm && tm_owned) LLVMDisposeTargetMachine(tm);
   cg_context_fini(&c);
   if (!ok) {
     free(out->data);
