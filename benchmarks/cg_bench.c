@@ -1,6 +1,7 @@
 /* benchmarks/cg_bench.c: codegen over a corpus of PTX modules.
  *
  *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N]
+ *            [--llvm OPT]...
  *            (--libdir DIR --list FILE | FILE.ptx...)
  *
  * For each module: parse and lower/ for the target (timed apart: the front
@@ -38,6 +39,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Support.h>
 
 #include "codegen/codegen.h"
 #include "lower/lower.h"
@@ -197,6 +201,7 @@ static double run_ptxas(const char *text, size_t len) {
     fwrite(rest, 1, len - (size_t)(rest - text), f);
   }
   fclose(f);
+  fflush(stdout); /* else the child's freopen writes our buffered output again */
   pid_t pid = fork();
   if (pid == 0) {
     freopen("/dev/null", "w", stdout);
@@ -281,9 +286,7 @@ static bool one(const ptx_module *pm, void *user) {
       S->nparts = nparts;
     }
   }
-  if (B->each)
-    printf("module %s: %llu instructions, parse + lower/ %.3f s, codegen %.3f s%s\n", pm->name,
-           (unsigned long long)st.instrs, tfront, tcg, ok ? "" : " (failed)");
+  double tp = -1;
   if (ok) {
     L->ok++;
     B->nok++;
@@ -291,7 +294,7 @@ static bool one(const ptx_module *pm, void *user) {
     B->nreloc += reloc;
     B->front += tfront;
     if (B->ptxas) {
-      double tp = run_ptxas(pm->text, pm->len);
+      tp = run_ptxas(pm->text, pm->len);
       if (tp >= 0) {
         B->both_n++;
         B->both_instrs += st.instrs;
@@ -302,6 +305,12 @@ static bool one(const ptx_module *pm, void *user) {
     }
   } else {
     count_reason(B, pw_diag_text(&d));
+  }
+  if (B->each) {
+    printf("module %s: %llu instructions, parse + lower/ %.3f s, codegen %.3f s%s", pm->name,
+           (unsigned long long)st.instrs, tfront, tcg, ok ? "" : " (failed)");
+    if (tp >= 0) printf(", ptxas %.3f s, ratio %.2f", tp, (tfront + tcg) / tp);
+    printf("\n");
   }
   if (m) ir_module_destroy(m);
   pw_diag_fini(&d);
@@ -323,6 +332,10 @@ int main(int argc, char **argv) {
   const char *libdir = NULL, *list = NULL;
   B.target = cg_target_find("gfx942");
   int first_file = argc;
+  /* --llvm OPT: an LLVM command-line option (-time-passes, ...), for
+   * measuring; parsed once before the first compile */
+  const char *llvm_args[64] = {"cg_bench"};
+  int nllvm = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--arch") && i + 1 < argc) B.target = cg_target_find(argv[++i]);
     else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc && B.npipe < MAXP) B.pipelines[B.npipe++] = argv[++i];
@@ -331,12 +344,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
+    else if (!strcmp(argv[i], "--llvm") && i + 1 < argc && nllvm < 63) llvm_args[nllvm++] = argv[++i];
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       B.split = true;
       B.threads = (unsigned)atoi(argv[++i]);
     }
     else if (argv[i][0] == '-') {
-      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] "
+      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] [--llvm OPT]... "
                       "(--libdir DIR --list FILE | FILE...)\n");
       return 2;
     } else {
@@ -349,6 +363,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (!B.npipe) B.pipelines[B.npipe++] = "default";
+  if (nllvm > 1) LLVMParseCommandLineOptions(nllvm, llvm_args, NULL);
   pw_diag d;
   pw_diag_init(&d, stderr);
   if (libdir) {
@@ -453,5 +468,8 @@ int main(int argc, char **argv) {
     printf("  %5u  %s\n", order[i][0], B.reasons[order[i][1]].text);
   for (size_t i = 0; i < B.nnames; i++) free(B.names[i]);
   free(B.names);
+  /* LLVM's timers (-time-passes) report when LLVM shuts down */
+  fflush(stdout);
+  if (nllvm > 1) LLVMShutdown();
   return 0;
 }
