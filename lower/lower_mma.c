@@ -372,12 +372,21 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   X.lane = laneid(b);
   X.t = and32(b, X.lane, 3);
   bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64;
+  /* k outermost, the thread's elements inside: each element's sum is still
+   * one chain in k order from C (the emulator's order), but the A and B
+   * values of one k are used by the elements that need them and then die.
+   * Element-outer order kept every shuffled value of the fragment live
+   * across all the chains (128 f32 per m16n8k32), which in cuBLASLt's fp8
+   * GEMMs (several mma per loop iteration) made LLVM's greedy register
+   * allocator evict for minutes (docs/lowering.md). */
   ir_value *acc[4];
   for (unsigned e = 0; e < X.fc->nelem; e++) {
-    unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
-    PW_ASSERT(c0 < 2);
-    ir_value *a = i8 ? imm(b, 0) : c_elem(&X, e);
-    for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
+    PW_ASSERT(ir_mma_col0(X.fc, e) < 2);
+    acc[e] = i8 ? imm(b, 0) : c_elem(&X, e);
+  }
+  for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
+    for (unsigned e = 0; e < X.fc->nelem; e++) {
+      unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
       unsigned ia, sa, ib, sb;
       if (!find_a(&X, r0, k, &ia, &sa) || !find_b(&X, k, &ib, &sb)) {
         lower_error(diag, i, "mma: no fragment element for k = %u (layout table)", k);
@@ -386,16 +395,17 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
       if (i8) {
         /* four consecutive k in one register of A and of B (ir_mma.h: col/row = 4t + (i & 3) + ...) */
         PW_ASSERT(ia % 4 == 0 && ib % 4 == 0);
-        a = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), a,
-                    .signed_a = X.ta == ir_type_s8, .signed_b = X.tb == ir_type_s8);
+        acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), acc[e],
+                         .signed_a = X.ta == ir_type_s8, .signed_b = X.tb == ir_type_s8);
       } else {
-        a = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0), a,
-                    .rnd = IR_RND_RN);
+        acc[e] = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0),
+                         acc[e], .rnd = IR_RND_RN);
       }
     }
-    if (i8) a = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), a, .sat = i->mods.satfinite);
-    acc[e] = a;
   }
+  if (i8)
+    for (unsigned e = 0; e < X.fc->nelem; e++)
+      acc[e] = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), acc[e], .sat = i->mods.satfinite);
   if (X.td == ir_type_f16) {
     ir_value *h[4];
     for (unsigned e = 0; e < X.fc->nelem; e++) {
