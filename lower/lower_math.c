@@ -349,12 +349,14 @@ static bool want_cvt(const ir_instr *i) {
 }
 
 /* ---- fp8 x2 <-> f16x2, both halves at once -------------------------------- */
-/* The helpers of the packed paths: a f16x2 op on a constant pair, prmt with
- * a zero second word (9.7.9.7; a constant selector is one v_perm_b32), the
- * bitwise select m ? x : y (lop3 0xca, 9.7.8.6; v_bfi_b32), and the lane
- * mask of the halves whose value (below 0x8000) plus k carries into bit 15:
- * that carry moved to bit 0 of the half (at most 0x10001: v_mul_u32_u24)
- * times fill, 0xff00 for the high byte of the half or 0xffff for all of it. */
+/* The helpers of the packed paths: a f16x2 op on a constant pair; prmt with
+ * a zero second word (9.7.9.7; a constant selector is one v_perm_b32); the
+ * bitwise select m ? x : y as ((x ^ y) & m) ^ y (three LLVM instructions
+ * where lop3 0xca's (m & x) | (~m & y) is four; both are one v_bfi_b32);
+ * the carry of the halves whose value (below 0x8000) plus k reaches bit 15,
+ * and from it the lane mask: the carry moved to bit 0 of the half (at most
+ * 0x10001, so v_mul_u32_u24) times fill, 0xff00 for the high byte of the
+ * half or 0xffff for all of it. */
 static ir_value *h2k(ir_builder *b, ir_op op, ir_value *x, uint32_t k) {
   if (op == ir_op_min) return ir_alu2(b, op, ir_type_f16x2, x, k32(b, k));
   return ir_alu2(b, op, ir_type_f16x2, x, k32(b, k), .rnd = IR_RND_RN);
@@ -363,11 +365,20 @@ static ir_value *prmt0(ir_builder *b, ir_value *x, uint32_t sel) {
   return ir_build_value(b, ir_op_prmt, ir_type_b32, 3, (ir_value *[]){x, k32(b, 0), k32(b, sel)}, NULL);
 }
 static ir_value *bitsel(ir_builder *b, ir_value *m, ir_value *x, ir_value *y) {
-  return ir_build_value(b, ir_op_lop3, ir_type_b32, 4, (ir_value *[]){m, x, y, k32(b, 0xca)}, NULL);
+  return a32(b, ir_op_xor, a32(b, ir_op_and, a32(b, ir_op_xor, x, y), m), y);
 }
-static ir_value *lane_mask(ir_builder *b, ir_value *lanes, uint32_t k, uint32_t fill) {
-  ir_value *t = a32(b, ir_op_and, a32(b, ir_op_add, lanes, k32(b, k)), k32(b, 0x80008000u));
-  return a32(b, ir_op_mul, a32(b, ir_op_shr, t, k32(b, 15)), k32(b, fill));
+static ir_value *lane_carry(ir_builder *b, ir_value *lanes, uint32_t k) {
+  return a32(b, ir_op_and, a32(b, ir_op_add, lanes, k32(b, k)), k32(b, 0x80008000u));
+}
+static ir_value *lane_mask(ir_builder *b, ir_value *carry, uint32_t fill) {
+  return a32(b, ir_op_mul, a32(b, ir_op_shr, carry, k32(b, 15)), k32(b, fill));
+}
+/* v with the marked halves (carry at bit 15) made 0x7fff (fill 0xffff) or
+ * their high byte 0x7f (fill 0xff00), whatever they held: the mask or-ed
+ * in, then the carry's own bit 15 flipped back to 0 (two ops where a
+ * select of a constant is a v_bfi_b32 and the constant's v_mov). */
+static ir_value *nan_fill(ir_builder *b, ir_value *v, ir_value *carry, uint32_t fill) {
+  return a32(b, ir_op_xor, a32(b, ir_op_or, v, lane_mask(b, carry, fill)), carry);
 }
 
 /* cvt.rn.f16x2.{e4m3x2,e5m2x2} (PTX ISA 9.7.9.21; formats 5.2.5.1): every
@@ -382,10 +393,10 @@ static ir_value *lane_mask(ir_builder *b, ir_value *lanes, uint32_t k, uint32_t 
  * denormals, the "denormal-fp-math" default); the sign is or-ed back.  NaN
  * (e4m3 S.1111.111, e5m2 magnitude above 0x7c) gives the f16 canonical NaN
  * 0x7fff whatever its sign, as the emulator does: the halves whose
- * magnitude plus 0x100 (e4m3) or 0x3ff (e5m2) reaches 0x8000 take it by a
- * select.  The pair costs 11 IR ops for e4m3 (gfx942: 16 LLVM / 14 machine
- * instructions; the per-byte f32 path took 43 / 36) and 7 for e5m2 (10 /
- * 9; were 47 / 42). */
+ * magnitude plus 0x100 (e4m3) or 0x3ff (e5m2) reaches 0x8000 are filled
+ * (nan_fill).  The pair costs 12 IR ops for e4m3 (gfx942: 14 LLVM / 13
+ * machine instructions; the per-byte f32 path took 43 / 36) and 8 for
+ * e5m2 (8 / 9; were 47 / 42). */
 static ir_value *f16x2_from_f8x2(ir_builder *b, bool e4, ir_value *src) {
   ir_value *w = prmt0(b, src, 0x1404);
   ir_value *mag = a32(b, ir_op_and, w, k32(b, 0x7fff7fffu));
@@ -394,8 +405,7 @@ static ir_value *f16x2_from_f8x2(ir_builder *b, bool e4, ir_value *src) {
     ir_value *f = h2k(b, ir_op_mul, a32(b, ir_op_shr, mag, k32(b, 1)), 0x5c005c00u);
     v = a32(b, ir_op_or, f, a32(b, ir_op_and, w, k32(b, 0x80008000u)));
   }
-  ir_value *nan = lane_mask(b, mag, e4 ? 0x01000100u : 0x03ff03ffu, 0xffff);
-  return bitsel(b, nan, k32(b, 0x7fff7fffu), v);
+  return nan_fill(b, v, lane_carry(b, mag, e4 ? 0x01000100u : 0x03ff03ffu), 0xffff);
 }
 
 /* cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 without .relu (9.7.9.21): the
@@ -416,13 +426,13 @@ static ir_value *f16x2_from_f8x2(ir_builder *b, bool e4, ir_value *src) {
  *    the encoding (0..8; 8 the smallest normal), shifted to the high byte.
  *    A select per half (the carry of a + 0x5c00) picks one.
  *  - the sign of x is the top bit of that byte; NaN halves give 0x7f, no
- *    sign, by a second select; one prmt takes bytes 1 and 3.
+ *    sign (nan_fill); one prmt takes bytes 1 and 3.
  * Every half stays below 0x8080 through the integer steps (a NaN that
  * min/mul make of the positive a is positive: the emulator's canonical
  * 0x7fff, the hardware's quieted input or 0x7e00), so nothing carries
- * across halves.  The pair costs 24 IR ops for e4m3 (gfx942: 32
- * LLVM / 28 machine instructions; the per-half f32 path took 47 / 49) and
- * 15 for e5m2 (19 / 18; were 47 / 49). */
+ * across halves.  The pair costs 27 IR ops for e4m3 (gfx942: 29
+ * LLVM / 27 machine instructions; the per-half f32 path took 47 / 49) and
+ * 16 for e5m2 (17 / 17; were 47 / 49). */
 static ir_value *f8x2_from_f16x2(ir_builder *b, bool e4, ir_value *x) {
   ir_value *a = a32(b, ir_op_and, x, k32(b, 0x7fff7fffu));
   ir_value *c = h2k(b, ir_op_min, a, e4 ? 0x5f405f40u : 0x7b7f7b7fu);
@@ -433,13 +443,13 @@ static ir_value *f8x2_from_f16x2(ir_builder *b, bool e4, ir_value *x) {
     ir_value *r = a32(b, ir_op_add, a32(b, ir_op_add, c8, k32(b, 0x003f003fu)), lsb);
     ir_value *norm = a32(b, ir_op_shl, r, k32(b, 1));
     ir_value *sub = a32(b, ir_op_shl, h2k(b, ir_op_add, c, 0x40004000u), k32(b, 8));
-    v = bitsel(b, lane_mask(b, a, 0x5c005c00u, 0xff00), norm, sub);
+    v = bitsel(b, lane_mask(b, lane_carry(b, a, 0x5c005c00u), 0xff00), norm, sub);
   } else {
     ir_value *lsb = a32(b, ir_op_and, a32(b, ir_op_shr, c, k32(b, 8)), k32(b, 0x00010001u));
     v = a32(b, ir_op_add, a32(b, ir_op_add, c, k32(b, 0x007f007fu)), lsb);
   }
   v = a32(b, ir_op_or, v, a32(b, ir_op_and, x, k32(b, 0x80008000u)));
-  v = bitsel(b, lane_mask(b, a, 0x03ff03ffu, 0xff00), k32(b, 0x7f007f00u), v);
+  v = nan_fill(b, v, lane_carry(b, a, 0x03ff03ffu), 0xff00);
   return narrow_to(b, prmt0(b, v, 0x4431), 16);
 }
 
