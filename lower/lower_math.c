@@ -374,11 +374,12 @@ static ir_value *lane_mask(ir_builder *b, ir_value *carry, uint32_t fill) {
   return a32(b, ir_op_mul, a32(b, ir_op_shr, carry, k32(b, 15)), k32(b, fill));
 }
 /* v with the marked halves (carry at bit 15) made 0x7fff (fill 0xffff) or
- * their high byte 0x7f (fill 0xff00), whatever they held: the mask or-ed
- * in, then the carry's own bit 15 flipped back to 0 (two ops where a
- * select of a constant is a v_bfi_b32 and the constant's v_mov). */
+ * their high byte 0x7f (fill 0xff00), whatever they held: a select of the
+ * constant, one v_bfi_b32 once the constant sits in a register (or-ing the
+ * mask in and flipping the carry's bit 15 back is one LLVM instruction
+ * fewer but one machine instruction more in NCCL's modules). */
 static ir_value *nan_fill(ir_builder *b, ir_value *v, ir_value *carry, uint32_t fill) {
-  return a32(b, ir_op_xor, a32(b, ir_op_or, v, lane_mask(b, carry, fill)), carry);
+  return bitsel(b, lane_mask(b, carry, fill), k32(b, fill == 0xffff ? 0x7fff7fffu : 0x7f007f00u), v);
 }
 
 /* cvt.rn.f16x2.{e4m3x2,e5m2x2} (PTX ISA 9.7.9.21; formats 5.2.5.1): every
@@ -394,9 +395,9 @@ static ir_value *nan_fill(ir_builder *b, ir_value *v, ir_value *carry, uint32_t 
  * (e4m3 S.1111.111, e5m2 magnitude above 0x7c) gives the f16 canonical NaN
  * 0x7fff whatever its sign, as the emulator does: the halves whose
  * magnitude plus 0x100 (e4m3) or 0x3ff (e5m2) reaches 0x8000 are filled
- * (nan_fill).  The pair costs 12 IR ops for e4m3 (gfx942: 14 LLVM / 13
- * machine instructions; the per-byte f32 path took 43 / 36) and 8 for
- * e5m2 (8 / 9; were 47 / 42). */
+ * (nan_fill).  The pair costs 13 IR ops for e4m3 (gfx942, alone in a
+ * kernel: 15 LLVM / 14 machine instructions; the per-byte f32 path took
+ * 43 / 36) and 9 for e5m2 (9 / 9; were 47 / 42). */
 static ir_value *f16x2_from_f8x2(ir_builder *b, bool e4, ir_value *src) {
   ir_value *w = prmt0(b, src, 0x1404);
   ir_value *mag = a32(b, ir_op_and, w, k32(b, 0x7fff7fffu));
@@ -430,9 +431,9 @@ static ir_value *f16x2_from_f8x2(ir_builder *b, bool e4, ir_value *src) {
  * Every half stays below 0x8080 through the integer steps (a NaN that
  * min/mul make of the positive a is positive: the emulator's canonical
  * 0x7fff, the hardware's quieted input or 0x7e00), so nothing carries
- * across halves.  The pair costs 27 IR ops for e4m3 (gfx942: 29
- * LLVM / 27 machine instructions; the per-half f32 path took 47 / 49) and
- * 16 for e5m2 (17 / 17; were 47 / 49). */
+ * across halves.  The pair costs 28 IR ops for e4m3 (gfx942, alone in
+ * a kernel: 30 LLVM / 28 machine instructions; the per-half f32 path took
+ * 47 / 49) and 17 for e5m2 (18 / 18; were 47 / 49). */
 static ir_value *f8x2_from_f16x2(ir_builder *b, bool e4, ir_value *x) {
   ir_value *a = a32(b, ir_op_and, x, k32(b, 0x7fff7fffu));
   ir_value *c = h2k(b, ir_op_min, a, e4 ? 0x5f405f40u : 0x7b7f7b7fu);
