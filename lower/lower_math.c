@@ -461,8 +461,8 @@ static ir_value *lower_cvt(ir_builder *b, ir_instr *i) {
    * no carry or borrow crosses from one half into the other): NCCL's fp8
    * reductions hold thousands of these conversions.  Per-lane conditions
    * are carries: (lane + K) & 0x8000 marks the lanes >= 0x8000 - K, and
-   * such a mark times 0xff or 0xffff is the lane's byte or half mask for a
-   * bitwise select (lop3 0xca, v_bfi_b32). */
+   * such a mark moved to bit 0 times 0xff00 or 0xffff is the lane's high
+   * byte or whole mask for a bitwise select (v_bfi_b32). */
   if ((dt == ir_type_e4m3x2 || dt == ir_type_e5m2x2) && st == ir_type_f16x2 && i->nsrc == 1 && !i->mods.relu &&
       i->mods.satfinite && i->mods.rnd == IR_RND_RN)
     return f8x2_from_f16x2(b, dt == ir_type_e4m3x2, i->src[0]);
