@@ -3,7 +3,8 @@
  * wider than the type, float -> integer in the four .rXi modes (saturating,
  * NaN -> 0, .ftz), integer -> float in the four modes, float -> float
  * narrowing in every mode (f64->f32, f32->f16/bf16/tf32, fp8/fp6/fp4 with
- * .satfinite and .relu), widening, packed pairs, ue8m0.
+ * .satfinite and .relu), widening, packed pairs (fp8x2 <-> f16x2 on every
+ * input), ue8m0.
  *
  * References: the host FPU under fesetround for f32/f64 results (compiled
  * with -frounding-math), emu_fpref.h's table rounding for narrow formats,
