@@ -13,7 +13,10 @@
  *    value's exact f64 bit pattern, then one correctly rounded encoding into
  *    the destination format done on the integer bits (enc_from_f64): the
  *    same algorithm as the emulator's emu_fp_round (emu/emu_fp.c), so the
- *    lowered code is bit-identical to the unlowered reference.
+ *    lowered code is bit-identical to the unlowered reference.  Except the
+ *    fp8x2 <-> f16x2 forms NCCL's fp8 reductions are full of: both halves
+ *    at once with 32-bit integer ops and one or two packed f16 ops
+ *    (f16x2_from_f8x2, f8x2_from_f16x2), bit-identical as well.
  *  - cvt.pack.sat (9.7.9.22): clamps, masks and shifts.
  *  - fns (9.7.1.17): the n-th set bit by a five-step binary search of popc.
  *  - fma/mad.rz/.rm/.rp.f64 (9.7.3.5): fma.rn plus the exact sign of its
@@ -345,71 +348,127 @@ static bool want_cvt(const ir_instr *i) {
   return st == ir_type_f64 && ((dt == ir_type_f16 && is_directed(i->mods.rnd)) || dt == ir_type_bf16);
 }
 
+/* ---- fp8 x2 <-> f16x2, both halves at once -------------------------------- */
+/* The helpers of the packed paths: a f16x2 op on a constant pair; prmt with
+ * a zero second word (9.7.9.7; a constant selector is one v_perm_b32); the
+ * bitwise select m ? x : y as ((x ^ y) & m) ^ y (three LLVM instructions
+ * where lop3 0xca's (m & x) | (~m & y) is four; both are one v_bfi_b32);
+ * the carry of the halves whose value (below 0x8000) plus k reaches bit 15,
+ * and from it the lane mask: the carry moved to bit 0 of the half (at most
+ * 0x10001, so v_mul_u32_u24) times fill, 0xff00 for the high byte of the
+ * half or 0xffff for all of it. */
+static ir_value *h2k(ir_builder *b, ir_op op, ir_value *x, uint32_t k) {
+  if (op == ir_op_min) return ir_alu2(b, op, ir_type_f16x2, x, k32(b, k));
+  return ir_alu2(b, op, ir_type_f16x2, x, k32(b, k), .rnd = IR_RND_RN);
+}
+static ir_value *prmt0(ir_builder *b, ir_value *x, uint32_t sel) {
+  return ir_build_value(b, ir_op_prmt, ir_type_b32, 3, (ir_value *[]){x, k32(b, 0), k32(b, sel)}, NULL);
+}
+static ir_value *bitsel(ir_builder *b, ir_value *m, ir_value *x, ir_value *y) {
+  return a32(b, ir_op_xor, a32(b, ir_op_and, a32(b, ir_op_xor, x, y), m), y);
+}
+static ir_value *lane_carry(ir_builder *b, ir_value *lanes, uint32_t k) {
+  return a32(b, ir_op_and, a32(b, ir_op_add, lanes, k32(b, k)), k32(b, 0x80008000u));
+}
+static ir_value *lane_mask(ir_builder *b, ir_value *carry, uint32_t fill) {
+  return a32(b, ir_op_mul, a32(b, ir_op_shr, carry, k32(b, 15)), k32(b, fill));
+}
+/* v with the marked halves (carry at bit 15) made 0x7fff (fill 0xffff) or
+ * their high byte 0x7f (fill 0xff00), whatever they held: a select of the
+ * constant, one v_bfi_b32 once the constant sits in a register (or-ing the
+ * mask in and flipping the carry's bit 15 back is one LLVM instruction
+ * fewer but one machine instruction more in NCCL's modules). */
+static ir_value *nan_fill(ir_builder *b, ir_value *v, ir_value *carry, uint32_t fill) {
+  return bitsel(b, lane_mask(b, carry, fill), k32(b, fill == 0xffff ? 0x7fff7fffu : 0x7f007f00u), v);
+}
+
+/* cvt.rn.f16x2.{e4m3x2,e5m2x2} (PTX ISA 9.7.9.21; formats 5.2.5.1): every
+ * fp8 value is an f16 value.  One prmt puts byte k in the high byte of half
+ * k (w = {0, b0, 0, b1}).  e5m2 has the f16 layout (5 exponent bits, bias
+ * 15), so w is the result, infinities included.  e4m3 (bias 7): its
+ * magnitude bits eeee.mmm moved to f16 bits 13..7 ((w & 0x7fff7fff) >> 1)
+ * read as an f16 are the value times 2^-8 (exponent field e is 2^(e-15)
+ * against e4m3's 2^(e-7); the subnormal 0.mmm * 2^-6 becomes the f16
+ * subnormal mmm * 2^-17), so one mul.rn.f16x2 by 2^8 (0x5c00) gives the
+ * value, exactly, subnormals included (no .ftz; codegen keeps f16
+ * denormals, the "denormal-fp-math" default); the sign is or-ed back.  NaN
+ * (e4m3 S.1111.111, e5m2 magnitude above 0x7c) gives the f16 canonical NaN
+ * 0x7fff whatever its sign, as the emulator does: the halves whose
+ * magnitude plus 0x100 (e4m3) or 0x3ff (e5m2) reaches 0x8000 are filled
+ * (nan_fill).  The pair costs 13 IR ops for e4m3 (gfx942, alone in a
+ * kernel: 15 LLVM / 14 machine instructions; the per-byte f32 path took
+ * 43 / 36) and 9 for e5m2 (9 / 9; were 47 / 42). */
+static ir_value *f16x2_from_f8x2(ir_builder *b, bool e4, ir_value *src) {
+  ir_value *w = prmt0(b, src, 0x1404);
+  ir_value *mag = a32(b, ir_op_and, w, k32(b, 0x7fff7fffu));
+  ir_value *v = w;
+  if (e4) {
+    ir_value *f = h2k(b, ir_op_mul, a32(b, ir_op_shr, mag, k32(b, 1)), 0x5c005c00u);
+    v = a32(b, ir_op_or, f, a32(b, ir_op_and, w, k32(b, 0x80008000u)));
+  }
+  return nan_fill(b, v, lane_carry(b, mag, e4 ? 0x01000100u : 0x03ff03ffu), 0xffff);
+}
+
+/* cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 without .relu (9.7.9.21): the
+ * magnitude a = |x| of each half is first clamped (min.f16x2) to the
+ * largest value that still rounds to the largest finite fp8: 464 (0x5f40,
+ * halfway between 448 and 480, rounds to the even 448) for e4m3, 0x7b7f
+ * (just under the 57344/61440 midpoint) for e5m2.  .satfinite makes every
+ * larger value, infinity included, the largest finite one.
+ *  - e5m2 has the f16 layout: the encoding is the high byte of a rounded
+ *    to nearest even at bit 8 (a + 0x7f + bit 8), subnormal results
+ *    included (both formats' subnormals sit on the same exponent field).
+ *  - e4m3, normal results (a >= 2^-6, 0x2400): c * 2^-8 (mul.rn.f16x2,
+ *    exact there) holds e4m3's biased exponent in the f16 exponent field,
+ *    so rounding its bits at bit 7 (+ 0x3f + bit 7) leaves the encoding in
+ *    bits 14..7, the high byte after a shift by one.  Subnormal results
+ *    (a < 2^-6): add.rn.f16x2(c, 2.0) rounds once, to the f16 quantum 2^-9
+ *    of [2, 4), which is e4m3's subnormal quantum: the sum's low byte is
+ *    the encoding (0..8; 8 the smallest normal), shifted to the high byte.
+ *    A select per half (the carry of a + 0x5c00) picks one.
+ *  - the sign of x is the top bit of that byte; NaN halves give 0x7f, no
+ *    sign (nan_fill); one prmt takes bytes 1 and 3.
+ * Every half stays below 0x8080 through the integer steps (a NaN that
+ * min/mul make of the positive a is positive: the emulator's canonical
+ * 0x7fff, the hardware's quieted input or 0x7e00), so nothing carries
+ * across halves.  The pair costs 28 IR ops for e4m3 (gfx942, alone in
+ * a kernel: 30 LLVM / 28 machine instructions; the per-half f32 path took
+ * 47 / 49) and 17 for e5m2 (18 / 18; were 47 / 49). */
+static ir_value *f8x2_from_f16x2(ir_builder *b, bool e4, ir_value *x) {
+  ir_value *a = a32(b, ir_op_and, x, k32(b, 0x7fff7fffu));
+  ir_value *c = h2k(b, ir_op_min, a, e4 ? 0x5f405f40u : 0x7b7f7b7fu);
+  ir_value *v;
+  if (e4) {
+    ir_value *c8 = h2k(b, ir_op_mul, c, 0x1c001c00u);   /* 2^-8 */
+    ir_value *lsb = a32(b, ir_op_and, a32(b, ir_op_shr, c8, k32(b, 7)), k32(b, 0x00010001u));
+    ir_value *r = a32(b, ir_op_add, a32(b, ir_op_add, c8, k32(b, 0x003f003fu)), lsb);
+    ir_value *norm = a32(b, ir_op_shl, r, k32(b, 1));
+    ir_value *sub = a32(b, ir_op_shl, h2k(b, ir_op_add, c, 0x40004000u), k32(b, 8));
+    v = bitsel(b, lane_mask(b, lane_carry(b, a, 0x5c005c00u), 0xff00), norm, sub);
+  } else {
+    ir_value *lsb = a32(b, ir_op_and, a32(b, ir_op_shr, c, k32(b, 8)), k32(b, 0x00010001u));
+    v = a32(b, ir_op_add, a32(b, ir_op_add, c, k32(b, 0x007f007fu)), lsb);
+  }
+  v = a32(b, ir_op_or, v, a32(b, ir_op_and, x, k32(b, 0x80008000u)));
+  v = nan_fill(b, v, lane_carry(b, a, 0x03ff03ffu), 0xff00);
+  return narrow_to(b, prmt0(b, v, 0x4431), 16);
+}
+
 static ir_value *lower_cvt(ir_builder *b, ir_instr *i) {
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
-  /* e4m3x2/e5m2x2 from f16x2, .rn.satfinite without .relu: per half, the
-   * f16 widened to f32 (exact), then rounded on the f32 bits: a normal
-   * result by adding half a quantum less one plus the kept lsb (ties to
-   * even) and rebiasing the exponent; a subnormal one (below 2^-6 / 2^-14)
-   * as cvt.rni of |x| * 2^9 / 2^16, whose integer is the encoding (the
-   * largest, 2^mbits, is the smallest normal's); .satfinite clamps past the
-   * largest finite value (448 / 57344, inf included); NaN gives 0x7f.  A
-   * dozen ops per half where the general path takes ~80. */
+  /* fp8 <-> f16x2 with both 16-bit halves at once (the register holds two
+   * lanes; every integer step below keeps each lane's value under 2^16, so
+   * no carry or borrow crosses from one half into the other): NCCL's fp8
+   * reductions hold thousands of these conversions.  Per-lane conditions
+   * are carries: (lane + K) & 0x8000 marks the lanes >= 0x8000 - K, and
+   * such a mark moved to bit 0 times 0xff00 or 0xffff is the lane's high
+   * byte or whole mask for a bitwise select (v_bfi_b32). */
   if ((dt == ir_type_e4m3x2 || dt == ir_type_e5m2x2) && st == ir_type_f16x2 && i->nsrc == 1 && !i->mods.relu &&
-      i->mods.satfinite && i->mods.rnd == IR_RND_RN) {
-    bool e4 = dt == ir_type_e4m3x2;
-    unsigned mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, drop = 23 - mbits;
-    uint32_t maxfin = e4 ? 0x7e : 0x7b, minnorm = (uint32_t)(127 - bias + 1) << 23;
-    ir_value *q[2];
-    for (unsigned k = 0; k < 2; k++) {
-      ir_value *hb = a32(b, ir_op_and, k ? a32(b, ir_op_shr, i->src[0], k32(b, 16)) : i->src[0], k32(b, 0xffff));
-      ir_value *hmag = a32(b, ir_op_and, hb, k32(b, 0x7fff));
-      ir_value *sgn = a32(b, ir_op_shl, a32(b, ir_op_shr, hb, k32(b, 15)), k32(b, 7));
-      ir_instr *h16 = ir_build(b, ir_op_cvt, ir_type_u16, 1, (ir_value *[]){hmag}, 1, (ir_type[]){ir_type_b16}, NULL);
-      h16->type2 = ir_type_u32;
-      ir_instr *wf = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){h16->dst[0]}, 1, (ir_type[]){ir_type_f32}, NULL);
-      wf->type2 = ir_type_f16;
-      ir_value *u = wf->dst[0];   /* |x| as f32 bits */
-      ir_value *lsb = a32(b, ir_op_and, a32(b, ir_op_shr, u, k32(b, drop)), k32(b, 1));
-      ir_value *r = a32(b, ir_op_add, a32(b, ir_op_add, u, k32(b, (1u << (drop - 1)) - 1)), lsb);
-      ir_value *norm = a32(b, ir_op_sub, a32(b, ir_op_shr, r, k32(b, drop)), k32(b, (127 - bias) << mbits));
-      ir_value *scaled = ir_alu2(b, ir_op_mul, ir_type_f32, u, k32(b, (127u + bias - 1 + mbits) << 23), .rnd = IR_RND_RN);
-      ir_instr *ri = ir_build(b, ir_op_cvt, ir_type_u32, 1, (ir_value *[]){scaled}, 1, (ir_type[]){ir_type_u32},
-                              IR_MODS(.rnd = IR_RND_RNI));
-      ri->type2 = ir_type_f32;
-      ir_value *enc = sel(b, ir_type_b32, cmp(b, IR_CMP_LT, ir_type_u32, u, k32(b, minnorm)), ri->dst[0], norm);
-      enc = sel(b, ir_type_b32, cmp(b, IR_CMP_GT, ir_type_u32, enc, k32(b, maxfin)), k32(b, maxfin), enc);
-      enc = a32(b, ir_op_or, enc, sgn);
-      q[k] = sel(b, ir_type_b32, cmp(b, IR_CMP_GT, ir_type_u32, hmag, k32(b, 0x7c00)), k32(b, 0x7f), enc);
-    }
-    return narrow_to(b, a32(b, ir_op_or, a32(b, ir_op_shl, q[1], k32(b, 8)), q[0]), 16);
-  }
-  /* f16x2 from e4m3x2/e5m2x2 (to nearest, no .relu): every fp8 value is
-   * an f16 value, so each byte widens exactly, through the f32 of the same
-   * value (lower_f8_to_f32, a dozen integer ops) and an exact cvt to f16,
-   * instead of the general decode-round-encode path (~80 ops per byte:
-   * NCCL's fp8 reductions hold thousands of these conversions). */
+      i->mods.satfinite && i->mods.rnd == IR_RND_RN)
+    return f8x2_from_f16x2(b, dt == ir_type_e4m3x2, i->src[0]);
   if (dt == ir_type_f16x2 && (st == ir_type_e4m3x2 || st == ir_type_e5m2x2) && i->nsrc == 1 && !i->mods.relu &&
-      !i->mods.satfinite && (i->mods.rnd == IR_RND_RN || i->mods.rnd == IR_RND_NONE)) {
-    ir_type et = st == ir_type_e4m3x2 ? ir_type_e4m3 : ir_type_e5m2;
-    ir_value *h[2];
-    for (unsigned k = 0; k < 2; k++) {
-      ir_value *f = lower_f8_to_f32(b, et, i->src[0], k);
-      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f16, 1, (ir_value *[]){f}, 1, (ir_type[]){ir_type_b16},
-                             IR_MODS(.rnd = IR_RND_RN));
-      c->type2 = ir_type_f32;
-      ir_instr *w = ir_build(b, ir_op_cvt, ir_type_u32, 1, (ir_value *[]){c->dst[0]}, 1, (ir_type[]){ir_type_u32}, NULL);
-      w->type2 = ir_type_u16;
-      /* NaN: the f16 canonical NaN 0x7fff whatever the sign (as the
-       * emulator and the general path give it; a hardware f32 -> f16
-       * conversion would keep the sign) */
-      ir_value *mag = a32(b, ir_op_and, k ? a32(b, ir_op_shr, i->src[0], k32(b, 8)) : i->src[0], k32(b, 0x7f));
-      ir_value *nan = et == ir_type_e4m3 ? cmp(b, IR_CMP_EQ, ir_type_u32, mag, k32(b, 0x7f))
-                                         : cmp(b, IR_CMP_GT, ir_type_u32, mag, k32(b, 0x7c));
-      h[k] = sel(b, ir_type_b32, nan, k32(b, 0x7fff), w->dst[0]);
-    }
-    return a32(b, ir_op_or, a32(b, ir_op_shl, h[1], k32(b, 16)), h[0]);
-  }
+      !i->mods.satfinite && (i->mods.rnd == IR_RND_RN || i->mods.rnd == IR_RND_NONE))
+    return f16x2_from_f8x2(b, st == ir_type_e4m3x2, i->src[0]);
   cvt_ctx c = {.i = i, .de = elem_type(dt), .se = elem_type(st)};
   c.df = fmt_of(c.de);
   c.sf = fmt_of(c.se);

@@ -3,7 +3,8 @@
  * wider than the type, float -> integer in the four .rXi modes (saturating,
  * NaN -> 0, .ftz), integer -> float in the four modes, float -> float
  * narrowing in every mode (f64->f32, f32->f16/bf16/tf32, fp8/fp6/fp4 with
- * .satfinite and .relu), widening, packed pairs, ue8m0.
+ * .satfinite and .relu), widening, packed pairs (fp8x2 <-> f16x2 on every
+ * input), ue8m0.
  *
  * References: the host FPU under fesetround for f32/f64 results (compiled
  * with -frounding-math), emu_fpref.h's table rounding for narrow formats,
@@ -472,6 +473,57 @@ START_TEST(cvt_fp8) {
 }
 END_TEST
 
+/* Every input of the fp8 <-> f16x2 pair conversions that lower_math.c
+ * expands on both halves at once (NCCL's fp8 reductions): all 65,536
+ * e4m3x2/e5m2x2 words widened, and every f16 in each half narrowed with
+ * .satfinite (the high half is a bijection of the low one, so each of the
+ * 65,536 values meets a different partner in each position).  The
+ * reference is emu_fpref.h's table rounding; the lowered runs are compared
+ * with these in lower_diff_emu_cvt. */
+START_TEST(cvt_fp8_f16x2_all) {
+  enum { ALL = 65536 };
+  rf_fmt E4M3 = rf_make(4, 3, 7, false, true, 0x7f);
+  rf_fmt E5M2 = rf_make(5, 2, 15, true, false, 0x7f);
+  rf_fmt F16 = rf_make(5, 10, 15, true, false, 0x7fff);
+  uint64_t *a = malloc(ALL * 8), *d = malloc(ALL * 8), *e = malloc(ALL * 8);
+  for (uint32_t i = 0; i < ALL; i++) a[i] = i;
+  et_op("  cvt.rn.f16x2.e4m3x2 %rd32, %ha;\n  cvt.rn.f16x2.e5m2x2 %re32, %ha;\n" ET_R32 ET_RE32, ALL, a, NULL, NULL, d,
+        e);
+  int bad = 0;
+  for (uint32_t i = 0; i < ALL; i++) {
+    uint64_t w4 = 0, w5 = 0;
+    for (int h = 0; h < 2; h++) {
+      double x4 = rf_value(&E4M3, (uint8_t)(i >> (8 * h))), x5 = rf_value(&E5M2, (uint8_t)(i >> (8 * h)));
+      w4 |= (uint64_t)(x4 != x4 ? 0x7fff : rf_round(&F16, x4, RF_RN, false)) << (16 * h);
+      w5 |= (uint64_t)(x5 != x5 ? 0x7fff : rf_round(&F16, x5, RF_RN, false)) << (16 * h);
+    }
+    if ((d[i] != w4 || e[i] != w5) && bad++ < 8)
+      fprintf(stderr, "cvt.rn.f16x2.{e4m3x2,e5m2x2}(%04x) = %08llx %08llx want %08llx %08llx\n", i,
+              (unsigned long long)d[i], (unsigned long long)e[i], (unsigned long long)w4, (unsigned long long)w5);
+  }
+  ck_assert_msg(bad == 0, "cvt.rn.f16x2.{e4m3x2,e5m2x2}: %d of %d words wrong", bad, ALL);
+  for (uint32_t i = 0; i < ALL; i++) a[i] = i | ((i * 0x9e37u + 0x5bd1u) & 0xffffu) << 16;
+  et_op("  cvt.rn.satfinite.e4m3x2.f16x2 %hd, %ra;\n  cvt.rn.satfinite.e5m2x2.f16x2 %he, %ra;\n" ET_RH
+        "  cvt.u64.u16 %rde, %he;\n",
+        ALL, a, NULL, NULL, d, e);
+  for (uint32_t i = 0; i < ALL; i++) {
+    uint64_t w4 = 0, w5 = 0;
+    for (int h = 0; h < 2; h++) {
+      double x = rf_value(&F16, (uint16_t)(a[i] >> (16 * h)));
+      w4 |= (uint64_t)(x != x ? 0x7f : rf_round(&E4M3, x, RF_RN, true)) << (8 * h);
+      w5 |= (uint64_t)(x != x ? 0x7f : rf_round(&E5M2, x, RF_RN, true)) << (8 * h);
+    }
+    if ((d[i] != w4 || e[i] != w5) && bad++ < 8)
+      fprintf(stderr, "cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2(%08llx) = %04llx %04llx want %04llx %04llx\n",
+              (unsigned long long)a[i], (unsigned long long)d[i], (unsigned long long)e[i], (unsigned long long)w4,
+              (unsigned long long)w5);
+  }
+  ck_assert_msg(bad == 0, "cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2: %d of %d words wrong", bad, ALL);
+  free(a), free(d), free(e);
+  rf_free(&E4M3), rf_free(&E5M2), rf_free(&F16);
+}
+END_TEST
+
 /* ---- cvt.pack: saturate and pack, b low, a above, c's bits shifted up ------------------------ */
 static uint64_t sat(int32_t v, unsigned bits, bool sgn) {
   int64_t lo = sgn ? -(1ll << (bits - 1)) : 0, hi = sgn ? (1ll << (bits - 1)) - 1 : (1ll << bits) - 1;
@@ -509,6 +561,7 @@ Suite *emu_cvt_suite(void) {
   tcase_add_test(tc, cvt_f64_f32);
   tcase_add_test(tc, cvt_f32_narrow);
   tcase_add_test(tc, cvt_fp8);
+  tcase_add_test(tc, cvt_fp8_f16x2_all);
   tcase_add_test(tc, cvt_pack);
   suite_add_tcase(s, tc);
   return s;
