@@ -2001,6 +2001,15 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef args[2] = {LLVMBuildShl(B, op_as(E, i, 1, c->i32), kint(c->i32, 2), ""), op_as(E, i, 0, c->i32)};
     return cg_intrinsic(c, "llvm.amdgcn.ds.bpermute", NULL, 0, args, 2, true);
   }
+  case ir_op_wave_swizzle: {
+    const ir_value *pat = i->src[1];
+    if (pat->kind != IR_VAL_CONST || pat->imm >= 0x8000) {
+      unsupported(E, i, "the swizzle pattern must be an immediate below 0x8000 (bitmask mode)");
+      return NULL;
+    }
+    LLVMValueRef args[2] = {op_as(E, i, 0, c->i32), kint(c->i32, pat->imm)};
+    return cg_intrinsic(c, "llvm.amdgcn.ds.swizzle", NULL, 0, args, 2, true);
+  }
   case ir_op_wave_readlane: {
     LLVMValueRef args[2] = {op(E, i, 0), op_as(E, i, 1, c->i32)};
     return cg_intrinsic(c, "llvm.amdgcn.readlane", &lt, 1, args, 2, true);

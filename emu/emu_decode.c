@@ -809,7 +809,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   }
 
   /* ---- wave-level target ops (emu_wave_ops.c) ---- */
-  case ir_op_wave_lane_id: case ir_op_wave_ballot: case ir_op_wave_exec: case ir_op_wave_bpermute:
+  case ir_op_wave_lane_id: case ir_op_wave_ballot: case ir_op_wave_exec: case ir_op_wave_bpermute: case ir_op_wave_swizzle:
   case ir_op_wave_readlane: case ir_op_wave_readfirstlane: case ir_op_wave_sync:
   case ir_op_workgroup_barrier: case ir_op_workitem_id: case ir_op_workgroup_id:
   case ir_op_workgroup_size: case ir_op_workgroup_count: case ir_op_dyn_lds_size:

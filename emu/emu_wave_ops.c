@@ -12,6 +12,8 @@
  *   wave_bpermute(v,i)  v of lane i mod W, per lane (ds_bpermute_b32): an
  *                       inactive source lane gives its register's contents
  *                       (register files start zeroed: deterministic)
+ *   wave_swizzle(v,P)   v of lane (l & ~31) | (((l & P[4:0]) | P[9:5]) ^ P[14:10])
+ *                       (ds_swizzle_b32, bitmask mode; P an immediate)
  *   wave_readlane(v,i)  v of lane i (i read from the first active lane)
  *   wave_readfirstlane  v of the lowest active lane
  *   wave_sync           nothing (a compiler fence)
@@ -49,6 +51,15 @@ static void h_exec(emu_exec *x, const emu_inst *in, emu_mask m) {
   uint64_t *d = D(0);
   uint64_t v = m & wave_mask(x);
   EMU_EACH(m, l, d[l] = v);
+}
+
+static void h_swizzle(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  uint32_t p = (uint32_t)in->imm, and_m = p & 31, or_m = (p >> 5) & 31, xor_m = (p >> 10) & 31;
+  uint64_t tmp[EMU_MAX_LANES];
+  EMU_EACH(m, l, tmp[l] = a[((uint32_t)l & ~31u) | ((((uint32_t)l & and_m) | or_m) ^ xor_m)] & in->tmask);
+  uint64_t *d = D(0);
+  EMU_EACH(m, l, d[l] = tmp[l]);
 }
 
 static void h_bpermute(emu_exec *x, const emu_inst *in, emu_mask m) {
@@ -121,6 +132,12 @@ const char *emu_sel_wave(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_wave_exec: in->fn = h_exec; return NULL;
   case ir_op_wave_bpermute: in->fn = h_bpermute; return NULL;
+  case ir_op_wave_swizzle:
+    if (i->nsrc != 2 || i->src[1]->kind != IR_VAL_CONST || i->src[1]->imm >= 0x8000)
+      return "wave_swizzle without an immediate bitmask pattern below 0x8000";
+    in->imm = (int64_t)i->src[1]->imm;
+    in->fn = h_swizzle;
+    return NULL;
   case ir_op_wave_readlane: in->fn = h_readlane; return NULL;
   case ir_op_wave_readfirstlane: in->fn = h_readfirstlane; return NULL;
   case ir_op_wave_sync: in->fn = h_nop; return NULL;

@@ -310,6 +310,12 @@ static void check_counts(verifier *V, const ir_instr *i) {
     else count_is(V, i, "operands", i->nsrc, 1u + ci->nret + ci->narg);
     break;
   }
+  case ir_op_wave_swizzle:
+    /* the pattern is an instruction field (ds_swizzle_b32's offset), in
+     * bitmask mode (bit 15 clear) */
+    if (i->nsrc == 2 && i->src[1] && (i->src[1]->kind != IR_VAL_CONST || i->src[1]->imm >= 0x8000))
+      err(V, i, "the pattern of 'wave_swizzle' must be an immediate below 0x8000");
+    break;
   case ir_op_symaddr:
     if (i->nsrc == 1 && i->src[0] && i->src[0]->kind != IR_VAL_SYMBOL)
       err(V, i, "the operand of 'symaddr' must be a symbol");

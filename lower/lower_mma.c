@@ -108,17 +108,24 @@ static ir_value *shl32(ir_builder *b, ir_value *x, uint32_t y) { return lower_al
 /* shfl.sync.idx.b32 v from lane src, the whole warp (c = 0x1f: one
  * segment of 32 lanes; member mask 0xffffffff: every thread executes the
  * .aligned matrix op). */
-static ir_value *shfl32(ir_builder *b, ir_value *v, ir_value *src) {
-  return ir_shfl(b, ir_type_b32, v, src, imm(b, 0x1f), imm(b, 0xffffffffu), .shfl = IR_SHFL_IDX, .sync = 1);
+static ir_value *shfl32c(ir_builder *b, ir_value *v, ir_value *src, uint32_t c) {
+  return ir_shfl(b, ir_type_b32, v, src, imm(b, c), imm(b, 0xffffffffu), .shfl = IR_SHFL_IDX, .sync = 1);
 }
+static ir_value *shfl32(ir_builder *b, ir_value *v, ir_value *src) { return shfl32c(b, v, src, 0x1f); }
 /* The same for a 32- or 64-bit value (two shuffles). */
-static ir_value *shfl_any(ir_builder *b, ir_value *v, ir_value *src) {
-  if (ir_type_bits((ir_type)v->type) != 64) return shfl32(b, v, src);
+static ir_value *shfl_any_c(ir_builder *b, ir_value *v, ir_value *src, uint32_t c) {
+  if (ir_type_bits((ir_type)v->type) != 64) return shfl32c(b, v, src, c);
   ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b64, 1, (ir_value *[]){v}, 2,
                          (ir_type[]){ir_type_b32, ir_type_b32}, NULL);
-  ir_value *lo = shfl32(b, u->dst[0], src), *hi = shfl32(b, u->dst[1], src);
+  ir_value *lo = shfl32c(b, u->dst[0], src, c), *hi = shfl32c(b, u->dst[1], src, c);
   return ir_build_value(b, ir_op_pack, ir_type_b64, 2, (ir_value *[]){lo, hi}, NULL);
 }
+static ir_value *shfl_any(ir_builder *b, ir_value *v, ir_value *src) { return shfl_any_c(b, v, src, 0x1f); }
+/* From lane 4g + s of the thread's quad (g = laneid / 4): shfl.idx with
+ * b = s in segments of 4 (c = 0x1c1f: j = (laneid & ~3) | s), which
+ * lower_warps makes one ds_swizzle (a broadcast within each quad) instead
+ * of lane arithmetic and a ds_bpermute.  A's fragments come from the quad. */
+static ir_value *shfl_quad(ir_builder *b, ir_value *v, unsigned s) { return shfl_any_c(b, v, imm(b, s), 0x1c1f); }
 static void unpack16(ir_builder *b, ir_value *w, ir_value **lo, ir_value **hi) {
   ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, (ir_value *[]){w}, 2,
                          (ir_type[]){ir_type_b16, ir_type_b16}, NULL);
@@ -192,7 +199,7 @@ typedef struct mma_ctx {
   const ir_mma_frag *fa, *fb, *fc;
   ir_type ta, tb, tc, td;
   unsigned na, nb, aper, bper;
-  ir_value *lane, *gbase, *t;
+  ir_value *lane, *t;
   /* shuffled registers: A by (register, source thread s), B by (register,
    * s, the static part of the column c0) */
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
@@ -273,7 +280,7 @@ static unsigned per_reg(ir_type t) {
 
 /* A register reg of lane 4g + s. */
 static ir_value *a_reg(mma_ctx *X, unsigned reg, unsigned s) {
-  if (!X->ash[reg][s]) X->ash[reg][s] = shfl_any(X->b, X->i->src[reg], lower_alu(X->b, ir_op_or, ir_type_b32, X->gbase, imm(X->b, s)));
+  if (!X->ash[reg][s]) X->ash[reg][s] = shfl_quad(X->b, X->i->src[reg], s);
   return X->ash[reg][s];
 }
 /* B register reg of lane 4 (ct t + c0) + s. */
@@ -300,7 +307,7 @@ static ir_value *a_elem(mma_ctx *X, unsigned ia, unsigned s) {
   if (X->aval[ia][s]) return X->aval[ia][s];
   if (f8(X->ta)) {
     if (!X->aown[ia]) X->aown[ia] = elem_f32(X, X->ta, X->i->src[ia / X->aper], ia % X->aper);
-    X->aval[ia][s] = shfl32(X->b, X->aown[ia], lower_alu(X->b, ir_op_or, ir_type_b32, X->gbase, imm(X->b, s)));
+    X->aval[ia][s] = shfl_quad(X->b, X->aown[ia], s);
   } else {
     X->aval[ia][s] = elem_f32(X, X->ta, a_reg(X, ia / X->aper, s), ia % X->aper);
   }
@@ -363,15 +370,23 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   X.aper = per_reg(X.ta), X.bper = per_reg(X.tb);
   PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && X.fa->nelem <= 16 && X.fb->nelem <= 16);
   X.lane = laneid(b);
-  X.gbase = and32(b, X.lane, ~3u);
   X.t = and32(b, X.lane, 3);
   bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64;
+  /* k outermost, the thread's elements inside: each element's sum is still
+   * one chain in k order from C (the emulator's order), but the A and B
+   * values of one k are used by the elements that need them and then die.
+   * Element-outer order kept every shuffled value of the fragment live
+   * across all the chains (128 f32 per m16n8k32), which in cuBLASLt's fp8
+   * GEMMs (several mma per loop iteration) made LLVM's greedy register
+   * allocator evict for minutes (docs/lowering.md). */
   ir_value *acc[4];
   for (unsigned e = 0; e < X.fc->nelem; e++) {
-    unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
-    PW_ASSERT(c0 < 2);
-    ir_value *a = i8 ? imm(b, 0) : c_elem(&X, e);
-    for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
+    PW_ASSERT(ir_mma_col0(X.fc, e) < 2);
+    acc[e] = i8 ? imm(b, 0) : c_elem(&X, e);
+  }
+  for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
+    for (unsigned e = 0; e < X.fc->nelem; e++) {
+      unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
       unsigned ia, sa, ib, sb;
       if (!find_a(&X, r0, k, &ia, &sa) || !find_b(&X, k, &ib, &sb)) {
         lower_error(diag, i, "mma: no fragment element for k = %u (layout table)", k);
@@ -380,16 +395,17 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
       if (i8) {
         /* four consecutive k in one register of A and of B (ir_mma.h: col/row = 4t + (i & 3) + ...) */
         PW_ASSERT(ia % 4 == 0 && ib % 4 == 0);
-        a = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), a,
-                    .signed_a = X.ta == ir_type_s8, .signed_b = X.tb == ir_type_s8);
+        acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), acc[e],
+                         .signed_a = X.ta == ir_type_s8, .signed_b = X.tb == ir_type_s8);
       } else {
-        a = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0), a,
-                    .rnd = IR_RND_RN);
+        acc[e] = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0),
+                         acc[e], .rnd = IR_RND_RN);
       }
     }
-    if (i8) a = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), a, .sat = i->mods.satfinite);
-    acc[e] = a;
   }
+  if (i8)
+    for (unsigned e = 0; e < X.fc->nelem; e++)
+      acc[e] = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), acc[e], .sat = i->mods.satfinite);
   if (X.td == ir_type_f16) {
     ir_value *h[4];
     for (unsigned e = 0; e < X.fc->nelem; e++) {

@@ -19,6 +19,9 @@
  *       the predicate p follow the ISA's pseudocode with c's clamp
  *       (c & 31) and segment mask ((c >> 8) & 31); out of range: j = lane,
  *       p = 0; then d = wave_bpermute(a, base + j) (ds_bpermute_b32).
+ *       idx/bfly with immediate b and c & 31 = 31 (nvcc's __shfl_sync,
+ *       __shfl_xor_sync): j is a bit pattern of the lane and p is 1, so
+ *       d = wave_swizzle(a, pattern) (ds_swizzle_b32, no lane arithmetic).
  *   vote (9.7.13.8): all/any/uni compare ballot(p) with EXEC in the half;
  *       ballot = ballot(p) of the half, & the member mask.
  *   activemask (9.7.13.10) = EXEC of the half.
@@ -91,7 +94,47 @@ static ir_value *linear_tid(ir_builder *b) {
 }
 
 /* ---- shfl ------------------------------------------------------------------ */
+/* shfl.idx and shfl.bfly with an immediate lane operand b and an
+ * immediate c whose clamp value is 31 (c & 0x1f = 0x1f: the whole warp,
+ * or segments of it, which is how nvcc writes __shfl_sync and
+ * __shfl_xor_sync) read a lane that is a fixed bit pattern of the lane
+ * itself, and the predicate is true in every lane:
+ *   idx:  j = (lane & seg) | (b & ~seg)            (minlane | b's low bits;
+ *         j <= maxlane = (lane & seg) | (31 & ~seg) always)
+ *   bfly: j = lane ^ b, with b & seg = 0 (j stays in the lane's segment,
+ *         and j <= maxlane always; a b reaching into the segment bits
+ *         clamps some lanes: the general path)
+ * which is DS_SWIZZLE_B32's bitmask mode, lane l reading lane
+ * ((l & and) | or) ^ xor within its group of 32 lanes: a PTX warp on
+ * wave64, the wave on wave32.  No lane arithmetic, no address operand:
+ * one instruction where ds_bpermute_b32 takes the lane id, five ALU ops
+ * and a shift (warp reductions are chains of these).  The pattern is
+ * the instruction's offset field: and_mask bits 4:0, or_mask 9:5,
+ * xor_mask 14:10 (AMDGPU ISA, DS_SWIZZLE_B32; LLVM's
+ * AMDGPU::Swizzle::BITMASK_*_SHIFT).  Returns the pattern, or -1. */
+static int32_t swizzle_pattern(const ir_instr *i) {
+  uint64_t bv, cv;
+  if (!lower_const(i->src[1], &bv) || !lower_const(i->src[2], &cv) || (cv & 31) != 31) return -1;
+  uint32_t lb = (uint32_t)bv & 31, seg = ((uint32_t)cv >> 8) & 31, and_m, or_m = 0, xor_m = 0;
+  switch ((ir_shflmode)i->mods.shfl) {
+  case IR_SHFL_IDX: and_m = seg; or_m = lb & ~seg; break;
+  case IR_SHFL_BFLY:
+    if (lb & seg) return -1;
+    and_m = 31;
+    xor_m = lb;
+    break;
+  default: return -1;
+  }
+  return (int32_t)(and_m | or_m << 5 | xor_m << 10);
+}
+
 static bool lower_shfl(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_value **out) {
+  int32_t pat = swizzle_pattern(i);
+  if (pat >= 0) {
+    out[0] = ir_alu2(b, ir_op_wave_swizzle, ir_type_b32, i->src[0], imm(b, (uint32_t)pat));
+    if (i->ndst > 1) out[1] = lower_setp(b, IR_CMP_EQ, ir_type_u32, imm(b, 0), imm(b, 0));
+    return true;
+  }
   ir_value *lane = lw->laneid;
   ir_value *bval = and32(b, i->src[1], imm(b, 31));
   ir_value *c = i->src[2];

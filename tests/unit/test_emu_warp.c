@@ -112,6 +112,82 @@ START_TEST(shfl_modes_widths) {
 }
 END_TEST
 
+/* ---- shfl with immediate b and c --------------------------------------------------
+ * The forms nvcc writes for __shfl_sync / __shfl_xor_sync with a constant
+ * lane or mask (b and c immediates).  lower/ turns the idx and bfly ones
+ * whose clamp is 31 into one ds_swizzle (wave_swizzle, a bit pattern of
+ * the lane: lower_warps.c) where b allows it, and the others into the
+ * general bpermute; the differential suite (lower_diff_emu_warp) runs this
+ * kernel lowered at wave 64 and 32 too, and codegen_emu_warp compiles it.
+ * Each case's result and predicate against the ISA's pseudocode. */
+typedef struct shfl_case { int mode; unsigned b, c; } shfl_case;
+static const shfl_case imm_cases[] = {
+    /* bfly over the whole warp: every xor mask a reduction uses, and others */
+    {3, 1, 0x1f}, {3, 2, 0x1f}, {3, 4, 0x1f}, {3, 8, 0x1f}, {3, 16, 0x1f}, {3, 3, 0x1f}, {3, 31, 0x1f}, {3, 0, 0x1f},
+    /* bfly in segments of 8: b below the segment (a swizzle), b reaching into the segment bits (clamped lanes) */
+    {3, 1, 0x181f}, {3, 4, 0x181f}, {3, 8, 0x181f}, {3, 24, 0x181f},
+    /* idx: a broadcast of one lane, b past 31, segments of 4 and 16 (the lane within the segment) */
+    {0, 0, 0x1f}, {0, 5, 0x1f}, {0, 31, 0x1f}, {0, 37, 0x1f}, {0, 3, 0x1c1f}, {0, 0, 0x1c1f}, {0, 9, 0x101f},
+    {0, 13, 0x181f},
+    /* a clamp below 31: the general path */
+    {0, 7, 0x0f}, {3, 2, 0x07},
+    /* down and up with immediates: the general path */
+    {2, 1, 0x1f}, {2, 16, 0x1f}, {1, 4, 0},
+};
+#define NIMM (sizeof imm_cases / sizeof imm_cases[0])
+
+static char *shfl_imm_ptx(void) {
+  static const char *names[] = {"idx", "up", "down", "bfly"};
+  size_t cap = 16384, n = 0;
+  char *p = malloc(cap);
+  n += (size_t)snprintf(p + n, cap - n, "%s",
+                        ET_HEADER ".visible .entry k(.param .u64 IN, .param .u64 OUT, .param .u32 W)\n{\n"
+                                  "  .reg .b32 %r<200>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<40>;\n"
+                                  "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n"
+                                  "  mad.lo.u32 %r4, %r2, %r3, %r1;\n  ld.param.u64 %rd1, [IN];\n"
+                                  "  mul.wide.u32 %rd2, %r4, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n"
+                                  "  ld.param.u64 %rd4, [OUT];\n");
+  n += (size_t)snprintf(p + n, cap - n, "  mul.wide.u32 %%rd5, %%r4, %u;\n  add.u64 %%rd6, %%rd4, %%rd5;\n",
+                        (unsigned)(8 * NIMM));
+  for (unsigned k = 0; k < NIMM; k++) {
+    const shfl_case *c = &imm_cases[k];
+    n += (size_t)snprintf(p + n, cap - n,
+                          "  shfl.sync.%s.b32 %%r%u|%%p%u, %%r5, %u, 0x%x, -1;\n  selp.u32 %%r%u, 1, 0, %%p%u;\n"
+                          "  st.global.u32 [%%rd6+%u], %%r%u;\n  st.global.u32 [%%rd6+%u], %%r%u;\n",
+                          names[c->mode], 10 + 2 * k, 1 + k, c->b, c->c, 11 + 2 * k, 1 + k, 8 * k, 10 + 2 * k,
+                          8 * k + 4, 11 + 2 * k);
+  }
+  n += (size_t)snprintf(p + n, cap - n, "  ret;\n}\n");
+  ck_assert(n < cap);
+  return p;
+}
+
+START_TEST(shfl_immediates) {
+  char *ptx = shfl_imm_ptx();
+  for (unsigned wave = 32; wave <= 64; wave += 32)
+    for (size_t k = 0; k < NBS; k++) {
+      unsigned bs = block_sizes[k], n = 2 * bs;
+      uint32_t *in = inputs(n, 300 + bs);
+      uint32_t *out = run_warp(ptx, wave, bs, 2 * NIMM, in, 0);
+      for (unsigned g = 0; g < n; g++) {
+        unsigned tid = g % bs, lane = tid & 31, base = g - lane, nl = warp_lanes(bs, tid);
+        for (unsigned q = 0; q < NIMM; q++) {
+          bool p;
+          unsigned j = shfl_src(imm_cases[q].mode, lane, imm_cases[q].b, imm_cases[q].c, &p);
+          ck_assert_msg(out[g * 2 * NIMM + 2 * q + 1] == (uint32_t)p, "wave %u bs %u case %u thread %u: predicate %u",
+                        wave, bs, q, g, out[g * 2 * NIMM + 2 * q + 1]);
+          if (j < nl)
+            ck_assert_msg(out[g * 2 * NIMM + 2 * q] == in[base + j], "wave %u bs %u case %u thread %u: %08x want %08x",
+                          wave, bs, q, g, out[g * 2 * NIMM + 2 * q], in[base + j]);
+        }
+      }
+      free(in);
+      free(out);
+    }
+  free(ptx);
+}
+END_TEST
+
 /* ---- vote, ballot, activemask, match, redux, elect under divergence ----------------- */
 /* Threads with v % 3 != 0 take part; they compute over the active set
  * (mask = activemask).  out[0] activemask, [1] ballot(v & 1), [2] all/any/
@@ -257,6 +333,7 @@ Suite *emu_warp_suite(void) {
   TCase *tc = tcase_create("warp");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, shfl_modes_widths);
+  tcase_add_test(tc, shfl_immediates);
   tcase_add_test(tc, vote_match_redux_divergent);
   tcase_add_test(tc, tiles_with_own_masks);
   suite_add_tcase(s, tc);
