@@ -36,6 +36,8 @@ void lower_matrix_error(pw_diag *d, const ir_instr *i, const char *target, const
 
 /* ---- folding constructors ---------------------------------------------- */
 bool lower_const(const ir_value *v, uint64_t *out);
+/* The same through unguarded copies (mov of an immediate into a register). */
+bool lower_const_through_copies(const ir_value *v, uint64_t *out);
 ir_value *lower_imm32(ir_builder *b, uint32_t v);
 /* and or xor add sub shl shr mul(.lo) of type t, folded when both operands are
  * constants or one is an identity (x & ~0, x | 0, x + 0, x << 0 ...). */

@@ -148,6 +148,21 @@ bool lower_const(const ir_value *v, uint64_t *out) {
   return true;
 }
 
+bool lower_const_through_copies(const ir_value *v, uint64_t *out) {
+  /* nvcc -O3 keeps constants in registers (mov.u32 %r36, 16; ... %r36):
+   * in the IR an unguarded copy of an immediate */
+  for (unsigned depth = 0; v && depth < 8; depth++) {
+    if (v->kind == IR_VAL_CONST) {
+      *out = v->imm;
+      return true;
+    }
+    if (v->kind != IR_VAL_INSTR || !v->def || v->def->op != ir_op_copy || v->def->guard || v->def->nsrc != 1)
+      return false;
+    v = v->def->src[0];
+  }
+  return false;
+}
+
 ir_value *lower_imm32(ir_builder *b, uint32_t v) { return ir_imm(b, ir_type_b32, v); }
 
 static uint64_t tmask(ir_type t) {

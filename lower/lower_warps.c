@@ -97,7 +97,8 @@ static ir_value *linear_tid(ir_builder *b) {
 /* shfl.idx and shfl.bfly with an immediate lane operand b and an
  * immediate c whose clamp value is 31 (c & 0x1f = 0x1f: the whole warp,
  * or segments of it, which is how nvcc writes __shfl_sync and
- * __shfl_xor_sync) read a lane that is a fixed bit pattern of the lane
+ * __shfl_xor_sync; at -O3 it moves them into registers first, so
+ * through copies) read a lane that is a fixed bit pattern of the lane
  * itself, and the predicate is true in every lane:
  *   idx:  j = (lane & seg) | (b & ~seg)            (minlane | b's low bits;
  *         j <= maxlane = (lane & seg) | (31 & ~seg) always)
@@ -114,7 +115,8 @@ static ir_value *linear_tid(ir_builder *b) {
  * AMDGPU::Swizzle::BITMASK_*_SHIFT).  Returns the pattern, or -1. */
 static int32_t swizzle_pattern(const ir_instr *i) {
   uint64_t bv, cv;
-  if (!lower_const(i->src[1], &bv) || !lower_const(i->src[2], &cv) || (cv & 31) != 31) return -1;
+  if (!lower_const_through_copies(i->src[1], &bv) || !lower_const_through_copies(i->src[2], &cv) || (cv & 31) != 31)
+    return -1;
   uint32_t lb = (uint32_t)bv & 31, seg = ((uint32_t)cv >> 8) & 31, and_m, or_m = 0, xor_m = 0;
   switch ((ir_shflmode)i->mods.shfl) {
   case IR_SHFL_IDX: and_m = seg; or_m = lb & ~seg; break;

@@ -151,10 +151,21 @@ static char *shfl_imm_ptx(void) {
                         (unsigned)(8 * NIMM));
   for (unsigned k = 0; k < NIMM; k++) {
     const shfl_case *c = &imm_cases[k];
+    /* every other case as nvcc -O3 writes it: b and c moved into registers first */
+    char bs[32], cs[32];
+    if (k & 1) {
+      n += (size_t)snprintf(p + n, cap - n, "  mov.u32 %%r%u, %u;\n  mov.u32 %%r%u, 0x%x;\n", 100 + 2 * k, c->b,
+                            101 + 2 * k, c->c);
+      snprintf(bs, sizeof bs, "%%r%u", 100 + 2 * k);
+      snprintf(cs, sizeof cs, "%%r%u", 101 + 2 * k);
+    } else {
+      snprintf(bs, sizeof bs, "%u", c->b);
+      snprintf(cs, sizeof cs, "0x%x", c->c);
+    }
     n += (size_t)snprintf(p + n, cap - n,
-                          "  shfl.sync.%s.b32 %%r%u|%%p%u, %%r5, %u, 0x%x, -1;\n  selp.u32 %%r%u, 1, 0, %%p%u;\n"
+                          "  shfl.sync.%s.b32 %%r%u|%%p%u, %%r5, %s, %s, -1;\n  selp.u32 %%r%u, 1, 0, %%p%u;\n"
                           "  st.global.u32 [%%rd6+%u], %%r%u;\n  st.global.u32 [%%rd6+%u], %%r%u;\n",
-                          names[c->mode], 10 + 2 * k, 1 + k, c->b, c->c, 11 + 2 * k, 1 + k, 8 * k, 10 + 2 * k,
+                          names[c->mode], 10 + 2 * k, 1 + k, bs, cs, 11 + 2 * k, 1 + k, 8 * k, 10 + 2 * k,
                           8 * k + 4, 11 + 2 * k);
   }
   n += (size_t)snprintf(p + n, cap - n, "  ret;\n}\n");
