@@ -3,8 +3,8 @@
  * wider than the type, float -> integer in the four .rXi modes (saturating,
  * NaN -> 0, .ftz), integer -> float in the four modes, float -> float
  * narrowing in every mode (f64->f32, f32->f16/bf16/tf32, fp8/fp6/fp4 with
- * .satfinite and .relu), widening, packed pairs (fp8x2 <-> f16x2 on every
- * input), ue8m0.
+ * .satfinite and .relu; fp8x2 from f32 on every top-16-bit pattern),
+ * widening, packed pairs (fp8x2 <-> f16x2 on every input), ue8m0.
  *
  * References: the host FPU under fesetround for f32/f64 results (compiled
  * with -frounding-math), emu_fpref.h's table rounding for narrow formats,
@@ -524,6 +524,60 @@ START_TEST(cvt_fp8_f16x2_all) {
 }
 END_TEST
 
+/* ---- fp8x2 from two f32, dense: every f32 top half (sign, exponent, 7
+ * mantissa bits: all 65,536, f32 subnormals, infinities and NaNs included)
+ * with the low 16 bits 0, 1, 0x7fff, 0x8000, 0x8001, 0xffff.  Every
+ * rounding midpoint of both formats sits at f32 mantissa bit 19 (e4m3
+ * normals) or 20 (e5m2) or above, so this meets each one exactly, just
+ * below (the bits under it all ones) and just above (a sticky bit), through
+ * cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32, a in the high byte.  b is
+ * a bijection of a's top half with the next low pattern, so every value
+ * meets both positions.  Reference: emu_fpref.h's table rounding; the
+ * lowered runs (lower_math.c's f8_from_f32) are compared with these in
+ * lower_diff_emu_cvt. */
+START_TEST(cvt_fp8_f32_dense) {
+  enum { ALL = 65536 };
+  static const uint32_t low[] = {0, 1, 0x7fff, 0x8000, 0x8001, 0xffff};
+  enum { NL = sizeof low / sizeof low[0] };
+  rf_fmt E4M3 = rf_make(4, 3, 7, false, true, 0x7f);
+  rf_fmt E5M2 = rf_make(5, 2, 15, true, false, 0x7f);
+  uint64_t *a = malloc(ALL * 8), *b = malloc(ALL * 8), *d = malloc(ALL * 8), *e = malloc(ALL * 8);
+  int bad = 0;
+  for (unsigned l = 0; l < NL; l++) {
+    for (uint32_t i = 0; i < ALL; i++) {
+      a[i] = i << 16 | low[l];
+      b[i] = ((i * 0x9e37u + 0x5bd1u) & 0xffffu) << 16 | low[(l + 1) % NL];
+    }
+    /* d: e4m3x2 in bits 0-15, with .relu in 16-31; e: the same for e5m2x2 */
+    et_op("  cvt.rn.satfinite.e4m3x2.f32 %h1, %fa, %fb;\n  cvt.rn.satfinite.relu.e4m3x2.f32 %h2, %fa, %fb;\n"
+          "  cvt.rn.satfinite.e5m2x2.f32 %h3, %fa, %fb;\n  cvt.rn.satfinite.relu.e5m2x2.f32 %h4, %fa, %fb;\n"
+          "  cvt.u64.u16 %x1, %h1;\n  cvt.u64.u16 %x2, %h2;\n  shl.b64 %x2, %x2, 16;\n  or.b64 %rdd, %x1, %x2;\n"
+          "  cvt.u64.u16 %x3, %h3;\n  cvt.u64.u16 %x4, %h4;\n  shl.b64 %x4, %x4, 16;\n  or.b64 %rde, %x3, %x4;\n",
+          ALL, a, b, NULL, d, e);
+    for (uint32_t i = 0; i < ALL; i++) {
+      uint64_t w4 = 0, w5 = 0;
+      for (int relu = 0; relu < 2; relu++)
+        for (int h = 0; h < 2; h++) {
+          float x = et_f32((uint32_t)(h ? a[i] : b[i]));   /* a: the high byte */
+          uint64_t v4, v5;
+          if (x != x) v4 = v5 = 0x7f;
+          else if (relu && signbit(x)) v4 = v5 = 0;
+          else v4 = rf_round(&E4M3, x, RF_RN, true), v5 = rf_round(&E5M2, x, RF_RN, true);
+          w4 |= v4 << (16 * relu + 8 * h);
+          w5 |= v5 << (16 * relu + 8 * h);
+        }
+      if ((d[i] != w4 || e[i] != w5) && bad++ < 8)
+        fprintf(stderr, "cvt.rn.satfinite{,.relu}.{e4m3x2,e5m2x2}.f32(%08llx, %08llx) = %08llx %08llx want %08llx %08llx\n",
+                (unsigned long long)a[i], (unsigned long long)b[i], (unsigned long long)d[i], (unsigned long long)e[i],
+                (unsigned long long)w4, (unsigned long long)w5);
+    }
+  }
+  ck_assert_msg(bad == 0, "cvt.rn.satfinite{,.relu}.{e4m3x2,e5m2x2}.f32: %d of %d words wrong", bad, ALL * NL);
+  free(a), free(b), free(d), free(e);
+  rf_free(&E4M3), rf_free(&E5M2);
+}
+END_TEST
+
 /* ---- cvt.pack: saturate and pack, b low, a above, c's bits shifted up ------------------------ */
 static uint64_t sat(int32_t v, unsigned bits, bool sgn) {
   int64_t lo = sgn ? -(1ll << (bits - 1)) : 0, hi = sgn ? (1ll << (bits - 1)) - 1 : (1ll << bits) - 1;
@@ -562,6 +616,7 @@ Suite *emu_cvt_suite(void) {
   tcase_add_test(tc, cvt_f32_narrow);
   tcase_add_test(tc, cvt_fp8);
   tcase_add_test(tc, cvt_fp8_f16x2_all);
+  tcase_add_test(tc, cvt_fp8_f32_dense);
   tcase_add_test(tc, cvt_pack);
   suite_add_tcase(s, tc);
   return s;
