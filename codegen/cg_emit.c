@@ -2007,6 +2007,25 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
       unsupported(E, i, "the swizzle pattern must be an immediate below 0x8000 (bitmask mode)");
       return NULL;
     }
+    /* A pattern that stays inside each quad of lanes (and_mask keeps bits
+     * 4:2, or_mask and xor_mask touch only bits 1:0) is a DPP quad_perm:
+     * v_mov_b32_dpp, one VALU op without the LDS crossbar or a wait, which
+     * LLVM's DPP combine can fold into the op that uses it (the last steps
+     * of a butterfly reduction, lower_mma's quad broadcasts).  quad_perm
+     * lane i of each quad reads lane sel_i: dpp_ctrl = sel_0 | sel_1 << 2 |
+     * sel_2 << 4 | sel_3 << 6 (AMDGPU ISA, DPP_CTRL QUAD_PERM 0x00-0xff),
+     * row and bank masks all on, bound_ctrl on (a source lane that is
+     * not active reads as 0, which PTX leaves undefined; with it LLVM's
+     * DPP combine folds the move into a VOP2 user: v_add_f32_dpp).  Every
+     * target of the table has DPP16 quad_perm. */
+    uint32_t p = (uint32_t)pat->imm, and_m = p & 31, or_m = (p >> 5) & 31, xor_m = (p >> 10) & 31;
+    if ((and_m & 0x1c) == 0x1c && !(or_m & 0x1c) && !(xor_m & 0x1c)) {
+      uint32_t ctrl = 0;
+      for (uint32_t q = 0; q < 4; q++) ctrl |= (((q & and_m) | or_m) ^ xor_m) << (2 * q);
+      LLVMValueRef args[6] = {LLVMGetPoison(c->i32), op_as(E, i, 0, c->i32), kint(c->i32, ctrl & 0xff),
+                              kint(c->i32, 15), kint(c->i32, 15), LLVMConstInt(c->i1, 1, 0)};
+      return cg_intrinsic(c, "llvm.amdgcn.update.dpp", &c->i32, 1, args, 6, true);
+    }
     LLVMValueRef args[2] = {op_as(E, i, 0, c->i32), kint(c->i32, pat->imm)};
     return cg_intrinsic(c, "llvm.amdgcn.ds.swizzle", NULL, 0, args, 2, true);
   }
