@@ -265,18 +265,14 @@ PW_DI float __sinf(float x) { return __builtin_amdgcn_sinf(x * 0.159154943f); }
 PW_DI float __cosf(float x) { return __builtin_amdgcn_cosf(x * 0.159154943f); }
 PW_DI float __fdividef(float a, float b) { return a * __builtin_amdgcn_rcpf(b); }
 PW_DI float __saturatef(float x) { return __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f); }
-PW_DI float __fadd_rn(float a, float b) {
-#pragma clang fp contract(off)
-  return a + b;
-}
-PW_DI float __fsub_rn(float a, float b) {
-#pragma clang fp contract(off)
-  return a - b;
-}
-PW_DI float __fmul_rn(float a, float b) {
-#pragma clang fp contract(off)
-  return a * b;
-}
+/* ADD, SUB and MUL of type T, each rounded once: CUDA's _rn and __hadd
+ * forms are never contracted into an fma (also used by pw_half_ops.h for
+ * the 16-bit types and their pairs) */
+#define PW_UNCONTRACTED_OPS(T, ADD, SUB, MUL)                                   \
+  PW_DI T ADD(T a, T b) { _Pragma("clang fp contract(off)") return a + b; }     \
+  PW_DI T SUB(T a, T b) { _Pragma("clang fp contract(off)") return a - b; }     \
+  PW_DI T MUL(T a, T b) { _Pragma("clang fp contract(off)") return a * b; }
+PW_UNCONTRACTED_OPS(float, __fadd_rn, __fsub_rn, __fmul_rn)
 PW_DI float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 template <class T> PW_DI T min(T a, T b) { return a < b ? a : b; }
 template <class T> PW_DI T max(T a, T b) { return a > b ? a : b; }

@@ -8,18 +8,7 @@
  *   propagate NaN; __hadd_sat clamps to [0, 1] (NaN -> 0); __hfma_relu
  *   clamps negative results to 0 and keeps NaN; __heq ... ordered,
  *   __hequ ... unordered; __hisinf: -1, 0 or 1. */
-PW_DI PW_H __hadd(PW_H a, PW_H b) {
-#pragma clang fp contract(off)
-  return a + b;
-}
-PW_DI PW_H __hsub(PW_H a, PW_H b) {
-#pragma clang fp contract(off)
-  return a - b;
-}
-PW_DI PW_H __hmul(PW_H a, PW_H b) {
-#pragma clang fp contract(off)
-  return a * b;
-}
+PW_UNCONTRACTED_OPS(PW_H, __hadd, __hsub, __hmul)
 PW_DI PW_H __hfma(PW_H a, PW_H b, PW_H c) { return __builtin_elementwise_fma(a, b, c); }
 PW_DI PW_H __hneg(PW_H a) { return -a; }
 PW_DI PW_H __habs(PW_H a) { return __builtin_elementwise_abs(a); }
@@ -48,18 +37,7 @@ PW_DI bool __hgtu(PW_H a, PW_H b) { return !(a <= b); }
 PW_DI bool __hgeu(PW_H a, PW_H b) { return !(a < b); }
 PW_DI bool __hisnan(PW_H a) { return a != a; }
 PW_DI int __hisinf(PW_H a) { return __builtin_isinf((float)a) ? (a < (PW_H)0.0f ? -1 : 1) : 0; }
-PW_DI PW_H2 __hadd2(PW_H2 a, PW_H2 b) {
-#pragma clang fp contract(off)
-  return a + b;
-}
-PW_DI PW_H2 __hsub2(PW_H2 a, PW_H2 b) {
-#pragma clang fp contract(off)
-  return a - b;
-}
-PW_DI PW_H2 __hmul2(PW_H2 a, PW_H2 b) {
-#pragma clang fp contract(off)
-  return a * b;
-}
+PW_UNCONTRACTED_OPS(PW_H2, __hadd2, __hsub2, __hmul2)
 PW_DI PW_H2 __hfma2(PW_H2 a, PW_H2 b, PW_H2 c) { return __builtin_elementwise_fma(a, b, c); }
 PW_DI PW_H2 __hmax2(PW_H2 a, PW_H2 b) { return __builtin_elementwise_maxnum(a, b); }
 PW_DI PW_H2 __hmin2(PW_H2 a, PW_H2 b) { return __builtin_elementwise_minnum(a, b); }
