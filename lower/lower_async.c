@@ -21,9 +21,10 @@
  * Without src-size / ignore-src: one ld.global of cp-size bytes (b32 x1, x2
  * or x4; the ISA requires both addresses aligned to cp-size) and one
  * st.shared.  With ignore-src p: that load guarded by !p, zeros kept
- * otherwise.  With a src-size s: byte by byte, each byte j loaded under the
- * guard j < min(s, cp-size) (the bytes past s may lie outside any
- * allocation, so they are never read) and zero otherwise.  .ca/.cg and the
+ * otherwise.  With a src-size s: the whole copy when min(s, cp-size) is
+ * cp-size, zeros when it is 0, and in between the bytes below it in a block
+ * of their own (src_size_copy; the bytes past s may lie outside any
+ * allocation, so they are never read).  .ca/.cg and the
  * cache policy are cache hints with no meaning for the result (dropped).
  * The offset of [dst+off] is the instruction's (the parser folds a [src+k]
  * into an add).  cp.async.bulk* and cp.async.mbarrier.arrive are not
@@ -34,6 +35,68 @@
 static bool want(const ir_instr *i, void *data) {
   (void)data;
   return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group;
+}
+
+/* cp.async with a src-size: from = min(src-size, n) bytes copied, the rest
+ * zero.  nvcc's kernels use src-size as a bounds check (0 or cp-size), so
+ * the common cases are whole:
+ *
+ *     full = from == n
+ *     v = @full ld.global.v [src] keep 0       (one guarded vector load)
+ *     st.shared.v [dst], v                     (the data, or zeros)
+ *     part = from - 1 < n - 1                  (0 < from < n, unsigned)
+ *     cbr part, B, C
+ *   B: byte j = ld.global.b8 [j < from ? src + j : src]; st.shared.b8 [dst + j], j < from ? byte j : 0
+ *     br C
+ *   C: ...
+ *
+ * Only the bytes below from are ever read (the bytes past src-size may lie
+ * outside any allocation; byte 0 is readable when from > 0, so it stands in
+ * for the others), and B's loads share one branch.  It was a guarded byte
+ * load per byte: 16 branches per copy, the blocks the backend's register
+ * coalescer and CodeGenPrepare take superlinear time over (cuBLASLt's
+ * pipelined GEMM kernels: 64-252 such copies per module; docs/codegen.md). */
+static bool src_size_copy(ir_builder *b, ir_instr *i, ir_value *dst, ir_value *src, unsigned n, ir_value *from) {
+  ir_mods gm = {.space = IR_SPACE_GLOBAL}, sm = {.space = IR_SPACE_SHARED};
+  unsigned nw = n / 4;
+  if (nw > 1) gm.vec = sm.vec = (uint8_t)nw;
+  ir_value *full = lower_setp(b, IR_CMP_EQ, ir_type_u32, from, lower_imm32(b, n));
+  ir_instr *ld = ir_build_mem(b, ir_op_ld, ir_type_b32, src, 0, 0, NULL, nw, &gm);
+  ir_value *z[4];
+  for (unsigned k = 0; k < nw; k++) z[k] = lower_imm32(b, 0);
+  ir_instr_set_guard(b, ld, full, false, z);
+  ir_build_mem(b, ir_op_st, ir_type_b32, dst, i->offset, nw, ld->dst, 0, &sm);
+  ir_value *less1 = ir_alu2(b, ir_op_sub, ir_type_u32, from, lower_imm32(b, 1));
+  ir_value *part = lower_setp(b, IR_CMP_LT, ir_type_u32, less1, lower_imm32(b, n - 1));
+  /* split: the partial copy in a block of its own */
+  ir_func *f = b->block->func;
+  ir_block *pre = b->block;
+  ir_block *join = ir_block_split_before(b->before, NULL);
+  ir_block *body = ir_block_create_after(f, pre, NULL);
+  ir_builder p = ir_builder_at_end(pre);
+  p.loc = b->loc;
+  ir_cbr(&p, part, body, join);
+  ir_builder y = ir_builder_at_end(body);
+  y.loc = b->loc;
+  gm.vec = sm.vec = 0;
+  for (unsigned j = 0; j < n; j++) {
+    if (!j) {   /* from > 0 here: byte 0 is always copied */
+      ir_instr *lb = ir_build_mem(&y, ir_op_ld, ir_type_b8, src, 0, 0, NULL, 1, &gm);
+      ir_build_mem(&y, ir_op_st, ir_type_b8, dst, i->offset, 1, lb->dst, 0, &sm);
+      continue;
+    }
+    ir_value *take = lower_setp(&y, IR_CMP_LT, ir_type_u32, lower_imm32(&y, j), from);
+    ir_value *sj = ir_alu2(&y, ir_op_add, ir_type_u64, src, ir_imm(&y, ir_type_u64, j));
+    ir_value *at = lower_selp(&y, ir_type_b64, sj, src, take);
+    ir_instr *lb = ir_build_mem(&y, ir_op_ld, ir_type_b8, at, 0, 0, NULL, 1, &gm);
+    ir_value *v = lower_selp(&y, ir_type_b8, lb->dst[0], ir_imm(&y, ir_type_b8, 0), take);
+    ir_build_mem(&y, ir_op_st, ir_type_b8, dst, i->offset + j, 1, (ir_value *[]){v}, 0, &sm);
+  }
+  ir_br(&y, join);
+  ir_loc loc = b->loc;
+  *b = ir_builder_before(join->first);
+  b->loc = loc;
+  return true;
 }
 
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
@@ -66,12 +129,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   ir_value *s = extra;
   if (ir_type_bits((ir_type)s->type) == 64) s = lower_lo32(b, s);
   ir_value *from = ir_alu2(b, ir_op_min, ir_type_u32, s, lower_imm32(b, (uint32_t)n));
-  for (unsigned j = 0; j < n; j++) {
-    ir_value *take = lower_setp(b, IR_CMP_LT, ir_type_u32, lower_imm32(b, j), from);
-    ir_instr *ld = ir_build_mem(b, ir_op_ld, ir_type_b8, src, j, 0, NULL, 1, &gm);
-    ir_instr_set_guard(b, ld, take, false, (ir_value *[]){ir_imm(b, ir_type_b8, 0)});
-    ir_build_mem(b, ir_op_st, ir_type_b8, dst, i->offset + j, 1, ld->dst, 0, &sm);
-  }
+  return src_size_copy(b, i, dst, src, (unsigned)n, from);
   return true;
 }
 

@@ -319,17 +319,23 @@ static const char *cp_async_ptx = ET_HEADER ENTRY
     "  cp.async.cg.shared.global [%r8], [%rd9], 16, %r9;\n"
     "  add.u64 %rd10, %rd9, 16;\n  cp.async.ca.shared.global [%r8+16], [%rd10], 8;\n"
     "  add.u64 %rd11, %rd9, 24;\n  cp.async.ca.shared.global [%r8+24], [%rd11], 4;\n"
+    /* the same with src-sizes: 8 bytes of 0..15 (past cp-size: all 8), 4 bytes of 0..7 */
+    "  shr.u32 %r18, %r1, 2;\n  and.b32 %r19, %r18, 15;\n  and.b32 %r20, %r1, 7;\n"
+    "  mov.u32 %r21, sh;\n  add.u32 %r22, %r21, 2048;\n  add.u32 %r23, %r22, %r7;\n"   /* second half of sh */
+    "  cp.async.ca.shared.global [%r23], [%rd10], 8, %r19;\n"
+    "  cp.async.ca.shared.global [%r23+8], [%rd11], 4, %r20;\n"
     "  cp.async.commit_group;\n  cp.async.wait_group 0;\n  bar.sync 0;\n"
     "  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r8];\n  ld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r8+16];\n"
     "  st.global.v4.u32 [%rd6], {%r10, %r11, %r12, %r13};\n  st.global.v4.u32 [%rd6+16], {%r14, %r15, %r16, %r17};\n"
+    "  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r23];\n  st.global.v4.u32 [%rd6+2048], {%r10, %r11, %r12, %r13};\n"
     "  ret;\n}\n";
 
 START_TEST(cp_async) {
   et *t = et_load(cp_async_ptx);
   enum { NT = 64 };
-  uint8_t in[NT * 32], out[NT * 32];
+  uint8_t in[NT * 32], out[NT * 32 + NT * 16 * 2];
   for (unsigned i = 0; i < sizeof in; i++) in[i] = (uint8_t)(i * 7 + 1);
-  uint8_t poison[NT * 32];
+  uint8_t poison[sizeof out];
   memset(poison, 0xee, sizeof poison);
   uint64_t din = et_alloc(t, sizeof in, in), dout = et_alloc(t, sizeof out, poison);
   et_ok(t, et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){NT, 1, 1}, 0, 2, din, dout));
@@ -341,6 +347,17 @@ START_TEST(cp_async) {
       else if (b < 28) want = in[tid * 32 + b];
       else want = 0;                                             /* never written: shared starts zeroed */
       ck_assert_msg(out[tid * 32 + b] == want, "thread %u byte %u: %02x want %02x", tid, b, out[tid * 32 + b], want);
+    }
+  /* the src-size copies: thread t's 16 bytes at out[2048 + 32 t] */
+  for (unsigned tid = 0; tid < NT; tid++)
+    for (unsigned b = 0; b < 16; b++) {
+      unsigned s8 = (tid >> 2) & 15, s4 = tid & 7;
+      uint8_t want;
+      if (b < 8) want = b < (s8 < 8 ? s8 : 8) ? in[tid * 32 + 16 + b] : 0;
+      else if (b < 12) want = b - 8 < (s4 < 4 ? s4 : 4) ? in[tid * 32 + 24 + b - 8] : 0;
+      else want = 0;                                             /* never written */
+      ck_assert_msg(out[2048 + tid * 32 + b] == want, "src-size copies: thread %u byte %u: %02x want %02x", tid, b,
+                    out[2048 + tid * 32 + b], want);
     }
   et_free(t);
 }
