@@ -85,6 +85,9 @@ bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_opt
     info->instrs = st.instrs;
     if (!(ok = m != NULL)) snprintf(info->reason, sizeof info->reason, "PTX does not parse");
   }
+  /* a complete code object: what no kernel reaches can never run
+   * (ir_link_drop_unreached; ptxas drops it too) */
+  if (ok && kind == CG_EMIT_HSACO && !opt->no_opt) ir_link_drop_unreached(m);
   /* An instruction the front end kept opaque: no backend can run it.  The
    * runtime fails the module load on it (rt_ir.c), naming it. */
   const ir_func *of = NULL;
@@ -165,6 +168,7 @@ bool cg_compile_ptx_linked(unsigned n, const char *const *names, const char *con
   }
   free(mods);
   ok = m != NULL && ir_verify(m, NULL, d);
+  if (ok && kind == CG_EMIT_HSACO && !opt->no_opt) ir_link_drop_unreached(m);
   if (ok && !opt->no_lower) {
     const lower_target *lt = lower_find_target(opt->target->name);
     ok = lt && lower_module(m, lt, &(lower_pipeline_options){.diag = d});

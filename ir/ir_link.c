@@ -399,3 +399,76 @@ ir_module *ir_link_modules(ir_module **mods, unsigned n, bool allow_undefined, p
   }
   return dst;
 }
+
+/* ---- ir_link_drop_unreached: device functions no kernel reaches ----------
+ * Reachability from the kernels, the declarations and the variables'
+ * initializers, through symbol operands (calls, addresses taken, guards'
+ * keep values) and .calltargets lists; a depth-first walk. */
+typedef struct reach {
+  ir_func **fn;      /* the module's functions, in order */
+  uint8_t *live;
+  uint32_t n, *stack, sp;
+} reach;
+
+static uint32_t func_index(const reach *R, const ir_func *f) {
+  for (uint32_t k = 0; k < R->n; k++)   /* modules have tens of functions, at most a few hundred */
+    if (R->fn[k] == f) return k;
+  return UINT32_MAX;
+}
+
+static void reach_func(reach *R, const ir_func *f) {
+  uint32_t k = f ? func_index(R, f) : UINT32_MAX;
+  if (k == UINT32_MAX || R->live[k]) return;
+  R->live[k] = 1;
+  R->stack[R->sp++] = k;
+}
+
+static void reach_value(reach *R, const ir_value *v) {
+  if (v && v->kind == IR_VAL_SYMBOL && v->symref.sym.kind == IR_SYM_FUNC) reach_func(R, v->symref.sym.func);
+}
+
+void ir_link_drop_unreached(ir_module *m) {
+  reach R = {0};
+  R.n = m->nfuncs;
+  R.fn = calloc(R.n ? R.n : 1, sizeof *R.fn);
+  R.live = calloc(R.n ? R.n : 1, 1);
+  R.stack = calloc(R.n ? R.n : 1, sizeof *R.stack);
+  if (!R.fn || !R.live || !R.stack) goto out;
+  uint32_t n = 0;
+  ir_foreach_func(m, f) if (n < R.n) R.fn[n++] = f;
+  R.n = n;
+  ir_foreach_func(m, f) if (f->is_kernel || f->is_decl) reach_func(&R, f);
+  for (uint32_t g = 0; g < m->nglobals; g++)
+    for (uint32_t r = 0; r < m->globals[g]->nrelocs; r++)
+      if (m->globals[g]->relocs[r].sym.kind == IR_SYM_FUNC) reach_func(&R, m->globals[g]->relocs[r].sym.func);
+  while (R.sp) {
+    const ir_func *f = R.fn[R.stack[--R.sp]];
+    ir_foreach_block(f, b) ir_foreach_instr(b, i) {
+      for (unsigned k = 0; k < i->nsrc; k++) reach_value(&R, i->src[k]);
+      if (i->keep)
+        for (unsigned k = 0; k < i->ndst; k++) reach_value(&R, i->keep[k]);
+      if (i->op == ir_op_call && i->aux) {
+        const ir_call_info *ci = i->aux;
+        for (uint32_t t = 0; t < ci->ntargets; t++) reach_func(&R, ci->targets[t]);
+      }
+    }
+  }
+  /* unlink the dead (their memory is the module arena's) */
+  ir_func *prev = NULL;
+  m->nfuncs = 0;
+  for (uint32_t k = 0; k < R.n; k++) {
+    ir_func *f = R.fn[k];
+    if (!R.live[k]) continue;
+    if (prev) prev->next = f;
+    else m->funcs = f;
+    prev = f;
+    m->nfuncs++;
+  }
+  if (prev) prev->next = NULL;
+  else m->funcs = NULL;
+  m->last_func = prev;
+out:
+  free(R.fn);
+  free(R.live);
+  free(R.stack);
+}

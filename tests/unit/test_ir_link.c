@@ -80,6 +80,62 @@ static bool verifies(const ir_module *m) {
   return ok;
 }
 
+/* ir_link_drop_unreached: what a kernel calls (directly or through a
+ * callee), takes the address of, or a variable's initializer points to
+ * stays; the rest goes, chains of dead callers included; declarations
+ * stay; the module still verifies and runs. */
+START_TEST(drop_unreached_functions) {
+  const char *text =
+    HDR
+    ".extern .func (.param .b32 r) ext_unused (.param .b32 a);\n"
+    ".func (.param .b32 r) leaf (.param .b32 a)\n{\n  .reg .b32 %r<3>;\n"
+    "  ld.param.b32 %r1, [a];\n  add.u32 %r2, %r1, 5;\n  st.param.b32 [r], %r2;\n  ret;\n}\n"
+    ".visible .func (.param .b32 r) called (.param .b32 a)\n{\n  .reg .b32 %r<3>;\n"
+    "  ld.param.b32 %r1, [a];\n"
+    "  { .param .b32 pa; .param .b32 pr; st.param.b32 [pa], %r1;\n"
+    "    call.uni (pr), leaf, (pa); ld.param.b32 %r2, [pr]; }\n"
+    "  st.param.b32 [r], %r2;\n  ret;\n}\n"
+    ".func dead_leaf ()\n{\n  ret;\n}\n"
+    ".visible .func dead_caller ()\n{\n  call.uni dead_leaf, ();\n  ret;\n}\n"
+    ".func in_table ()\n{\n  ret;\n}\n"
+    ".func addr_taken ()\n{\n  ret;\n}\n"
+    ".global .align 8 .u64 table[1] = {in_table};\n"
+    ".visible .entry k(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<5>;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u64 %rd4, addr_taken;\n"
+    "  { .param .b32 pa; .param .b32 pr; st.param.b32 [pa], %r1;\n"
+    "    call.uni (pr), called, (pa); ld.param.b32 %r2, [pr]; }\n"
+    "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 4;\n  add.u64 %rd1, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd1], %r2;\n  ret;\n}\n";
+  ir_module *m = parse("drop.ptx", text);
+  ck_assert_uint_eq(m->nfuncs, 8);
+  ir_link_drop_unreached(m);
+  const char *stay[] = {"ext_unused", "leaf", "called", "in_table", "addr_taken", "k"};
+  ck_assert_uint_eq(m->nfuncs, 6);
+  unsigned n = 0;
+  ir_foreach_func(m, f) {
+    ck_assert_msg(n < 6 && !strcmp(f->name, stay[n]), "function %u is %s, want %s", n, f->name, n < 6 ? stay[n] : "none");
+    n++;
+  }
+  ck_assert_uint_eq(n, 6);
+  ck_assert_ptr_eq(m->last_func, ir_module_find_func(m, "k"));
+  ck_assert(verifies(m));
+  uint32_t out[32];
+  run32(m, "k", out);
+  for (uint32_t i = 0; i < 32; i++) ck_assert_uint_eq(out[i], i + 5);
+  ir_module_destroy(m);
+
+  /* a module without kernels keeps only its declarations */
+  m = parse("nokernel.ptx", HDR ".extern .func ext ();\n.visible .func f ()\n{\n  call.uni ext, ();\n  ret;\n}\n");
+  ir_link_drop_unreached(m);
+  ck_assert_uint_eq(m->nfuncs, 1);
+  ck_assert_str_eq(m->funcs->name, "ext");
+  ck_assert_ptr_eq(m->last_func, m->funcs);
+  ck_assert(verifies(m));
+  ir_module_destroy(m);
+}
+END_TEST
+
 START_TEST(extern_func_resolves) {
   ir_module *a = parse("a.ptx", caller_ptx), *b = parse("b.ptx", callee_ptx);
   pw_diag d;
@@ -254,6 +310,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, extern_global_resolves);
   tcase_add_test(tc, local_names_stay_local);
   tcase_add_test(tc, signature_mismatch_is_named);
+  tcase_add_test(tc, drop_unreached_functions);
   suite_add_tcase(s, tc);
   return s;
 }
