@@ -324,10 +324,14 @@ static const char *cp_async_ptx = ET_HEADER ENTRY
     "  mov.u32 %r21, sh;\n  add.u32 %r22, %r21, 2048;\n  add.u32 %r23, %r22, %r7;\n"   /* second half of sh */
     "  cp.async.ca.shared.global [%r23], [%rd10], 8, %r19;\n"
     "  cp.async.ca.shared.global [%r23+8], [%rd11], 4, %r20;\n"
+    /* guarded (odd threads): 16 bytes of src-size 0..15 again */
+    "  and.b32 %r24, %r1, 1;\n  setp.ne.u32 %p2, %r24, 0;\n"
+    "  @%p2 cp.async.cg.shared.global [%r23+16], [%rd9], 16, %r9;\n"
     "  cp.async.commit_group;\n  cp.async.wait_group 0;\n  bar.sync 0;\n"
     "  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r8];\n  ld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r8+16];\n"
     "  st.global.v4.u32 [%rd6], {%r10, %r11, %r12, %r13};\n  st.global.v4.u32 [%rd6+16], {%r14, %r15, %r16, %r17};\n"
     "  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r23];\n  st.global.v4.u32 [%rd6+2048], {%r10, %r11, %r12, %r13};\n"
+    "  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r23+16];\n  st.global.v4.u32 [%rd6+2064], {%r10, %r11, %r12, %r13};\n"
     "  ret;\n}\n";
 
 START_TEST(cp_async) {
@@ -348,7 +352,14 @@ START_TEST(cp_async) {
       else want = 0;                                             /* never written: shared starts zeroed */
       ck_assert_msg(out[tid * 32 + b] == want, "thread %u byte %u: %02x want %02x", tid, b, out[tid * 32 + b], want);
     }
-  /* the src-size copies: thread t's 16 bytes at out[2048 + 32 t] */
+  /* the src-size copies: thread t's 16 bytes at out[2048 + 32 t], then the
+   * guarded copy's 16 (odd threads only) */
+  for (unsigned tid = 0; tid < NT; tid++)
+    for (unsigned b = 16; b < 32; b++) {
+      uint8_t want = (tid & 1) && b - 16 < (tid & 15) ? in[tid * 32 + b - 16] : 0;
+      ck_assert_msg(out[2048 + tid * 32 + b] == want, "guarded copy: thread %u byte %u: %02x want %02x", tid, b,
+                    out[2048 + tid * 32 + b], want);
+    }
   for (unsigned tid = 0; tid < NT; tid++)
     for (unsigned b = 0; b < 16; b++) {
       unsigned s8 = (tid >> 2) & 15, s4 = tid & 7;
