@@ -81,6 +81,8 @@ static double now(void) {
 typedef struct lib_stat {
   char name[64];
   unsigned n, ok, reloc;
+  unsigned both_n;              /* --ptxas: modules both compile, */
+  double both_pw, both_ptxas;   /* ptxwave's whole compile and ptxas's CPU time on them */
 } lib_stat;
 
 typedef struct split_stat {
@@ -309,6 +311,9 @@ static bool one(const ptx_module *pm, void *user) {
         B->both_cg += tcg;
         B->both_front += tfront;
         B->both_ptxas += tp;
+        L->both_n++;
+        L->both_pw += tfront + tcg;
+        L->both_ptxas += tp;
       }
     }
   } else {
@@ -443,6 +448,13 @@ int main(int argc, char **argv) {
            B.both_front, B.both_cg, B.both_ptxas, 1000.0 * (B.both_front + B.both_cg) / B.both_instrs,
            1000.0 * B.both_ptxas / B.both_instrs, (B.both_front + B.both_cg) / B.both_ptxas,
            B.both_cg / B.both_ptxas);
+  /* where the difference is: per library, the whole compile against ptxas's */
+  if (B.ptxas && B.both_n)
+    for (unsigned i = 0; i < B.nlibs; i++)
+      if (B.libs[i].both_n)
+        printf("  %-28s %4u both: ptxwave %8.3f s, ptxas %8.3f s, ratio %.2f, difference %+.3f s\n",
+               B.libs[i].name, B.libs[i].both_n, B.libs[i].both_pw, B.libs[i].both_ptxas,
+               B.libs[i].both_pw / B.libs[i].both_ptxas, B.libs[i].both_pw - B.libs[i].both_ptxas);
   if (B.split && B.nsplits) {
     double t1 = 0, tn = 0, c1 = 0, cn = 0;
     for (size_t i = 0; i < B.nsplits; i++) {
