@@ -130,7 +130,6 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   if (ir_type_bits((ir_type)s->type) == 64) s = lower_lo32(b, s);
   ir_value *from = ir_alu2(b, ir_op_min, ir_type_u32, s, lower_imm32(b, (uint32_t)n));
   return src_size_copy(b, i, dst, src, (unsigned)n, from);
-  return true;
 }
 
 bool lower_async(ir_module *m, const lower_async_options *opt) {
