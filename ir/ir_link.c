@@ -406,14 +406,19 @@ ir_module *ir_link_modules(ir_module **mods, unsigned n, bool allow_undefined, p
  * keep values) and .calltargets lists; a depth-first walk. */
 typedef struct reach {
   ir_func **fn;      /* the module's functions, in order */
+  struct fn_at { const ir_func *f; uint32_t k; } *by_addr;   /* sorted by address */
   uint8_t *live;
   uint32_t n, *stack, sp;
 } reach;
 
+static int by_addr_cmp(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const struct fn_at *)a)->f, y = (uintptr_t)((const struct fn_at *)b)->f;
+  return x < y ? -1 : x > y;
+}
+
 static uint32_t func_index(const reach *R, const ir_func *f) {
-  for (uint32_t k = 0; k < R->n; k++)   /* modules have tens of functions, at most a few hundred */
-    if (R->fn[k] == f) return k;
-  return UINT32_MAX;
+  const struct fn_at key = {f, 0}, *hit = bsearch(&key, R->by_addr, R->n, sizeof key, by_addr_cmp);
+  return hit ? hit->k : UINT32_MAX;
 }
 
 static void reach_func(reach *R, const ir_func *f) {
@@ -429,14 +434,18 @@ static void reach_value(reach *R, const ir_value *v) {
 
 void ir_link_drop_unreached(ir_module *m) {
   reach R = {0};
-  R.n = m->nfuncs;
+  ir_foreach_func(m, f) R.n++;
   R.fn = calloc(R.n ? R.n : 1, sizeof *R.fn);
+  R.by_addr = calloc(R.n ? R.n : 1, sizeof *R.by_addr);
   R.live = calloc(R.n ? R.n : 1, 1);
   R.stack = calloc(R.n ? R.n : 1, sizeof *R.stack);
-  if (!R.fn || !R.live || !R.stack) goto out;
+  if (!R.fn || !R.by_addr || !R.live || !R.stack) goto out;   /* nothing dropped: still correct */
   uint32_t n = 0;
-  ir_foreach_func(m, f) if (n < R.n) R.fn[n++] = f;
-  R.n = n;
+  ir_foreach_func(m, f) {
+    R.by_addr[n] = (struct fn_at){f, n};
+    R.fn[n++] = f;
+  }
+  qsort(R.by_addr, R.n, sizeof *R.by_addr, by_addr_cmp);
   ir_foreach_func(m, f) if (f->is_kernel || f->is_decl) reach_func(&R, f);
   for (uint32_t g = 0; g < m->nglobals; g++)
     for (uint32_t r = 0; r < m->globals[g]->nrelocs; r++)
@@ -469,6 +478,7 @@ void ir_link_drop_unreached(ir_module *m) {
   m->last_func = prev;
 out:
   free(R.fn);
+  free(R.by_addr);
   free(R.live);
   free(R.stack);
 }
