@@ -369,27 +369,6 @@ typedef struct cg_part {
   bool ok;
 } cg_part;
 
-/* A complete code object keeps the kernels and what they reach: device
- * functions are internal there (cg_emit.c), and one nothing uses is dead.
- * cg_compile_ptx removes those from the IR before lowering
- * (ir_link_drop_unreached); this catches the rest (a module given to
- * cg_compile directly, a function only lowering left unused) before the IR
- * pipeline, which would otherwise optimise each one before its inliner and
- * globaldce drop it.  Removing one may kill its callees: repeated until
- * nothing changes.  Variables stay (the host finds them by name). */
-static void drop_dead_functions(LLVMModuleRef mod) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(mod), next; fn; fn = next) {
-      next = LLVMGetNextFunction(fn);
-      LLVMLinkage l = LLVMGetLinkage(fn);
-      if ((l != LLVMInternalLinkage && l != LLVMPrivateLinkage) || LLVMGetFirstUse(fn)) continue;
-      LLVMDeleteFunction(fn);
-      changed = true;
-    }
-  }
-}
-
 static bool is_kernel_fn(LLVMValueRef fn) {
   return LLVMGetFunctionCallConv(fn) == LLVMAMDGPUKERNELCallConv;
 }
@@ -733,7 +712,6 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
     LLVMDisposeMessage(err);
   }
   if (ok && !opt->no_opt) {
-    drop_dead_functions(c.mod);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetSLPVectorization(po, 0);
     LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
