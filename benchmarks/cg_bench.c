@@ -347,8 +347,8 @@ int main(int argc, char **argv) {
   int first_file = argc;
   /* --llvm OPT: an LLVM command-line option (-time-passes, ...), for
    * measuring; parsed once before the first compile */
-  const char *llvm_args[64] = {"cg_bench"};
-  int nllvm = 1;
+  const char *llvm_args[64];
+  int nllvm = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--arch") && i + 1 < argc) B.target = cg_target_find(argv[++i]);
     else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc && B.npipe < MAXP) B.pipelines[B.npipe++] = argv[++i];
@@ -376,7 +376,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (!B.npipe) B.pipelines[B.npipe++] = "default";
-  if (nllvm > 1) LLVMParseCommandLineOptions(nllvm, llvm_args, NULL);
+  char lerr[512];
+  if (nllvm && !cg_llvm_options(nllvm, llvm_args, lerr, sizeof lerr)) {
+    fprintf(stderr, "cg_bench: --llvm: %s\n", lerr);
+    return 2;
+  }
   pw_diag d;
   pw_diag_init(&d, stderr);
   if (libdir) {

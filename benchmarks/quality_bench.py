@@ -3,7 +3,7 @@
 for the same CUDA sources (issue 6, "code quality against native").
 
     python3 benchmarks/quality_bench.py [--ptxwave build/tools/ptxwave] [--arch gfx942]
-        [--ptx-dir build/tests/cuda] [--keep DIR] [--pipeline TEXT] [PROGRAM...]
+        [--ptx-dir build/tests/cuda] [--keep DIR] [--pipeline TEXT] [--llvm=OPT]... [PROGRAM...]
 
 For every program of tests/cuda/programs.txt (or those named):
   native   clang-22 -x hip --offload-arch=ARCH --cuda-device-only -nogpuinc -nogpulib -O3
@@ -206,11 +206,13 @@ def ptx_of(name, sm, ptx_dir, tmp):
     return (p, None) if r.returncode == 0 else (None, first_error(r.stderr))
 
 
-def compile_ptxwave(ptxwave, ptx, name, arch, pipeline, tmp):
+def compile_ptxwave(ptxwave, ptx, name, arch, pipeline, llvm, tmp):
     out = os.path.join(tmp, name + ".ptxwave.hsaco")
     cmd = [ptxwave, "compile", ptx, "--arch", arch, "--emit", "hsaco", "-o", out]
     if pipeline:
         cmd += ["--pipeline", pipeline]
+    for o in llvm or []:
+        cmd += ["--llvm", o]
     r = run(cmd)
     return (out, None) if r.returncode == 0 else (None, first_error(r.stderr))
 
@@ -254,6 +256,9 @@ def main():
     ap.add_argument("--arch", default="gfx942")
     ap.add_argument("--ptx-dir", default=os.path.join(ROOT, "build", "tests", "cuda"))
     ap.add_argument("--pipeline", help="ptxwave compile --pipeline TEXT")
+    ap.add_argument("--llvm", action="append", metavar="OPT",
+                    help="ptxwave compile --llvm OPT (repeatable): an LLVM option, e.g. "
+                    "--llvm=-amdgpu-scalar-ir-passes=1 to measure the backend's default")
     ap.add_argument("--keep", help="keep the code objects in this directory")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
@@ -270,7 +275,7 @@ def main():
         ptx, perr = ptx_of(name, sm, a.ptx_dir, tmp)
         pw = None
         if ptx:
-            pw, perr = compile_ptxwave(a.ptxwave, ptx, name, a.arch, a.pipeline, tmp)
+            pw, perr = compile_ptxwave(a.ptxwave, ptx, name, a.arch, a.pipeline, a.llvm, tmp)
         if nerr:
             failed.append((name, "native", nerr))
         if perr:

@@ -180,8 +180,37 @@ static LLVMTargetMachineRef target_machine(const char *cpu, const char *features
   return tm;
 }
 
+/* ---- The backend's own IR passes ----------------------------------------
+ * Options of LLVM's codegen pipeline (llc's command-line options: the C API
+ * has no other way to reach them), set once per process before the first
+ * compile.  Each removes a pass of the AMDGPU backend's IR stage that
+ * repeats what NVVM's -O3 did before it wrote the PTX; measured in
+ * docs/codegen.md ("Backend IR passes"): together they cut the backend's
+ * time by about a fifth, and the 68 kernels of benchmarks/quality_bench.py
+ * compile to the same code or better (instructions, registers, mca
+ * cycles).  cg_llvm_options (ptxwave compile --llvm, cg_bench --llvm) sets
+ * these first and then the caller's: LLVM keeps the last value of an
+ * option given twice. */
+#define CG_LLVM_OPTIONS(X)                                                    \
+  /* SeparateConstOffsetFromGEP, straight-line strength reduction,          \
+   * NaryReassociate and two EarlyCSE runs (AMDGPUPassConfig::addIRPasses):  \
+   * NVPTX's pipeline ran the same passes on this code, and PTX addresses   \
+   * are integers, not GEPs; 5% of the backend on its own (SLSR). */        \
+  X("-amdgpu-scalar-ir-passes=0")                                            \
+  /* loop strength reduction: NVVM's LSR already shaped every PTX loop */    \
+  X("-disable-lsr")
+
+static const char *const cg_default_llvm_options[] = {
+    "ptxwave",
+#define X(opt) opt,
+    CG_LLVM_OPTIONS(X)
+#undef X
+};
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_llvm(void) {
+  cg_llvm_parse((int)(sizeof cg_default_llvm_options / sizeof *cg_default_llvm_options),
+                cg_default_llvm_options, NULL, 0);
   pthread_key_create(&tm_key, tm_cache_free);
   LLVMInstallFatalErrorHandler(fatal_handler);
   /* LLVM's target registry: process-wide, written once. */
@@ -190,6 +219,22 @@ static void init_llvm(void) {
   LLVMInitializeAMDGPUTargetMC();
   LLVMInitializeAMDGPUAsmPrinter();
   LLVMInitializeAMDGPUAsmParser();
+}
+
+bool cg_llvm_options(int n, const char *const *opts, char *err, size_t errsize) {
+  if (err && errsize) *err = 0;
+  const char *argv[65] = {"ptxwave"};
+  if (n < 0 || n > 64) {
+    if (err) snprintf(err, errsize, "at most 64 LLVM options");
+    return false;
+  }
+  /* the defaults first: LLVM takes the last of repeated options */
+  pthread_once(&init_once, init_llvm);
+  for (int i = 0; i < n; i++) argv[i + 1] = opts[i];
+  bool ok = cg_llvm_parse(n + 1, argv, err, errsize);
+  /* some of LLVM's messages (a bad value) go to stderr, not to our stream */
+  if (!ok && err && errsize && !*err) snprintf(err, errsize, "LLVM refused an option (its message above)");
+  return ok;
 }
 
 static uint8_t *dup_bytes(const char *p, size_t n, bool nul) {

@@ -1,7 +1,7 @@
 // codegen/cg_lld.cpp: in-process linking of an AMDGPU object into a code
 // object with lld's ELF driver (design.md: a subprocess costs ~76 ms per
-// module against ~7 ms in process).  LLD has no C API; this is the one C++
-// file of ptxwave, exported as cg_lld_link() (codegen.h).
+// module against ~7 ms in process).  LLD has no C API; this C++ file (with
+// cg_llvm_opts.cpp) exports cg_lld_link() (codegen.h).
 //
 // Caveats of lld as a library (lld/Common/Driver.h), and how they are met:
 //  - lldMain() is safe to call again only while Result::canRunAgain is true;

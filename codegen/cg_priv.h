@@ -75,4 +75,9 @@ bool cg_merge_notes(uint8_t **objs, size_t *sizes, unsigned n, char *err, size_t
 /* cg_emit.c: the IR -> LLVM IR translation; false with errors in d. */
 bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d);
 
+/* cg_llvm_opts.cpp: LLVM's cl::ParseCommandLineOptions (argv[0] is the
+ * program name); false with LLVM's first message in err when an option is
+ * unknown, repeated or has a bad value (the others are still taken). */
+bool cg_llvm_parse(int argc, const char *const *argv, char *err, size_t errsize);
+
 #endif

@@ -120,6 +120,15 @@ bool cg_compile_ptx_linked(unsigned n, const char *const *names, const char *con
  * (docs/codegen.md "Pipeline"). */
 extern const char cg_default_pipeline[];
 
+/* LLVM command-line options (llc's: "-disable-lsr=0", "-time-passes") for
+ * experiments and measurements (`ptxwave compile --llvm OPT`, cg_bench).
+ * LLVM's options are process-wide: call this before compiling, never while
+ * another thread compiles.  An option given here wins over the one codegen
+ * sets by default (cg_compile.c, CG_LLVM_OPTIONS).  False, with LLVM's
+ * message in err, if LLVM refused an option (unknown, a bad value); the
+ * options it took stay set. */
+bool cg_llvm_options(int n, const char *const *opts, char *err, size_t errsize);
+
 /* ---- cg_lld.cpp -------------------------------------------------------- */
 
 /* Links one AMDGPU ELF relocatable object into a shared code object with

@@ -37,7 +37,7 @@ static void usage(FILE *f) {
           "usage: ptxwave compile FILE... --arch gfx942[,gfx90a,...] -o OUT\n"
           "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
           "                       [--pipeline TEXT] [--no-opt] [--no-lower] [--features +F,-G] [--time]\n"
-          "                       [-j N]\n"
+          "                       [-j N] [--llvm OPT]...\n"
           "\n"
           "Compiles PTX (a .ptx file, or the PTX inside a fatbin, ELF or archive)\n"
           "to AMD GPU code.  --emit: LLVM IR, assembly, an ELF object, or a linked\n"
@@ -51,6 +51,8 @@ static void usage(FILE *f) {
           "-j N: compile the kernels of one module in N partitions on N threads,\n"
           "linked into one code object (--emit hsaco); 1: one thread; default 0:\n"
           "automatic, only for modules big enough to pay.\n"
+          "--llvm OPT: an LLVM command-line option (llc's: -time-passes,\n"
+          "-disable-lsr=0), for experiments; it wins over ptxwave's defaults.\n"
           "Targets:");
   unsigned n;
   const cg_target *t = cg_targets(&n);
@@ -218,6 +220,8 @@ int cmd_compile(int argc, char **argv) {
   const char *file = NULL, *arch = NULL;
   char *files[64];
   unsigned nfiles = 0;
+  const char *llvm_opts[64];
+  int nllvm = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (pw_is_help(a)) {
@@ -245,6 +249,13 @@ int cmd_compile(int argc, char **argv) {
     else if (!strcmp(a, "--features") && has_next) J.opt.extra_features = argv[++i];
     else if (!strcmp(a, "--time")) J.time = true;
     else if (!strcmp(a, "--no-lower")) J.opt.no_lower = true;
+    else if (!strcmp(a, "--llvm") && has_next) {
+      if (nllvm == 64) {
+        fprintf(stderr, "ptxwave compile: at most 64 --llvm options\n");
+        return 2;
+      }
+      llvm_opts[nllvm++] = argv[++i];
+    }
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "ptxwave compile: unknown option '%s'\n", a);
       usage(stderr);
@@ -259,6 +270,11 @@ int cmd_compile(int argc, char **argv) {
   }
   if (!file || !arch || !J.out) {
     usage(stderr);
+    return 2;
+  }
+  char lerr[512];
+  if (nllvm && !cg_llvm_options(nllvm, llvm_opts, lerr, sizeof lerr)) {
+    fprintf(stderr, "ptxwave compile: --llvm: %s\n", lerr);
     return 2;
   }
   char *list = strdup(arch);
