@@ -40,9 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <llvm-c/Core.h>
-#include <llvm-c/Support.h>
-
 #include "codegen/codegen.h"
 #include "lower/lower.h"
 #include "ir/ir.h"
@@ -494,6 +491,6 @@ int main(int argc, char **argv) {
   free(B.names);
   /* LLVM's timers (-time-passes) report when LLVM shuts down */
   fflush(stdout);
-  if (nllvm > 1) LLVMShutdown();
+  if (nllvm) cg_llvm_finish();
   return 0;
 }

@@ -237,6 +237,8 @@ bool cg_llvm_options(int n, const char *const *opts, char *err, size_t errsize) 
   return ok;
 }
 
+void cg_llvm_finish(void) { LLVMShutdown(); }
+
 static uint8_t *dup_bytes(const char *p, size_t n, bool nul) {
   uint8_t *r = malloc(n + (nul ? 1 : 0) + 1);
   if (!r) PW_DIE("out of memory");

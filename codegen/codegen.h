@@ -129,6 +129,10 @@ extern const char cg_default_pipeline[];
  * options it took stay set. */
 bool cg_llvm_options(int n, const char *const *opts, char *err, size_t errsize);
 
+/* At the end of a process that gave LLVM options: LLVM's reports (the
+ * -time-passes table) print when LLVM shuts down.  No compile may follow. */
+void cg_llvm_finish(void);
+
 /* ---- cg_lld.cpp -------------------------------------------------------- */
 
 /* Links one AMDGPU ELF relocatable object into a shared code object with

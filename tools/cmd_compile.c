@@ -277,6 +277,7 @@ int cmd_compile(int argc, char **argv) {
     fprintf(stderr, "ptxwave compile: --llvm: %s\n", lerr);
     return 2;
   }
+  if (nllvm) atexit(cg_llvm_finish); /* -time-passes reports at LLVM's shutdown */
   char *list = strdup(arch);
   for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
     const cg_target *t = cg_target_find(s);
