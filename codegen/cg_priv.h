@@ -77,7 +77,8 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
 
 /* cg_llvm_opts.cpp: LLVM's cl::ParseCommandLineOptions (argv[0] is the
  * program name); false with LLVM's first message in err when an option is
- * unknown, repeated or has a bad value (the others are still taken). */
+ * unknown or has a bad value (the others are still taken; an option given
+ * again takes the new value). */
 bool cg_llvm_parse(int argc, const char *const *argv, char *err, size_t errsize);
 
 #endif
