@@ -373,6 +373,14 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     check_shape(p, I, op, d, s);
     check_preds(p, I, op, s);
   }
+  /* vote.ballot is .b32 and vote.all/.any/.uni are .pred (9.7.13.8): the
+   * IR's vote has no other result type (the fuzzer found a .b16 ballot) */
+  if (op == ir_op_vote && I->type != ir_type_none) {
+    ir_type want = I->m.vote == IR_VOTE_BALLOT ? ir_type_b32 : ir_type_pred;
+    if (I->type != want)
+      ptx_fail(p, &I->at, "'%.*s' is .%s: vote.ballot is .b32, vote.all, .any and .uni are .pred",
+               (int)I->at.len, I->at.text, ir_type_name(I->type));
+  }
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
   if (!in) PW_DIE("out of memory");
