@@ -51,11 +51,12 @@
  * implicit arguments and preloaded registers a kernel does not use
  * (amdgpu-no-*), which shrinks the kernarg segment and frees SGPRs; llc's
  * pipeline does not run it. */
-const char cg_default_pipeline[] =
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"
-    "cgscc(inline,argpromotion),"
-    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,infer-alignment,load-store-vectorizer),"
-    "amdgpu-attributor";
+#define CG_DEFAULT_PIPELINE                                                                            \
+  "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg),"                            \
+  "cgscc(inline,argpromotion),"                                                                      \
+  "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,infer-alignment,load-store-vectorizer)," \
+  "amdgpu-attributor"
+const char cg_default_pipeline[] = CG_DEFAULT_PIPELINE;
 
 /* Kernel parameter loads back to the entry block, after the IR pipeline.
  * PTX reads every kernel .param at the top; instcombine sinks each load
@@ -207,6 +208,14 @@ static const char *const cg_default_llvm_options[] = {
     CG_LLVM_OPTIONS(X)
 #undef X
 };
+
+/* What of the code a compile makes is chosen here rather than by its
+ * caller: the runtime's cache key carries it (rt_code_object_key), so that
+ * code objects cached by a build with another pipeline or other backend
+ * options are compiled again, not loaded. */
+#define X(opt) " " opt
+const char cg_code_options[] = "pipeline=" CG_DEFAULT_PIPELINE " llvm:" CG_LLVM_OPTIONS(X);
+#undef X
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_llvm(void) {

@@ -120,6 +120,12 @@ bool cg_compile_ptx_linked(unsigned n, const char *const *names, const char *con
  * (docs/codegen.md "Pipeline"). */
 extern const char cg_default_pipeline[];
 
+/* The defaults that shape the code (cg_default_pipeline and the LLVM
+ * options codegen sets, CG_LLVM_OPTIONS in cg_compile.c) as one string:
+ * part of the runtime's cache key, so that a change of either compiles
+ * cached modules again. */
+extern const char cg_code_options[];
+
 /* LLVM command-line options (llc's: "-disable-lsr=0", "-time-passes") for
  * experiments and measurements (`ptxwave compile --llvm OPT`, cg_bench).
  * LLVM's options are process-wide: call this before compiling, never while

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "codegen/codegen.h"
+
 #include "pw_config.h"
 #include "runtime/rt.h"
 #include "runtime/rt_cache.h"
@@ -254,5 +256,5 @@ void rt_cache_get_stats(const rt_cache *c, rt_cache_stats *out) {
 
 rt_cache_key rt_code_object_key(const char *ptx, size_t len, const char *arch) {
   return (rt_cache_key){.ptx = ptx, .ptx_len = len, .target = arch,
-                        .compiler = RT_CODE_OBJECT_COMPILER, .options = ""};
+                        .compiler = RT_CODE_OBJECT_COMPILER, .options = cg_code_options};
 }

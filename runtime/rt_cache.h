@@ -2,7 +2,8 @@
  * kernels (design.md "Runtime"; docs/runtime.md "The kernel cache").
  *
  * Key: XXH3-128 of the PTX text, the target (e.g. "gfx942"), the compiler's
- * version and the options, each length-prefixed so no two keys collide by
+ * version and the options (for code objects, codegen's defaults:
+ * cg_code_options), each length-prefixed so no two keys collide by
  * concatenation.  Value: what the backend compiled (for HIP, the .hsaco
  * code object); the emulator has no code object and does not use it.
  *

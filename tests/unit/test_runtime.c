@@ -242,6 +242,24 @@ START_TEST(cache_write_hit_and_private_dir) {
 }
 END_TEST
 
+/* The code object key names codegen's defaults (pipeline, backend
+ * options): a build that changes them must not load what an older build
+ * cached under the same version. */
+START_TEST(code_object_key_names_codegen_defaults) {
+  const char *ptx = ".version 8.0\n.target sm_90\n.address_size 64\n";
+  rt_cache_key k = rt_code_object_key(ptx, strlen(ptx), "gfx942");
+  ck_assert_ptr_nonnull(strstr(k.options, "-amdgpu-scalar-ir-passes=0"));
+  ck_assert_ptr_nonnull(strstr(k.options, "-disable-lsr"));
+  ck_assert_ptr_nonnull(strstr(k.options, "amdgpu-attributor"));
+  rt_cache_key old = k;
+  old.options = "";
+  char a[33], b[33];
+  rt_cache_key_hex(&k, a);
+  rt_cache_key_hex(&old, b);
+  ck_assert_str_ne(a, b);
+}
+END_TEST
+
 static void entry_file(const rt_cache_key *k, char *path, size_t cap) {
   char hex[33];
   rt_cache_key_hex(k, hex);
@@ -375,6 +393,7 @@ int main(void) {
   TCase *tc = tcase_create("cache");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, cache_write_hit_and_private_dir);
+  tcase_add_test(tc, code_object_key_names_codegen_defaults);
   tcase_add_test(tc, cache_truncated_or_altered_is_rebuilt);
   tcase_add_test(tc, cache_evicts_least_recently_used);
   tcase_add_test(tc, cache_two_processes);
