@@ -6,8 +6,9 @@
 
 LIST names PTX modules, one per line (relative to --corpus, default
 /work/corpus, or absolute).  Each NAME=OPTIONS is a setting: OPTIONS are
-words given to cg_bench, each an LLVM option (`--llvm WORD`) or, written
-P:TEXT, a pass pipeline (`--pipeline TEXT`); an empty OPTIONS is
+words given to cg_bench, each an LLVM option (`--llvm WORD`), written
+P:TEXT a pass pipeline (`--pipeline TEXT`), or written E:VAR=VALUE an
+environment variable of cg_bench (LD_PRELOAD, GLIBC_TUNABLES); an empty OPTIONS is
 ptxwave's default.  Example, the backend IR passes ptxwave turns off
 against its default (docs/codegen.md "Backend IR passes"):
 
@@ -54,18 +55,23 @@ def main():
     for s in a.settings:
         name, _, words = s.partition("=")
         args = []
+        env = dict(os.environ)
         for w in words.split():
-            args += ["--pipeline", w[2:]] if w.startswith("P:") else ["--llvm", w]
-        settings.append((name, args))
-    best = {name: {} for name, _ in settings}
+            if w.startswith("E:"):
+                var, _, val = w[2:].partition("=")
+                env[var] = val
+            else:
+                args += ["--pipeline", w[2:]] if w.startswith("P:") else ["--llvm", w]
+        settings.append((name, args, env))
+    best = {name: {} for name, _, _ in settings}
     ptxas = {}
     for rep in range(a.reps):
         for mi, m in enumerate(mods):
             k = (rep + mi) % len(settings)
-            for name, args in settings[k:] + settings[:k]:
+            for name, args, env in settings[k:] + settings[:k]:
                 extra = ["--ptxas", "--each"] if a.ptxas else []
                 r = subprocess.run([a.cg_bench] + extra + args + [m], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+                                   stderr=subprocess.PIPE, text=True, env=env)
                 t = re.search(r"^pipeline \S+\s+([\d.]+) s", r.stdout, re.M)
                 if r.returncode != 0 or not t:
                     sys.exit("cg_ab: %s with %s failed:\n%s" % (m, name, r.stderr[-2000:]))
@@ -76,17 +82,17 @@ def main():
         base = sum(best[settings[0][0]].values())
         print("after %d: " % (rep + 1) + "  ".join(
             "%s %.2f s (%.3f)" % (n, sum(best[n].values()), sum(best[n].values()) / base)
-            for n, _ in settings), flush=True)
+            for n, _, _ in settings), flush=True)
         if a.ptxas:
             both = [m for m in mods if m in ptxas]
             tp = sum(ptxas[m] for m in both)
             print("  on the %d modules ptxas compiles: ptxas %.2f s; " % (len(both), tp) + "  ".join(
-                "%s/ptxas %.3f" % (n, sum(best[n][m] for m in both) / tp) for n, _ in settings), flush=True)
+                "%s/ptxas %.3f" % (n, sum(best[n][m] for m in both) / tp) for n, _, _ in settings), flush=True)
     print("per module, time / %s's:" % settings[0][0])
     for m in mods:
         b = best[settings[0][0]][m]
         print("  %-50s %s  (%s %.2f s%s)" % (os.path.basename(m)[:50], " ".join(
-            "%6.3f" % (best[n][m] / b if b else 0) for n, _ in settings), settings[0][0], b,
+            "%6.3f" % (best[n][m] / b if b else 0) for n, _, _ in settings), settings[0][0], b,
             ", ptxas %.2f s" % ptxas[m] if m in ptxas else ""))
 
 
