@@ -200,7 +200,12 @@ static LLVMTargetMachineRef target_machine(const char *cpu, const char *features
    * are integers, not GEPs; 5% of the backend on its own (SLSR). */        \
   X("-amdgpu-scalar-ir-passes=0")                                            \
   /* loop strength reduction: NVVM's LSR already shaped every PTX loop */    \
-  X("-disable-lsr")
+  X("-disable-lsr")                                                          \
+  /* CodeGenPrepare restarts its walk from the first block after every      \
+   * change to the dominator tree, quadratic in the blocks: 2.2 s of a      \
+   * 1,272-block cuBLASLt kernel.  Past 500 blocks it revisits only the     \
+   * blocks it changed (LLVM's default: past 10,000), to the same code. */  \
+  X("-cgpp-huge-func=500")
 
 static const char *const cg_default_llvm_options[] = {
     "ptxwave",

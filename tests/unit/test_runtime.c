@@ -250,6 +250,7 @@ START_TEST(code_object_key_names_codegen_defaults) {
   rt_cache_key k = rt_code_object_key(ptx, strlen(ptx), "gfx942");
   ck_assert_ptr_nonnull(strstr(k.options, "-amdgpu-scalar-ir-passes=0"));
   ck_assert_ptr_nonnull(strstr(k.options, "-disable-lsr"));
+  ck_assert_ptr_nonnull(strstr(k.options, "-cgpp-huge-func=500"));
   ck_assert_ptr_nonnull(strstr(k.options, "amdgpu-attributor"));
   rt_cache_key old = k;
   old.options = "";
