@@ -205,7 +205,12 @@ static LLVMTargetMachineRef target_machine(const char *cpu, const char *features
    * change to the dominator tree, quadratic in the blocks: 2.2 s of a      \
    * 1,272-block cuBLASLt kernel.  Past 500 blocks it revisits only the     \
    * blocks it changed (LLVM's default: past 10,000), to the same code. */  \
-  X("-cgpp-huge-func=500")
+  X("-cgpp-huge-func=500")                                                   \
+  /* Post-RA machine LICM: on AMDGPU nearly every instruction reads EXEC,   \
+   * which loops write, so it hoists almost nothing (one s_mov in 2 of 178  \
+   * corpus modules), yet takes a fifth of a module whose loops call        \
+   * functions (the register masks of the calls). */                        \
+  X("-disable-postra-machine-licm")
 
 static const char *const cg_default_llvm_options[] = {
     "ptxwave",

@@ -251,6 +251,7 @@ START_TEST(code_object_key_names_codegen_defaults) {
   ck_assert_ptr_nonnull(strstr(k.options, "-amdgpu-scalar-ir-passes=0"));
   ck_assert_ptr_nonnull(strstr(k.options, "-disable-lsr"));
   ck_assert_ptr_nonnull(strstr(k.options, "-cgpp-huge-func=500"));
+  ck_assert_ptr_nonnull(strstr(k.options, "-disable-postra-machine-licm"));
   ck_assert_ptr_nonnull(strstr(k.options, "amdgpu-attributor"));
   rt_cache_key old = k;
   old.options = "";
