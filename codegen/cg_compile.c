@@ -181,18 +181,18 @@ static LLVMTargetMachineRef target_machine(const char *cpu, const char *features
   return tm;
 }
 
-/* ---- The backend's own IR passes ----------------------------------------
+/* ---- Options of the backend's pipeline -----------------------------------
  * Options of LLVM's codegen pipeline (llc's command-line options: the C API
  * has no other way to reach them), set once per process before the first
- * compile.  Each removes a pass of the AMDGPU backend's IR stage that
- * repeats what NVVM's -O3 did before it wrote the PTX; measured in
- * docs/codegen.md ("Backend IR passes"): together they cut the backend's
- * time by 9% (the 138 modules of the ptxas comparison) to 21% (smaller
- * sets, module by module), and the 68 kernels of benchmarks/quality_bench.py
- * compile to the same code or better (instructions, registers, mca
- * cycles).  cg_llvm_options (ptxwave compile --llvm, cg_bench --llvm) sets
- * these first and then the caller's: LLVM keeps the last value of an
- * option given twice. */
+ * compile.  The first two remove passes of the AMDGPU backend's IR stage
+ * that repeat what NVVM's -O3 did before it wrote the PTX (the backend 9%
+ * faster on the 138 modules of the ptxas comparison, 21% on smaller sets);
+ * the last two remove work that changes (nearly) nothing in the code on
+ * AMDGPU (4% more).  Measured in docs/codegen.md ("Backend IR passes"):
+ * the 68 kernels of benchmarks/quality_bench.py compile to the same code
+ * or better (instructions, registers, mca cycles).  cg_llvm_options
+ * (ptxwave compile --llvm, cg_bench --llvm) sets these first and then the
+ * caller's: LLVM keeps the last value of an option given twice. */
 #define CG_LLVM_OPTIONS(X)                                                    \
   /* SeparateConstOffsetFromGEP, straight-line strength reduction,          \
    * NaryReassociate and two EarlyCSE runs (AMDGPUPassConfig::addIRPasses):  \
@@ -219,10 +219,10 @@ static const char *const cg_default_llvm_options[] = {
 #undef X
 };
 
-/* What of the code a compile makes is chosen here rather than by its
- * caller: the runtime's cache key carries it (rt_code_object_key), so that
- * code objects cached by a build with another pipeline or other backend
- * options are compiled again, not loaded. */
+/* The defaults above shape the code without the caller asking for them,
+ * so the runtime's cache key carries them (rt_code_object_key): code
+ * objects cached by a build with another pipeline or other backend options
+ * are compiled again, not loaded. */
 #define X(opt) " " opt
 const char cg_code_options[] = "pipeline=" CG_DEFAULT_PIPELINE " llvm:" CG_LLVM_OPTIONS(X);
 #undef X
