@@ -354,7 +354,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
-    else if (!strcmp(argv[i], "--llvm") && i + 1 < argc && nllvm < 63) llvm_args[nllvm++] = argv[++i];
+    else if (!strcmp(argv[i], "--llvm") && i + 1 < argc) {
+      if (nllvm == 64) {
+        fprintf(stderr, "cg_bench: at most 64 --llvm options\n");
+        return 2;
+      }
+      llvm_args[nllvm++] = argv[++i];
+    }
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       B.split = true;
       B.threads = (unsigned)atoi(argv[++i]);
