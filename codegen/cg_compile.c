@@ -220,11 +220,17 @@ static const char *const cg_default_llvm_options[] = {
 };
 
 /* The defaults above shape the code without the caller asking for them,
- * so the runtime's cache key carries them (rt_code_object_key): code
- * objects cached by a build with another pipeline or other backend options
- * are compiled again, not loaded. */
+ * and so does the threshold of cg_copy_store_tuples, so the runtime's cache
+ * key carries them (rt_code_object_key): code objects cached by a build
+ * with another pipeline, other backend options or another threshold are
+ * compiled again, not loaded. */
 #define X(opt) " " opt
-const char cg_code_options[] = "pipeline=" CG_DEFAULT_PIPELINE " llvm:" CG_LLVM_OPTIONS(X);
+#define CG_STR_(x) #x
+#define CG_STR(x) CG_STR_(x)
+const char cg_code_options[] = "pipeline=" CG_DEFAULT_PIPELINE " llvm:" CG_LLVM_OPTIONS(X)
+    " store-copies:" CG_STR(CG_STORE_COPY_MIN_BLOCKS);
+#undef CG_STR
+#undef CG_STR_
 #undef X
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -792,6 +798,7 @@ bool cg_compile(const ir_module *m, const pw_src *src, const cg_options *opt, cg
       ok = false;
     } else {
       hoist_kernarg_loads(c.mod);
+      cg_copy_store_tuples(c.mod, CG_STORE_COPY_MIN_BLOCKS);
     }
   }
   if (c.llvm_errors) ok = false;

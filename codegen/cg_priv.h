@@ -65,6 +65,16 @@ void cg_enum_attr(cg_context *c, LLVMValueRef f, unsigned idx, const char *name,
 /* An LLVM message (char *) or error: text copied into buf, original disposed. */
 void cg_take_message(char *msg, char *buf, size_t cap);
 
+/* cg_store_tuples.c: in functions of at least min_blocks blocks, the
+ * elements of vector stores outside loops that are defined in other blocks
+ * are copied next to the store, so that LLVM's register coalescer does not
+ * join long-lived values into the stores' register tuples (quadratic in the
+ * function's size: docs/codegen.md "Vector stores in huge functions").
+ * CG_STORE_COPY_MIN_BLOCKS is the default, chosen by measurement; it is part
+ * of cg_code_options (the runtime's cache key). */
+#define CG_STORE_COPY_MIN_BLOCKS 300
+void cg_copy_store_tuples(LLVMModuleRef mod, unsigned min_blocks);
+
 /* cg_notes.c: before linking the n objects of a split compile, gives
  * objs[0] one AMDGPU metadata note listing every object's kernels (objs[0]
  * is realloc'd, sizes[0] updated) and marks the others' notes SHF_EXCLUDE,

@@ -253,6 +253,7 @@ START_TEST(code_object_key_names_codegen_defaults) {
   ck_assert_ptr_nonnull(strstr(k.options, "-cgpp-huge-func=500"));
   ck_assert_ptr_nonnull(strstr(k.options, "-disable-postra-machine-licm"));
   ck_assert_ptr_nonnull(strstr(k.options, "amdgpu-attributor"));
+  ck_assert_ptr_nonnull(strstr(k.options, "store-copies:300"));
   rt_cache_key old = k;
   old.options = "";
   char a[33], b[33];
