@@ -15,6 +15,15 @@
 //  - exitEarly is false under lldMain, so lld never calls exit().
 //  - lld reads inputs and writes its output through files: a private
 //    temporary directory (mkdtemp) holds both, removed before returning.
+//  - lld's driver resets every LLVM command-line option of the process to
+//    LLVM's default (cl::ResetAllOptionOccurrences) before it parses its
+//    -mllvm options, so every link passes the options ptxwave has applied
+//    (cg_llvm_applied_options: its defaults, then --llvm) as -mllvm, and
+//    they are in force again when lld returns.  Between lld's reset and its
+//    parse (microseconds, inside the link) a compile running on another
+//    thread could read LLVM's defaults: that can make its code differ (not
+//    wrong: these options choose optimisations), and is the price of lld's
+//    process-wide options.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +34,7 @@
 
 #include <unistd.h>
 
+#include "codegen/cg_llvm_opts.h"
 #include "lld/Common/Driver.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -95,6 +105,11 @@ extern "C" int cg_lld_link_n(const uint8_t *const *objs, const size_t *sizes, un
       // one link of all the partitions' objects: symbols defined in one
       // (module-scope variables) resolve the others' references
       std::vector<const char *> args = {"ld.lld", "-shared", "--no-undefined"};
+      const std::vector<std::string> llvm_opts = cg_llvm_applied_options();
+      for (const std::string &o : llvm_opts) {
+        args.push_back("-mllvm");
+        args.push_back(o.c_str());
+      }
       for (const std::string &in : ins) args.push_back(in.c_str());
       args.push_back("-o");
       args.push_back(outp.c_str());
