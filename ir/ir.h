@@ -491,6 +491,9 @@ ir_global *ir_module_find_global(const ir_module *m, const char *name);
        i = i##_next, i##_next = i ? i->next : NULL)
 
 static inline bool ir_is_terminator(const ir_instr *i) { return ir_op_infos[i->op].flags & IR_F_TERM; }
+/* Whether src[0] of op is a memory address printed as [base+offset] (the
+ * ops that use ir_instr.offset). */
+bool ir_op_has_address(ir_op op);
 ir_instr *ir_block_terminator(const ir_block *b);  /* NULL if the block is open */
 /* Successors of a block: its terminator's targets. */
 static inline uint32_t ir_block_nsuccs(const ir_block *b) { return b->last && ir_is_terminator(b->last) ? b->last->ntargets : 0; }

@@ -123,8 +123,6 @@ ir_type ir_expected_dst_type(const ir_instr *i, unsigned k);
 /* The type an untyped literal operand k of i gets in .pwir text (never
  * none): the printer omits a constant's type when it equals this. */
 ir_type ir_default_src_type(const ir_instr *i, unsigned k);
-/* Whether src[0] of op is a memory address printed as [base+offset]. */
-bool ir_op_has_address(ir_op op);
 /* Whether operand k of i must be a predicate (guards aside). */
 bool ir_src_is_pred(const ir_instr *i, unsigned k);
 /* Width in bytes and printed type of one initializer item of a variable of

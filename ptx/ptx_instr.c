@@ -398,7 +398,14 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   in->type2 = (uint8_t)I->type2;
   in->type3 = (uint8_t)I->type3;
   in->type4 = (uint8_t)I->type4;
-  if (s->have_off) in->offset = s->off;  /* ir_build_mem's field, for any address */
+  /* ir_build_mem's field, for any address.  An op without an address
+   * (cvta, mov) has no offset field: PTX gives it a register or var+imm,
+   * never [reg+imm] (the fuzzer found cvta ..., [%rd2+-4], which the IR
+   * verifier then rejected); [reg] alone is read as reg. */
+  if (s->have_off && s->off && op != ir_op_opaque && !ir_op_has_address(op))
+    ptx_fail(p, &I->at, "'%.*s' takes no memory address: [...%+lld] is not one of its operands",
+             (int)I->at.len, I->at.text, (long long)s->off);
+  if (s->have_off) in->offset = s->off;
   bool fit[64], any_fit = false;
   for (uint32_t i = 0; i < d->n; i++) {
     fit[i] = d->var[i] != PTX_NONE && ir_type_bits((ir_type)in->dst[i]->type) != ir_type_bits(d->type[i]);
