@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       pw_diag_fini(&d);
       return 0;
     }
-    lower_pipeline_options o = {.warn_hazards = true, .diag = &d};
+    lower_pipeline_options o = {.warn_hazards = true, .diag = &d, .verify_each = true};
     int before = d.nerrors;
     bool ok = lower_module(m, lower_target_for_wave(wave), &o);
     if (!ok && d.nerrors == before) abort(); /* a failure always says why */

@@ -166,7 +166,7 @@ bool opt_dce(ir_module *m, const opt_dce_options *opt);
 typedef struct lower_pipeline_options {
   const char *print_after; /* pass name, or "all": print the IR after it */
   FILE *print_out;         /* where (stdout if NULL) */
-  bool verify_each;        /* verify after each pass (always in debug builds) */
+  bool verify_each;        /* verify after each pass (always with -Dlower_verify_each=true) */
   bool warn_hazards;       /* run lower_check_hazards (warnings to diag) */
   pw_diag *diag;
   unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */

@@ -46,7 +46,7 @@ SETUP_ARGS=()
 TIMEOUT_MULT=1
 run_suite build "release-ish build"
 # shellcheck disable=SC2054  # the comma is meson's list syntax
-SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false)
+SETUP_ARGS=(-Db_sanitize=address,undefined -Db_lundef=false -Dlower_verify_each=true)
 TIMEOUT_MULT=4
 run_suite build-asan "ASan+UBSan build" \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \

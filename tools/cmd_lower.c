@@ -97,8 +97,9 @@ int cmd_lower(int argc, char **argv) {
   ir_module *m = pwir ? ir_parse(file, text, len, &d) : ptx_parse(file, text, len, &d, NULL);
   int rc = 1;
   if (m && ir_verify(m, NULL, &d)) {
+    /* a debugging tool: verify after every pass, to name the one at fault */
     lower_pipeline_options o = {.print_after = print_after, .print_out = stdout, .warn_hazards = hazards,
-                                .diag = &d};
+                                .diag = &d, .verify_each = true};
     if (lower_module(m, t, &o)) {
       rc = 0;
       if (print) ir_print_module(stdout, m);
