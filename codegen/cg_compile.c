@@ -184,7 +184,8 @@ static LLVMTargetMachineRef target_machine(const char *cpu, const char *features
 /* ---- Options of the backend's pipeline -----------------------------------
  * Options of LLVM's codegen pipeline (llc's command-line options: the C API
  * has no other way to reach them), set once per process before the first
- * compile.  The first two remove passes of the AMDGPU backend's IR stage
+ * compile and given back to lld at every link, which resets them
+ * (cg_lld.cpp).  The first two remove passes of the AMDGPU backend's IR stage
  * that repeat what NVVM's -O3 did before it wrote the PTX (the backend 9%
  * faster on the 138 modules of the ptxas comparison, 21% on smaller sets);
  * the last two remove work that changes (nearly) nothing in the code on

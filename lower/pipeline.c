@@ -1,8 +1,9 @@
 /* lower/pipeline.c: lower_module() runs the passes top to bottom for one
  * target (style.md #8).  One macro runs a pass: it reports progress, prints
  * the IR after the pass when asked (--print-after=PASS or "all"), and
- * verifies the module after it in debug builds (or when asked), so a pass
- * that breaks an invariant is named at once.
+ * verifies the module after it when asked (verify_each, or a build with
+ * -Dlower_verify_each=true: below), so a pass that breaks an invariant is
+ * named at once.
  *
  * Order: textures first (their expansion is plain IR that every later pass
  * and codegen take as it is), printf next (its records read %tid/%ctaid,
