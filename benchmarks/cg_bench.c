@@ -1,7 +1,7 @@
 /* benchmarks/cg_bench.c: codegen over a corpus of PTX modules.
  *
  *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N]
- *            [--llvm OPT]...
+ *            [--llvm OPT]... [--out DIR]
  *            (--libdir DIR --list FILE | FILE.ptx...)
  *
  * For each module: parse and lower/ for the target (timed apart: the front
@@ -30,6 +30,9 @@
  * define them) is compiled to a relocatable object (CG_EMIT_OBJ, the
  * symbols left undefined) instead, and counted as compiled; how many were
  * is printed ("as relocatable objects").
+ * With --out DIR, the first pipeline's output of each module is written to
+ * DIR/NAME.hsaco (DIR/NAME.o for a relocatable one), so that two builds'
+ * code can be compared file by file (scripts/cmp-codegen.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +116,23 @@ typedef struct bench {
   double both_cg, both_front, both_ptxas;
   double front;           /* parse + lower/ of the modules that compiled */
   bool each;              /* --each: a line per module (name, instructions, seconds) */
+  const char *out_dir;    /* --out: where each module's code object is written */
+  unsigned nwrite_failed;
 } bench;
+
+/* DIR/NAME.EXT with the bytes of one compile; a failure is counted and
+ * named, never silent (a comparison over a missing file would pass). */
+static void write_output(bench *B, const char *name, const char *ext, const cg_output *out) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.%s", B->out_dir, name, ext);
+  FILE *f = fopen(path, "wb");
+  bool ok = f && fwrite(out->data, 1, out->size, f) == out->size;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) {
+    fprintf(stderr, "cg_bench: cannot write %s\n", path);
+    B->nwrite_failed++;
+  }
+}
 
 /* The library of a stable name LIB.cNNNN.eNN.sm_XX.ptx: up to ".c<digits>.e". */
 static const char *lib_end(const char *name) {
@@ -260,6 +279,7 @@ static bool one(const ptx_module *pm, void *user) {
     double t0 = now();
     ok = cg_compile(m, &src, &opt, reloc ? CG_EMIT_OBJ : CG_EMIT_HSACO, &out, &d);
     double t = now() - t0;
+    if (ok && p == 0 && B->out_dir) write_output(B, pm->name, reloc ? "o" : "hsaco", &out);
     free(out.data);
     if (ok) {
       B->t[p] += t;
@@ -354,6 +374,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
+    else if (!strcmp(argv[i], "--out") && i + 1 < argc) B.out_dir = argv[++i];
     else if (!strcmp(argv[i], "--llvm") && i + 1 < argc) {
       if (nllvm == 64) {
         fprintf(stderr, "cg_bench: at most 64 --llvm options\n");
@@ -366,7 +387,7 @@ int main(int argc, char **argv) {
       B.threads = (unsigned)atoi(argv[++i]);
     }
     else if (argv[i][0] == '-') {
-      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] [--llvm OPT]... "
+      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] [--llvm OPT]... [--out DIR] "
                       "(--libdir DIR --list FILE | FILE...)\n");
       return 2;
     } else {
@@ -498,5 +519,9 @@ int main(int argc, char **argv) {
   /* LLVM's timers (-time-passes) report when LLVM shuts down */
   fflush(stdout);
   if (nllvm) cg_llvm_finish();
+  if (B.nwrite_failed) {
+    fprintf(stderr, "cg_bench: %u outputs not written\n", B.nwrite_failed);
+    return 1;
+  }
   return 0;
 }
