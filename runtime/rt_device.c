@@ -507,6 +507,7 @@ RT_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
 RT_EXPORT CUresult cuCtxSynchronize(void) {
   RT_TRACE("");
   CUresult r = rt_check_init();
+  if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   return rt_ret(rt.backend->device_sync(rt.backend));
 }

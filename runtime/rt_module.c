@@ -513,11 +513,11 @@ RT_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *smem, CUfunct
 /* ---- launch ------------------------------------------------------------ */
 extern rt_bstream rt_stream_backend(CUstream s, CUresult *r);
 
-static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                       unsigned shared, CUstream hs, void **params, void **extra) {
-  CUresult r = rt_check_init();
-  if (r != CUDA_SUCCESS) return r;
-  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+/* The launch configuration CUDA checks before anything runs (CUDA Driver
+ * API, cuLaunchKernel: CUDA_ERROR_INVALID_VALUE for a zero or too large
+ * dimension and for more dynamic shared memory than the function allows). */
+static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                             unsigned shared) {
   const rt_device_props *p = &rt.props[0];
   for (int i = 0; i < 3; i++) {
     if (!grid[i] || !block[i]) return CUDA_ERROR_INVALID_VALUE;
@@ -528,21 +528,30 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     return CUDA_ERROR_INVALID_VALUE;
   if (shared > (unsigned)f->max_dynamic_shared && shared > (unsigned)p->shared_per_block)
     return CUDA_ERROR_INVALID_VALUE;
-  rt_bstream bs = rt_stream_backend(hs, &r);
-  if (r != CUDA_SUCCESS) return r;
+  return CUDA_SUCCESS;
+}
+
+/* kernelParams or extra, packed into *buf in the kernel's .param layout:
+ * *buf is small, or malloc'd (*owned). */
+static CUresult launch_pack(CUfunction f, void **params, void **extra, uint8_t *small,
+                            size_t small_size, uint8_t **buf, size_t *size, bool *owned) {
   const rt_param_layout *L = &f->layout;
-  uint8_t small[4096];
-  uint8_t *buf = small;
-  size_t size = L->size;
+  *owned = false;
+  *buf = small;
+  *size = L->size;
   if (params) {
-    if (size > sizeof small && !(buf = calloc(1, size))) return CUDA_ERROR_OUT_OF_MEMORY;
-    memset(buf, 0, size);
+    if (L->size > small_size) {
+      if (!(*buf = calloc(1, L->size))) return CUDA_ERROR_OUT_OF_MEMORY;
+      *owned = true;
+    }
+    memset(*buf, 0, L->size);
     for (unsigned i = 0; i < L->nparams; i++) {
       if (!params[i]) {
-        if (buf != small) free(buf);
+        if (*owned) free(*buf);
+        *owned = false;
         return CUDA_ERROR_INVALID_VALUE;
       }
-      memcpy(buf + L->params[i].offset, params[i], L->params[i].size);
+      memcpy(*buf + L->params[i].offset, params[i], L->params[i].size);
     }
   } else if (extra) {
     void *ptr = NULL;
@@ -553,15 +562,73 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
       else return CUDA_ERROR_INVALID_VALUE;
     }
     if (!ptr || !psize || *psize < L->size) return CUDA_ERROR_INVALID_VALUE;
-    buf = ptr;
+    *buf = ptr;
   } else if (L->nparams) {
     return CUDA_ERROR_INVALID_VALUE;
   }
+  return CUDA_SUCCESS;
+}
+
+CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                          unsigned shared, CUstream hs, const void *buf, size_t size) {
+  CUresult r;
+  rt_bstream bs = rt_stream_backend(hs, &r);
+  if (r != CUDA_SUCCESS) return r;
   RT_LOG(rt_debug, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u, %zu bytes of params",
          f->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, size);
   r = rt.backend->launch(rt.backend, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt.backend->error);
-  if (buf != small && params) free(buf);
+  return r;
+}
+
+CUresult rt_kernel_node_pack(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                             unsigned shared, void **params, void **extra, void **out,
+                             size_t *size) {
+  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult r = launch_check(f, grid, block, shared);
+  if (r != CUDA_SUCCESS) return r;
+  uint8_t small[256], *buf;
+  bool owned;
+  r = launch_pack(f, params, extra, small, sizeof small, &buf, size, &owned);
+  if (r != CUDA_SUCCESS) return r;
+  *out = malloc(*size ? *size : 1);
+  if (*out) memcpy(*out, buf, *size);
+  if (owned) free(buf);
+  return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+const rt_param_layout *rt_func_layout(CUfunction f) { return &f->layout; }
+const char *rt_func_name(CUfunction f) { return f->name; }
+bool rt_func_valid(CUfunction f) { return func_valid(f); }
+
+static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared, CUstream hs, void **params, void **extra) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  r = launch_check(f, grid, block, shared);
+  if (r != CUDA_SUCCESS) return r;
+  rt_stream_backend(hs, &r);
+  if (r != CUDA_SUCCESS) return r;
+  uint8_t small[4096], *buf;
+  size_t size;
+  bool owned;
+  r = launch_pack(f, params, extra, small, sizeof small, &buf, &size, &owned);
+  if (r != CUDA_SUCCESS) return r;
+  bool captured = false;
+  if (rt_capturing()) {
+    /* recorded as a kernel node of the stream's capture (rt_graph.c) */
+    rt_op op = {.type = CU_GRAPH_NODE_TYPE_KERNEL};
+    op.k.f = f;
+    op.k.shared = shared;
+    memcpy(op.k.grid, grid, sizeof op.k.grid);
+    memcpy(op.k.block, block, sizeof op.k.block);
+    op.k.buf = buf;
+    op.k.size = size;
+    r = rt_capture_op(hs, &op, &captured);
+  }
+  if (r == CUDA_SUCCESS && !captured) r = rt_launch_packed(f, grid, block, shared, hs, buf, size);
+  if (owned) free(buf);
   return r;
 }
 

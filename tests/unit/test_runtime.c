@@ -125,11 +125,11 @@ END_TEST
 
 START_TEST(stub_answers_not_supported) {
   open_lib();
-  /* cuGraphCreate is not implemented: the stub answers NOT_SUPPORTED */
-  CUresult (*f)(CUgraph *, unsigned) = (CUresult(*)(CUgraph *, unsigned))sym("cuGraphCreate");
-  CUgraph g;
-  ck_assert_int_eq(f(&g, 0), CUDA_ERROR_NOT_SUPPORTED);
-  ck_assert_int_eq(f(&g, 0), CUDA_ERROR_NOT_SUPPORTED);
+  /* cuGraphicsUnregisterResource (graphics interop) is not implemented:
+   * the stub answers NOT_SUPPORTED */
+  CUresult (*f)(CUgraphicsResource) = (CUresult(*)(CUgraphicsResource))sym("cuGraphicsUnregisterResource");
+  ck_assert_int_eq(f(NULL), CUDA_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(f(NULL), CUDA_ERROR_NOT_SUPPORTED);
 }
 END_TEST
 
