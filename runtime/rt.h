@@ -59,6 +59,11 @@ struct CUctx_st {
   unsigned flags;
   rt_cls cls[16];
   int ncls;
+  /* A kernel fault (illegal address, assert, trap ...) poisons the
+   * context: every later call that uses it returns the fault, until the
+   * context is destroyed or (primary) reset.  CUDA Runtime API,
+   * "Error Handling"; rt_fault. */
+  CUresult sticky;
 };
 
 typedef struct rt_state {
@@ -80,6 +85,14 @@ CUresult rt_check_init(void);
  * is current, as cudart expects after cuDevicePrimaryCtxRetain). */
 CUcontext rt_current_ctx(void);
 CUresult rt_check_device(CUdevice d);
+/* rt_check_init, then the current context's sticky error: what every call
+ * that does work in the context (memory, copies, launches, synchronisation,
+ * module loads) checks first. */
+CUresult rt_check_ctx(void);
+/* r from a kernel or a synchronisation: a kernel fault becomes the current
+ * context's sticky error.  Returns r. */
+CUresult rt_fault(CUresult r);
+bool rt_is_fault(CUresult r);
 
 /* ---- rt_module.c ------------------------------------------------------ */
 struct CUmod_st;

@@ -134,7 +134,7 @@ static CUresult resolve(CUmemorytype t, const void *host, CUdeviceptr dev, CUarr
 
 static CUresult copy3d(const CUDA_MEMCPY3D *c, CUstream st, bool async) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (c->srcLOD || c->dstLOD) return CUDA_ERROR_NOT_SUPPORTED;   /* no mipmapped arrays */
   side s, d;

@@ -1718,7 +1718,7 @@ RT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) {
 RT_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   RT_TRACE("%p, %p", (void *)x, (void *)s);
   if (!exec_valid(x)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   rt_stream_backend(s, &r);
   if (r != CUDA_SUCCESS) return rt_ret(r);

@@ -62,7 +62,7 @@ rt_bstream rt_stream_backend(CUstream s, CUresult *r) {
 RT_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
   RT_TRACE("%p, %zu", (void *)dptr, bytes);
   if (!dptr || !bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   uint64_t p;
@@ -83,7 +83,7 @@ RT_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t widt
 
 RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   RT_TRACE("%#llx", (unsigned long long)dptr);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_SUCCESS);
@@ -179,7 +179,7 @@ static CUmemorytype kind_of(const void *p) {
 
 static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype sk, size_t bytes,
                      CUstream s, bool async) {
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!bytes) return CUDA_SUCCESS;
   if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
@@ -201,7 +201,7 @@ static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype s
     r = rt_capture_op(async ? s : NULL, &op, &captured);
     if (r != CUDA_SUCCESS || captured) return r;
   }
-  return rt.backend->memcpy(rt.backend, dst, dk, src, sk, bytes, bs, async);
+  return rt_fault(rt.backend->memcpy(rt.backend, dst, dk, src, sk, bytes, bs, async));
 }
 
 #define D(p) ((void *)(uintptr_t)(p))
@@ -244,7 +244,7 @@ RT_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
 
 static CUresult set(CUdeviceptr dst, uint32_t v, unsigned elem, size_t count, CUstream s,
                     bool async) {
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!count) return CUDA_SUCCESS;
   if (!dst || dst % elem) return CUDA_ERROR_INVALID_VALUE;
@@ -353,12 +353,12 @@ RT_EXPORT CUresult cuStreamDestroy(CUstream s) {
 
 RT_EXPORT CUresult cuStreamSynchronize(CUstream s) {
   RT_TRACE("%p", (void *)s);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   rt_bstream bs = rt_stream_backend(s, &r);
   if (r == CUDA_SUCCESS) r = rt_capture_sync(s);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt.backend->stream_sync(rt.backend, bs));
+  return rt_ret(rt_fault(rt.backend->stream_sync(rt.backend, bs)));
 }
 
 RT_EXPORT CUresult cuStreamQuery(CUstream s) {
@@ -527,7 +527,9 @@ RT_EXPORT CUresult cuEventQuery(CUevent e) {
 RT_EXPORT CUresult cuEventSynchronize(CUevent e) {
   RT_TRACE("%p", (void *)e);
   if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  if (e->be) return rt_ret(rt.backend->event_sync(rt.backend, e->be));
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (e->be) return rt_ret(rt_fault(rt.backend->event_sync(rt.backend, e->be)));
   return rt_ret(CUDA_SUCCESS);
 }
 

@@ -65,6 +65,12 @@ static CUresult load_ptx(const char *name, const char *text, size_t len, struct 
   m->magic = MOD_MAGIC;
   m->bm = bm;
   pthread_mutex_init(&m->lock, NULL);
+  if (!rt_handle_add(rt_h_module, m)) {
+    b->module_unload(b, bm);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   *out = m;
   RT_LOG(rt_debug, "module %s loaded (%zu bytes of PTX)", name, len);
   return CUDA_SUCCESS;
@@ -133,8 +139,10 @@ CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
   return load_ptx("ptx", (const char *)p, strlen((const char *)p), out);
 }
 
-static bool mod_valid(CUmodule m) { return m && m->magic == MOD_MAGIC; }
-static bool func_valid(CUfunction f) { return f && f->magic == FUNC_MAGIC; }
+/* Handles are checked against the registry (rt_handle.c), never by
+ * reading a struct a destroyed or made-up handle points to. */
+static bool mod_valid(CUmodule m) { return rt_handle_valid(rt_h_module, m); }
+static bool func_valid(CUfunction f) { return rt_handle_valid(rt_h_function, f); }
 
 RT_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   RT_TRACE("%p, %p", (void *)module, image);
@@ -189,10 +197,12 @@ static void module_free(struct CUmod_st *m) {
   rt.backend->module_unload(rt.backend, m->bm);
   for (struct CUfunc_st *f = m->funcs, *n; f; f = n) {
     n = f->next;
+    rt_handle_remove(rt_h_function, f);
     f->magic = 0;
     free(f->name);
     free(f);
   }
+  rt_handle_remove(rt_h_module, m);
   m->magic = 0;
   pthread_mutex_destroy(&m->lock);
   free(m);
@@ -200,7 +210,8 @@ static void module_free(struct CUmod_st *m) {
 
 RT_EXPORT CUresult cuModuleUnload(CUmodule m) {
   RT_TRACE("%p", (void *)m);
-  if (!mod_valid(m)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  /* removed first: of two threads unloading one module, one frees it */
+  if (!rt_handle_remove(rt_h_module, m)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   module_free(m);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -226,8 +237,14 @@ static CUresult get_function(struct CUmod_st *m, const char *name, CUfunction *o
       *f = (struct CUfunc_st){.magic = FUNC_MAGIC, .mod = m, .name = n, .layout = layout,
                               .max_dynamic_shared = rt.props[0].shared_per_block,
                               .next = m->funcs};
-      m->funcs = f;
-      *out = f;
+      if (!rt_handle_add(rt_h_function, f)) {
+        free(f->name);
+        free(f);
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+      } else {
+        m->funcs = f;
+        *out = f;
+      }
     }
   }
   pthread_mutex_unlock(&m->lock);
@@ -263,7 +280,7 @@ RT_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode) {
 }
 
 /* ---- libraries and kernels ---------------------------------------------- */
-static bool lib_valid(CUlibrary l) { return l && l->magic == LIB_MAGIC; }
+static bool lib_valid(CUlibrary l) { return rt_handle_valid(rt_h_library, l); }
 
 RT_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jo,
                                      void **jv, unsigned int njo, CUlibraryOption *lo, void **lv,
@@ -279,6 +296,11 @@ RT_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit
     return rt_ret(r);
   }
   l->magic = LIB_MAGIC;
+  if (!rt_handle_add(rt_h_library, l)) {
+    module_free(l->mod);
+    free(l);
+    return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  }
   *library = l;
   return rt_ret(CUDA_SUCCESS);
 }
@@ -299,6 +321,7 @@ RT_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fname, 
 RT_EXPORT CUresult cuLibraryUnload(CUlibrary l) {
   RT_TRACE("%p", (void *)l);
   if (!lib_valid(l)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  rt_handle_remove(rt_h_library, l);
   module_free(l->mod);
   l->magic = 0;
   free(l);
@@ -578,6 +601,14 @@ CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned b
          f->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, size);
   r = rt.backend->launch(rt.backend, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt.backend->error);
+  /* A fault inside the kernel is not the launch's error: CUDA returns it
+   * from the next synchronising call, and from every call after it (the
+   * context's sticky error).  The emulator runs the kernel inside the
+   * launch, so the fault is known here already. */
+  if (rt_is_fault(r)) {
+    rt_fault(r);
+    return CUDA_SUCCESS;
+  }
   return r;
 }
 
@@ -603,7 +634,7 @@ bool rt_func_valid(CUfunction f) { return func_valid(f); }
 
 static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
                        unsigned shared, CUstream hs, void **params, void **extra) {
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
   r = launch_check(f, grid, block, shared);
