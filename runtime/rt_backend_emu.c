@@ -11,6 +11,10 @@
  * block, 48 KiB static and 163 KiB opt-in shared memory); the multiprocessor
  * count is the number of host threads running workgroups.
  *
+ * Launches hold the backend lock; freeing memory, unregistering host memory
+ * and unloading a module take it, so they wait for a launch on another
+ * host thread that may still use what they free (ordered freeing).
+ *
  * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1.
  */
 #include <pthread.h>
@@ -102,11 +106,28 @@ static CUresult mem_info(rt_backend *b, int dev, size_t *free_bytes, size_t *tot
 }
 
 static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) { return from_emu(b, emu_malloc(C(b), n, p)); }
-static CUresult mem_free(rt_backend *b, uint64_t p) { return from_emu(b, emu_free(C(b), p)); }
+/* Freeing is ordered (CUDA: cuMemFree, cuModuleUnload and cuMemHostUnregister
+ * wait for the work that may still use what they free).  Every operation
+ * here completes before it returns, so the only such work is a launch in
+ * progress on another host thread: it holds the backend lock, and taking
+ * the lock waits for it. */
+static CUresult mem_free(rt_backend *b, uint64_t p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->lock);
+  CUresult r = from_emu(b, emu_free(C(b), p));
+  pthread_mutex_unlock(&e->lock);
+  return r;
+}
 static CUresult host_register(rt_backend *b, void *p, size_t n) {
   return from_emu(b, emu_register(C(b), p, n));
 }
-static CUresult host_unregister(rt_backend *b, void *p) { return from_emu(b, emu_unregister(C(b), p)); }
+static CUresult host_unregister(rt_backend *b, void *p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->lock);
+  CUresult r = from_emu(b, emu_unregister(C(b), p));
+  pthread_mutex_unlock(&e->lock);
+  return r;
+}
 static CUresult mem_range(rt_backend *b, uint64_t p, uint64_t *base, size_t *n) {
   emu_status s = emu_mem_range(C(b), p, base, n);
   return s == EMU_OK ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
@@ -178,7 +199,10 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
 
 static void module_unload(rt_backend *b, rt_bmodule *m) {
   if (!m) return;
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->lock);   /* after a launch from it (mem_free) */
   emu_module_unload(m->em);
+  pthread_mutex_unlock(&e->lock);
   ir_module_destroy(m->ir);
   for (unsigned i = 0; i < m->nlayouts; i++) {
     free(m->layouts[i].params);

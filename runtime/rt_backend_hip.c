@@ -895,6 +895,10 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
 
 static void module_unload(rt_backend *b, rt_bmodule *m) {
   if (!m) return;
+  /* CUDA's cuModuleUnload waits for the work that may still run the
+   * module's kernels; hipModuleUnload does not promise to (hipFree does
+   * synchronise: mem_free needs nothing more) */
+  H(b)->hipDeviceSynchronize();
   printf_drain(b, CUDA_SUCCESS);   /* its format strings go with it */
   H(b)->hipModuleUnload(m->hmod);
   for (unsigned i = 0; i < m->nlayouts; i++) free(m->layouts[i].params);
