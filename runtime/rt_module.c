@@ -77,11 +77,21 @@ static CUresult load_ptx(const char *name, const char *text, size_t len, struct 
 }
 
 static CUresult load_container(const uint8_t *c, struct CUmod_st **out) {
-  uint16_t hsize;
+  uint16_t version, hsize;
   uint64_t bytes;
+  memcpy(&version, c + 4, 2);
   memcpy(&hsize, c + 6, 2);
   memcpy(&bytes, c + 8, 8);
-  if (hsize < 16 || bytes > ((uint64_t)1 << 34)) return CUDA_ERROR_INVALID_IMAGE;
+  /* The image's size is the container's own: its 16-byte header and the
+   * bytes it states.  A header size other than 16 is no layout we know (the
+   * front end's rule, ptx/fatbin.c) and would make us read up to 64 KiB
+   * past an image that ends after its header. */
+  if (version != 1 || hsize != 16 || bytes > ((uint64_t)1 << 34)) {
+    RT_LOG(rt_error, "fatbin at %p: container version %u, header size %u, %llu bytes: "
+           "only version 1 with a 16-byte header is known", (const void *)c, version, hsize,
+           (unsigned long long)bytes);
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   pw_diag d;
   pw_diag_init(&d, NULL);
   ptx_file *f = ptx_file_from_memory("fatbin", c, hsize + bytes, &d);
@@ -117,22 +127,35 @@ static CUresult load_container(const uint8_t *c, struct CUmod_st **out) {
   return r;
 }
 
+/* True when p begins with the n bytes of m.  Compared byte by byte, in
+ * order: no magic number here has a zero byte, so a NUL-terminated text
+ * shorter than the magic stops the comparison at its NUL, and nothing is
+ * read past the end of a string image (cuModuleLoadData has no size). */
+static bool starts_with(const uint8_t *p, const uint8_t *m, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != m[i]) return false;
+  return true;
+}
+
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return r;
   const uint8_t *p = image;
-  uint32_t magic;
-  memcpy(&magic, p, 4);
+  static const uint8_t wrapper[4] = {0xb1, 0x43, 0x62, 0x46};   /* PTX_WRAPPER_MAGIC, LE */
+  static const uint8_t fatbin[4] = {0x50, 0xed, 0x55, 0xba};    /* PTX_FATBIN_MAGIC, LE */
+  static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
+  uint32_t magic = 0;
+  if (starts_with(p, wrapper, 4)) magic = PTX_WRAPPER_MAGIC;
+  else if (starts_with(p, fatbin, 4)) magic = PTX_FATBIN_MAGIC;
   if (magic == PTX_WRAPPER_MAGIC) {
     const uint8_t *c;
     memcpy(&c, p + 8, sizeof c);
     if (!c) return CUDA_ERROR_INVALID_IMAGE;
-    memcpy(&magic, c, 4);
-    if (magic != PTX_FATBIN_MAGIC) return CUDA_ERROR_INVALID_IMAGE;
+    if (!starts_with(c, fatbin, 4)) return CUDA_ERROR_INVALID_IMAGE;
     return load_container(c, out);
   }
   if (magic == PTX_FATBIN_MAGIC) return load_container(p, out);
-  if (!memcmp(p, "\177ELF", 4)) {
+  if (starts_with(p, elf, 4)) {
     RT_LOG(rt_error, "module image at %p is a cubin: only PTX can be translated", image);
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
