@@ -37,7 +37,7 @@ const char *rt_error_name(CUresult r);
 /* ---- rt_handle.c: the registry of live handles ---------------------- */
 typedef enum rt_handle_kind {
   rt_h_context, rt_h_stream, rt_h_event, rt_h_module, rt_h_function, rt_h_library,
-  rt_h_graph, rt_h_node, rt_h_exec,
+  rt_h_graph, rt_h_node, rt_h_exec, rt_h_pool,
 } rt_handle_kind;
 /* Entered at creation, removed before the struct is freed; a handle that
  * is not in it (destroyed, made up) is CUDA_ERROR_INVALID_HANDLE. */
@@ -154,6 +154,10 @@ CUresult rt_capture_event_record(CUevent e, CUstream s, unsigned flags, bool *ha
 CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *handled);
 void rt_capture_stream_destroyed(CUstream s);
 void rt_capture_event_destroyed(CUevent e);
+
+/* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
+/* ptr is freed (cuMemFree): off its pool's books, if it came from one. */
+void rt_pool_forget(CUdeviceptr ptr);
 
 /* ---- rt_array.c: CUDA arrays ------------------------------------------ */
 typedef struct rt_array_info {

@@ -268,13 +268,18 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
    * lets lower/lower_multimem.c make multimem.* plain ld/st/red.  Keep 0. */
   case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: return 0;
   case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
+  /* grid.sync needs the grid workspace in %envreg1/2 and every block of
+   * the grid running at once; the emulator gives neither (measured: the
+   * kernel traps on its null workspace), so no cooperative launch */
   case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 0;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return p->shared_per_block_optin;
   case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return p->max_blocks_per_sm;
   case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: return 0;
-  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 0;
+  /* rt_pool.c: pools of device memory, no shareable handle types */
+  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: return 0;
   case CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: return 0;
   case CU_DEVICE_ATTRIBUTE_NUMA_ID: return -1;
   case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: return -1;
@@ -331,11 +336,6 @@ RT_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
   snprintf(id, (size_t)len, "%04x:%02x:%02x.0", rt.props[dev].pci_domain, rt.props[dev].pci_bus,
            rt.props[dev].pci_device);
   return rt_ret(CUDA_SUCCESS);
-}
-
-RT_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev) {
-  RT_TRACE("%p, %d", (void *)pool, dev);
-  return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
 }
 
 RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {

@@ -87,7 +87,9 @@ RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_SUCCESS);
-  return rt_ret(rt.backend->mem_free(rt.backend, dptr));
+  r = rt.backend->mem_free(rt.backend, dptr);
+  if (r == CUDA_SUCCESS) rt_pool_forget(dptr);   /* cuMemFree takes cuMemAllocAsync's memory too */
+  return rt_ret(r);
 }
 
 RT_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total) {
