@@ -34,6 +34,17 @@ CUresult rt_ret_(const char *fn, CUresult r);
 #define rt_ret(r) rt_ret_(__func__, (r))
 const char *rt_error_name(CUresult r);
 
+/* ---- rt_handle.c: the registry of live handles ---------------------- */
+typedef enum rt_handle_kind {
+  rt_h_context, rt_h_stream, rt_h_event, rt_h_module, rt_h_function, rt_h_library,
+  rt_h_graph, rt_h_node, rt_h_exec, rt_h_pool,
+} rt_handle_kind;
+/* Entered at creation, removed before the struct is freed; a handle that
+ * is not in it (destroyed, made up) is CUDA_ERROR_INVALID_HANDLE. */
+bool rt_handle_add(rt_handle_kind kind, const void *p);
+bool rt_handle_remove(rt_handle_kind kind, const void *p);
+bool rt_handle_valid(rt_handle_kind kind, const void *p);
+
 /* ---- rt_device.c: devices, contexts ----------------------------------- */
 typedef struct rt_cls {         /* context-local storage (export table) */
   void *key, *value;
@@ -48,6 +59,11 @@ struct CUctx_st {
   unsigned flags;
   rt_cls cls[16];
   int ncls;
+  /* A kernel fault (illegal address, assert, trap ...) poisons the
+   * context: every later call that uses it returns the fault, until the
+   * context is destroyed or (primary) reset.  CUDA Runtime API,
+   * "Error Handling"; rt_fault. */
+  CUresult sticky;
 };
 
 typedef struct rt_state {
@@ -69,12 +85,79 @@ CUresult rt_check_init(void);
  * is current, as cudart expects after cuDevicePrimaryCtxRetain). */
 CUcontext rt_current_ctx(void);
 CUresult rt_check_device(CUdevice d);
+/* rt_check_init, then the current context's sticky error: what every call
+ * that does work in the context (memory, copies, launches, synchronisation,
+ * module loads) checks first. */
+CUresult rt_check_ctx(void);
+/* r from a kernel or a synchronisation: a kernel fault becomes the current
+ * context's sticky error.  Returns r. */
+CUresult rt_fault(CUresult r);
+bool rt_is_fault(CUresult r);
 
 /* ---- rt_module.c ------------------------------------------------------ */
 struct CUmod_st;
 struct CUfunc_st;
 /* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated). */
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out);
+
+/* Launches for graphs (rt_graph.c): a kernel node keeps its parameters
+ * packed once, in the kernel's .param layout, and replays them. */
+CUresult rt_kernel_node_pack(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                             unsigned shared, void **params, void **extra, void **out,
+                             size_t *size);
+CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                          unsigned shared, CUstream s, const void *buf, size_t size);
+const rt_param_layout *rt_func_layout(CUfunction f);
+const char *rt_func_name(CUfunction f);
+bool rt_func_valid(CUfunction f);
+
+/* ---- rt_graph.c: graphs and stream capture ---------------------------- */
+/* One stream operation, as a graph node holds it and a launch replays it. */
+typedef struct rt_op {
+  CUgraphNodeType type;
+  union {
+    struct {
+      CUfunction f;
+      unsigned grid[3], block[3], shared;
+      void *buf;                /* packed parameters */
+      size_t size;
+    } k;
+    CUDA_MEMCPY3D cp;
+    CUDA_MEMSET_NODE_PARAMS ms;
+    CUDA_HOST_NODE_PARAMS host;
+    CUevent ev;
+    struct {
+      CUdeviceptr ptr;
+      size_t bytes;
+    } mem;
+  };
+} rt_op;
+/* True while any stream captures: the one test a stream operation makes
+ * when nothing captures. */
+bool rt_capturing(void);
+/* A stream operation on s: *captured true when it became a node of s's
+ * capture (op's buffers are copied); otherwise it is to run now.  An error
+ * when s's capture was invalidated or the operation is illegal during the
+ * captures in progress (the legacy stream's implicit synchronisation). */
+CUresult rt_capture_op(CUstream s, const rt_op *op, bool *captured);
+/* A call CUDA calls "potentially unsafe" during capture (synchronous
+ * copies and sets, allocation, freeing, device synchronisation):
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED where the calling thread's capture
+ * mode prohibits it (cuThreadExchangeStreamCaptureMode). */
+CUresult rt_capture_unsafe(void);
+/* Synchronising or querying s: illegal while s captures (the capture is
+ * invalidated). */
+CUresult rt_capture_sync(CUstream s);
+/* cuEventRecord / cuStreamWaitEvent on a capturing stream, or of an event
+ * recorded in a capture: *handled when the capture took it. */
+CUresult rt_capture_event_record(CUevent e, CUstream s, unsigned flags, bool *handled);
+CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *handled);
+void rt_capture_stream_destroyed(CUstream s);
+void rt_capture_event_destroyed(CUevent e);
+
+/* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
+/* ptr is freed (cuMemFree): off its pool's books, if it came from one. */
+void rt_pool_forget(CUdeviceptr ptr);
 
 /* ---- rt_array.c: CUDA arrays ------------------------------------------ */
 typedef struct rt_array_info {

@@ -134,7 +134,7 @@ static CUresult resolve(CUmemorytype t, const void *host, CUdeviceptr dev, CUarr
 
 static CUresult copy3d(const CUDA_MEMCPY3D *c, CUstream st, bool async) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (c->srcLOD || c->dstLOD) return CUDA_ERROR_NOT_SUPPORTED;   /* no mipmapped arrays */
   side s, d;
@@ -146,7 +146,14 @@ static CUresult copy3d(const CUDA_MEMCPY3D *c, CUstream st, bool async) {
   if (s.pitch < c->WidthInBytes || d.pitch < c->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
   if (depth > 1 && (s.height < height || d.height < height)) return CUDA_ERROR_INVALID_VALUE;
   rt_bstream bs = rt_stream_backend(st, &r);
+  if (r == CUDA_SUCCESS && !async) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return r;
+  if (rt_capturing()) {
+    rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMCPY, .cp = *c};   /* a memcpy node (rt_graph.c) */
+    bool captured;
+    r = rt_capture_op(async ? st : NULL, &op, &captured);
+    if (r != CUDA_SUCCESS || captured) return r;
+  }
   for (size_t z = 0; z < depth; z++)
     for (size_t y = 0; y < height; y++) {
       const char *sp = s.p + ((c->srcZ + z) * s.height + c->srcY + y) * s.pitch + c->srcXInBytes;

@@ -11,9 +11,14 @@
  * block, 48 KiB static and 163 KiB opt-in shared memory); the multiprocessor
  * count is the number of host threads running workgroups.
  *
+ * Launches hold the backend lock; freeing memory, unregistering host memory
+ * and unloading a module take it, so they wait for a launch on another
+ * host thread that may still use what they free (ordered freeing).
+ *
  * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +43,8 @@ typedef struct emu_be {
   rt_backend b;
   emu_context *ctx;
   unsigned threads;
+  size_t total;               /* the device's memory: the host's RAM */
+  _Atomic size_t allocated;   /* bytes in live allocations (cuMemGetInfo) */
   pthread_mutex_t lock;       /* the emulator's context is not thread-safe across launches */
 } emu_be;
 
@@ -93,20 +100,53 @@ static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
   return CUDA_SUCCESS;
 }
 
+/* cuMemGetInfo: the device's memory is the host's RAM, and what is free is
+ * what the application has not allocated (not the host's free RAM, which
+ * other processes move and which allocations touch only when written). */
 static CUresult mem_info(rt_backend *b, int dev, size_t *free_bytes, size_t *total) {
-  struct sysinfo si;
-  sysinfo(&si);
-  *free_bytes = (size_t)si.freeram * si.mem_unit;
-  *total = (size_t)si.totalram * si.mem_unit;
+  emu_be *e = (emu_be *)b;
+  size_t used = atomic_load(&e->allocated);
+  *total = e->total;
+  *free_bytes = used < e->total ? e->total - used : 0;
   return CUDA_SUCCESS;
 }
 
-static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) { return from_emu(b, emu_malloc(C(b), n, p)); }
-static CUresult mem_free(rt_backend *b, uint64_t p) { return from_emu(b, emu_free(C(b), p)); }
+static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) {
+  CUresult r = from_emu(b, emu_malloc(C(b), n, p));
+  if (r == CUDA_SUCCESS) {
+    uint64_t base;
+    size_t size = n;
+    emu_mem_range(C(b), *p, &base, &size);
+    atomic_fetch_add(&((emu_be *)b)->allocated, size);
+  }
+  return r;
+}
+/* Freeing is ordered (CUDA: cuMemFree, cuModuleUnload and cuMemHostUnregister
+ * wait for the work that may still use what they free).  Every operation
+ * here completes before it returns, so the only such work is a launch in
+ * progress on another host thread: it holds the backend lock, and taking
+ * the lock waits for it. */
+static CUresult mem_free(rt_backend *b, uint64_t p) {
+  emu_be *e = (emu_be *)b;
+  uint64_t base;
+  size_t size = 0;
+  pthread_mutex_lock(&e->lock);
+  if (emu_mem_range(C(b), p, &base, &size) != EMU_OK || base != p) size = 0;
+  CUresult r = from_emu(b, emu_free(C(b), p));
+  pthread_mutex_unlock(&e->lock);
+  if (r == CUDA_SUCCESS) atomic_fetch_sub(&e->allocated, size);
+  return r;
+}
 static CUresult host_register(rt_backend *b, void *p, size_t n) {
   return from_emu(b, emu_register(C(b), p, n));
 }
-static CUresult host_unregister(rt_backend *b, void *p) { return from_emu(b, emu_unregister(C(b), p)); }
+static CUresult host_unregister(rt_backend *b, void *p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->lock);
+  CUresult r = from_emu(b, emu_unregister(C(b), p));
+  pthread_mutex_unlock(&e->lock);
+  return r;
+}
 static CUresult mem_range(rt_backend *b, uint64_t p, uint64_t *base, size_t *n) {
   emu_status s = emu_mem_range(C(b), p, base, n);
   return s == EMU_OK ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
@@ -178,7 +218,10 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
 
 static void module_unload(rt_backend *b, rt_bmodule *m) {
   if (!m) return;
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->lock);   /* after a launch from it (mem_free) */
   emu_module_unload(m->em);
+  pthread_mutex_unlock(&e->lock);
   ir_module_destroy(m->ir);
   for (unsigned i = 0; i < m->nlayouts; i++) {
     free(m->layouts[i].params);
@@ -263,6 +306,9 @@ rt_backend *rt_backend_emu_create(void) {
     free(e);
     return NULL;
   }
+  struct sysinfo si;
+  sysinfo(&si);
+  e->total = (size_t)si.totalram * si.mem_unit;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   e->threads = opt.threads ? opt.threads : (unsigned)(cores > 0 ? cores : 1);
   pthread_mutex_init(&e->lock, NULL);

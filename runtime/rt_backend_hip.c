@@ -469,7 +469,22 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
     char *argv[] = {(char *)helper, "jit", in, out, (char *)arch, (char *)name,
                     (char *)RT_CODE_OBJECT_COMPILER, NULL};
-    int e = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
+    /* PTXWAVE_JIT_PARENT: the helper ends (and removes this directory) when
+     * this process does (tools/cmd_jit.c, PR_SET_PDEATHSIG) */
+    size_t nenv = 0;
+    while (environ[nenv]) nenv++;
+    char **envp = malloc((nenv + 2) * sizeof *envp);
+    char parent[48];
+    snprintf(parent, sizeof parent, "PTXWAVE_JIT_PARENT=%ld", (long)getpid());
+    size_t k = 0;
+    for (size_t i = 0; envp && i < nenv; i++)
+      if (strncmp(environ[i], "PTXWAVE_JIT_PARENT=", 19)) envp[k++] = environ[i];
+    if (envp) {
+      envp[k++] = parent;
+      envp[k] = NULL;
+    }
+    int e = envp ? posix_spawn(&pid, helper, &fa, NULL, argv, envp) : ENOMEM;
+    free(envp);
     posix_spawn_file_actions_destroy(&fa);
     if (e) {
       snprintf(b->error, sizeof b->error, "JIT: cannot start %.400s: %s", helper, strerror(e));
@@ -895,6 +910,10 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
 
 static void module_unload(rt_backend *b, rt_bmodule *m) {
   if (!m) return;
+  /* CUDA's cuModuleUnload waits for the work that may still run the
+   * module's kernels; hipModuleUnload does not promise to (hipFree does
+   * synchronise: mem_free needs nothing more) */
+  H(b)->hipDeviceSynchronize();
   printf_drain(b, CUDA_SUCCESS);   /* its format strings go with it */
   H(b)->hipModuleUnload(m->hmod);
   for (unsigned i = 0; i < m->nlayouts; i++) free(m->layouts[i].params);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,8 @@ _Static_assert(sizeof(entry_header) == 48, "cache entry header");
 
 struct rt_cache {
   char dir[PATH_MAX];
-  uint64_t max_bytes;
+  uint64_t max_bytes, max_entry;
+  atomic_flag warned_write;     /* a failed write is reported once */
   rt_cache_stats st;
   pthread_mutex_t lock;
 };
@@ -63,6 +65,9 @@ rt_cache *rt_cache_open(const char *dir, uint64_t max_bytes) {
     max_bytes = (m && atoll(m) > 0 ? (uint64_t)atoll(m) : 1024) << 20;
   }
   c->max_bytes = max_bytes;
+  const char *me = getenv("PTXWAVE_CACHE_MAX_ENTRY_MB");
+  c->max_entry = me && atoll(me) > 0 ? (uint64_t)atoll(me) << 20 : max_bytes / 4;
+  atomic_flag_clear(&c->warned_write);
   struct stat sb;
   if (!mkdir_p(c->dir, 0700) || stat(c->dir, &sb) || !S_ISDIR(sb.st_mode) ||
       sb.st_uid != getuid()) {
@@ -192,7 +197,9 @@ static int by_age(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-static void evict(rt_cache *c) {
+/* Down to 90% of the bound, oldest first, sparing keep (the entry just
+ * written: with coarse mtimes it may sort among the oldest). */
+static void evict(rt_cache *c, const char *keep) {
   DIR *d = opendir(c->dir);
   if (!d) return;
   file_age *v = NULL;
@@ -204,6 +211,10 @@ static void evict(rt_cache *c) {
     if (l < 5 || l >= 80 || strcmp(de->d_name + l - 4, ".pwc")) continue;
     struct stat sb;
     if (fstatat(dirfd(d), de->d_name, &sb, 0)) continue;
+    if (!strcmp(de->d_name, keep)) {   /* counted, never a candidate */
+      total += (uint64_t)sb.st_size;
+      continue;
+    }
     if (n == cap) {
       file_age *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
       if (!nv) break;
@@ -234,17 +245,39 @@ bool rt_cache_put(rt_cache *c, const rt_cache_key *k, const void *data, size_t l
   payload_hash(data, len, h.payload_hash);
   snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%lx", c->dir, (long)getpid(),
            (unsigned long)pthread_self());
+  if (sizeof h + (uint64_t)len > c->max_entry) {
+    RT_LOG(rt_warn, "kernel cache: an entry of %zu bytes is above the limit of %llu "
+           "(PTXWAVE_CACHE_MAX_ENTRY_MB); not stored", len, (unsigned long long)c->max_entry);
+    count(c, &c->st.refused);
+    return false;
+  }
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  bool ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-            write(fd, data, len) == (ssize_t)len && fsync(fd) == 0;
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp, path)) {
-    unlink(tmp);
+  bool ok = fd >= 0;
+  int err = ok ? 0 : errno;
+  if (ok) {
+    ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+         write(fd, data, len) == (ssize_t)len && fsync(fd) == 0;
+    if (!ok) err = errno;
+    if (close(fd) && ok) {
+      ok = false;
+      err = errno;
+    }
+    if (ok && rename(tmp, path)) {
+      ok = false;
+      err = errno;
+    }
+    if (!ok) unlink(tmp);
+  }
+  if (!ok) {
+    count(c, &c->st.write_failures);
+    if (!atomic_flag_test_and_set(&c->warned_write))
+      RT_LOG(rt_warn, "kernel cache: cannot write to %s: %s; compiled code is not cached "
+             "(reported once)", c->dir, strerror(err ? err : EIO));
     return false;
   }
   count(c, &c->st.stores);
-  evict(c);
+  const char *name = strrchr(path, '/');
+  evict(c, name ? name + 1 : path);
   return true;
 }
 

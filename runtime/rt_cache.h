@@ -16,7 +16,11 @@
  * entry fails its header check, is deleted and reported as a miss, and the
  * caller compiles and stores it again.  Size bound: PTXWAVE_CACHE_MAX_MB
  * (default 1024); past it the least recently used entries (mtime, touched
- * on every hit) are evicted down to 90%.
+ * on every hit) are evicted down to 90%, never the entry just written.  An
+ * entry above PTXWAVE_CACHE_MAX_ENTRY_MB (default a quarter of the bound)
+ * is refused and logged: one oversized code object would otherwise empty
+ * the cache.  A write that fails (a full or read-only directory) is
+ * reported once per cache at warning level and counted.
  */
 #ifndef PW_RT_CACHE_H
 #define PW_RT_CACHE_H
@@ -40,6 +44,8 @@ typedef struct rt_cache_key {
 
 typedef struct rt_cache_stats {
   uint64_t hits, misses, corrupt, stores, evicted;
+  uint64_t refused;             /* entries above the size limit, not stored */
+  uint64_t write_failures;      /* puts that could not write (full, read-only) */
 } rt_cache_stats;
 
 /* dir NULL: from the environment.  max_bytes 0: PTXWAVE_CACHE_MAX_MB or

@@ -69,6 +69,7 @@ static CUresult init_locked(void) {
     CUresult r = b->device_props(b, i, &rt.props[i]);
     if (r != CUDA_SUCCESS) return r;
     rt.primary[i] = (struct CUctx_st){.magic = RT_CTX_MAGIC, .device = i, .primary = true};
+    if (!rt_handle_add(rt_h_context, &rt.primary[i])) return CUDA_ERROR_OUT_OF_MEMORY;
   }
   rt.ndev = n;
   RT_LOG(rt_info, "backend %s: %d device(s), %s, compute capability %d.%d reported", b->name, n,
@@ -92,6 +93,50 @@ RT_EXPORT CUresult cuInit(unsigned int flags) {
 CUresult rt_check_init(void) {
   if (!rt.initialized) return CUDA_ERROR_NOT_INITIALIZED;
   return rt.init_result;
+}
+
+/* The errors after which CUDA documents the context as unusable ("the
+ * context cannot be used ... must be destroyed"): cuda.h's comments on
+ * CUDA_ERROR_ILLEGAL_ADDRESS, _ASSERT, _LAUNCH_FAILED, _LAUNCH_TIMEOUT,
+ * _HARDWARE_STACK_ERROR, _ILLEGAL_INSTRUCTION, _MISALIGNED_ADDRESS,
+ * _INVALID_ADDRESS_SPACE, _INVALID_PC. */
+bool rt_is_fault(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static struct CUctx_st *work_ctx(void) {
+  CUcontext c = rt_current_ctx();
+  return c ? c : &rt.primary[0];
+}
+
+CUresult rt_check_ctx(void) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  return __atomic_load_n(&work_ctx()->sticky, __ATOMIC_ACQUIRE);
+}
+
+CUresult rt_fault(CUresult r) {
+  if (rt_is_fault(r) && rt.initialized && rt.init_result == CUDA_SUCCESS) {
+    CUresult none = CUDA_SUCCESS;
+    if (__atomic_compare_exchange_n(&work_ctx()->sticky, &none, r, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      RT_LOG(rt_error, "kernel fault %s: the context is unusable until it is destroyed or reset",
+             rt_error_name(r));
+  }
+  return r;
 }
 
 CUresult rt_check_device(CUdevice d) {
@@ -223,13 +268,18 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
    * lets lower/lower_multimem.c make multimem.* plain ld/st/red.  Keep 0. */
   case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: return 0;
   case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
+  /* grid.sync needs the grid workspace in %envreg1/2 and every block of
+   * the grid running at once; the emulator gives neither (measured: the
+   * kernel traps on its null workspace), so no cooperative launch */
   case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 0;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return p->shared_per_block_optin;
   case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return p->max_blocks_per_sm;
   case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: return 0;
-  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 0;
+  /* rt_pool.c: pools of device memory, no shareable handle types */
+  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: return 0;
   case CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: return 0;
   case CU_DEVICE_ATTRIBUTE_NUMA_ID: return -1;
   case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: return -1;
@@ -288,11 +338,6 @@ RT_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
   return rt_ret(CUDA_SUCCESS);
 }
 
-RT_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev) {
-  RT_TRACE("%p, %d", (void *)pool, dev);
-  return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-}
-
 RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
   RT_TRACE("%p, %d, %d", (void *)can, dev, peer);
   if (!can) return rt_ret(CUDA_ERROR_INVALID_VALUE);
@@ -303,7 +348,7 @@ RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) 
 }
 
 /* ---- contexts ---------------------------------------------------------- */
-static bool ctx_valid(CUcontext c) { return c && c->magic == RT_CTX_MAGIC; }
+static bool ctx_valid(CUcontext c) { return rt_handle_valid(rt_h_context, c); }
 
 CUcontext rt_current_ctx(void) { return ctx_depth ? ctx_stack[ctx_depth - 1] : NULL; }
 
@@ -366,6 +411,7 @@ RT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
     if (c->cls[i].dtor) c->cls[i].dtor(c, c->cls[i].key, c->cls[i].value);
   c->ncls = 0;
   c->refs = 0;
+  c->sticky = CUDA_SUCCESS;   /* a new context: the fault is gone with the old one */
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -388,6 +434,10 @@ static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev) {
   struct CUctx_st *c = calloc(1, sizeof *c);
   if (!c) return CUDA_ERROR_OUT_OF_MEMORY;
   *c = (struct CUctx_st){.magic = RT_CTX_MAGIC, .device = dev, .flags = flags, .refs = 1};
+  if (!rt_handle_add(rt_h_context, c)) {
+    free(c);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   if (ctx_depth < 32) ctx_stack[ctx_depth++] = c;
   *pctx = c;
   return CUDA_SUCCESS;
@@ -417,6 +467,7 @@ RT_EXPORT CUresult cuCtxDestroy(CUcontext ctx) {
       i--;
     }
   if (!ctx->primary) {
+    rt_handle_remove(rt_h_context, ctx);
     ctx->magic = 0;
     free(ctx);
   }
@@ -506,9 +557,10 @@ RT_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
 
 RT_EXPORT CUresult cuCtxSynchronize(void) {
   RT_TRACE("");
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
+  if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt.backend->device_sync(rt.backend));
+  return rt_ret(rt_fault(rt.backend->device_sync(rt.backend)));
 }
 
 RT_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {

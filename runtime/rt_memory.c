@@ -51,7 +51,7 @@ static double now_ms(void) {
 rt_bstream rt_stream_backend(CUstream s, CUresult *r) {
   *r = CUDA_SUCCESS;
   if (!s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return NULL;
-  if (s->magic != STREAM_MAGIC) {
+  if (!rt_handle_valid(rt_h_stream, s)) {
     *r = CUDA_ERROR_INVALID_HANDLE;
     return NULL;
   }
@@ -62,7 +62,8 @@ rt_bstream rt_stream_backend(CUstream s, CUresult *r) {
 RT_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
   RT_TRACE("%p, %zu", (void *)dptr, bytes);
   if (!dptr || !bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
+  if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   uint64_t p;
   r = rt.backend->mem_alloc(rt.backend, bytes, &p);
@@ -82,10 +83,13 @@ RT_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t widt
 
 RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   RT_TRACE("%#llx", (unsigned long long)dptr);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
+  if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_SUCCESS);
-  return rt_ret(rt.backend->mem_free(rt.backend, dptr));
+  r = rt.backend->mem_free(rt.backend, dptr);
+  if (r == CUDA_SUCCESS) rt_pool_forget(dptr);   /* cuMemFree takes cuMemAllocAsync's memory too */
+  return rt_ret(r);
 }
 
 RT_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total) {
@@ -177,15 +181,29 @@ static CUmemorytype kind_of(const void *p) {
 
 static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype sk, size_t bytes,
                      CUstream s, bool async) {
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!bytes) return CUDA_SUCCESS;
   if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
   rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS && !async) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return r;
   if (dk == CU_MEMORYTYPE_UNIFIED) dk = kind_of(dst);
   if (sk == CU_MEMORYTYPE_UNIFIED) sk = kind_of(src);
-  return rt.backend->memcpy(rt.backend, dst, dk, src, sk, bytes, bs, async);
+  if (rt_capturing()) {
+    /* a memcpy node of s's capture: a 3D copy of one row */
+    rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMCPY};
+    op.cp = (CUDA_MEMCPY3D){.srcMemoryType = sk, .dstMemoryType = dk, .WidthInBytes = bytes,
+                            .Height = 1, .Depth = 1};
+    if (sk == CU_MEMORYTYPE_HOST) op.cp.srcHost = src;
+    else op.cp.srcDevice = (CUdeviceptr)(uintptr_t)src;
+    if (dk == CU_MEMORYTYPE_HOST) op.cp.dstHost = dst;
+    else op.cp.dstDevice = (CUdeviceptr)(uintptr_t)dst;
+    bool captured;
+    r = rt_capture_op(async ? s : NULL, &op, &captured);
+    if (r != CUDA_SUCCESS || captured) return r;
+  }
+  return rt_fault(rt.backend->memcpy(rt.backend, dst, dk, src, sk, bytes, bs, async));
 }
 
 #define D(p) ((void *)(uintptr_t)(p))
@@ -228,12 +246,22 @@ RT_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
 
 static CUresult set(CUdeviceptr dst, uint32_t v, unsigned elem, size_t count, CUstream s,
                     bool async) {
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!count) return CUDA_SUCCESS;
   if (!dst || dst % elem) return CUDA_ERROR_INVALID_VALUE;
   rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS && !async) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return r;
+  if (rt_capturing()) {
+    /* a memset node of s's capture: one row */
+    rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMSET};
+    op.ms = (CUDA_MEMSET_NODE_PARAMS){.dst = dst, .value = v, .elementSize = elem,
+                                      .width = count, .height = 1};
+    bool captured;
+    r = rt_capture_op(async ? s : NULL, &op, &captured);
+    if (r != CUDA_SUCCESS || captured) return r;
+  }
   return rt.backend->memset(rt.backend, dst, v, elem, count, bs, async);
 }
 
@@ -296,6 +324,11 @@ static CUresult stream_create(CUstream *ps, unsigned flags, int prio) {
   s->magic = STREAM_MAGIC;
   s->flags = flags;
   s->priority = prio;
+  if (!rt_handle_add(rt_h_stream, s)) {
+    rt.backend->stream_destroy(rt.backend, s->bs);
+    free(s);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   *ps = s;
   return CUDA_SUCCESS;
 }
@@ -312,7 +345,8 @@ RT_EXPORT CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, 
 
 RT_EXPORT CUresult cuStreamDestroy(CUstream s) {
   RT_TRACE("%p", (void *)s);
-  if (!s || s->magic != STREAM_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (!rt_handle_remove(rt_h_stream, s)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  rt_capture_stream_destroyed(s);
   CUresult r = rt.backend->stream_destroy(rt.backend, s->bs);
   s->magic = 0;
   free(s);
@@ -321,11 +355,12 @@ RT_EXPORT CUresult cuStreamDestroy(CUstream s) {
 
 RT_EXPORT CUresult cuStreamSynchronize(CUstream s) {
   RT_TRACE("%p", (void *)s);
-  CUresult r = rt_check_init();
+  CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS) r = rt_capture_sync(s);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt.backend->stream_sync(rt.backend, bs));
+  return rt_ret(rt_fault(rt.backend->stream_sync(rt.backend, bs)));
 }
 
 RT_EXPORT CUresult cuStreamQuery(CUstream s) {
@@ -370,9 +405,14 @@ RT_EXPORT CUresult cuStreamGetId(CUstream s, unsigned long long *id) {
  * (synchronising its stream) guarantees. */
 RT_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
   RT_TRACE("%p, %p, %u", (void *)s, (void *)e, flags);
-  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   CUresult r;
   rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS && rt_capturing()) {
+    bool handled;
+    r = rt_capture_wait_event(s, e, flags, &handled);
+    if (r != CUDA_SUCCESS || handled) return rt_ret(r);
+  }
   if (r == CUDA_SUCCESS && e->be) r = rt.backend->stream_wait_event(rt.backend, bs, e->be);
   return rt_ret(r);
 }
@@ -385,6 +425,15 @@ typedef struct host_fn_args {
 RT_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user) {
   RT_TRACE("%p, %p, %p", (void *)s, (void *)(uintptr_t)fn, user);
   if (!fn) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (rt_capturing()) {
+    CUresult r;
+    rt_stream_backend(s, &r);
+    if (r != CUDA_SUCCESS) return rt_ret(r);
+    rt_op op = {.type = CU_GRAPH_NODE_TYPE_HOST, .host = {fn, user}};
+    bool captured;
+    r = rt_capture_op(s, &op, &captured);
+    if (r != CUDA_SUCCESS || captured) return rt_ret(r);
+  }
   CUresult r = cuStreamSynchronize(s);
   if (r == CUDA_SUCCESS) fn(user);
   return rt_ret(r);
@@ -394,21 +443,11 @@ RT_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *us
                                        unsigned int flags) {
   RT_TRACE("%p, %p, %p, %u", (void *)s, (void *)(uintptr_t)cb, user, flags);
   if (!cb) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  CUresult r = cuStreamSynchronize(s);
+  /* not capturable (cuLaunchHostFunc is): a capturing stream refuses it */
+  CUresult r = rt_capture_sync(s);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  r = cuStreamSynchronize(s);
   cb(s, r, user);
-  return rt_ret(CUDA_SUCCESS);
-}
-
-RT_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) {
-  RT_TRACE("%p, %p", (void *)s, (void *)st);
-  if (!st) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  *st = CU_STREAM_CAPTURE_STATUS_NONE;
-  return rt_ret(CUDA_SUCCESS);
-}
-
-RT_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
-  RT_TRACE("%p", (void *)mode);
-  if (!mode) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -427,58 +466,79 @@ RT_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags) {
       return rt_ret(r);
     }
   }
+  if (!rt_handle_add(rt_h_event, e)) {
+    if (e->be) rt.backend->event_destroy(rt.backend, e->be);
+    free(e);
+    return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  }
   *pe = e;
   return rt_ret(CUDA_SUCCESS);
 }
 
 RT_EXPORT CUresult cuEventDestroy(CUevent e) {
   RT_TRACE("%p", (void *)e);
-  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (!rt_handle_remove(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  rt_capture_event_destroyed(e);
   e->magic = 0;
   if (e->be) rt.backend->event_destroy(rt.backend, e->be);
   free(e);
   return rt_ret(CUDA_SUCCESS);
 }
 
-RT_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
-  RT_TRACE("%p, %p", (void *)e, (void *)s);
-  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+static CUresult event_record(CUevent e, CUstream s, unsigned flags) {
+  if (!rt_handle_valid(rt_h_event, e)) return CUDA_ERROR_INVALID_HANDLE;
+  if (rt_capturing()) {
+    CUresult r;
+    rt_stream_backend(s, &r);
+    if (r != CUDA_SUCCESS) return r;
+    bool handled;
+    r = rt_capture_event_record(e, s, flags, &handled);
+    if (r != CUDA_SUCCESS || handled) return r;
+  }
   if (e->be) {
     CUresult r;
     rt_bstream bs = rt_stream_backend(s, &r);
     if (r == CUDA_SUCCESS) r = rt.backend->event_record(rt.backend, e->be, bs);
     e->recorded = r == CUDA_SUCCESS;
-    return rt_ret(r);
+    return r;
   }
   CUresult r = cuStreamSynchronize(s);
-  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (r != CUDA_SUCCESS) return r;
   e->recorded = true;
   e->ms = now_ms();
-  return rt_ret(CUDA_SUCCESS);
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
+  RT_TRACE("%p, %p", (void *)e, (void *)s);
+  return rt_ret(event_record(e, s, 0));
 }
 
 RT_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int flags) {
-  return cuEventRecord(e, s);
+  RT_TRACE("%p, %p, %#x", (void *)e, (void *)s, flags);
+  return rt_ret(event_record(e, s, flags));
 }
 
 RT_EXPORT CUresult cuEventQuery(CUevent e) {
   RT_TRACE("%p", (void *)e);
-  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if (e->be) return rt_ret(rt.backend->event_query(rt.backend, e->be));
   return rt_ret(CUDA_SUCCESS);
 }
 
 RT_EXPORT CUresult cuEventSynchronize(CUevent e) {
   RT_TRACE("%p", (void *)e);
-  if (!e || e->magic != EVENT_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  if (e->be) return rt_ret(rt.backend->event_sync(rt.backend, e->be));
+  if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (e->be) return rt_ret(rt_fault(rt.backend->event_sync(rt.backend, e->be)));
   return rt_ret(CUDA_SUCCESS);
 }
 
 RT_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
   RT_TRACE("%p, %p, %p", (void *)ms, (void *)a, (void *)b);
   if (!ms) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  if (!a || a->magic != EVENT_MAGIC || !b || b->magic != EVENT_MAGIC)
+  if (!rt_handle_valid(rt_h_event, a) || !rt_handle_valid(rt_h_event, b))
     return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if (!a->recorded || !b->recorded) return rt_ret(CUDA_ERROR_NOT_READY);

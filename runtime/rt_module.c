@@ -65,17 +65,33 @@ static CUresult load_ptx(const char *name, const char *text, size_t len, struct 
   m->magic = MOD_MAGIC;
   m->bm = bm;
   pthread_mutex_init(&m->lock, NULL);
+  if (!rt_handle_add(rt_h_module, m)) {
+    b->module_unload(b, bm);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   *out = m;
   RT_LOG(rt_debug, "module %s loaded (%zu bytes of PTX)", name, len);
   return CUDA_SUCCESS;
 }
 
 static CUresult load_container(const uint8_t *c, struct CUmod_st **out) {
-  uint16_t hsize;
+  uint16_t version, hsize;
   uint64_t bytes;
+  memcpy(&version, c + 4, 2);
   memcpy(&hsize, c + 6, 2);
   memcpy(&bytes, c + 8, 8);
-  if (hsize < 16 || bytes > ((uint64_t)1 << 34)) return CUDA_ERROR_INVALID_IMAGE;
+  /* The image's size is the container's own: its 16-byte header and the
+   * bytes it states.  A header size other than 16 is no layout we know (the
+   * front end's rule, ptx/fatbin.c) and would make us read up to 64 KiB
+   * past an image that ends after its header. */
+  if (version != 1 || hsize != 16 || bytes > ((uint64_t)1 << 34)) {
+    RT_LOG(rt_error, "fatbin at %p: container version %u, header size %u, %llu bytes: "
+           "only version 1 with a 16-byte header is known", (const void *)c, version, hsize,
+           (unsigned long long)bytes);
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   pw_diag d;
   pw_diag_init(&d, NULL);
   ptx_file *f = ptx_file_from_memory("fatbin", c, hsize + bytes, &d);
@@ -111,30 +127,45 @@ static CUresult load_container(const uint8_t *c, struct CUmod_st **out) {
   return r;
 }
 
+/* True when p begins with the n bytes of m.  Compared byte by byte, in
+ * order: no magic number here has a zero byte, so a NUL-terminated text
+ * shorter than the magic stops the comparison at its NUL, and nothing is
+ * read past the end of a string image (cuModuleLoadData has no size). */
+static bool starts_with(const uint8_t *p, const uint8_t *m, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != m[i]) return false;
+  return true;
+}
+
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return r;
   const uint8_t *p = image;
-  uint32_t magic;
-  memcpy(&magic, p, 4);
+  static const uint8_t wrapper[4] = {0xb1, 0x43, 0x62, 0x46};   /* PTX_WRAPPER_MAGIC, LE */
+  static const uint8_t fatbin[4] = {0x50, 0xed, 0x55, 0xba};    /* PTX_FATBIN_MAGIC, LE */
+  static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
+  uint32_t magic = 0;
+  if (starts_with(p, wrapper, 4)) magic = PTX_WRAPPER_MAGIC;
+  else if (starts_with(p, fatbin, 4)) magic = PTX_FATBIN_MAGIC;
   if (magic == PTX_WRAPPER_MAGIC) {
     const uint8_t *c;
     memcpy(&c, p + 8, sizeof c);
     if (!c) return CUDA_ERROR_INVALID_IMAGE;
-    memcpy(&magic, c, 4);
-    if (magic != PTX_FATBIN_MAGIC) return CUDA_ERROR_INVALID_IMAGE;
+    if (!starts_with(c, fatbin, 4)) return CUDA_ERROR_INVALID_IMAGE;
     return load_container(c, out);
   }
   if (magic == PTX_FATBIN_MAGIC) return load_container(p, out);
-  if (!memcmp(p, "\177ELF", 4)) {
+  if (starts_with(p, elf, 4)) {
     RT_LOG(rt_error, "module image at %p is a cubin: only PTX can be translated", image);
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
   return load_ptx("ptx", (const char *)p, strlen((const char *)p), out);
 }
 
-static bool mod_valid(CUmodule m) { return m && m->magic == MOD_MAGIC; }
-static bool func_valid(CUfunction f) { return f && f->magic == FUNC_MAGIC; }
+/* Handles are checked against the registry (rt_handle.c), never by
+ * reading a struct a destroyed or made-up handle points to. */
+static bool mod_valid(CUmodule m) { return rt_handle_valid(rt_h_module, m); }
+static bool func_valid(CUfunction f) { return rt_handle_valid(rt_h_function, f); }
 
 RT_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   RT_TRACE("%p, %p", (void *)module, image);
@@ -189,10 +220,12 @@ static void module_free(struct CUmod_st *m) {
   rt.backend->module_unload(rt.backend, m->bm);
   for (struct CUfunc_st *f = m->funcs, *n; f; f = n) {
     n = f->next;
+    rt_handle_remove(rt_h_function, f);
     f->magic = 0;
     free(f->name);
     free(f);
   }
+  rt_handle_remove(rt_h_module, m);
   m->magic = 0;
   pthread_mutex_destroy(&m->lock);
   free(m);
@@ -200,7 +233,8 @@ static void module_free(struct CUmod_st *m) {
 
 RT_EXPORT CUresult cuModuleUnload(CUmodule m) {
   RT_TRACE("%p", (void *)m);
-  if (!mod_valid(m)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  /* removed first: of two threads unloading one module, one frees it */
+  if (!rt_handle_remove(rt_h_module, m)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   module_free(m);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -226,8 +260,14 @@ static CUresult get_function(struct CUmod_st *m, const char *name, CUfunction *o
       *f = (struct CUfunc_st){.magic = FUNC_MAGIC, .mod = m, .name = n, .layout = layout,
                               .max_dynamic_shared = rt.props[0].shared_per_block,
                               .next = m->funcs};
-      m->funcs = f;
-      *out = f;
+      if (!rt_handle_add(rt_h_function, f)) {
+        free(f->name);
+        free(f);
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+      } else {
+        m->funcs = f;
+        *out = f;
+      }
     }
   }
   pthread_mutex_unlock(&m->lock);
@@ -263,7 +303,7 @@ RT_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode) {
 }
 
 /* ---- libraries and kernels ---------------------------------------------- */
-static bool lib_valid(CUlibrary l) { return l && l->magic == LIB_MAGIC; }
+static bool lib_valid(CUlibrary l) { return rt_handle_valid(rt_h_library, l); }
 
 RT_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jo,
                                      void **jv, unsigned int njo, CUlibraryOption *lo, void **lv,
@@ -279,6 +319,11 @@ RT_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit
     return rt_ret(r);
   }
   l->magic = LIB_MAGIC;
+  if (!rt_handle_add(rt_h_library, l)) {
+    module_free(l->mod);
+    free(l);
+    return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  }
   *library = l;
   return rt_ret(CUDA_SUCCESS);
 }
@@ -299,6 +344,7 @@ RT_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fname, 
 RT_EXPORT CUresult cuLibraryUnload(CUlibrary l) {
   RT_TRACE("%p", (void *)l);
   if (!lib_valid(l)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  rt_handle_remove(rt_h_library, l);
   module_free(l->mod);
   l->magic = 0;
   free(l);
@@ -513,11 +559,11 @@ RT_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *smem, CUfunct
 /* ---- launch ------------------------------------------------------------ */
 extern rt_bstream rt_stream_backend(CUstream s, CUresult *r);
 
-static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                       unsigned shared, CUstream hs, void **params, void **extra) {
-  CUresult r = rt_check_init();
-  if (r != CUDA_SUCCESS) return r;
-  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+/* The launch configuration CUDA checks before anything runs (CUDA Driver
+ * API, cuLaunchKernel: CUDA_ERROR_INVALID_VALUE for a zero or too large
+ * dimension and for more dynamic shared memory than the function allows). */
+static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                             unsigned shared) {
   const rt_device_props *p = &rt.props[0];
   for (int i = 0; i < 3; i++) {
     if (!grid[i] || !block[i]) return CUDA_ERROR_INVALID_VALUE;
@@ -528,21 +574,30 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     return CUDA_ERROR_INVALID_VALUE;
   if (shared > (unsigned)f->max_dynamic_shared && shared > (unsigned)p->shared_per_block)
     return CUDA_ERROR_INVALID_VALUE;
-  rt_bstream bs = rt_stream_backend(hs, &r);
-  if (r != CUDA_SUCCESS) return r;
+  return CUDA_SUCCESS;
+}
+
+/* kernelParams or extra, packed into *buf in the kernel's .param layout:
+ * *buf is small, or malloc'd (*owned). */
+static CUresult launch_pack(CUfunction f, void **params, void **extra, uint8_t *small,
+                            size_t small_size, uint8_t **buf, size_t *size, bool *owned) {
   const rt_param_layout *L = &f->layout;
-  uint8_t small[4096];
-  uint8_t *buf = small;
-  size_t size = L->size;
+  *owned = false;
+  *buf = small;
+  *size = L->size;
   if (params) {
-    if (size > sizeof small && !(buf = calloc(1, size))) return CUDA_ERROR_OUT_OF_MEMORY;
-    memset(buf, 0, size);
+    if (L->size > small_size) {
+      if (!(*buf = calloc(1, L->size))) return CUDA_ERROR_OUT_OF_MEMORY;
+      *owned = true;
+    }
+    memset(*buf, 0, L->size);
     for (unsigned i = 0; i < L->nparams; i++) {
       if (!params[i]) {
-        if (buf != small) free(buf);
+        if (*owned) free(*buf);
+        *owned = false;
         return CUDA_ERROR_INVALID_VALUE;
       }
-      memcpy(buf + L->params[i].offset, params[i], L->params[i].size);
+      memcpy(*buf + L->params[i].offset, params[i], L->params[i].size);
     }
   } else if (extra) {
     void *ptr = NULL;
@@ -553,15 +608,81 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
       else return CUDA_ERROR_INVALID_VALUE;
     }
     if (!ptr || !psize || *psize < L->size) return CUDA_ERROR_INVALID_VALUE;
-    buf = ptr;
+    *buf = ptr;
   } else if (L->nparams) {
     return CUDA_ERROR_INVALID_VALUE;
   }
+  return CUDA_SUCCESS;
+}
+
+CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                          unsigned shared, CUstream hs, const void *buf, size_t size) {
+  CUresult r;
+  rt_bstream bs = rt_stream_backend(hs, &r);
+  if (r != CUDA_SUCCESS) return r;
   RT_LOG(rt_debug, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u, %zu bytes of params",
          f->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, size);
   r = rt.backend->launch(rt.backend, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt.backend->error);
-  if (buf != small && params) free(buf);
+  /* A fault inside the kernel is not the launch's error: CUDA returns it
+   * from the next synchronising call, and from every call after it (the
+   * context's sticky error).  The emulator runs the kernel inside the
+   * launch, so the fault is known here already. */
+  if (rt_is_fault(r)) {
+    rt_fault(r);
+    return CUDA_SUCCESS;
+  }
+  return r;
+}
+
+CUresult rt_kernel_node_pack(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                             unsigned shared, void **params, void **extra, void **out,
+                             size_t *size) {
+  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult r = launch_check(f, grid, block, shared);
+  if (r != CUDA_SUCCESS) return r;
+  uint8_t small[256], *buf;
+  bool owned;
+  r = launch_pack(f, params, extra, small, sizeof small, &buf, size, &owned);
+  if (r != CUDA_SUCCESS) return r;
+  *out = malloc(*size ? *size : 1);
+  if (*out) memcpy(*out, buf, *size);
+  if (owned) free(buf);
+  return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+const rt_param_layout *rt_func_layout(CUfunction f) { return &f->layout; }
+const char *rt_func_name(CUfunction f) { return f->name; }
+bool rt_func_valid(CUfunction f) { return func_valid(f); }
+
+static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared, CUstream hs, void **params, void **extra) {
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return r;
+  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  r = launch_check(f, grid, block, shared);
+  if (r != CUDA_SUCCESS) return r;
+  rt_stream_backend(hs, &r);
+  if (r != CUDA_SUCCESS) return r;
+  uint8_t small[4096], *buf;
+  size_t size;
+  bool owned;
+  r = launch_pack(f, params, extra, small, sizeof small, &buf, &size, &owned);
+  if (r != CUDA_SUCCESS) return r;
+  bool captured = false;
+  if (rt_capturing()) {
+    /* recorded as a kernel node of the stream's capture (rt_graph.c) */
+    rt_op op = {.type = CU_GRAPH_NODE_TYPE_KERNEL};
+    op.k.f = f;
+    op.k.shared = shared;
+    memcpy(op.k.grid, grid, sizeof op.k.grid);
+    memcpy(op.k.block, block, sizeof op.k.block);
+    op.k.buf = buf;
+    op.k.size = size;
+    r = rt_capture_op(hs, &op, &captured);
+  }
+  if (r == CUDA_SUCCESS && !captured) r = rt_launch_packed(f, grid, block, shared, hs, buf, size);
+  if (owned) free(buf);
   return r;
 }
 

@@ -16,14 +16,26 @@
  * the runtime fails the module load naming the limit, instead of the
  * application waiting forever on a compile that never ends.
  *
+ * PTXWAVE_JIT_PARENT=PID (set by the runtime): the helper dies with the
+ * application.  PR_SET_PDEATHSIG sends it SIGTERM when the process that
+ * started it ends (then its parent is no longer PID: checked once after
+ * the prctl, for a parent that died before it), and the SIGTERM handler
+ * removes the runtime's temporary directory (IN's directory: in.ptx,
+ * out.hsaco, log.txt) before it exits, since nobody else is left to.
+ * Without it an application killed mid-compile left the helper compiling
+ * up to its time limit and the directory behind.
+ *
  * PTXWAVE_JIT_TEST_CRASH=1 (tests only) aborts once the PTX is read, as an
  * LLVM fatal error would: the runtime's tests check the application
  * survives it.  PTXWAVE_JIT_TEST_CRASH=hang waits forever instead (the
  * time limit's test).
  */
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "codegen/codegen.h"
@@ -48,6 +60,36 @@ static void *slurp(const char *path, size_t *len) {
   return buf;
 }
 
+/* The runtime's temporary directory and its files, for the SIGTERM
+ * handler (async-signal-safe: unlink, rmdir, _exit only).  A process-wide
+ * table is what a signal handler can reach; the helper is one compile. */
+static char tmp_files[3][PATH_MAX + 16], tmp_dir[PATH_MAX];
+
+static void parent_gone(int sig) {
+  for (int i = 0; i < 3; i++)
+    if (tmp_files[i][0]) unlink(tmp_files[i]);
+  if (tmp_dir[0]) rmdir(tmp_dir);
+  _exit(128 + sig);
+}
+
+static void die_with_parent(const char *in) {
+  const char *p = getenv("PTXWAVE_JIT_PARENT");
+  if (!p || !*p) return;
+  const char *slash = strrchr(in, '/');
+  size_t n = slash ? (size_t)(slash - in) : 0;
+  if (n && n < sizeof tmp_dir) {
+    memcpy(tmp_dir, in, n);
+    tmp_dir[n] = 0;
+    static const char *names[3] = {"in.ptx", "out.hsaco", "log.txt"};
+    for (int i = 0; i < 3; i++) snprintf(tmp_files[i], sizeof tmp_files[i], "%s/%s", tmp_dir, names[i]);
+  }
+  struct sigaction sa = {.sa_handler = parent_gone};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if ((long)getppid() != atol(p)) parent_gone(SIGTERM);   /* it died before the prctl */
+}
+
 int cmd_jit(int argc, char **argv) {
   if (argc < 4 || argc > 6 || pw_is_help(argv[1])) {
     fprintf(argc > 1 && pw_is_help(argv[1]) ? stdout : stderr,
@@ -63,6 +105,7 @@ int cmd_jit(int argc, char **argv) {
     return 3;
   }
   const char *in = argv[1], *out = argv[2], *arch = argv[3], *name = argc > 4 ? argv[4] : in;
+  die_with_parent(in);
   const cg_target *t = cg_target_find(arch);
   if (!t) {
     fprintf(stderr, "ptxwave jit: no code generator for %s\n", arch);

@@ -201,6 +201,53 @@ for what, extra, needle in (
                      f'{p.returncode} {p.stderr[-1200:]}')
     else:
         print(f'helper {what}: cuModuleLoadData = 218, the client went on and exited 1')
+# the application killed mid-compile: its helper ends with it (PR_SET_PDEATHSIG)
+# and removes its temporary directory, instead of compiling on to its limit
+import glob, signal, time
+jtmp = os.path.join(tmp, 'jit-tmp')
+os.makedirs(jtmp, exist_ok=True)
+cp = subprocess.Popen([client], env=dict(envc, PTXWAVE_CACHE_DIR=cdir + '-killed', TMPDIR=jtmp,
+                                         PTXWAVE_JIT_TEST_CRASH='hang', PTXWAVE_JIT_TIMEOUT='0'),
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+def children(pid):
+    out = []
+    for d in os.listdir('/proc'):
+        try:
+            st = open(f'/proc/{d}/stat').read() if d.isdigit() else ''
+        except OSError:
+            continue
+        if st and int(st.rsplit(')', 1)[1].split()[1]) == pid:
+            out.append(int(d))
+    return out
+
+def alive(pid):
+    try:
+        return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+helpers, t0 = [], time.time()
+while not helpers and time.time() - t0 < 60 and cp.poll() is None:
+    helpers = children(cp.pid)
+    time.sleep(0.05)
+time.sleep(0.5)   # into its wait
+cp.kill()
+cp.wait()
+t0 = time.time()
+while any(alive(h) for h in helpers) and time.time() - t0 < 10:
+    time.sleep(0.05)
+left = [h for h in helpers if alive(h)]
+dirs = glob.glob(os.path.join(jtmp, 'ptxwave-jit.*'))
+if not helpers or left or dirs:
+    fails.append(f'application killed mid-compile: helpers {helpers}, still running {left}, '
+                 f'directories left {dirs}')
+    for h in left:
+        os.kill(h, signal.SIGKILL)
+else:
+    print(f'application killed mid-compile: its helper ended in {time.time() - t0:.2f} s, '
+          'its directory removed')
+
 p, lines = run(dict(envc, PTXWAVE_JIT_TEST_CRASH='1', PTXWAVE_JIT='inprocess',
                     PTXWAVE_CACHE_DIR=cdir + '-inprocess'))
 if p.returncode != 0 or 'modules compiled 1' not in p.stderr or 'JIT in process' not in p.stderr:

@@ -25,7 +25,7 @@ def count(lines, s):
 for level in ['error', 'warn', 'info', 'debug', 'trace']:
     lines = run(level)
     rank = ['error', 'warn', 'info', 'debug', 'trace'].index(level)
-    warn = count(lines, 'cuGraphCreate is not supported')
+    warn = count(lines, 'cuGraphicsUnregisterResource is not supported')
     want = 1 if rank >= 1 else 0
     if warn != want:
         fails.append(f'{level}: "not supported" warning {warn} times, want {want}')

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <cuda.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,11 +126,11 @@ END_TEST
 
 START_TEST(stub_answers_not_supported) {
   open_lib();
-  /* cuGraphCreate is not implemented: the stub answers NOT_SUPPORTED */
-  CUresult (*f)(CUgraph *, unsigned) = (CUresult(*)(CUgraph *, unsigned))sym("cuGraphCreate");
-  CUgraph g;
-  ck_assert_int_eq(f(&g, 0), CUDA_ERROR_NOT_SUPPORTED);
-  ck_assert_int_eq(f(&g, 0), CUDA_ERROR_NOT_SUPPORTED);
+  /* cuGraphicsUnregisterResource (graphics interop) is not implemented:
+   * the stub answers NOT_SUPPORTED */
+  CUresult (*f)(CUgraphicsResource) = (CUresult(*)(CUgraphicsResource))sym("cuGraphicsUnregisterResource");
+  ck_assert_int_eq(f(NULL), CUDA_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(f(NULL), CUDA_ERROR_NOT_SUPPORTED);
 }
 END_TEST
 
@@ -333,6 +334,84 @@ START_TEST(cache_evicts_least_recently_used) {
 }
 END_TEST
 
+/* One entry bigger than what eviction keeps (90% of the bound) empties the
+ * cache of the others but stays: the entry just written is never evicted
+ * (with coarse mtimes it may sort among the oldest). */
+START_TEST(cache_spares_the_entry_just_written) {
+  fresh_dir();
+  setenv("PTXWAVE_CACHE_MAX_ENTRY_MB", "1", 1);  /* the size limit out of the way */
+  rt_cache *c = rt_cache_open(cache_root, 8000);
+  unsetenv("PTXWAVE_CACHE_MAX_ENTRY_MB");
+  ck_assert_ptr_nonnull(c);
+  static char payload[7500];
+  memset(payload, 3, sizeof payload);
+  char b[64];
+  for (int i = 0; i < 3; i++) {
+    rt_cache_key k = key_n(200 + i, b);
+    ck_assert(rt_cache_put(c, &k, payload, 1000));
+  }
+  rt_cache_key big = key_n(300, b);
+  ck_assert(rt_cache_put(c, &big, payload, sizeof payload));   /* 7548 bytes > 7200 */
+  void *d;
+  size_t n;
+  ck_assert_msg(rt_cache_get(c, &big, &d, &n), "the entry just written was evicted");
+  ck_assert_uint_eq(n, sizeof payload);
+  free(d);
+  rt_cache_stats st;
+  rt_cache_get_stats(c, &st);
+  ck_assert_uint_eq(st.evicted, 3);
+  rt_cache_close(c);
+}
+END_TEST
+
+/* An entry above the limit (a quarter of the bound by default) is refused
+ * and counted; one below it is stored. */
+START_TEST(cache_refuses_oversized_entries) {
+  fresh_dir();
+  unsetenv("PTXWAVE_CACHE_MAX_ENTRY_MB");
+  rt_cache *c = rt_cache_open(cache_root, 8000);  /* entries up to 2000 bytes */
+  ck_assert_ptr_nonnull(c);
+  static char payload[2500];
+  char b[64];
+  rt_cache_key k = key_n(400, b);
+  ck_assert(!rt_cache_put(c, &k, payload, 2000));  /* 2048 with the header */
+  void *d;
+  size_t n;
+  ck_assert(!rt_cache_get(c, &k, &d, &n));
+  ck_assert(rt_cache_put(c, &k, payload, 1900));
+  ck_assert(rt_cache_get(c, &k, &d, &n));
+  free(d);
+  rt_cache_stats st;
+  rt_cache_get_stats(c, &st);
+  ck_assert_uint_eq(st.refused, 1);
+  ck_assert_uint_eq(st.stores, 1);
+  rt_cache_close(c);
+}
+END_TEST
+
+/* A write that cannot happen (here the temporary file's name is taken by a
+ * directory, which fails even for root) fails the put and is counted. */
+START_TEST(cache_write_failure_is_counted) {
+  fresh_dir();
+  rt_cache *c = rt_cache_open(cache_root, 1 << 20);
+  ck_assert_ptr_nonnull(c);
+  char tmp[PATH_MAX + 96];
+  snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%lx", cache_root, (long)getpid(), (unsigned long)pthread_self());
+  ck_assert_int_eq(mkdir(tmp, 0700), 0);
+  char b[64], payload[100] = {0};
+  rt_cache_key k = key_n(500, b);
+  ck_assert(!rt_cache_put(c, &k, payload, sizeof payload));
+  ck_assert(!rt_cache_put(c, &k, payload, sizeof payload));
+  rt_cache_stats st;
+  rt_cache_get_stats(c, &st);
+  ck_assert_uint_eq(st.write_failures, 2);
+  ck_assert_uint_eq(st.stores, 0);
+  rmdir(tmp);
+  ck_assert(rt_cache_put(c, &k, payload, sizeof payload));
+  rt_cache_close(c);
+}
+END_TEST
+
 /* Two processes store and read the same keys at once; every entry read is
  * whole, and afterwards every entry verifies. */
 START_TEST(cache_two_processes) {
@@ -399,6 +478,9 @@ int main(void) {
   tcase_add_test(tc, code_object_key_names_codegen_defaults);
   tcase_add_test(tc, cache_truncated_or_altered_is_rebuilt);
   tcase_add_test(tc, cache_evicts_least_recently_used);
+  tcase_add_test(tc, cache_spares_the_entry_just_written);
+  tcase_add_test(tc, cache_refuses_oversized_entries);
+  tcase_add_test(tc, cache_write_failure_is_counted);
   tcase_add_test(tc, cache_two_processes);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
