@@ -73,8 +73,13 @@ CUresult rt_check_device(CUdevice d);
 /* ---- rt_module.c ------------------------------------------------------ */
 struct CUmod_st;
 struct CUfunc_st;
-/* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated). */
+/* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated).
+ * A fatbin's PTX is translated when a kernel is first looked up. */
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out);
+/* The PTX entries of a fatbin container the runtime takes, best first
+ * (ptx_rank for the reported capability, any_ptx): every loader's rule. */
+struct ptx_container;
+uint32_t rt_ptx_rank(const struct ptx_container *c, uint32_t *order, uint32_t cap);
 
 /* ---- rt_array.c: CUDA arrays ------------------------------------------ */
 typedef struct rt_array_info {
