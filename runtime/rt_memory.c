@@ -406,6 +406,58 @@ RT_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) {
   return rt_ret(CUDA_SUCCESS);
 }
 
+/* ---- capture queries: the minimal truthful answer (branch libs) ---------
+ * No stream ever captures here (cuStreamBeginCapture is a stub), so every
+ * query answers CU_STREAM_CAPTURE_STATUS_NONE, with no graph and no
+ * dependencies.  cuBLAS asks on every dot/nrm2 (issue 18) and stopped at
+ * the NOT_SUPPORTED stub.  Branch driver (issue 19) implements capture and
+ * owns the real versions: on merge, theirs replaces this block whole. */
+static CUresult capture_info_none(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id,
+                                  CUgraph *graph, const CUgraphNode **deps,
+                                  const CUgraphEdgeData **edges, size_t *ndeps) {
+  if (!st) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r;
+  rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return r;
+  *st = CU_STREAM_CAPTURE_STATUS_NONE;
+  /* the other outputs are defined only while capturing; cleared anyway */
+  if (id) *id = 0;
+  if (graph) *graph = NULL;
+  if (deps) *deps = NULL;
+  if (edges) *edges = NULL;
+  if (ndeps) *ndeps = 0;
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult rt_cuStreamGetCaptureInfo_v1(CUstream s, CUstreamCaptureStatus *st,
+                                                cuuint64_t *id) __asm__("cuStreamGetCaptureInfo");
+RT_EXPORT CUresult rt_cuStreamGetCaptureInfo_v1(CUstream s, CUstreamCaptureStatus *st,
+                                                cuuint64_t *id) {
+  RT_TRACE("%p, %p, %p", (void *)s, (void *)st, (void *)id);
+  return rt_ret(capture_info_none(s, st, id, NULL, NULL, NULL, NULL));
+}
+
+RT_EXPORT CUresult rt_cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *st,
+                                                cuuint64_t *id, CUgraph *graph,
+                                                const CUgraphNode **deps, size_t *ndeps)
+    __asm__("cuStreamGetCaptureInfo_v2");
+RT_EXPORT CUresult rt_cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *st,
+                                                cuuint64_t *id, CUgraph *graph,
+                                                const CUgraphNode **deps, size_t *ndeps) {
+  RT_TRACE("%p, %p, %p, %p, %p, %p", (void *)s, (void *)st, (void *)id, (void *)graph,
+           (void *)deps, (void *)ndeps);
+  return rt_ret(capture_info_none(s, st, id, graph, deps, NULL, ndeps));
+}
+
+RT_EXPORT CUresult cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id,
+                                          CUgraph *graph, const CUgraphNode **deps,
+                                          const CUgraphEdgeData **edges, size_t *ndeps) {
+  RT_TRACE("%p, %p, %p, %p, %p, %p, %p", (void *)s, (void *)st, (void *)id, (void *)graph,
+           (void *)deps, (void *)edges, (void *)ndeps);
+  return rt_ret(capture_info_none(s, st, id, graph, deps, edges, ndeps));
+}
+/* ---- end of the capture queries (branch libs) --------------------------- */
+
 RT_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
   RT_TRACE("%p", (void *)mode);
   if (!mode) return rt_ret(CUDA_ERROR_INVALID_VALUE);
