@@ -79,6 +79,10 @@ CUresult rt_module_load_image(const void *image, struct CUmod_st **out);
 /* The PTX entries of a fatbin container the runtime takes, best first
  * (ptx_rank for the reported capability, any_ptx): every loader's rule. */
 struct ptx_container;
+/* The kernels of a module (translating it first), up to cap of them in
+ * out, how many in *n; a module with no PTX lists its cubins' kernels
+ * (SASS-only handles). */
+CUresult rt_module_functions(struct CUmod_st *m, CUfunction *out, unsigned cap, unsigned *n);
 uint32_t rt_ptx_rank(const struct ptx_container *c, uint32_t *order, uint32_t cap);
 
 /* ---- rt_array.c: CUDA arrays ------------------------------------------ */

@@ -264,6 +264,28 @@ static CUresult stream_info_id(CUcontext c, void *stream, uint64_t *out) {
   return rt_ret(CUDA_SUCCESS);
 }
 
+/* ---- TOOLS_MODULE {6e163fbe-b958-444d-835c-e182aff1991e} ----------------- */
+/* cuFFT 12 asks for it right after cuInit and refuses to plan without it;
+ * it checks that the size word is above 0x37 (at least 7 slots).  Slot 7,
+ * seen from libcufft.so.12+0x350fde after each cuModuleLoadData of one of
+ * its kernels: functions(ctx, module, cb, user) calls cb(user, f) for each
+ * function of the module and returns their number, which cuFFT requires to
+ * be 1; the CUfunction its callback stores is what it launches. */
+static unsigned tools_module_functions(CUcontext c, CUmodule m, void (*cb)(void *, CUfunction),
+                                       void *user) {
+  RT_TRACE("%p, %p, %p, %p", (void *)c, (void *)m, (void *)(uintptr_t)cb, user);
+  CUfunction fs[64];
+  unsigned n = 0;
+  CUresult r = rt_module_functions(m, fs, 64, &n);
+  if (r != CUDA_SUCCESS) {
+    RT_LOG(rt_debug, "TOOLS_MODULE functions(%p): %s", (void *)m, rt_error_name(r));
+    return 0;
+  }
+  for (unsigned i = 0; i < n && i < 64 && cb; i++) cb(user, fs[i]);
+  RT_LOG(rt_trace, "TOOLS_MODULE functions -> %u", n);
+  return n;
+}
+
 /* ---- CONTEXT_LOCAL_STORAGE ----------------------------------------------- */
 static struct CUctx_st *cls_ctx(CUcontext c) {
   if (!c) c = rt_current_ctx();
@@ -360,6 +382,68 @@ UNKNOWN_SLOT(TOOLS_RUNTIME_CALLBACK_HOOKS, 5)
 UNKNOWN_SLOT(CONTEXT_LOCAL_STORAGE, 3)
 UNKNOWN_SLOT(CONTEXT_CHECKS, 1)
 UNKNOWN_SLOT(INTEGRITY_CHECK, 2)
+UNKNOWN_SLOT(TOOLS_MODULE, 1)
+UNKNOWN_SLOT(TOOLS_MODULE, 2)
+UNKNOWN_SLOT(TOOLS_MODULE, 3)
+UNKNOWN_SLOT(TOOLS_MODULE, 4)
+UNKNOWN_SLOT(TOOLS_MODULE, 5)
+UNKNOWN_SLOT(TOOLS_MODULE, 6)
+UNKNOWN_SLOT(TOOLS_MODULE, 8)
+UNKNOWN_SLOT(TOOLS_MODULE, 9)
+UNKNOWN_SLOT(TOOLS_MODULE, 10)
+UNKNOWN_SLOT(TOOLS_MODULE, 11)
+UNKNOWN_SLOT(TOOLS_MODULE, 12)
+UNKNOWN_SLOT(TOOLS_MODULE, 13)
+UNKNOWN_SLOT(TOOLS_MODULE, 14)
+UNKNOWN_SLOT(TOOLS_MODULE, 15)
+UNKNOWN_SLOT(TOOLS_MODULE, 16)
+UNKNOWN_SLOT(TOOLS_MODULE, 17)
+UNKNOWN_SLOT(TOOLS_MODULE, 18)
+UNKNOWN_SLOT(TOOLS_MODULE, 19)
+UNKNOWN_SLOT(TOOLS_MODULE, 20)
+UNKNOWN_SLOT(TOOLS_MODULE, 21)
+UNKNOWN_SLOT(TOOLS_MODULE, 22)
+UNKNOWN_SLOT(TOOLS_MODULE, 23)
+UNKNOWN_SLOT(TOOLS_MODULE, 24)
+UNKNOWN_SLOT(TOOLS_MODULE, 25)
+UNKNOWN_SLOT(TOOLS_MODULE, 26)
+UNKNOWN_SLOT(TOOLS_MODULE, 27)
+UNKNOWN_SLOT(TOOLS_MODULE, 28)
+UNKNOWN_SLOT(TOOLS_MODULE, 29)
+UNKNOWN_SLOT(TOOLS_MODULE, 30)
+UNKNOWN_SLOT(TOOLS_MODULE, 31)
+UNKNOWN_SLOT(TOOLS_MODULE, 32)
+UNKNOWN_SLOT(TOOLS_MODULE, 33)
+UNKNOWN_SLOT(TOOLS_MODULE, 34)
+UNKNOWN_SLOT(TOOLS_MODULE, 35)
+UNKNOWN_SLOT(TOOLS_MODULE, 36)
+UNKNOWN_SLOT(TOOLS_MODULE, 37)
+UNKNOWN_SLOT(TOOLS_MODULE, 38)
+UNKNOWN_SLOT(TOOLS_MODULE, 39)
+UNKNOWN_SLOT(TOOLS_MODULE, 40)
+UNKNOWN_SLOT(TOOLS_MODULE, 41)
+UNKNOWN_SLOT(TOOLS_MODULE, 42)
+UNKNOWN_SLOT(TOOLS_MODULE, 43)
+UNKNOWN_SLOT(TOOLS_MODULE, 44)
+UNKNOWN_SLOT(TOOLS_MODULE, 45)
+UNKNOWN_SLOT(TOOLS_MODULE, 46)
+UNKNOWN_SLOT(TOOLS_MODULE, 47)
+UNKNOWN_SLOT(TOOLS_MODULE, 48)
+UNKNOWN_SLOT(TOOLS_MODULE, 49)
+UNKNOWN_SLOT(TOOLS_MODULE, 50)
+UNKNOWN_SLOT(TOOLS_MODULE, 51)
+UNKNOWN_SLOT(TOOLS_MODULE, 52)
+UNKNOWN_SLOT(TOOLS_MODULE, 53)
+UNKNOWN_SLOT(TOOLS_MODULE, 54)
+UNKNOWN_SLOT(TOOLS_MODULE, 55)
+UNKNOWN_SLOT(TOOLS_MODULE, 56)
+UNKNOWN_SLOT(TOOLS_MODULE, 57)
+UNKNOWN_SLOT(TOOLS_MODULE, 58)
+UNKNOWN_SLOT(TOOLS_MODULE, 59)
+UNKNOWN_SLOT(TOOLS_MODULE, 60)
+UNKNOWN_SLOT(TOOLS_MODULE, 61)
+UNKNOWN_SLOT(TOOLS_MODULE, 62)
+UNKNOWN_SLOT(TOOLS_MODULE, 63)
 UNKNOWN_SLOT(STREAM_INFO, 1)
 UNKNOWN_SLOT(STREAM_INFO, 2)
 UNKNOWN_SLOT(STREAM_INFO, 3)
@@ -461,6 +545,74 @@ static void *cudart_interface[10] = {(void *)(10 * sizeof(void *)),
 static void *integrity_table[3] = {(void *)(3 * sizeof(void *)), (void *)integrity_check,
                                    UNKNOWN(INTEGRITY_CHECK, 2)};
 
+/* TOOLS_MODULE: 64 slots as far as is known (cuFFT reads slot 7). */
+static void *tools_module[64] = {
+    (void *)(64 * sizeof(void *)),
+    UNKNOWN(TOOLS_MODULE, 1),
+    UNKNOWN(TOOLS_MODULE, 2),
+    UNKNOWN(TOOLS_MODULE, 3),
+    UNKNOWN(TOOLS_MODULE, 4),
+    UNKNOWN(TOOLS_MODULE, 5),
+    UNKNOWN(TOOLS_MODULE, 6),
+    [7] = (void *)tools_module_functions,
+    UNKNOWN(TOOLS_MODULE, 8),
+    UNKNOWN(TOOLS_MODULE, 9),
+    UNKNOWN(TOOLS_MODULE, 10),
+    UNKNOWN(TOOLS_MODULE, 11),
+    UNKNOWN(TOOLS_MODULE, 12),
+    UNKNOWN(TOOLS_MODULE, 13),
+    UNKNOWN(TOOLS_MODULE, 14),
+    UNKNOWN(TOOLS_MODULE, 15),
+    UNKNOWN(TOOLS_MODULE, 16),
+    UNKNOWN(TOOLS_MODULE, 17),
+    UNKNOWN(TOOLS_MODULE, 18),
+    UNKNOWN(TOOLS_MODULE, 19),
+    UNKNOWN(TOOLS_MODULE, 20),
+    UNKNOWN(TOOLS_MODULE, 21),
+    UNKNOWN(TOOLS_MODULE, 22),
+    UNKNOWN(TOOLS_MODULE, 23),
+    UNKNOWN(TOOLS_MODULE, 24),
+    UNKNOWN(TOOLS_MODULE, 25),
+    UNKNOWN(TOOLS_MODULE, 26),
+    UNKNOWN(TOOLS_MODULE, 27),
+    UNKNOWN(TOOLS_MODULE, 28),
+    UNKNOWN(TOOLS_MODULE, 29),
+    UNKNOWN(TOOLS_MODULE, 30),
+    UNKNOWN(TOOLS_MODULE, 31),
+    UNKNOWN(TOOLS_MODULE, 32),
+    UNKNOWN(TOOLS_MODULE, 33),
+    UNKNOWN(TOOLS_MODULE, 34),
+    UNKNOWN(TOOLS_MODULE, 35),
+    UNKNOWN(TOOLS_MODULE, 36),
+    UNKNOWN(TOOLS_MODULE, 37),
+    UNKNOWN(TOOLS_MODULE, 38),
+    UNKNOWN(TOOLS_MODULE, 39),
+    UNKNOWN(TOOLS_MODULE, 40),
+    UNKNOWN(TOOLS_MODULE, 41),
+    UNKNOWN(TOOLS_MODULE, 42),
+    UNKNOWN(TOOLS_MODULE, 43),
+    UNKNOWN(TOOLS_MODULE, 44),
+    UNKNOWN(TOOLS_MODULE, 45),
+    UNKNOWN(TOOLS_MODULE, 46),
+    UNKNOWN(TOOLS_MODULE, 47),
+    UNKNOWN(TOOLS_MODULE, 48),
+    UNKNOWN(TOOLS_MODULE, 49),
+    UNKNOWN(TOOLS_MODULE, 50),
+    UNKNOWN(TOOLS_MODULE, 51),
+    UNKNOWN(TOOLS_MODULE, 52),
+    UNKNOWN(TOOLS_MODULE, 53),
+    UNKNOWN(TOOLS_MODULE, 54),
+    UNKNOWN(TOOLS_MODULE, 55),
+    UNKNOWN(TOOLS_MODULE, 56),
+    UNKNOWN(TOOLS_MODULE, 57),
+    UNKNOWN(TOOLS_MODULE, 58),
+    UNKNOWN(TOOLS_MODULE, 59),
+    UNKNOWN(TOOLS_MODULE, 60),
+    UNKNOWN(TOOLS_MODULE, 61),
+    UNKNOWN(TOOLS_MODULE, 62),
+    UNKNOWN(TOOLS_MODULE, 63),
+};
+
 static const struct {
   uint8_t uuid[16];
   const char *name;
@@ -480,6 +632,8 @@ static const struct {
      "INTEGRITY_CHECK", integrity_table},
     {{0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2},
      "STREAM_INFO", stream_info},
+    {{0x6e, 0x16, 0x3f, 0xbe, 0xb9, 0x58, 0x44, 0x4d, 0x83, 0x5c, 0xe1, 0x82, 0xaf, 0xf1, 0x99, 0x1e},
+     "TOOLS_MODULE", tools_module},
 };
 
 RT_EXPORT CUresult cuGetExportTable(const void **pp, const CUuuid *id) {

@@ -70,6 +70,9 @@ struct CUmod_st {
   CUresult failure;             /* of that translation; NO_BINARY_FOR_GPU: no PTX */
   uint32_t ptx_arch;            /* .target of the PTX translated: 80 for sm_80 */
   uint32_t ptx_isa;             /* its .version, major * 10 + minor */
+  pw_arena names;               /* the kernels of that PTX (.entry), in order */
+  const char **kernels;
+  uint32_t nkernels;
 };
 
 struct CUlib_st {
@@ -106,7 +109,16 @@ static struct CUmod_st *mod_new(void) {
   if (!m) return NULL;
   m->magic = MOD_MAGIC;
   pthread_mutex_init(&m->lock, NULL);
+  pw_arena_init(&m->names);
   return m;
+}
+
+/* Lists the .entry names of the PTX translated (cuModuleEnumerateFunctions
+ * and the TOOLS_MODULE table ask for them). */
+static void list_kernels(struct CUmod_st *m, const char *text, size_t len) {
+  uint32_t n = ptx_scan_kernels(text, len, NULL, NULL, 0);
+  m->kernels = n ? pw_arena_alloc(&m->names, n * sizeof *m->kernels) : NULL;
+  if (m->kernels) m->nkernels = ptx_scan_kernels(text, len, &m->names, m->kernels, n);
 }
 
 static CUresult backend_load(const char *name, const char *text, size_t len, rt_bmodule **out) {
@@ -128,6 +140,7 @@ static CUresult load_ptx(const char *name, const char *text, size_t len, struct 
   }
   m->bm = bm;
   m->translated = true;
+  list_kernels(m, text, len);
   /* The .version and .target the function attributes report. */
   pw_diag d;
   pw_diag_init(&d, NULL);
@@ -178,6 +191,10 @@ static CUresult load_container(const uint8_t *c, const void *origin, bool keep,
   return CUDA_SUCCESS;
 }
 
+static bool each_cubin_kernel(const struct CUmod_st *m, bool (*fn)(const char *, void *),
+                              void *user);
+static bool add_listed(const char *n, void *user);
+
 /* The first translation of a fatbin's module, under m->lock: its PTX in
  * rank order until one loads.  No PTX at all is not a failure of the
  * module (its kernels are SASS only); a PTX that does not translate is. */
@@ -188,6 +205,13 @@ static void translate(struct CUmod_st *m) {
   pw_diag d;
   pw_diag_init(&d, NULL);
   ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
+  if (f && f->input == ptx_input_cubin) {
+    m->failure = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    each_cubin_kernel(m, add_listed, m);
+    ptx_file_close(f);
+    pw_diag_fini(&d);
+    return;
+  }
   if (!f || !f->ncontainers) {
     m->failure = CUDA_ERROR_INVALID_IMAGE;
     if (f) ptx_file_close(f);
@@ -210,6 +234,7 @@ static void translate(struct CUmod_st *m) {
     char name[320];
     snprintf(name, sizeof name, "%s: fatbin@%p.sm_%u.ptx", lib, (const void *)m->fatbin, e->arch);
     CUresult r = backend_load(name, (const char *)p.data, p.len, &m->bm);
+    if (r == CUDA_SUCCESS) list_kernels(m, (const char *)p.data, p.len);
     ptx_payload_free(&p);
     if (r == CUDA_SUCCESS) {
       m->ptx_arch = e->arch;
@@ -222,34 +247,114 @@ static void translate(struct CUmod_st *m) {
   m->failure = m->bm ? CUDA_SUCCESS : first;
   ptx_file_close(f);
   pw_diag_fini(&d);
+  if (m->failure == CUDA_ERROR_NO_BINARY_FOR_GPU) each_cubin_kernel(m, add_listed, m);
 }
 
-/* Whether a cubin of the module's fatbin defines kernel `name`. */
-static bool in_cubin(const struct CUmod_st *m, const char *name) {
+/* Calls fn for each kernel the module's cubins define (its fatbin's ELF
+ * entries, or the cubin it is); stops when fn returns true.  Decompresses
+ * the cubins: used only for names the PTX lacks, and for listing a module
+ * without PTX. */
+static bool each_cubin_kernel(const struct CUmod_st *m, bool (*fn)(const char *, void *),
+                              void *user) {
   if (!m->fatbin) return false;
   pw_diag d;
   pw_diag_init(&d, NULL);
   ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
-  bool found = false;
-  for (uint32_t i = 0; f && i < f->ncontainers && !found; i++) {
+  bool stop = false;
+  pw_arena a;
+  pw_arena_init(&a);
+  if (f && f->input == ptx_input_cubin) {
+    uint32_t nk = ptx_cubin_kernels(f->data, f->size, NULL, NULL, 0);
+    const char **names = nk ? pw_arena_alloc(&a, nk * sizeof *names) : NULL;
+    if (names) ptx_cubin_kernels(f->data, f->size, &a, names, nk);
+    for (uint32_t k = 0; names && k < nk && !stop; k++) stop = fn(names[k], user);
+  }
+  for (uint32_t i = 0; f && i < f->ncontainers && !stop; i++) {
     const ptx_container *pc = &f->containers[i];
-    for (uint32_t j = 0; j < pc->nentries && !found; j++) {
+    for (uint32_t j = 0; j < pc->nentries && !stop; j++) {
       if (pc->entries[j].kind != ptx_kind_elf) continue;
       ptx_payload p;
       if (!ptx_entry_read(f, &pc->entries[j], NULL, NULL, &d, &p)) continue;
-      pw_arena a;
-      pw_arena_init(&a);
       uint32_t nk = ptx_cubin_kernels(p.data, p.len, NULL, NULL, 0);
       const char **names = nk ? pw_arena_alloc(&a, nk * sizeof *names) : NULL;
       if (names) ptx_cubin_kernels(p.data, p.len, &a, names, nk);
-      for (uint32_t k = 0; names && k < nk && !found; k++) found = !strcmp(names[k], name);
-      pw_arena_free(&a);
+      for (uint32_t k = 0; names && k < nk && !stop; k++) stop = fn(names[k], user);
       ptx_payload_free(&p);
     }
   }
+  pw_arena_free(&a);
   if (f) ptx_file_close(f);
   pw_diag_fini(&d);
-  return found;
+  return stop;
+}
+
+static bool same_name(const char *n, void *want) { return !strcmp(n, want); }
+
+/* Whether a cubin of the module defines kernel `name`. */
+static bool in_cubin(const struct CUmod_st *m, const char *name) {
+  return each_cubin_kernel(m, same_name, (void *)name);
+}
+
+/* A module without PTX lists its cubins' kernels (each once). */
+static bool add_listed(const char *n, void *user) {
+  struct CUmod_st *m = user;
+  for (uint32_t i = 0; i < m->nkernels; i++)
+    if (!strcmp(m->kernels[i], n)) return false;
+  const char **k = pw_arena_alloc(&m->names, (m->nkernels + 1) * sizeof *k);
+  if (!k) return true;
+  if (m->nkernels) memcpy(k, m->kernels, m->nkernels * sizeof *k);
+  k[m->nkernels++] = pw_arena_strndup(&m->names, n, strlen(n));
+  m->kernels = k;
+  return false;
+}
+
+/* The size of an ELF image from its headers: the end of its section
+ * header table or of its last section, whichever is later; 0 when the
+ * header is not an ELF64's.  The image is the caller's, as trusted as any
+ * cuModuleLoadData argument; sizes past 1 GiB are refused. */
+static size_t elf_size(const uint8_t *p) {
+  if (memcmp(p, "\177ELF", 4) || p[4] != 2) return 0;
+  uint64_t shoff, end;
+  uint16_t shentsize, shnum;
+  memcpy(&shoff, p + 40, 8);
+  memcpy(&shentsize, p + 58, 2);
+  memcpy(&shnum, p + 60, 2);
+  if (shentsize < 64 || shoff > ((uint64_t)1 << 30)) return 0;
+  end = shoff + (uint64_t)shnum * shentsize;
+  for (uint16_t i = 0; i < shnum; i++) {
+    const uint8_t *sh = p + shoff + (uint64_t)i * shentsize;
+    uint32_t type;
+    uint64_t off, size;
+    memcpy(&type, sh + 4, 4);
+    memcpy(&off, sh + 24, 8);
+    memcpy(&size, sh + 32, 8);
+    if (type == 8) continue;  /* SHT_NOBITS */
+    if (off > ((uint64_t)1 << 30) || size > ((uint64_t)1 << 30)) return 0;
+    if (off + size > end) end = off + size;
+  }
+  return end <= ((uint64_t)1 << 30) ? (size_t)end : 0;
+}
+
+/* A cubin given as the image: a module of SASS-only kernels (its load
+ * succeeds, as a fatbin's without PTX does; its launches fail). */
+static CUresult load_cubin(const uint8_t *p, struct CUmod_st **out) {
+  size_t len = elf_size(p);
+  if (!len) return CUDA_ERROR_INVALID_IMAGE;
+  struct CUmod_st *m = mod_new();
+  if (!m || !(m->copy = malloc(len))) {
+    free(m);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  memcpy(m->copy, p, len);
+  m->fatbin = m->copy;
+  m->fatbin_len = len;
+  m->origin = p;
+  char lib[256];
+  origin_name(p, lib, sizeof lib);
+  RT_LOG(rt_debug, "%s: module image at %p is a cubin (SASS only, no PTX): its kernels load, "
+         "their launches fail", lib, (const void *)p);
+  *out = m;
+  return CUDA_SUCCESS;
 }
 
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
@@ -269,13 +374,7 @@ CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
     return load_container(c, image, true, out);
   }
   if (magic == PTX_FATBIN_MAGIC) return load_container(p, image, false, out);
-  if (!memcmp(p, "\177ELF", 4)) {
-    char lib[256];
-    origin_name(image, lib, sizeof lib);
-    RT_LOG(rt_error, "%s: module image at %p is a cubin (SASS only, no PTX): only PTX can be "
-           "translated", lib, image);
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  }
+  if (!memcmp(p, "\177ELF", 4)) return load_cubin(p, out);
   return load_ptx("ptx", (const char *)p, strlen((const char *)p), out);
 }
 
@@ -342,6 +441,7 @@ static void module_free(struct CUmod_st *m) {
   }
   m->magic = 0;
   pthread_mutex_destroy(&m->lock);
+  pw_arena_free(&m->names);
   free(m);
 }
 
@@ -401,6 +501,32 @@ static CUresult get_function(struct CUmod_st *m, const char *name, CUfunction *o
     r = CUDA_ERROR_NOT_FOUND;   /* no PTX, and no cubin defines it either */
   pthread_mutex_unlock(&m->lock);
   return r;
+}
+
+CUresult rt_module_functions(struct CUmod_st *m, CUfunction *out, unsigned cap, unsigned *n) {
+  if (!mod_valid(m)) return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&m->lock);
+  CUresult r = ensure_translated(m);
+  pthread_mutex_unlock(&m->lock);
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) r = CUDA_SUCCESS;   /* SASS only: its cubins' kernels */
+  if (r != CUDA_SUCCESS) return r;
+  *n = m->nkernels;
+  for (unsigned i = 0; i < m->nkernels && i < cap && r == CUDA_SUCCESS; i++)
+    r = get_function(m, m->kernels[i], &out[i]);
+  return r;
+}
+
+RT_EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule m) {
+  RT_TRACE("%p, %p", (void *)count, (void *)m);
+  if (!count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  return rt_ret(rt_module_functions(m, NULL, 0, count));
+}
+
+RT_EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *fs, unsigned int n, CUmodule m) {
+  RT_TRACE("%p, %u, %p", (void *)fs, n, (void *)m);
+  if (!fs) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  unsigned have;
+  return rt_ret(rt_module_functions(m, fs, n, &have));
 }
 
 RT_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name) {
@@ -486,6 +612,21 @@ RT_EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name
   CUresult r = get_function(l->mod, name, &f);
   if (r == CUDA_SUCCESS) *k = (CUkernel)f;
   return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary l) {
+  RT_TRACE("%p, %p", (void *)count, (void *)l);
+  if (!count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!lib_valid(l)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  return rt_ret(rt_module_functions(l->mod, NULL, 0, count));
+}
+
+RT_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *ks, unsigned int n, CUlibrary l) {
+  RT_TRACE("%p, %u, %p", (void *)ks, n, (void *)l);
+  if (!ks) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!lib_valid(l)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  unsigned have;
+  return rt_ret(rt_module_functions(l->mod, (CUfunction *)ks, n, &have));
 }
 
 RT_EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l) {

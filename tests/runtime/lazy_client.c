@@ -10,7 +10,8 @@
  *   - a kernel only the cubin defines is found, and each of its launches
  *     fails with CUDA_ERROR_NO_BINARY_FOR_GPU (the log line, once, is
  *     checked by test_lazy.py); a name no image defines is NOT_FOUND;
- *   - a fatbin with cubins only loads (it used to fail the load);
+ *   - a fatbin with cubins only loads (it used to fail the load), and so
+ *     does a cubin given as the image; both list the cubin's kernel;
  *   - a fatbin whose PTX does not parse loads (nothing is parsed at load)
  *     and the lookup fails with CUDA_ERROR_INVALID_PTX.
  * Prints "lazy_client: ok".
@@ -130,6 +131,21 @@ int main(void) {
   WANT(cuModuleGetFunction(&s, m, "nowhere"), CUDA_ERROR_NOT_FOUND);
   /* the module's other kernels still run */
   CK(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+  /* listing: the PTX's kernels */
+  unsigned nf = 0;
+  CK(cuModuleGetFunctionCount(&nf, m));
+  EXPECT(nf == 1);
+  CUfunction fl[2] = {0};
+  CK(cuModuleEnumerateFunctions(fl, 2, m));
+  EXPECT(fl[0] == k);
+  CK(cuModuleUnload(m));
+
+  /* a cubin as the image: loads, lists its kernel, launches fail */
+  CK(cuModuleLoadData(&m, cubin));
+  CK(cuModuleGetFunctionCount(&nf, m));
+  EXPECT(nf == 1);
+  CK(cuModuleGetFunction(&s, m, "sass_k"));
+  WANT(cuLaunchKernel(s, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_NO_BINARY_FOR_GPU);
   CK(cuModuleUnload(m));
 
   /* cubins only: loads; its kernel is SASS only */

@@ -148,11 +148,12 @@ START_TEST(export_tables_full) {
       {"263e88607cd2614392f6bbd5006dfa7e", 4, true},    /* CONTEXT_CHECKS */
       {"d4082055bde6704b8d34ba123c66e1f2", 3, true},    /* INTEGRITY_CHECK */
       {"21318c6097143248 8ca641ff7324c8f2", 64, true},  /* STREAM_INFO */
+      {"6e163fbeb958444d835ce182aff1991e", 64, true},   /* TOOLS_MODULE */
   };
   CUresult (*get)(const void **, const CUuuid *) =
       (CUresult(*)(const void **, const CUuuid *))sym("cuGetExportTable");
-  void *const *tab[7];
-  for (unsigned t = 0; t < 7; t++) {
+  void *const *tab[8];
+  for (unsigned t = 0; t < 8; t++) {
     CUuuid id;
     const char *h = want[t].uuid;
     for (int i = 0; i < 16; i++) {
