@@ -50,6 +50,10 @@ struct CUctx_st {
   int ncls;
 };
 
+/* The compute capability reported without PTXWAVE_CC, major * 10 + minor
+ * (rt_device.c says why 12.0); `ptxwave convert` ranks PTX for the same. */
+#define RT_DEFAULT_CC 120
+
 typedef struct rt_state {
   pthread_mutex_t lock;
   bool initialized;
@@ -58,7 +62,7 @@ typedef struct rt_state {
   int ndev;
   rt_device_props props[16];
   struct CUctx_st primary[16];
-  int cc_major, cc_minor;       /* PTXWAVE_CC, default 8.0 */
+  int cc_major, cc_minor;       /* PTXWAVE_CC, default RT_DEFAULT_CC */
 } rt_state;
 extern rt_state rt;
 
