@@ -58,7 +58,7 @@ typedef struct cv_options {
   cv_dest dest;
   const char *cache_dir;      /* cv_dest_cache: NULL means the runtime's default */
   const char *bundle;         /* cv_dest_bundle: the file to write */
-  unsigned sm;                /* compute capability the runtime reports, 80 for 8.0; 0: 80 */
+  unsigned sm;                /* compute capability the runtime reports, 120 for 12.0; 0: 120 */
   bool all_entries;           /* every PTX entry of every container, not the runtime's pick */
   bool retry_unsupported;     /* compile again what an earlier run recorded as unsupported */
   uint32_t max_modules;       /* per input, the first N modules only (CI subsets); 0: all */

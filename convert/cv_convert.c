@@ -157,8 +157,9 @@ static void scan_file(cv_run *r, const char *path, bool explicit, pw_diag *d, pt
   pw_diag_fini(&fd);
   uint32_t input = r->ninputs;
   cv_input in = {0};
-  ptx_target t = {.max_isa_major = 9, .max_isa_minor = 1, .max_sm = o->sm ? o->sm : 80,
-                  .arch_specific = false};
+  /* the runtime's rule (rt_ptx_rank): its default capability, any PTX */
+  ptx_target t = {.max_isa_major = 9, .max_isa_minor = 1, .max_sm = o->sm ? o->sm : 120,
+                  .arch_specific = false, .any_ptx = true};
   size_t first_job = P->njobs;
   if (f->input == ptx_input_ptx) {
     in.modules = 1;

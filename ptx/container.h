@@ -192,12 +192,17 @@ typedef struct ptx_target {
   uint16_t max_isa_major, max_isa_minor; /* highest PTX ISA version parsed */
   uint32_t max_sm;                       /* highest SM whose features are implemented */
   bool arch_specific;                    /* accept sm_XXa / sm_XXf PTX */
+  /* Also rank, after the usable entries, the PTX that is only for newer
+   * SMs or arch-specific (nearest SM first): a translator that parses any
+   * PTX can still take it (the runtime's loader, docs/runtime.md). */
+  bool any_ptx;
 } ptx_target;
 
 /* The PTX entries of c that t can use, best first; returns how many there
  * are (at most cap are stored).  The rule is in select.c and
  * docs/containers.md: highest SM first, then highest ISA version, then plain
- * before `f` before `a`; the rest is the fall-back order. */
+ * before `f` before `a`; the rest is the fall-back order.  With t->any_ptx
+ * the other PTX entries (ISA within t's) follow, nearest SM above first. */
 uint32_t ptx_rank(const ptx_container *c, const ptx_target *t, uint32_t *order, uint32_t cap);
 /* The first of ptx_rank, or -1 when no PTX entry is usable. */
 int ptx_select(const ptx_container *c, const ptx_target *t);
@@ -247,5 +252,13 @@ size_t ptx_entry_name(char *buf, size_t cap, const ptx_file *f, uint32_t contain
  * NUL-terminated names are copied from the arena. */
 uint32_t ptx_scan_kernels(const char *text, size_t len, pw_arena *a, const char **names,
                           uint32_t cap);
+
+/* ptx/cubin.c */
+
+/* Counts the kernels (STT_FUNC symbols with STO_CUDA_ENTRY) of an SASS
+ * cubin's symbol table; with names non-NULL, copies up to cap of them from
+ * the arena.  A malformed or non-CUDA ELF has none. */
+uint32_t ptx_cubin_kernels(const uint8_t *elf, size_t size, pw_arena *a, const char **names,
+                           uint32_t cap);
 
 #endif

@@ -66,6 +66,10 @@ struct CUctx_st {
   CUresult sticky;
 };
 
+/* The compute capability reported without PTXWAVE_CC, major * 10 + minor
+ * (rt_device.c says why 12.0); `ptxwave convert` ranks PTX for the same. */
+#define RT_DEFAULT_CC 120
+
 typedef struct rt_state {
   pthread_mutex_t lock;
   bool initialized;
@@ -74,7 +78,7 @@ typedef struct rt_state {
   int ndev;
   rt_device_props props[16];
   struct CUctx_st primary[16];
-  int cc_major, cc_minor;       /* PTXWAVE_CC, default 8.0 */
+  int cc_major, cc_minor;       /* PTXWAVE_CC, default RT_DEFAULT_CC */
 } rt_state;
 extern rt_state rt;
 
@@ -97,8 +101,17 @@ bool rt_is_fault(CUresult r);
 /* ---- rt_module.c ------------------------------------------------------ */
 struct CUmod_st;
 struct CUfunc_st;
-/* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated). */
+/* Loads a fatbin container, fatbin wrapper, or PTX text (NUL-terminated).
+ * A fatbin's PTX is translated when a kernel is first looked up. */
 CUresult rt_module_load_image(const void *image, struct CUmod_st **out);
+/* The PTX entries of a fatbin container the runtime takes, best first
+ * (ptx_rank for the reported capability, any_ptx): every loader's rule. */
+struct ptx_container;
+/* The kernels of a module (translating it first), up to cap of them in
+ * out, how many in *n; a module with no PTX lists its cubins' kernels
+ * (SASS-only handles). */
+CUresult rt_module_functions(struct CUmod_st *m, CUfunction *out, unsigned cap, unsigned *n);
+uint32_t rt_ptx_rank(const struct ptx_container *c, uint32_t *order, uint32_t cap);
 
 /* Launches for graphs (rt_graph.c): a kernel node keeps its parameters
  * packed once, in the kernel's .param layout, and replays them. */

@@ -8,8 +8,11 @@
  * so nothing goes to the kernel cache.
  *
  * Limits reported are CUDA's for compute capability 8.0 (1024 threads per
- * block, 48 KiB static and 163 KiB opt-in shared memory); the multiprocessor
- * count is the number of host threads running workgroups.
+ * block, 48 KiB static and 163 KiB opt-in shared memory), whatever
+ * capability is reported (default 12.0, whose 99 KiB opt-in is less: a
+ * kernel sized for sm_120 fits, and the emulator honours the larger limit);
+ * the multiprocessor count is the number of host threads running
+ * workgroups.
  *
  * Launches hold the backend lock; freeing memory, unregistering host memory
  * and unloading a module take it, so they wait for a launch on another

@@ -3,11 +3,14 @@
  *
  * cuInit picks the backend (PTXWAVE_BACKEND=auto|hip|emu; auto tries HIP,
  * which fails fast without an AMD GPU, then the emulator) and logs which
- * one runs.  The compute capability reported is PTXWAVE_CC (e.g. "8.0" or
- * "80"), default 8.0: the newest SM whose PTX features the front end and
- * the emulator implement as a whole (sm_90's wgmma, TMA and clusters are not;
- * docs/runtime.md).  The warp size is always 32: lower/ maps warps onto
- * waves.  Limits come from the backend's device.
+ * one runs.  The compute capability reported is PTXWAVE_CC (e.g. "12.0" or
+ * "120"), default 12.0, chosen by measurement (docs/runtime.md "The
+ * reported compute capability"): with it NVIDIA's libraries pick the
+ * kernels they carry PTX for (CUDA 13's: compute_120/121), and sm_120 asks
+ * for no clusters, TMA or tensor memory, which 9.0 and 10.0 make cuBLAS
+ * and cuSOLVER require; 12.1 makes cuFFT's runtime refuse the device.
+ * The warp size is always 32: lower/ maps warps onto waves.  Limits come
+ * from the backend's device.
  *
  * Contexts: one primary context per device (retain counted) and explicit
  * ones (cuCtxCreate); a per-thread stack of current contexts.  A context
@@ -25,8 +28,8 @@ static __thread CUcontext ctx_stack[32];
 static __thread int ctx_depth;
 
 static void parse_cc(void) {
-  rt.cc_major = 8;
-  rt.cc_minor = 0;
+  rt.cc_major = RT_DEFAULT_CC / 10;
+  rt.cc_minor = RT_DEFAULT_CC % 10;
   const char *v = getenv("PTXWAVE_CC");
   if (!v || !*v) return;
   int maj = 0, min = 0;
@@ -41,7 +44,8 @@ static void parse_cc(void) {
     rt.cc_major = maj;
     rt.cc_minor = min;
   } else {
-    RT_LOG(rt_warn, "PTXWAVE_CC=%s is not a compute capability; using 8.0", v);
+    RT_LOG(rt_warn, "PTXWAVE_CC=%s is not a compute capability; using %d.%d", v,
+           RT_DEFAULT_CC / 10, RT_DEFAULT_CC % 10);
   }
 }
 

@@ -21,6 +21,8 @@
  * Unknown UUIDs (f8cff951-... among them, asked before cuInit) answer
  * CUDA_ERROR_INVALID_VALUE; cudart goes on without them.
  */
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -207,6 +209,83 @@ static void hooks_fn6(void **p, size_t *n) {
   if (n) *n = sizeof hooks_buf2 / sizeof hooks_buf2[0];
 }
 
+/* ---- TOOLS_TLS ----------------------------------------------------------- */
+/* Slot 2: fn2(CUcontext *out): the calling thread's current context.
+ * Observed in cuBLAS 13 (libcublas.so.13+0x2183ab, its per-stream
+ * workspace lookup before every dot, nrm2 and GEMM): it passes the address
+ * of a local, fails with CUBLAS_STATUS_INTERNAL_ERROR unless the answer is
+ * 0, and hands the value only back to STREAM_INFO's slots 51 and 39 as
+ * their first argument, so the value is ours to define. */
+static CUresult tools_tls_current_ctx(CUcontext *out) {
+  RT_TRACE("%p", (void *)out);
+  if (!out) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUcontext c = rt_current_ctx();
+  if (!c && rt.ndev > 0) c = &rt.primary[0];
+  *out = c;
+  return rt_ret(c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT);
+}
+
+/* ---- STREAM_INFO {21318c60-9714-3248-8ca6-41ff7324c8f2} ------------------ */
+/* What cuBLAS 13 and cuBLASLt call, each answering 0 or making the call
+ * fail (CUBLAS_STATUS_INTERNAL_ERROR, CUBLAS_STATUS_NOT_SUPPORTED):
+ *    4 ctx_id(ctx, uint64_t *out): a key for the context; cuBLASLt
+ *      (libcublasLt.so.13+0x194091b, before every matmul) looks its
+ *      per-context state up by it in a map: cuCtxGetId's answer;
+ *   51 resolve(ctx, CUstream s, void **out, int per_thread) (cuBLAS's
+ *      per-stream workspace lookup, libcublas.so.13+0x2183de): the stream a
+ *      handle stands for in ctx (per_thread is s == CU_STREAM_PER_THREAD);
+ *   39 stream_id(ctx, void *stream, uint64_t *out): a key for it, which
+ *      cuBLAS compares with the keys of the workspaces it made before.
+ * Here the handle is its own stream (NULL, CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD all being the one default stream, docs/runtime.md
+ * "Streams") and the key is the handle's value, the default stream's 0.
+ * The table's size and its other slots are unknown: 64 slots, size first
+ * as in most tables, the rest UNKNOWN_SLOT. */
+static CUresult stream_info_resolve(CUcontext c, CUstream s, void **out, int per_thread) {
+  RT_TRACE("%p, %p, %p, %d", (void *)c, (void *)s, (void *)out, per_thread);
+  if (!out) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r;
+  rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  bool dflt = !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+  *out = dflt ? NULL : (void *)s;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+static CUresult stream_info_ctx_id(CUcontext c, uint64_t *out) {
+  RT_TRACE("%p, %p", (void *)c, (void *)out);
+  return rt_ret(cuCtxGetId(c, (unsigned long long *)out));
+}
+
+static CUresult stream_info_id(CUcontext c, void *stream, uint64_t *out) {
+  RT_TRACE("%p, %p, %p", (void *)c, stream, (void *)out);
+  if (!out) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *out = (uint64_t)(uintptr_t)stream;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* ---- TOOLS_MODULE {6e163fbe-b958-444d-835c-e182aff1991e} ----------------- */
+/* cuFFT 12 asks for it right after cuInit and refuses to plan without it;
+ * it checks that the size word is above 0x37 (at least 7 slots).  Slot 7,
+ * seen from libcufft.so.12+0x350fde after each cuModuleLoadData of one of
+ * its kernels: functions(ctx, module, cb, user) calls cb(user, f) for each
+ * function of the module and returns their number, which cuFFT requires to
+ * be 1; the CUfunction its callback stores is what it launches. */
+static unsigned tools_module_functions(CUcontext c, CUmodule m, void (*cb)(void *, CUfunction),
+                                       void *user) {
+  RT_TRACE("%p, %p, %p, %p", (void *)c, (void *)m, (void *)(uintptr_t)cb, user);
+  CUfunction fs[64];
+  unsigned n = 0;
+  CUresult r = rt_module_functions(m, fs, 64, &n);
+  if (r != CUDA_SUCCESS) {
+    RT_LOG(rt_debug, "TOOLS_MODULE functions(%p): %s", (void *)m, rt_error_name(r));
+    return 0;
+  }
+  for (unsigned i = 0; i < n && i < 64 && cb; i++) cb(user, fs[i]);
+  RT_LOG(rt_trace, "TOOLS_MODULE functions -> %u", n);
+  return n;
+}
+
 /* ---- CONTEXT_LOCAL_STORAGE ----------------------------------------------- */
 static struct CUctx_st *cls_ctx(CUcontext c) {
   if (!c) c = rt_current_ctx();
@@ -270,24 +349,269 @@ static CUresult ctx_check(CUcontext c, uint32_t *wrapped, void **unwrapped) {
 
 static uint32_t check_fn3(void) { return 0; }
 
+/* ---- slots whose meaning is unknown --------------------------------------- */
+/* No table handed out has a NULL slot: a caller that jumps through one
+ * would crash the application.  A slot we have not seen used is a function
+ * that logs its table and index once and answers an error (whatever its
+ * real signature: the System V ABI lets a callee ignore its arguments, and
+ * the CUresult it leaves in rax is what a caller expecting one reads). */
+static void unknown_slot(const char *table, int i, void *caller) {
+  Dl_info di;
+  bool named = dladdr(caller, &di) && di.dli_fname;
+  RT_LOG(rt_warn, "export table %s: slot %d called from %s+%#lx; its meaning is unknown, "
+         "answering CUDA_ERROR_NOT_SUPPORTED", table, i, named ? di.dli_fname : "?",
+         named ? (unsigned long)((char *)caller - (char *)di.dli_fbase) : 0ul);
+}
+#define UNKNOWN_SLOT(table, i)                                                \
+  static CUresult unknown_##table##_##i(void) {                               \
+    static atomic_flag once = ATOMIC_FLAG_INIT;                               \
+    if (!atomic_flag_test_and_set(&once))                                     \
+      unknown_slot(#table, i, __builtin_return_address(0));                   \
+    return CUDA_ERROR_NOT_SUPPORTED;                                          \
+  }
+UNKNOWN_SLOT(CUDART_INTERFACE, 3)
+UNKNOWN_SLOT(CUDART_INTERFACE, 4)
+UNKNOWN_SLOT(CUDART_INTERFACE, 5)
+UNKNOWN_SLOT(CUDART_INTERFACE, 9)
+UNKNOWN_SLOT(TOOLS_TLS, 1)
+UNKNOWN_SLOT(TOOLS_TLS, 3)
+UNKNOWN_SLOT(TOOLS_RUNTIME_CALLBACK_HOOKS, 1)
+UNKNOWN_SLOT(TOOLS_RUNTIME_CALLBACK_HOOKS, 3)
+UNKNOWN_SLOT(TOOLS_RUNTIME_CALLBACK_HOOKS, 4)
+UNKNOWN_SLOT(TOOLS_RUNTIME_CALLBACK_HOOKS, 5)
+UNKNOWN_SLOT(CONTEXT_LOCAL_STORAGE, 3)
+UNKNOWN_SLOT(CONTEXT_CHECKS, 1)
+UNKNOWN_SLOT(INTEGRITY_CHECK, 2)
+UNKNOWN_SLOT(TOOLS_MODULE, 1)
+UNKNOWN_SLOT(TOOLS_MODULE, 2)
+UNKNOWN_SLOT(TOOLS_MODULE, 3)
+UNKNOWN_SLOT(TOOLS_MODULE, 4)
+UNKNOWN_SLOT(TOOLS_MODULE, 5)
+UNKNOWN_SLOT(TOOLS_MODULE, 6)
+UNKNOWN_SLOT(TOOLS_MODULE, 8)
+UNKNOWN_SLOT(TOOLS_MODULE, 9)
+UNKNOWN_SLOT(TOOLS_MODULE, 10)
+UNKNOWN_SLOT(TOOLS_MODULE, 11)
+UNKNOWN_SLOT(TOOLS_MODULE, 12)
+UNKNOWN_SLOT(TOOLS_MODULE, 13)
+UNKNOWN_SLOT(TOOLS_MODULE, 14)
+UNKNOWN_SLOT(TOOLS_MODULE, 15)
+UNKNOWN_SLOT(TOOLS_MODULE, 16)
+UNKNOWN_SLOT(TOOLS_MODULE, 17)
+UNKNOWN_SLOT(TOOLS_MODULE, 18)
+UNKNOWN_SLOT(TOOLS_MODULE, 19)
+UNKNOWN_SLOT(TOOLS_MODULE, 20)
+UNKNOWN_SLOT(TOOLS_MODULE, 21)
+UNKNOWN_SLOT(TOOLS_MODULE, 22)
+UNKNOWN_SLOT(TOOLS_MODULE, 23)
+UNKNOWN_SLOT(TOOLS_MODULE, 24)
+UNKNOWN_SLOT(TOOLS_MODULE, 25)
+UNKNOWN_SLOT(TOOLS_MODULE, 26)
+UNKNOWN_SLOT(TOOLS_MODULE, 27)
+UNKNOWN_SLOT(TOOLS_MODULE, 28)
+UNKNOWN_SLOT(TOOLS_MODULE, 29)
+UNKNOWN_SLOT(TOOLS_MODULE, 30)
+UNKNOWN_SLOT(TOOLS_MODULE, 31)
+UNKNOWN_SLOT(TOOLS_MODULE, 32)
+UNKNOWN_SLOT(TOOLS_MODULE, 33)
+UNKNOWN_SLOT(TOOLS_MODULE, 34)
+UNKNOWN_SLOT(TOOLS_MODULE, 35)
+UNKNOWN_SLOT(TOOLS_MODULE, 36)
+UNKNOWN_SLOT(TOOLS_MODULE, 37)
+UNKNOWN_SLOT(TOOLS_MODULE, 38)
+UNKNOWN_SLOT(TOOLS_MODULE, 39)
+UNKNOWN_SLOT(TOOLS_MODULE, 40)
+UNKNOWN_SLOT(TOOLS_MODULE, 41)
+UNKNOWN_SLOT(TOOLS_MODULE, 42)
+UNKNOWN_SLOT(TOOLS_MODULE, 43)
+UNKNOWN_SLOT(TOOLS_MODULE, 44)
+UNKNOWN_SLOT(TOOLS_MODULE, 45)
+UNKNOWN_SLOT(TOOLS_MODULE, 46)
+UNKNOWN_SLOT(TOOLS_MODULE, 47)
+UNKNOWN_SLOT(TOOLS_MODULE, 48)
+UNKNOWN_SLOT(TOOLS_MODULE, 49)
+UNKNOWN_SLOT(TOOLS_MODULE, 50)
+UNKNOWN_SLOT(TOOLS_MODULE, 51)
+UNKNOWN_SLOT(TOOLS_MODULE, 52)
+UNKNOWN_SLOT(TOOLS_MODULE, 53)
+UNKNOWN_SLOT(TOOLS_MODULE, 54)
+UNKNOWN_SLOT(TOOLS_MODULE, 55)
+UNKNOWN_SLOT(TOOLS_MODULE, 56)
+UNKNOWN_SLOT(TOOLS_MODULE, 57)
+UNKNOWN_SLOT(TOOLS_MODULE, 58)
+UNKNOWN_SLOT(TOOLS_MODULE, 59)
+UNKNOWN_SLOT(TOOLS_MODULE, 60)
+UNKNOWN_SLOT(TOOLS_MODULE, 61)
+UNKNOWN_SLOT(TOOLS_MODULE, 62)
+UNKNOWN_SLOT(TOOLS_MODULE, 63)
+UNKNOWN_SLOT(STREAM_INFO, 1)
+UNKNOWN_SLOT(STREAM_INFO, 2)
+UNKNOWN_SLOT(STREAM_INFO, 3)
+UNKNOWN_SLOT(STREAM_INFO, 5)
+UNKNOWN_SLOT(STREAM_INFO, 6)
+UNKNOWN_SLOT(STREAM_INFO, 7)
+UNKNOWN_SLOT(STREAM_INFO, 8)
+UNKNOWN_SLOT(STREAM_INFO, 9)
+UNKNOWN_SLOT(STREAM_INFO, 10)
+UNKNOWN_SLOT(STREAM_INFO, 11)
+UNKNOWN_SLOT(STREAM_INFO, 12)
+UNKNOWN_SLOT(STREAM_INFO, 13)
+UNKNOWN_SLOT(STREAM_INFO, 14)
+UNKNOWN_SLOT(STREAM_INFO, 15)
+UNKNOWN_SLOT(STREAM_INFO, 16)
+UNKNOWN_SLOT(STREAM_INFO, 17)
+UNKNOWN_SLOT(STREAM_INFO, 18)
+UNKNOWN_SLOT(STREAM_INFO, 19)
+UNKNOWN_SLOT(STREAM_INFO, 20)
+UNKNOWN_SLOT(STREAM_INFO, 21)
+UNKNOWN_SLOT(STREAM_INFO, 22)
+UNKNOWN_SLOT(STREAM_INFO, 23)
+UNKNOWN_SLOT(STREAM_INFO, 24)
+UNKNOWN_SLOT(STREAM_INFO, 25)
+UNKNOWN_SLOT(STREAM_INFO, 26)
+UNKNOWN_SLOT(STREAM_INFO, 27)
+UNKNOWN_SLOT(STREAM_INFO, 28)
+UNKNOWN_SLOT(STREAM_INFO, 29)
+UNKNOWN_SLOT(STREAM_INFO, 30)
+UNKNOWN_SLOT(STREAM_INFO, 31)
+UNKNOWN_SLOT(STREAM_INFO, 32)
+UNKNOWN_SLOT(STREAM_INFO, 33)
+UNKNOWN_SLOT(STREAM_INFO, 34)
+UNKNOWN_SLOT(STREAM_INFO, 35)
+UNKNOWN_SLOT(STREAM_INFO, 36)
+UNKNOWN_SLOT(STREAM_INFO, 37)
+UNKNOWN_SLOT(STREAM_INFO, 38)
+UNKNOWN_SLOT(STREAM_INFO, 40)
+UNKNOWN_SLOT(STREAM_INFO, 41)
+UNKNOWN_SLOT(STREAM_INFO, 42)
+UNKNOWN_SLOT(STREAM_INFO, 43)
+UNKNOWN_SLOT(STREAM_INFO, 44)
+UNKNOWN_SLOT(STREAM_INFO, 45)
+UNKNOWN_SLOT(STREAM_INFO, 46)
+UNKNOWN_SLOT(STREAM_INFO, 47)
+UNKNOWN_SLOT(STREAM_INFO, 48)
+UNKNOWN_SLOT(STREAM_INFO, 49)
+UNKNOWN_SLOT(STREAM_INFO, 50)
+UNKNOWN_SLOT(STREAM_INFO, 52)
+UNKNOWN_SLOT(STREAM_INFO, 53)
+UNKNOWN_SLOT(STREAM_INFO, 54)
+UNKNOWN_SLOT(STREAM_INFO, 55)
+UNKNOWN_SLOT(STREAM_INFO, 56)
+UNKNOWN_SLOT(STREAM_INFO, 57)
+UNKNOWN_SLOT(STREAM_INFO, 58)
+UNKNOWN_SLOT(STREAM_INFO, 59)
+UNKNOWN_SLOT(STREAM_INFO, 60)
+UNKNOWN_SLOT(STREAM_INFO, 61)
+UNKNOWN_SLOT(STREAM_INFO, 62)
+UNKNOWN_SLOT(STREAM_INFO, 63)
+#define UNKNOWN(table, i) ((void *)unknown_##table##_##i)
+
 /* ---- the tables -------------------------------------------------------- */
-static void *tools_tls[4] = {(void *)(4 * sizeof(void *))};
-static void *hooks[7] = {(void *)(7 * sizeof(void *)), 0, (void *)hooks_fn2, 0, 0, 0,
+static void *tools_tls[4] = {(void *)(4 * sizeof(void *)), UNKNOWN(TOOLS_TLS, 1),
+                             (void *)tools_tls_current_ctx, UNKNOWN(TOOLS_TLS, 3)};
+static void *stream_info[64] = {
+    (void *)(64 * sizeof(void *)),
+#define S(i) [i] = UNKNOWN(STREAM_INFO, i)
+    S(1),  S(2),  S(3),  S(5),  S(6),  S(7),  S(8),  S(9),  S(10), S(11), S(12), S(13),
+    S(14), S(15), S(16), S(17), S(18), S(19), S(20), S(21), S(22), S(23), S(24), S(25), S(26),
+    S(27), S(28), S(29), S(30), S(31), S(32), S(33), S(34), S(35), S(36), S(37), S(38), S(40),
+    S(41), S(42), S(43), S(44), S(45), S(46), S(47), S(48), S(49), S(50), S(52), S(53), S(54),
+    S(55), S(56), S(57), S(58), S(59), S(60), S(61), S(62), S(63),
+#undef S
+    [4] = (void *)stream_info_ctx_id,
+    [39] = (void *)stream_info_id,
+    [51] = (void *)stream_info_resolve};
+static void *hooks[7] = {(void *)(7 * sizeof(void *)),
+                         UNKNOWN(TOOLS_RUNTIME_CALLBACK_HOOKS, 1),
+                         (void *)hooks_fn2,
+                         UNKNOWN(TOOLS_RUNTIME_CALLBACK_HOOKS, 3),
+                         UNKNOWN(TOOLS_RUNTIME_CALLBACK_HOOKS, 4),
+                         UNKNOWN(TOOLS_RUNTIME_CALLBACK_HOOKS, 5),
                          (void *)hooks_fn6};
-static void *cls_table[4] = {(void *)cls_put, (void *)cls_delete, (void *)cls_get, 0};
-static void *ctx_checks[4] = {(void *)(4 * sizeof(void *)), 0, (void *)ctx_check,
-                              (void *)check_fn3};
+static void *cls_table[4] = {(void *)cls_put, (void *)cls_delete, (void *)cls_get,
+                             UNKNOWN(CONTEXT_LOCAL_STORAGE, 3)};
+static void *ctx_checks[4] = {(void *)(4 * sizeof(void *)), UNKNOWN(CONTEXT_CHECKS, 1),
+                              (void *)ctx_check, (void *)check_fn3};
 static void *cudart_interface[10] = {(void *)(10 * sizeof(void *)),
                                      (void *)module_from_wrapper,
                                      (void *)primary_ctx,
-                                     0,
-                                     0,
-                                     0,
+                                     UNKNOWN(CUDART_INTERFACE, 3),
+                                     UNKNOWN(CUDART_INTERFACE, 4),
+                                     UNKNOWN(CUDART_INTERFACE, 5),
                                      (void *)module_from_wrapper_ext,
                                      (void *)cudart_notify,
                                      (void *)module_from_header_ext,
-                                     0};
-static void *integrity_table[3] = {(void *)(3 * sizeof(void *)), (void *)integrity_check, 0};
+                                     UNKNOWN(CUDART_INTERFACE, 9)};
+static void *integrity_table[3] = {(void *)(3 * sizeof(void *)), (void *)integrity_check,
+                                   UNKNOWN(INTEGRITY_CHECK, 2)};
+
+/* TOOLS_MODULE: 64 slots as far as is known (cuFFT reads slot 7). */
+static void *tools_module[64] = {
+    (void *)(64 * sizeof(void *)),
+    UNKNOWN(TOOLS_MODULE, 1),
+    UNKNOWN(TOOLS_MODULE, 2),
+    UNKNOWN(TOOLS_MODULE, 3),
+    UNKNOWN(TOOLS_MODULE, 4),
+    UNKNOWN(TOOLS_MODULE, 5),
+    UNKNOWN(TOOLS_MODULE, 6),
+    [7] = (void *)tools_module_functions,
+    UNKNOWN(TOOLS_MODULE, 8),
+    UNKNOWN(TOOLS_MODULE, 9),
+    UNKNOWN(TOOLS_MODULE, 10),
+    UNKNOWN(TOOLS_MODULE, 11),
+    UNKNOWN(TOOLS_MODULE, 12),
+    UNKNOWN(TOOLS_MODULE, 13),
+    UNKNOWN(TOOLS_MODULE, 14),
+    UNKNOWN(TOOLS_MODULE, 15),
+    UNKNOWN(TOOLS_MODULE, 16),
+    UNKNOWN(TOOLS_MODULE, 17),
+    UNKNOWN(TOOLS_MODULE, 18),
+    UNKNOWN(TOOLS_MODULE, 19),
+    UNKNOWN(TOOLS_MODULE, 20),
+    UNKNOWN(TOOLS_MODULE, 21),
+    UNKNOWN(TOOLS_MODULE, 22),
+    UNKNOWN(TOOLS_MODULE, 23),
+    UNKNOWN(TOOLS_MODULE, 24),
+    UNKNOWN(TOOLS_MODULE, 25),
+    UNKNOWN(TOOLS_MODULE, 26),
+    UNKNOWN(TOOLS_MODULE, 27),
+    UNKNOWN(TOOLS_MODULE, 28),
+    UNKNOWN(TOOLS_MODULE, 29),
+    UNKNOWN(TOOLS_MODULE, 30),
+    UNKNOWN(TOOLS_MODULE, 31),
+    UNKNOWN(TOOLS_MODULE, 32),
+    UNKNOWN(TOOLS_MODULE, 33),
+    UNKNOWN(TOOLS_MODULE, 34),
+    UNKNOWN(TOOLS_MODULE, 35),
+    UNKNOWN(TOOLS_MODULE, 36),
+    UNKNOWN(TOOLS_MODULE, 37),
+    UNKNOWN(TOOLS_MODULE, 38),
+    UNKNOWN(TOOLS_MODULE, 39),
+    UNKNOWN(TOOLS_MODULE, 40),
+    UNKNOWN(TOOLS_MODULE, 41),
+    UNKNOWN(TOOLS_MODULE, 42),
+    UNKNOWN(TOOLS_MODULE, 43),
+    UNKNOWN(TOOLS_MODULE, 44),
+    UNKNOWN(TOOLS_MODULE, 45),
+    UNKNOWN(TOOLS_MODULE, 46),
+    UNKNOWN(TOOLS_MODULE, 47),
+    UNKNOWN(TOOLS_MODULE, 48),
+    UNKNOWN(TOOLS_MODULE, 49),
+    UNKNOWN(TOOLS_MODULE, 50),
+    UNKNOWN(TOOLS_MODULE, 51),
+    UNKNOWN(TOOLS_MODULE, 52),
+    UNKNOWN(TOOLS_MODULE, 53),
+    UNKNOWN(TOOLS_MODULE, 54),
+    UNKNOWN(TOOLS_MODULE, 55),
+    UNKNOWN(TOOLS_MODULE, 56),
+    UNKNOWN(TOOLS_MODULE, 57),
+    UNKNOWN(TOOLS_MODULE, 58),
+    UNKNOWN(TOOLS_MODULE, 59),
+    UNKNOWN(TOOLS_MODULE, 60),
+    UNKNOWN(TOOLS_MODULE, 61),
+    UNKNOWN(TOOLS_MODULE, 62),
+    UNKNOWN(TOOLS_MODULE, 63),
+};
 
 static const struct {
   uint8_t uuid[16];
@@ -306,6 +630,10 @@ static const struct {
      "CONTEXT_CHECKS", ctx_checks},
     {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2},
      "INTEGRITY_CHECK", integrity_table},
+    {{0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2},
+     "STREAM_INFO", stream_info},
+    {{0x6e, 0x16, 0x3f, 0xbe, 0xb9, 0x58, 0x44, 0x4d, 0x83, 0x5c, 0xe1, 0x82, 0xaf, 0xf1, 0x99, 0x1e},
+     "TOOLS_MODULE", tools_module},
 };
 
 RT_EXPORT CUresult cuGetExportTable(const void **pp, const CUuuid *id) {

@@ -295,10 +295,8 @@ static CUresult add_fatbin(CUlinkState s, const void *data, const char *name) {
   ptx_file *f = ptx_file_from_memory("fatbin", c, hsize + bytes, &d);
   CUresult r = CUDA_ERROR_NO_BINARY_FOR_GPU;
   if (f && f->ncontainers) {
-    ptx_target t = {.max_isa_major = 9, .max_isa_minor = 1,
-                    .max_sm = (uint32_t)(rt.cc_major * 10 + rt.cc_minor), .arch_specific = false};
     uint32_t order[64];
-    uint32_t n = ptx_rank(&f->containers[0], &t, order, 64);
+    uint32_t n = rt_ptx_rank(&f->containers[0], order, 64);
     for (uint32_t i = 0; i < n && i < 64 && r != CUDA_SUCCESS; i++) {
       ptx_payload p;
       if (!ptx_entry_read(f, &f->containers[0].entries[order[i]], NULL, NULL, &d, &p)) continue;
@@ -310,8 +308,8 @@ static CUresult add_fatbin(CUlinkState s, const void *data, const char *name) {
   }
   if (r != CUDA_SUCCESS) {
     char msg[512];
-    snprintf(msg, sizeof msg, "%s: no PTX usable for compute capability %d.%d in the fatbin%s%s",
-             name, rt.cc_major, rt.cc_minor, pw_diag_text(&d)[0] ? ": " : "", pw_diag_text(&d));
+    snprintf(msg, sizeof msg, "%s: no PTX in the fatbin%s%s",
+             name, pw_diag_text(&d)[0] ? ": " : "", pw_diag_text(&d));
     link_error(s, msg);
   }
   if (f) ptx_file_close(f);

@@ -303,6 +303,25 @@ RT_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUde
   case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[0]; break;
   case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
   case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = 0; break;
+  /* cuFFT asks for the buffer id of its work area (issue 18): the
+   * allocation's base address is unique among live allocations, as CUDA's
+   * id is; the range attributes come from the same lookup. */
+  case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+  case CU_POINTER_ATTRIBUTE_MAPPED: {
+    uint64_t base = 0;
+    size_t size = 0;
+    bool found = k == CU_MEMORYTYPE_DEVICE &&
+                 rt.backend->mem_range(rt.backend, p, &base, &size) == CUDA_SUCCESS;
+    if (a == CU_POINTER_ATTRIBUTE_MAPPED) *(int *)data = found;
+    else if (!found) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+    else if (a == CU_POINTER_ATTRIBUTE_RANGE_SIZE) *(size_t *)data = size;
+    else if (a == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) *(CUdeviceptr *)data = base;
+    else *(unsigned long long *)data = base;
+    if (a == CU_POINTER_ATTRIBUTE_MAPPED) return rt_ret(CUDA_SUCCESS);
+    break;
+  }
   default: return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
   }
   return rt_ret(k == CU_MEMORYTYPE_DEVICE || a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE

@@ -3,11 +3,26 @@
  *
  * A module image is PTX text, a fatbin container (0xBA55ED50) or a fatbin
  * wrapper (0x466243B1, what __cudaRegisterFatBinary and the export table
- * hand over).  From a fatbin the PTX is chosen with ptx_rank (ptx/select.c:
- * the newest SM not above the reported compute capability first); when one
- * entry fails to load the next is tried, and the first failure is reported.
- * Cubins are not translatable: a fatbin with no usable PTX answers
- * CUDA_ERROR_NO_BINARY_FOR_GPU.
+ * hand over).
+ *
+ * Loading is lazy, as CUDA's CU_MODULE_LAZY_LOADING is (docs/runtime.md
+ * "Loading"): a fatbin's module is only checked at load (its container
+ * header and entry table), whether or not it has an image ptxwave can
+ * use, and its PTX is translated when a kernel of it is first looked up.
+ * NVIDIA's libraries register thousands of fatbins at start (cuBLASLt:
+ * 2,782) and use few of them; translating each at load made start-up
+ * minutes long and failed it on the first fatbin without usable PTX.  PTX
+ * text given directly (cuModuleLoadData) is translated at load, so its
+ * errors come from the call that gave it, as CUDA's JIT reports them.
+ *
+ * The PTX of a fatbin is chosen with ptx_rank (ptx/select.c) for the
+ * reported compute capability with any_ptx: the newest SM not above it
+ * first, then PTX for newer SMs (ptxwave translates any PTX it parses);
+ * when one entry fails to translate the next is tried, and the first
+ * failure is reported.  A kernel that only a cubin of the fatbin defines
+ * (SASS, from its ELF symbol table) gets a handle whose launches fail with
+ * CUDA_ERROR_NO_BINARY_FOR_GPU and one log line naming the kernel and its
+ * library; everything else the library does goes on.
  *
  * A library (cuLibraryLoadData) is a module; a CUkernel is the CUfunction
  * of that module (cuKernelGetFunction returns it unchanged).
@@ -15,6 +30,8 @@
  * Launches pack kernelParams into one buffer in the kernel's .param layout
  * (from the backend), or take CU_LAUNCH_PARAM_BUFFER_POINTER as it is.
  */
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +48,8 @@ struct CUfunc_st {
   struct CUmod_st *mod;
   char *name;
   rt_param_layout layout;
+  bool sass_only;               /* defined only by a cubin: launches fail */
+  atomic_flag sass_logged;      /* its one log line */
   int max_dynamic_shared;       /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
   int carveout;
   struct CUfunc_st *next;
@@ -38,9 +57,22 @@ struct CUfunc_st {
 
 struct CUmod_st {
   uint32_t magic;
-  rt_bmodule *bm;
+  rt_bmodule *bm;               /* NULL until translated, or with no usable PTX */
   struct CUfunc_st *funcs;
   pthread_mutex_t lock;
+  /* A fatbin's module before (and after) translation: its container (the
+   * caller's registered one, or `copy`), translated on first lookup. */
+  const uint8_t *fatbin;
+  uint8_t *copy;
+  size_t fatbin_len;
+  const void *origin;           /* the caller's image (dladdr names its library) */
+  bool translated;              /* the PTX was tried (bm set, or `failure`) */
+  CUresult failure;             /* of that translation; NO_BINARY_FOR_GPU: no PTX */
+  uint32_t ptx_arch;            /* .target of the PTX translated: 80 for sm_80 */
+  uint32_t ptx_isa;             /* its .version, major * 10 + minor */
+  pw_arena names;               /* the kernels of that PTX (.entry), in order */
+  const char **kernels;
+  uint32_t nkernels;
 };
 
 struct CUlib_st {
@@ -49,34 +81,85 @@ struct CUlib_st {
 };
 
 /* ---- loading ----------------------------------------------------------- */
-static CUresult load_ptx(const char *name, const char *text, size_t len, struct CUmod_st **out) {
-  rt_backend *b = rt.backend;
-  rt_bmodule *bm = NULL;
-  CUresult r = b->module_load_ptx(b, name, text, len, &bm);
-  if (r != CUDA_SUCCESS) {
-    RT_LOG(rt_error, "module %s: %s", name, b->error);
-    return r;
+static const ptx_target *load_target(ptx_target *t) {
+  *t = (ptx_target){.max_isa_major = 9, .max_isa_minor = 1,
+                    .max_sm = (uint32_t)(rt.cc_major * 10 + rt.cc_minor), .any_ptx = true};
+  return t;
+}
+
+uint32_t rt_ptx_rank(const ptx_container *c, uint32_t *order, uint32_t cap) {
+  ptx_target t;
+  return ptx_rank(c, load_target(&t), order, cap);
+}
+
+/* The library holding an image, for messages: "libcublas.so.13", or the
+ * program's own name, or "module at 0x...". */
+static void origin_name(const void *p, char *buf, size_t cap) {
+  Dl_info di;
+  if (p && dladdr(p, &di) && di.dli_fname && *di.dli_fname) {
+    const char *s = strrchr(di.dli_fname, '/');
+    snprintf(buf, cap, "%s", s ? s + 1 : di.dli_fname);
+  } else {
+    snprintf(buf, cap, "module at %p", p);
   }
+}
+
+static struct CUmod_st *mod_new(void) {
   struct CUmod_st *m = calloc(1, sizeof *m);
-  if (!m) {
-    b->module_unload(b, bm);
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
+  if (!m) return NULL;
   m->magic = MOD_MAGIC;
-  m->bm = bm;
   pthread_mutex_init(&m->lock, NULL);
-  if (!rt_handle_add(rt_h_module, m)) {
-    b->module_unload(b, bm);
-    pthread_mutex_destroy(&m->lock);
-    free(m);
+  pw_arena_init(&m->names);
+  return m;
+}
+
+/* Lists the .entry names of the PTX translated (cuModuleEnumerateFunctions
+ * and the TOOLS_MODULE table ask for them). */
+static void list_kernels(struct CUmod_st *m, const char *text, size_t len) {
+  uint32_t n = ptx_scan_kernels(text, len, NULL, NULL, 0);
+  m->kernels = n ? pw_arena_alloc(&m->names, n * sizeof *m->kernels) : NULL;
+  if (m->kernels) m->nkernels = ptx_scan_kernels(text, len, &m->names, m->kernels, n);
+}
+
+static CUresult backend_load(const char *name, const char *text, size_t len, rt_bmodule **out) {
+  rt_backend *b = rt.backend;
+  CUresult r = b->module_load_ptx(b, name, text, len, out);
+  if (r != CUDA_SUCCESS) RT_LOG(rt_error, "module %s: %s", name, b->error);
+  else RT_LOG(rt_debug, "module %s loaded (%zu bytes of PTX)", name, len);
+  return r;
+}
+
+static CUresult load_ptx(const char *name, const char *text, size_t len, struct CUmod_st **out) {
+  rt_bmodule *bm = NULL;
+  CUresult r = backend_load(name, text, len, &bm);
+  if (r != CUDA_SUCCESS) return r;
+  struct CUmod_st *m = mod_new();
+  if (!m) {
+    rt.backend->module_unload(rt.backend, bm);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  m->bm = bm;
+  m->translated = true;
+  list_kernels(m, text, len);
+  /* The .version and .target the function attributes report. */
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ptx_file *f = ptx_file_from_memory("ptx", text, len, &d);
+  if (f && f->input == ptx_input_ptx) {
+    m->ptx_arch = f->arch;
+    m->ptx_isa = f->version_major * 10u + f->version_minor;
+  }
+  if (f) ptx_file_close(f);
+  pw_diag_fini(&d);
   *out = m;
-  RT_LOG(rt_debug, "module %s loaded (%zu bytes of PTX)", name, len);
   return CUDA_SUCCESS;
 }
 
-static CUresult load_container(const uint8_t *c, struct CUmod_st **out) {
+/* Checks a fatbin container's header and entry table and keeps it for a
+ * translation at first use; no payload is decompressed.  `keep`: the
+ * bytes outlive the module (a registered fatbin), else they are copied. */
+static CUresult load_container(const uint8_t *c, const void *origin, bool keep,
+                               struct CUmod_st **out) {
   uint16_t version, hsize;
   uint64_t bytes;
   memcpy(&version, c + 4, 2);
@@ -92,39 +175,196 @@ static CUresult load_container(const uint8_t *c, struct CUmod_st **out) {
            (unsigned long long)bytes);
     return CUDA_ERROR_INVALID_IMAGE;
   }
+  size_t len = hsize + bytes;
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ptx_file *f = ptx_file_from_memory("fatbin", c, hsize + bytes, &d);
-  if (!f || f->ncontainers == 0) {
-    RT_LOG(rt_error, "fatbin at %p: %s", (const void *)c, pw_diag_text(&d));
+  ptx_file *f = ptx_file_from_memory("fatbin", c, len, &d);
+  bool ok = f && f->ncontainers > 0;
+  if (!ok) RT_LOG(rt_error, "fatbin at %p: %s", (const void *)c, pw_diag_text(&d));
+  if (f) ptx_file_close(f);
+  pw_diag_fini(&d);
+  if (!ok) return CUDA_ERROR_INVALID_IMAGE;
+  struct CUmod_st *m = mod_new();
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!keep) {
+    if (!(m->copy = malloc(len))) {
+      free(m);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(m->copy, c, len);
+  }
+  m->fatbin = keep ? c : m->copy;
+  m->fatbin_len = len;
+  m->origin = origin;
+  *out = m;
+  RT_LOG(rt_debug, "fatbin at %p: %zu bytes, loaded lazily", (const void *)c, len);
+  return CUDA_SUCCESS;
+}
+
+static bool each_cubin_kernel(const struct CUmod_st *m, bool (*fn)(const char *, void *),
+                              void *user);
+static bool add_listed(const char *n, void *user);
+
+/* The first translation of a fatbin's module, under m->lock: its PTX in
+ * rank order until one loads.  No PTX at all is not a failure of the
+ * module (its kernels are SASS only); a PTX that does not translate is. */
+static void translate(struct CUmod_st *m) {
+  m->translated = true;
+  char lib[256];
+  origin_name(m->origin, lib, sizeof lib);
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
+  if (f && f->input == ptx_input_cubin) {
+    m->failure = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    each_cubin_kernel(m, add_listed, m);
+    ptx_file_close(f);
+    pw_diag_fini(&d);
+    return;
+  }
+  if (!f || !f->ncontainers) {
+    m->failure = CUDA_ERROR_INVALID_IMAGE;
     if (f) ptx_file_close(f);
     pw_diag_fini(&d);
-    return CUDA_ERROR_INVALID_IMAGE;
+    return;
   }
-  ptx_target t = {.max_isa_major = 9, .max_isa_minor = 1,
-                  .max_sm = (uint32_t)(rt.cc_major * 10 + rt.cc_minor), .arch_specific = false};
   uint32_t order[64];
   const ptx_container *pc = &f->containers[0];
-  uint32_t n = ptx_rank(pc, &t, order, 64);
-  CUresult r = n ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_NO_BINARY_FOR_GPU;
-  CUresult first = CUDA_SUCCESS;
-  if (!n) RT_LOG(rt_error, "fatbin at %p: no PTX for compute capability %d.%d (%u entries)",
-                 (const void *)c, rt.cc_major, rt.cc_minor, pc->nentries);
+  uint32_t n = rt_ptx_rank(pc, order, 64);
+  CUresult first = n ? CUDA_SUCCESS : CUDA_ERROR_NO_BINARY_FOR_GPU;
+  if (!n) RT_LOG(rt_debug, "%s: fatbin at %p has no PTX (%u entries): its kernels are SASS only",
+                 lib, (const void *)m->fatbin, pc->nentries);
   for (uint32_t i = 0; i < n && i < 64; i++) {
     const ptx_entry *e = &pc->entries[order[i]];
     ptx_payload p;
-    if (!ptx_entry_read(f, e, NULL, NULL, &d, &p)) continue;
-    char name[64];
-    snprintf(name, sizeof name, "fatbin@%p.sm_%u.ptx", (const void *)c, e->arch);
-    r = load_ptx(name, (const char *)p.data, p.len, out);
+    if (!ptx_entry_read(f, e, NULL, NULL, &d, &p)) {
+      if (first == CUDA_SUCCESS) first = CUDA_ERROR_INVALID_IMAGE;
+      continue;
+    }
+    char name[320];
+    snprintf(name, sizeof name, "%s: fatbin@%p.sm_%u.ptx", lib, (const void *)m->fatbin, e->arch);
+    CUresult r = backend_load(name, (const char *)p.data, p.len, &m->bm);
+    if (r == CUDA_SUCCESS) list_kernels(m, (const char *)p.data, p.len);
     ptx_payload_free(&p);
-    if (r == CUDA_SUCCESS) break;
+    if (r == CUDA_SUCCESS) {
+      m->ptx_arch = e->arch;
+      m->ptx_isa = e->version_major * 10u + e->version_minor;
+      first = CUDA_SUCCESS;
+      break;
+    }
     if (first == CUDA_SUCCESS) first = r;
   }
-  if (r != CUDA_SUCCESS && first != CUDA_SUCCESS) r = first;
+  m->failure = m->bm ? CUDA_SUCCESS : first;
   ptx_file_close(f);
   pw_diag_fini(&d);
-  return r;
+  if (m->failure == CUDA_ERROR_NO_BINARY_FOR_GPU) each_cubin_kernel(m, add_listed, m);
+}
+
+/* Calls fn for each kernel the module's cubins define (its fatbin's ELF
+ * entries, or the cubin it is); stops when fn returns true.  Decompresses
+ * the cubins: used only for names the PTX lacks, and for listing a module
+ * without PTX. */
+static bool each_cubin_kernel(const struct CUmod_st *m, bool (*fn)(const char *, void *),
+                              void *user) {
+  if (!m->fatbin) return false;
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
+  bool stop = false;
+  pw_arena a;
+  pw_arena_init(&a);
+  if (f && f->input == ptx_input_cubin) {
+    uint32_t nk = ptx_cubin_kernels(f->data, f->size, NULL, NULL, 0);
+    const char **names = nk ? pw_arena_alloc(&a, nk * sizeof *names) : NULL;
+    if (names) ptx_cubin_kernels(f->data, f->size, &a, names, nk);
+    for (uint32_t k = 0; names && k < nk && !stop; k++) stop = fn(names[k], user);
+  }
+  for (uint32_t i = 0; f && i < f->ncontainers && !stop; i++) {
+    const ptx_container *pc = &f->containers[i];
+    for (uint32_t j = 0; j < pc->nentries && !stop; j++) {
+      if (pc->entries[j].kind != ptx_kind_elf) continue;
+      ptx_payload p;
+      if (!ptx_entry_read(f, &pc->entries[j], NULL, NULL, &d, &p)) continue;
+      uint32_t nk = ptx_cubin_kernels(p.data, p.len, NULL, NULL, 0);
+      const char **names = nk ? pw_arena_alloc(&a, nk * sizeof *names) : NULL;
+      if (names) ptx_cubin_kernels(p.data, p.len, &a, names, nk);
+      for (uint32_t k = 0; names && k < nk && !stop; k++) stop = fn(names[k], user);
+      ptx_payload_free(&p);
+    }
+  }
+  pw_arena_free(&a);
+  if (f) ptx_file_close(f);
+  pw_diag_fini(&d);
+  return stop;
+}
+
+static bool same_name(const char *n, void *want) { return !strcmp(n, want); }
+
+/* Whether a cubin of the module defines kernel `name`. */
+static bool in_cubin(const struct CUmod_st *m, const char *name) {
+  return each_cubin_kernel(m, same_name, (void *)name);
+}
+
+/* A module without PTX lists its cubins' kernels (each once). */
+static bool add_listed(const char *n, void *user) {
+  struct CUmod_st *m = user;
+  for (uint32_t i = 0; i < m->nkernels; i++)
+    if (!strcmp(m->kernels[i], n)) return false;
+  const char **k = pw_arena_alloc(&m->names, (m->nkernels + 1) * sizeof *k);
+  if (!k) return true;
+  if (m->nkernels) memcpy(k, m->kernels, m->nkernels * sizeof *k);
+  k[m->nkernels++] = pw_arena_strndup(&m->names, n, strlen(n));
+  m->kernels = k;
+  return false;
+}
+
+/* The size of an ELF image from its headers: the end of its section
+ * header table or of its last section, whichever is later; 0 when the
+ * header is not an ELF64's.  The image is the caller's, as trusted as any
+ * cuModuleLoadData argument; sizes past 1 GiB are refused. */
+static size_t elf_size(const uint8_t *p) {
+  if (memcmp(p, "\177ELF", 4) || p[4] != 2) return 0;
+  uint64_t shoff, end;
+  uint16_t shentsize, shnum;
+  memcpy(&shoff, p + 40, 8);
+  memcpy(&shentsize, p + 58, 2);
+  memcpy(&shnum, p + 60, 2);
+  if (shentsize < 64 || shoff > ((uint64_t)1 << 30)) return 0;
+  end = shoff + (uint64_t)shnum * shentsize;
+  for (uint16_t i = 0; i < shnum; i++) {
+    const uint8_t *sh = p + shoff + (uint64_t)i * shentsize;
+    uint32_t type;
+    uint64_t off, size;
+    memcpy(&type, sh + 4, 4);
+    memcpy(&off, sh + 24, 8);
+    memcpy(&size, sh + 32, 8);
+    if (type == 8) continue;  /* SHT_NOBITS */
+    if (off > ((uint64_t)1 << 30) || size > ((uint64_t)1 << 30)) return 0;
+    if (off + size > end) end = off + size;
+  }
+  return end <= ((uint64_t)1 << 30) ? (size_t)end : 0;
+}
+
+/* A cubin given as the image: a module of SASS-only kernels (its load
+ * succeeds, as a fatbin's without PTX does; its launches fail). */
+static CUresult load_cubin(const uint8_t *p, struct CUmod_st **out) {
+  size_t len = elf_size(p);
+  if (!len) return CUDA_ERROR_INVALID_IMAGE;
+  struct CUmod_st *m = mod_new();
+  if (!m || !(m->copy = malloc(len))) {
+    free(m);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  memcpy(m->copy, p, len);
+  m->fatbin = m->copy;
+  m->fatbin_len = len;
+  m->origin = p;
+  char lib[256];
+  origin_name(p, lib, sizeof lib);
+  RT_LOG(rt_debug, "%s: module image at %p is a cubin (SASS only, no PTX): its kernels load, "
+         "their launches fail", lib, (const void *)p);
+  *out = m;
+  return CUDA_SUCCESS;
 }
 
 /* True when p begins with the n bytes of m.  Compared byte by byte, in
@@ -137,29 +377,36 @@ static bool starts_with(const uint8_t *p, const uint8_t *m, size_t n) {
   return true;
 }
 
-CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
-  CUresult r = rt_check_init();
-  if (r != CUDA_SUCCESS) return r;
+static CUresult load_image(const void *image, struct CUmod_st **out) {
   const uint8_t *p = image;
   static const uint8_t wrapper[4] = {0xb1, 0x43, 0x62, 0x46};   /* PTX_WRAPPER_MAGIC, LE */
   static const uint8_t fatbin[4] = {0x50, 0xed, 0x55, 0xba};    /* PTX_FATBIN_MAGIC, LE */
   static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
-  uint32_t magic = 0;
-  if (starts_with(p, wrapper, 4)) magic = PTX_WRAPPER_MAGIC;
-  else if (starts_with(p, fatbin, 4)) magic = PTX_FATBIN_MAGIC;
-  if (magic == PTX_WRAPPER_MAGIC) {
+  if (starts_with(p, wrapper, 4)) {
+    /* A registered fatbin: the wrapper and its container live as long as
+     * the program or library that registered them. */
     const uint8_t *c;
     memcpy(&c, p + 8, sizeof c);
-    if (!c) return CUDA_ERROR_INVALID_IMAGE;
-    if (!starts_with(c, fatbin, 4)) return CUDA_ERROR_INVALID_IMAGE;
-    return load_container(c, out);
+    if (!c || !starts_with(c, fatbin, 4)) return CUDA_ERROR_INVALID_IMAGE;
+    return load_container(c, image, true, out);
   }
-  if (magic == PTX_FATBIN_MAGIC) return load_container(p, out);
-  if (starts_with(p, elf, 4)) {
-    RT_LOG(rt_error, "module image at %p is a cubin: only PTX can be translated", image);
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  }
+  if (starts_with(p, fatbin, 4)) return load_container(p, image, false, out);
+  if (starts_with(p, elf, 4)) return load_cubin(p, out);
   return load_ptx("ptx", (const char *)p, strlen((const char *)p), out);
+}
+
+static void module_free(struct CUmod_st *m);
+
+/* Every module is made here, and registered (rt_handle.c) once whole. */
+CUresult rt_module_load_image(const void *image, struct CUmod_st **out) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  r = load_image(image, out);
+  if (r == CUDA_SUCCESS && !rt_handle_add(rt_h_module, *out)) {
+    module_free(*out);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  return r;
 }
 
 /* Handles are checked against the registry (rt_handle.c), never by
@@ -217,7 +464,8 @@ RT_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname) {
 }
 
 static void module_free(struct CUmod_st *m) {
-  rt.backend->module_unload(rt.backend, m->bm);
+  if (m->bm) rt.backend->module_unload(rt.backend, m->bm);
+  free(m->copy);
   for (struct CUfunc_st *f = m->funcs, *n; f; f = n) {
     n = f->next;
     rt_handle_remove(rt_h_function, f);
@@ -228,6 +476,7 @@ static void module_free(struct CUmod_st *m) {
   rt_handle_remove(rt_h_module, m);
   m->magic = 0;
   pthread_mutex_destroy(&m->lock);
+  pw_arena_free(&m->names);
   free(m);
 }
 
@@ -239,6 +488,40 @@ RT_EXPORT CUresult cuModuleUnload(CUmodule m) {
   return rt_ret(CUDA_SUCCESS);
 }
 
+/* The module translated (the first call translates a fatbin's PTX); the
+ * translation's result, remembered.  Under m->lock. */
+static CUresult ensure_translated(struct CUmod_st *m) {
+  if (!m->translated) translate(m);
+  return m->failure;
+}
+
+static CUresult add_function(struct CUmod_st *m, const char *name, const rt_param_layout *layout,
+                             CUfunction *out) {
+  struct CUfunc_st *f = calloc(1, sizeof *f);
+  char *n = strdup(name);
+  if (!f || !n) {
+    free(f);
+    free(n);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *f = (struct CUfunc_st){.magic = FUNC_MAGIC, .mod = m, .name = n,
+                          .max_dynamic_shared = rt.props[0].shared_per_block,
+                          .next = m->funcs};
+  if (layout) f->layout = *layout;
+  else f->sass_only = true;
+  atomic_flag_clear(&f->sass_logged);
+  if (!rt_handle_add(rt_h_function, f)) {
+    free(f->name);
+    free(f);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  m->funcs = f;
+  *out = f;
+  return CUDA_SUCCESS;
+}
+
+/* A kernel by name: translates the module on first use; a name only a
+ * cubin defines is a SASS-only function (its launches fail). */
 static CUresult get_function(struct CUmod_st *m, const char *name, CUfunction *out) {
   pthread_mutex_lock(&m->lock);
   for (struct CUfunc_st *f = m->funcs; f; f = f->next)
@@ -247,31 +530,44 @@ static CUresult get_function(struct CUmod_st *m, const char *name, CUfunction *o
       pthread_mutex_unlock(&m->lock);
       return CUDA_SUCCESS;
     }
-  rt_param_layout layout;
-  CUresult r = rt.backend->kernel_params(rt.backend, m->bm, name, &layout);
+  CUresult r = ensure_translated(m);
   if (r == CUDA_SUCCESS) {
-    struct CUfunc_st *f = calloc(1, sizeof *f);
-    char *n = strdup(name);
-    if (!f || !n) {
-      free(f);
-      free(n);
-      r = CUDA_ERROR_OUT_OF_MEMORY;
-    } else {
-      *f = (struct CUfunc_st){.magic = FUNC_MAGIC, .mod = m, .name = n, .layout = layout,
-                              .max_dynamic_shared = rt.props[0].shared_per_block,
-                              .next = m->funcs};
-      if (!rt_handle_add(rt_h_function, f)) {
-        free(f->name);
-        free(f);
-        r = CUDA_ERROR_OUT_OF_MEMORY;
-      } else {
-        m->funcs = f;
-        *out = f;
-      }
-    }
+    rt_param_layout layout;
+    r = rt.backend->kernel_params(rt.backend, m->bm, name, &layout);
+    if (r == CUDA_SUCCESS) r = add_function(m, name, &layout, out);
   }
+  if ((r == CUDA_ERROR_NOT_FOUND || r == CUDA_ERROR_NO_BINARY_FOR_GPU) && in_cubin(m, name))
+    r = add_function(m, name, NULL, out);
+  else if (r == CUDA_ERROR_NO_BINARY_FOR_GPU)
+    r = CUDA_ERROR_NOT_FOUND;   /* no PTX, and no cubin defines it either */
   pthread_mutex_unlock(&m->lock);
   return r;
+}
+
+CUresult rt_module_functions(struct CUmod_st *m, CUfunction *out, unsigned cap, unsigned *n) {
+  if (!mod_valid(m)) return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&m->lock);
+  CUresult r = ensure_translated(m);
+  pthread_mutex_unlock(&m->lock);
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) r = CUDA_SUCCESS;   /* SASS only: its cubins' kernels */
+  if (r != CUDA_SUCCESS) return r;
+  *n = m->nkernels;
+  for (unsigned i = 0; i < m->nkernels && i < cap && r == CUDA_SUCCESS; i++)
+    r = get_function(m, m->kernels[i], &out[i]);
+  return r;
+}
+
+RT_EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule m) {
+  RT_TRACE("%p, %p", (void *)count, (void *)m);
+  if (!count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  return rt_ret(rt_module_functions(m, NULL, 0, count));
+}
+
+RT_EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *fs, unsigned int n, CUmodule m) {
+  RT_TRACE("%p, %u, %p", (void *)fs, n, (void *)m);
+  if (!fs) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  unsigned have;
+  return rt_ret(rt_module_functions(m, fs, n, &have));
 }
 
 RT_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule m, const char *name) {
@@ -287,7 +583,11 @@ RT_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule 
   if (!mod_valid(m)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   uint64_t p = 0;
   size_t n = 0;
-  CUresult r = rt.backend->module_global(rt.backend, m->bm, name, &p, &n);
+  pthread_mutex_lock(&m->lock);
+  CUresult r = ensure_translated(m);
+  pthread_mutex_unlock(&m->lock);
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) return rt_ret(CUDA_ERROR_NOT_FOUND);
+  if (r == CUDA_SUCCESS) r = rt.backend->module_global(rt.backend, m->bm, name, &p, &n);
   if (r == CUDA_SUCCESS) {
     if (dptr) *dptr = p;
     if (bytes) *bytes = n;
@@ -298,7 +598,7 @@ RT_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule 
 RT_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode) {
   RT_TRACE("%p", (void *)mode);
   if (!mode) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  *mode = CU_MODULE_EAGER_LOADING;
+  *mode = CU_MODULE_LAZY_LOADING;   /* fatbins translate at first use (file comment) */
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -361,6 +661,21 @@ RT_EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name
   return rt_ret(r);
 }
 
+RT_EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary l) {
+  RT_TRACE("%p, %p", (void *)count, (void *)l);
+  if (!count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!lib_valid(l)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  return rt_ret(rt_module_functions(l->mod, NULL, 0, count));
+}
+
+RT_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *ks, unsigned int n, CUlibrary l) {
+  RT_TRACE("%p, %u, %p", (void *)ks, n, (void *)l);
+  if (!ks) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!lib_valid(l)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  unsigned have;
+  return rt_ret(rt_module_functions(l->mod, (CUfunction *)ks, n, &have));
+}
+
 RT_EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l) {
   RT_TRACE("%p, %p", (void *)m, (void *)l);
   if (!m) return rt_ret(CUDA_ERROR_INVALID_VALUE);
@@ -416,6 +731,8 @@ RT_EXPORT CUresult cuFuncGetModule(CUmodule *m, CUfunction f) {
 RT_EXPORT CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f) {
   RT_TRACE("%p, %p", (void *)state, (void *)f);
   if (!state) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!func_valid(f)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  /* a handle exists once its module is translated (get_function) */
   *state = CU_FUNCTION_LOADING_STATE_LOADED;
   return rt_ret(CUDA_SUCCESS);
 }
@@ -436,8 +753,17 @@ static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
   case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
   case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
   case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
+  /* The virtual architecture of the PTX translated (cudaFuncAttributes'
+   * ptxVersion: 80 for compute_80), and as the binary's the same: the code
+   * ptxwave made is that PTX's.  CUB's dispatch picks its tuning policy by
+   * PTX_VERSION and refuses to launch (cudaErrorInvalidDeviceFunction) when
+   * no policy of the architectures it was compiled for matches, so these
+   * describe the module, never the reported capability.  A SASS-only
+   * function reports the capability it would have run at. */
   case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = rt.cc_major * 10 + rt.cc_minor; break;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    *pi = f->mod->ptx_arch ? (int)f->mod->ptx_arch : rt.cc_major * 10 + rt.cc_minor;
+    break;
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
   case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = f->carveout; break;
@@ -559,6 +885,18 @@ RT_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *smem, CUfunct
 /* ---- launch ------------------------------------------------------------ */
 extern rt_bstream rt_stream_backend(CUstream s, CUresult *r);
 
+/* A kernel only a cubin defines: its launches (and graph kernel nodes)
+ * fail, logged once per function. */
+static CUresult sass_only_refused(CUfunction f) {
+  if (!atomic_flag_test_and_set(&f->sass_logged)) {
+    char lib[256];
+    origin_name(f->mod->origin, lib, sizeof lib);
+    RT_LOG(rt_error, "kernel %s of %s: SASS only, no PTX: its launches fail with "
+           "CUDA_ERROR_NO_BINARY_FOR_GPU", f->name, lib);
+  }
+  return CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
 /* The launch configuration CUDA checks before anything runs (CUDA Driver
  * API, cuLaunchKernel: CUDA_ERROR_INVALID_VALUE for a zero or too large
  * dimension and for more dynamic shared memory than the function allows). */
@@ -639,6 +977,7 @@ CUresult rt_kernel_node_pack(CUfunction f, const unsigned grid[3], const unsigne
                              unsigned shared, void **params, void **extra, void **out,
                              size_t *size) {
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  if (f->sass_only) return sass_only_refused(f);
   CUresult r = launch_check(f, grid, block, shared);
   if (r != CUDA_SUCCESS) return r;
   uint8_t small[256], *buf;
@@ -660,6 +999,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  if (f->sass_only) return sass_only_refused(f);
   r = launch_check(f, grid, block, shared);
   if (r != CUDA_SUCCESS) return r;
   rt_stream_backend(hs, &r);

@@ -39,7 +39,7 @@ static void usage(FILE *f) {
           "writes one such BINARY.ptxwave next to each input file.\n"
           "  -j N            worker threads (default: the CPUs online)\n"
           "  --cc X.Y        compute capability whose PTX the runtime picks\n"
-          "                  (default PTXWAVE_CC, else 8.0)\n"
+          "                  (default PTXWAVE_CC, else 12.0, as the runtime)\n"
           "  --all-entries   every PTX entry, not only the runtime's pick\n"
           "  --max-modules N the first N modules of each input (samples)\n"
           "  --retry-unsupported  compile again modules an earlier run found unsupported\n"
@@ -200,7 +200,7 @@ int cmd_convert(int argc, char **argv) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   o.jobs = ncpu > 0 ? (unsigned)ncpu : 1;
   const char *cc = getenv("PTXWAVE_CC");
-  o.sm = cc && *cc ? parse_cc(cc) : 80;
+  o.sm = cc && *cc ? parse_cc(cc) : 120;   /* the runtime's default, RT_DEFAULT_CC */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool more = i + 1 < argc;

@@ -4,6 +4,12 @@
  * By default every PTX and cubin payload is decompressed: PTX to count its
  * kernels, both to check that the payload is sound, so a zero exit status
  * means every entry can be extracted.  --quick skips that.
+ *
+ * --coverage answers another question, per FILE (a library): of the
+ * kernels its fatbins define, how many have PTX (ptxwave can translate
+ * them) and how many are SASS only (a cubin defines them, no PTX entry
+ * does).  Kernels are told by name: the PTX's `.entry` names and the
+ * cubins' STO_CUDA_ENTRY symbols (ptx/cubin.c), each counted once per file.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +20,7 @@
 #include "tools.h"
 
 typedef struct inspect_opts {
-  bool json, quick, all_kernels;
+  bool json, quick, all_kernels, coverage;
   ptx_read_options read;
 } inspect_opts;
 
@@ -43,6 +49,9 @@ static void usage(FILE *out) {
           "  --json          one JSON document: {\"files\": [...]} with every field\n"
           "  --quick         do not decompress payloads (no kernel names, no payload check)\n"
           "  --all-kernels   list every kernel name (text output shows 8 by default)\n"
+          "  --coverage      per FILE only: its kernels with PTX and SASS only, e.g.\n"
+          "                  FILE: 400 kernels, 380 with PTX (95.0%%), 20 SASS only;\n"
+          "                  200 containers, 150 with PTX, 50 cubins only\n"
           "  --max-size=N    refuse payloads that decompress to more than N bytes\n"
           "                  (default 1073741824; K, M, G suffixes allowed)\n"
           "  -h, --help      this text\n"
@@ -335,6 +344,98 @@ static int inspect_file(FILE *o, const char *path, const inspect_opts *op, ptx_d
   return errors;
 }
 
+/* ---- --coverage ---------------------------------------------------------- */
+typedef struct name_list {
+  const char **v;
+  size_t n, cap;
+} name_list;
+
+static bool push_names(name_list *l, const char **names, uint32_t n) {
+  if (l->n + n > l->cap) {
+    size_t cap = (l->n + n) * 2;
+    const char **v = realloc(l->v, cap * sizeof *v);
+    if (!v) return false;
+    l->v = v;
+    l->cap = cap;
+  }
+  memcpy(l->v + l->n, names, n * sizeof *names);
+  l->n += n;
+  return true;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts and drops duplicates; returns the count left. */
+static size_t uniq(name_list *l) {
+  if (!l->n) return 0;
+  qsort(l->v, l->n, sizeof *l->v, cmp_str);
+  size_t k = 1;
+  for (size_t i = 1; i < l->n; i++)
+    if (strcmp(l->v[i], l->v[k - 1])) l->v[k++] = l->v[i];
+  return l->n = k;
+}
+
+static int coverage_file(FILE *o, const char *path, const inspect_opts *op, ptx_decoder *dec,
+                         pw_diag *d, bool first) {
+  ptx_file *f = ptx_file_open(path, d);
+  if (!f) return 1;
+  int errors = f->nerrors;
+  pw_arena a;
+  pw_arena_init(&a);
+  name_list ptx = {0}, sass = {0};
+  uint32_t with_ptx = 0, cubin_only = 0;
+  for (uint32_t ci = 0; ci < f->ncontainers; ci++) {
+    const ptx_container *c = &f->containers[ci];
+    bool has_ptx = false, has_cubin = false;
+    for (uint32_t ei = 0; ei < c->nentries; ei++) {
+      const ptx_entry *e = &c->entries[ei];
+      if (e->kind != ptx_kind_ptx && e->kind != ptx_kind_elf) continue;
+      ptx_payload p;
+      if (!ptx_entry_read(f, e, &op->read, dec, d, &p)) {
+        errors++;
+        continue;
+      }
+      bool is_ptx = e->kind == ptx_kind_ptx;
+      has_ptx |= is_ptx;
+      has_cubin |= !is_ptx;
+      uint32_t n = is_ptx ? ptx_scan_kernels((const char *)p.data, p.len, NULL, NULL, 0)
+                          : ptx_cubin_kernels(p.data, p.len, NULL, NULL, 0);
+      const char **names = n ? pw_arena_alloc(&a, n * sizeof *names) : NULL;
+      if (names) {
+        if (is_ptx) ptx_scan_kernels((const char *)p.data, p.len, &a, names, n);
+        else ptx_cubin_kernels(p.data, p.len, &a, names, n);
+        if (!push_names(is_ptx ? &ptx : &sass, names, n)) errors++;
+      }
+      ptx_payload_free(&p);
+    }
+    with_ptx += has_ptx;
+    cubin_only += has_cubin && !has_ptx;
+  }
+  size_t np = uniq(&ptx), ns = uniq(&sass), only = 0;
+  for (size_t i = 0; i < ns; i++)
+    if (!bsearch(&sass.v[i], ptx.v, np, sizeof *ptx.v, cmp_str)) only++;
+  size_t total = np + only;
+  if (op->json) {
+    fprintf(o, "%s{\"path\": ", first ? "" : ",\n");
+    json_cstr(o, f->path);
+    fprintf(o, ", \"kernels\": %zu, \"with_ptx\": %zu, \"sass_only\": %zu, \"containers\": %u, "
+               "\"containers_with_ptx\": %u, \"containers_cubin_only\": %u, \"errors\": %d}",
+            total, np, only, f->ncontainers, with_ptx, cubin_only, errors);
+  } else {
+    fprintf(o, "%s: %zu kernels, %zu with PTX (%.1f%%), %zu SASS only; %u containers, %u with "
+               "PTX, %u cubins only\n",
+            f->path, total, np, total ? 100.0 * (double)np / (double)total : 0.0, only,
+            f->ncontainers, with_ptx, cubin_only);
+  }
+  free(ptx.v);
+  free(sass.v);
+  pw_arena_free(&a);
+  ptx_file_close(f);
+  return errors;
+}
+
 int cmd_inspect(int argc, char **argv) {
   inspect_opts op = {0};
   int nfiles = 0;
@@ -349,6 +450,8 @@ int cmd_inspect(int argc, char **argv) {
       op.quick = true;
     } else if (!strcmp(a, "--all-kernels")) {
       op.all_kernels = true;
+    } else if (!strcmp(a, "--coverage")) {
+      op.coverage = true;
     } else if (!strncmp(a, "--max-size=", 11)) {
       if (!pw_parse_size(a + 11, &op.read.max_decompressed)) {
         fprintf(stderr, "ptxwave inspect: bad size '%s'\n", a + 11);
@@ -385,7 +488,8 @@ int cmd_inspect(int argc, char **argv) {
       }
       if (a[0] == '-' && a[1]) continue;
     }
-    errors += inspect_file(stdout, a, &op, dec, &d, first);
+    errors += op.coverage ? coverage_file(stdout, a, &op, dec, &d, first)
+                          : inspect_file(stdout, a, &op, dec, &d, first);
     first = false;
   }
   if (op.json) fputs("\n]}\n", stdout);

@@ -92,6 +92,25 @@ int main(void) {
   WANT(cuModuleLoadData(&bad, mod_unknown), CUDA_ERROR_INVALID_PTX);
   WANT(cuModuleLoadData(&bad, mod_broken), CUDA_ERROR_INVALID_PTX);
 
+  /* no stream ever captures (cuBLAS asks before every dot and nrm2) */
+  CUstream st;
+  CK(cuStreamCreate(&st, 0));
+  CUstream streams[] = {NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, st};
+  for (int i = 0; i < 4; i++) {
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    cuuint64_t id = 7;
+    CUgraph g = (CUgraph)&cs;
+    size_t ndeps = 3;
+    CK(cuStreamGetCaptureInfo(streams[i], &cs, &id, &g, NULL, NULL, &ndeps));
+    /* CUDA defines the other outputs only while a capture is active */
+    EXPECT(cs == CU_STREAM_CAPTURE_STATUS_NONE);
+    cs = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    CK(cuStreamIsCapturing(streams[i], &cs));
+    EXPECT(cs == CU_STREAM_CAPTURE_STATUS_NONE);
+  }
+  WANT(cuStreamGetCaptureInfo(st, NULL, NULL, NULL, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+  CK(cuStreamDestroy(st));
+
   CK(cuMemFree(d));
   CK(cuModuleUnload(a));
   CK(cuModuleUnload(b));

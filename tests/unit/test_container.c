@@ -952,6 +952,101 @@ START_TEST(select_rule) {
   /* nothing usable: an old ISA limit */
   t = (ptx_target){.max_isa_major = 6, .max_isa_minor = 4, .max_sm = 120};
   ck_assert_int_eq(ptx_select(&c, &t), -1);
+  /* any_ptx at sm_80: the usable sm_80 and sm_75, then the newer SMs
+   * nearest first, plain before f before a: 5 1 | 2 6 3 4 */
+  t = (ptx_target){.max_isa_major = 9, .max_isa_minor = 1, .max_sm = 80, .any_ptx = true};
+  ck_assert_uint_eq(ptx_rank(&c, &t, order, 8), 6);
+  const uint32_t want[] = {5, 1, 2, 6, 3, 4};
+  for (int i = 0; i < 6; i++) ck_assert_uint_eq(order[i], want[i]);
+  /* a short array keeps the first tier first */
+  ck_assert_uint_eq(ptx_rank(&c, &t, order, 3), 6);
+  ck_assert_uint_eq(order[0], 5);
+  ck_assert_uint_eq(order[1], 1);
+  ck_assert_uint_eq(order[2], 2);
+  /* the ISA limit still holds in the second tier: ISA 8.0 leaves 2 6 3 */
+  t = (ptx_target){.max_isa_major = 8, .max_isa_minor = 0, .max_sm = 80, .any_ptx = true};
+  ck_assert_uint_eq(ptx_rank(&c, &t, order, 8), 3);
+  ck_assert_uint_eq(order[0], 2);
+  ck_assert_uint_eq(order[1], 6);
+  ck_assert_uint_eq(order[2], 3);
+  ck_assert_int_eq(ptx_select(&c, &t), 2);
+}
+END_TEST
+
+/* ---- cubin symbol tables ---- */
+
+/* A device ELF built by hand from the ELF64 layout: sections null,
+ * .strtab, .symtab; symbols: a kernel (STT_FUNC, st_other 0x10), a device
+ * function (STT_FUNC, st_other 0), an object with 0x10 (not a function). */
+static size_t make_cubin(uint8_t *b, size_t cap, uint16_t machine) {
+  static const char strtab[] = "\0kern_a\0dev_fn\0obj\0kern_b";
+  memset(b, 0, cap);
+  size_t str_off = 64, sym_off = 128, sh_off = 256;
+  memcpy(b, "\177ELF", 4);
+  b[4] = 2;                                   /* ELFCLASS64 */
+  b[5] = 1;                                   /* little endian */
+  memcpy(b + 18, &machine, 2);
+  uint64_t v = sh_off;
+  memcpy(b + 40, &v, 8);
+  uint16_t shentsize = 64, shnum = 3;
+  memcpy(b + 58, &shentsize, 2);
+  memcpy(b + 60, &shnum, 2);
+  memcpy(b + str_off, strtab, sizeof strtab);
+  /* symbols: 0 null, then (name, info, other) */
+  const struct { uint32_t name; uint8_t info, other; } syms[] = {
+      {1, 0x12, 0x10}, {8, 0x02, 0x00}, {15, 0x11, 0x10}, {19, 0x12, 0x10}};
+  for (int i = 0; i < 4; i++) {
+    uint8_t *y = b + sym_off + 24 * (i + 1);
+    memcpy(y, &syms[i].name, 4);
+    y[4] = syms[i].info;
+    y[5] = syms[i].other;
+  }
+  /* section 1 .strtab (SHT_STRTAB 3), section 2 .symtab (SHT_SYMTAB 2, link 1) */
+  uint8_t *s1 = b + sh_off + 64, *s2 = b + sh_off + 128;
+  uint32_t t = 3;
+  memcpy(s1 + 4, &t, 4);
+  v = str_off;
+  memcpy(s1 + 24, &v, 8);
+  v = sizeof strtab;
+  memcpy(s1 + 32, &v, 8);
+  t = 2;
+  memcpy(s2 + 4, &t, 4);
+  v = sym_off;
+  memcpy(s2 + 24, &v, 8);
+  v = 5 * 24;
+  memcpy(s2 + 32, &v, 8);
+  t = 1;
+  memcpy(s2 + 40, &t, 4);
+  v = 24;
+  memcpy(s2 + 56, &v, 8);
+  return sh_off + 3 * 64;
+}
+
+START_TEST(cubin_kernels) {
+  uint8_t b[512];
+  size_t n = make_cubin(b, sizeof b, 190);
+  pw_arena a;
+  pw_arena_init(&a);
+  const char *names[4];
+  ck_assert_uint_eq(ptx_cubin_kernels(b, n, &a, names, 4), 2);
+  ck_assert_str_eq(names[0], "kern_a");
+  ck_assert_str_eq(names[1], "kern_b");
+  ck_assert_uint_eq(ptx_cubin_kernels(b, n, NULL, NULL, 0), 2);
+  /* not EM_CUDA; truncated before the section headers; a symtab running
+   * past the end; a name offset past the string table */
+  make_cubin(b, sizeof b, 62);
+  ck_assert_uint_eq(ptx_cubin_kernels(b, n, NULL, NULL, 0), 0);
+  n = make_cubin(b, sizeof b, 190);
+  ck_assert_uint_eq(ptx_cubin_kernels(b, n - 1, NULL, NULL, 0), 0);
+  uint64_t big = 1000;
+  memcpy(b + 256 + 128 + 32, &big, 8);
+  ck_assert_uint_eq(ptx_cubin_kernels(b, n, NULL, NULL, 0), 0);
+  n = make_cubin(b, sizeof b, 190);
+  uint32_t far = 5000;
+  memcpy(b + 128 + 24, &far, 4);
+  ck_assert_uint_eq(ptx_cubin_kernels(b, n, &a, names, 4), 1);
+  ck_assert_str_eq(names[0], "kern_b");
+  pw_arena_free(&a);
 }
 END_TEST
 
@@ -1081,6 +1176,7 @@ int main(void) {
   TCase *tu = tcase_create("use");
   tcase_add_test(tu, select_rule);
   tcase_add_test(tu, kernel_scan);
+  tcase_add_test(tu, cubin_kernels);
   tcase_add_test(tu, iterate_modules);
   suite_add_tcase(s, tu);
   SRunner *sr = srunner_create(s);

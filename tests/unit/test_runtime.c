@@ -134,6 +134,73 @@ START_TEST(stub_answers_not_supported) {
 }
 END_TEST
 
+/* Every table cuGetExportTable hands out is full: its size word (where it
+ * has one) is the slot count docs/runtime.md gives, and no slot is NULL
+ * (a caller jumping through one would crash the application).  The slots
+ * the libraries were seen to call answer as docs/runtime.md says; a slot of
+ * unknown meaning answers NOT_SUPPORTED. */
+START_TEST(export_tables_full) {
+  open_lib();
+  static const struct { const char *uuid; unsigned slots; bool sized; } want[] = {
+      {"6bd5fb6c5bf4e74a8987d93912fd9df9", 10, true},   /* CUDART_INTERFACE */
+      {"a094798c2e742e7493f20800200c0a66", 7, true},    /* TOOLS_RUNTIME_CALLBACK_HOOKS */
+      {"42d85a8123f6cb478298f6e78a3aecdc", 4, true},    /* TOOLS_TLS */
+      {"c693336e1121df11a8c368f355d89593", 4, false},   /* CONTEXT_LOCAL_STORAGE */
+      {"263e88607cd2614392f6bbd5006dfa7e", 4, true},    /* CONTEXT_CHECKS */
+      {"d4082055bde6704b8d34ba123c66e1f2", 3, true},    /* INTEGRITY_CHECK */
+      {"21318c6097143248 8ca641ff7324c8f2", 64, true},  /* STREAM_INFO */
+      {"6e163fbeb958444d835ce182aff1991e", 64, true},   /* TOOLS_MODULE */
+  };
+  CUresult (*get)(const void **, const CUuuid *) =
+      (CUresult(*)(const void **, const CUuuid *))sym("cuGetExportTable");
+  void *const *tab[8];
+  for (unsigned t = 0; t < 8; t++) {
+    CUuuid id;
+    const char *h = want[t].uuid;
+    for (int i = 0; i < 16; i++) {
+      while (*h == ' ') h++;
+      unsigned b;
+      sscanf(h, "%2x", &b);
+      id.bytes[i] = (char)b;
+      h += 2;
+    }
+    const void *p = NULL;
+    ck_assert_int_eq(get(&p, &id), CUDA_SUCCESS);
+    void *const *slot = p;
+    tab[t] = slot;
+    if (want[t].sized) ck_assert_uint_eq((uintptr_t)slot[0], want[t].slots * sizeof(void *));
+    for (unsigned i = want[t].sized; i < want[t].slots; i++)
+      ck_assert_msg(slot[i] != NULL, "table %u slot %u is NULL", t, i);
+  }
+  setenv("PTXWAVE_BACKEND", "emu", 1);
+  CUresult (*init)(unsigned) = (CUresult(*)(unsigned))sym("cuInit");
+  ck_assert_int_eq(init(0), CUDA_SUCCESS);
+  /* TOOLS_TLS 2: the current context (the primary one when none is) */
+  CUcontext ctx = NULL;
+  ck_assert_int_eq(((CUresult(*)(CUcontext *))tab[2][2])(&ctx), CUDA_SUCCESS);
+  ck_assert_ptr_nonnull(ctx);
+  /* STREAM_INFO 4: cuCtxGetId's key; 51: the default stream; 39: its key */
+  unsigned long long want_id = 0;
+  uint64_t id = 1;
+  ck_assert_int_eq(((CUresult(*)(CUcontext, unsigned long long *))sym("cuCtxGetId"))(ctx, &want_id),
+                   CUDA_SUCCESS);
+  ck_assert_int_eq(((CUresult(*)(CUcontext, uint64_t *))tab[6][4])(ctx, &id), CUDA_SUCCESS);
+  ck_assert_uint_eq(id, want_id);
+  void *st = (void *)1;
+  ck_assert_int_eq(((CUresult(*)(CUcontext, CUstream, void **, int))tab[6][51])(
+                       ctx, CU_STREAM_PER_THREAD, &st, 1), CUDA_SUCCESS);
+  ck_assert_ptr_null(st);
+  id = 1;
+  ck_assert_int_eq(((CUresult(*)(CUcontext, void *, uint64_t *))tab[6][39])(ctx, st, &id),
+                   CUDA_SUCCESS);
+  ck_assert_uint_eq(id, 0);
+  /* slots of unknown meaning */
+  ck_assert_int_eq(((CUresult(*)(void))tab[6][5])(), CUDA_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(((CUresult(*)(void))tab[2][1])(), CUDA_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(((CUresult(*)(void))tab[0][9])(), CUDA_ERROR_NOT_SUPPORTED);
+}
+END_TEST
+
 /* Every CUresult in cuda.h has its own name back from cuGetErrorName. */
 START_TEST(error_names_and_strings) {
   open_lib();
@@ -469,6 +536,7 @@ int main(void) {
   tcase_add_test(t, every_pfn_resolves);
   tcase_add_test(t, versions_and_per_thread_variants);
   tcase_add_test(t, stub_answers_not_supported);
+  tcase_add_test(t, export_tables_full);
   tcase_add_test(t, error_names_and_strings);
   tcase_add_test(t, md2_rfc1319);
   suite_add_tcase(s, t);
