@@ -292,11 +292,6 @@ RT_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
   return rt_ret(CUDA_SUCCESS);
 }
 
-RT_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev) {
-  RT_TRACE("%p, %d", (void *)pool, dev);
-  return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-}
-
 RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
   RT_TRACE("%p, %d, %d", (void *)can, dev, peer);
   if (!can) return rt_ret(CUDA_ERROR_INVALID_VALUE);
