@@ -151,9 +151,14 @@ RT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) {
 }
 
 static CUresult check_props(const CUmemPoolProps *p) {
-  if (!p || p->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-      p->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-    return CUDA_ERROR_INVALID_VALUE;
+  if (!p || p->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  /* host and host-NUMA pools (CUDA 12.2+) are valid requests this runtime
+   * does not serve: not supported, rather than a caller's mistake */
+  if (p->location.type == CU_MEM_LOCATION_TYPE_HOST ||
+      p->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+      p->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  if (p->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
   if (p->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_NOT_SUPPORTED;
   return rt_check_device(p->location.id);
 }

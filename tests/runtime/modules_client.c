@@ -111,6 +111,48 @@ int main(void) {
   WANT(cuStreamGetCaptureInfo(st, NULL, NULL, NULL, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
   CK(cuStreamDestroy(st));
 
+  /* memory pools: bookkeeping over ordinary allocations (rt_pool.c) */
+  CUmemPoolProps pp;
+  memset(&pp, 0, sizeof pp);
+  pp.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  pp.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  pp.location.id = 0;
+  CUmemoryPool pool, dflt, cur;
+  CK(cuMemPoolCreate(&pool, &pp));
+  CUdeviceptr pa, pb;
+  CK(cuMemAllocFromPoolAsync(&pa, 1000, pool, NULL));
+  CK(cuMemAllocFromPoolAsync(&pb, 24, pool, NULL));
+  CK(cuMemsetD8(pa, 7, 1000));
+  cuuint64_t used = 0, high = 0;
+  CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+  EXPECT(used == 1024);
+  CK(cuMemFreeAsync(pa, NULL));
+  CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+  CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &high));
+  EXPECT(used == 24 && high == 1024);
+  cuuint64_t zero = 0, thr = 1 << 20, got = 0;
+  CK(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &zero));
+  CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &high));
+  EXPECT(high == 24);
+  CK(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &thr));
+  CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &got));
+  EXPECT(got == thr);
+  CK(cuDeviceGetDefaultMemPool(&dflt, 0));
+  CK(cuDeviceGetMemPool(&cur, 0));
+  EXPECT(cur == dflt && dflt != pool);
+  CK(cuMemAllocAsync(&pa, 64, NULL));
+  CK(cuMemPoolGetAttribute(dflt, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+  EXPECT(used == 64);
+  CK(cuMemFreeAsync(pa, NULL));
+  WANT(cuMemPoolDestroy(dflt), CUDA_ERROR_INVALID_VALUE);
+  /* CUDA: a pool destroyed with allocations outstanding goes when they do;
+   * they stay valid and are the application's to free */
+  CK(cuMemPoolDestroy(pool));
+  CK(cuMemsetD8(pb, 1, 24));
+  CK(cuMemFreeAsync(pb, NULL));
+  pp.location.type = CU_MEM_LOCATION_TYPE_HOST;
+  WANT(cuMemPoolCreate(&pool, &pp), CUDA_ERROR_NOT_SUPPORTED);
+
   CK(cuMemFree(d));
   CK(cuModuleUnload(a));
   CK(cuModuleUnload(b));
