@@ -121,6 +121,11 @@ static void unsupported(emitter *E, const ir_instr *i, const char *fmt, ...) {
   pw_error_at(E->d, E->src, i->loc.line, i->loc.col, "cannot compile '%s' in %s '%s' for %s: %s", ptx,
               E->f->is_kernel ? "kernel" : "function", E->f->name, E->c->target->name, why);
   E->failed = true;
+  /* ir_func.failed_at is an annotation for cg_compile_ptx (which owns the
+   * module and leaves out the kernels that reach this function), not part
+   * of the IR codegen reads: writing it through the const view is safe. */
+  ir_func *f = (ir_func *)E->f;
+  if (f && !f->failed_at) f->failed_at = i;
 }
 
 static LLVMTypeRef ltype(emitter *E, ir_type t) {

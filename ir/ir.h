@@ -449,6 +449,12 @@ struct ir_func {
   uint32_t nvalues;        /* next value id */
   ir_module *module;
   ir_func *next;
+  /* The first instruction of this function that a later stage could not
+   * translate (set by lower_error, codegen's unsupported report, and for
+   * opaque instructions by cg_compile_ptx), or NULL: an annotation like a
+   * value's divergence.  cg_compile_ptx leaves out the kernels that reach
+   * such a function (docs/codegen.md "Per-kernel failure"). */
+  const ir_instr *failed_at;
   ir_loc loc;
 };
 
