@@ -784,6 +784,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_nanosleep: case ir_op_pmevent: case ir_op_brkpt: case ir_op_griddepcontrol:
   case ir_op_applypriority: case ir_op_discard: case ir_op_createpolicy:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
+  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
     return emu_sel_mem(d, i, in);
 
   /* ---- warp ---- */
@@ -820,7 +821,6 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
-  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
   case ir_op_cp_async_bulk_commit_group: case ir_op_cp_async_bulk_wait_group:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
   case ir_op_tensormap_replace:

@@ -217,6 +217,19 @@ typedef enum ir_query {
 } ir_query;
 /* griddepcontrol (9.7.13.13) */
 typedef enum ir_gdc { IR_GDC_NONE, IR_GDC_LAUNCH_DEPENDENTS, IR_GDC_WAIT } ir_gdc;
+/* The variants of the mbarrier family (9.7.13.15): test_wait/try_wait
+ * .parity (the operand is a phase parity, not a state), arrive/arrive_drop
+ * .expect_tx (src[1] is a tx-count) and .noComplete, cp.async.mbarrier.arrive
+ * .noinc. */
+/* The cache level of prefetch, prefetchu, discard, cp.async.bulk.prefetch
+ * and createpolicy.cvt (.L1 .L2), or prefetch's .tensormap (9.7.9.15). */
+typedef enum ir_level { IR_LEVEL_NONE, IR_LEVEL_L1, IR_LEVEL_L2, IR_LEVEL_TENSORMAP } ir_level;
+/* createpolicy's form (9.7.9.16); its primary priority is mods.l2evict, the
+ * secondary one mods.l2evict2 (evict_first or evict_unchanged). */
+typedef enum ir_policy { IR_POLICY_NONE, IR_POLICY_FRACTIONAL, IR_POLICY_RANGE, IR_POLICY_CVT } ir_policy;
+typedef enum ir_mbarmode {
+  IR_MBAR_NONE, IR_MBAR_PARITY, IR_MBAR_EXPECT_TX, IR_MBAR_NOCOMPLETE, IR_MBAR_NOINC,
+} ir_mbarmode;
 
 /* The modifiers of one instruction.  Small enum fields, 0 = not given.  A
  * field is meaningful only for the ops that document it in ir_ops.def; the
@@ -278,6 +291,10 @@ typedef struct ir_mods {
   uint8_t surfmode;   /* ir_surfmode: suld sust */
   uint8_t query;      /* ir_query: txq suq */
   uint8_t gdc;        /* ir_gdc: griddepcontrol */
+  uint8_t mbar;       /* ir_mbarmode: mbarrier.*, cp.async.mbarrier.arrive */
+  uint8_t level;      /* ir_level: prefetch prefetchu discard cp.async.bulk.prefetch createpolicy */
+  uint8_t policy;     /* ir_policy: createpolicy */
+  uint8_t l2evict2;   /* ir_evict: createpolicy's secondary priority */
 } ir_mods;
 
 /* ---- values ----------------------------------------------------------- */
