@@ -22,7 +22,17 @@
  * incremented and then decremented, which changes nothing (the phase was
  * not complete, so its pending count stays above zero); with .noinc it is
  * an arrive of count 1.
+ *
+ * cp.async.bulk (9.7.9.25.4.1), global -> shared::cta/cluster with the
+ * mbarrier's complete-tx, shared::cta -> global in a bulk async-group: the
+ * copy is done when the instruction runs (a legal schedule of an
+ * asynchronous copy, as for cp.async), in 16-byte steps each checked like an
+ * access (the ISA requires 16-byte alignment and a size that is a multiple
+ * of 16), then complete-tx(size) on the mbarrier.  commit_group and
+ * wait_group have nothing left to wait for.
  */
+#include <string.h>
+
 #include "emu_internal.h"
 #include "ir/ir_mbarrier.h"
 
@@ -100,6 +110,38 @@ static void h_wait(emu_exec *x, const emu_inst *in, emu_mask m) {
   if ((done & m) != m) x->w->spins = x->l->spin_limit;
 }
 
+static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  bool to_global = in->mods.space == IR_SPACE_GLOBAL;
+  unsigned from = to_global ? EMU_SP_SHARED : EMU_SP_GLOBAL;
+  EMU_EACH(m, l, {
+    uint64_t n = S(2)[l], da = (S(0)[l] + (uint64_t)in->imm) & in->amask, sa = S(1)[l];
+    if (n % 16 || n >= (1ull << 32)) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.async.bulk of %llu bytes (a multiple of 16)", (unsigned long long)n);
+      return;
+    }
+    for (uint64_t k = 0; k < n; k += 16) {
+      uint8_t *d = emu_addr(x, in, l, in->space, da + k, 16, true);
+      const uint8_t *s = d ? emu_addr(x, in, l, from, sa + k, 16, false) : NULL;
+      if (!s) return;
+      memmove(d, s, 16);
+    }
+    if (in->mods.bulk == IR_BULK_COMPLETE_TX) {
+      uint64_t *p = emu_addr(x, in, l, EMU_SP_SHARED, S(3)[l], 8, true);
+      if (!p) return;
+      uint64_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nw;
+      do nw = ir_mbar_update(old, 0, 0, -(int32_t)n, NULL);
+      while (!__atomic_compare_exchange_n(p, &old, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    }
+  });
+}
+
+static void h_nop(emu_exec *x, const emu_inst *in, emu_mask m) {
+  (void)x;
+  (void)in;
+  (void)m;
+}
+
 static void h_pending_count(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *s = S(0);
   uint64_t *d = D(0);
@@ -122,6 +164,18 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_mbarrier_pending_count:
     in->fn = h_pending_count;
+    return NULL;
+  case ir_op_cp_async_bulk: {
+    unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+    bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
+    if (nval != (tx ? 4u : 3u) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
+      return "cp.async.bulk other than global -> shared with an mbarrier or shared -> global in a bulk group";
+    in->fn = h_bulk;
+    return NULL;
+  }
+  case ir_op_cp_async_bulk_commit_group:
+  case ir_op_cp_async_bulk_wait_group:
+    in->fn = h_nop;
     return NULL;
   default:
     return emu_dfmt(d, "unsupported instruction '%s'", ir_op_infos[i->op].ptx);

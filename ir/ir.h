@@ -227,6 +227,10 @@ typedef enum ir_level { IR_LEVEL_NONE, IR_LEVEL_L1, IR_LEVEL_L2, IR_LEVEL_TENSOR
 /* createpolicy's form (9.7.9.16); its primary priority is mods.l2evict, the
  * secondary one mods.l2evict2 (evict_first or evict_unchanged). */
 typedef enum ir_policy { IR_POLICY_NONE, IR_POLICY_FRACTIONAL, IR_POLICY_RANGE, IR_POLICY_CVT } ir_policy;
+/* cp.async.bulk's completion mechanism (9.7.9.25.4.1): an mbarrier's
+ * complete-tx (src[3]) or the bulk async-group; cp.async.bulk.wait_group's
+ * .read (wait for the reads only). */
+typedef enum ir_bulkmode { IR_BULK_NONE, IR_BULK_COMPLETE_TX, IR_BULK_GROUP, IR_BULK_READ } ir_bulkmode;
 typedef enum ir_mbarmode {
   IR_MBAR_NONE, IR_MBAR_PARITY, IR_MBAR_EXPECT_TX, IR_MBAR_NOCOMPLETE, IR_MBAR_NOINC,
 } ir_mbarmode;
@@ -295,6 +299,7 @@ typedef struct ir_mods {
   uint8_t level;      /* ir_level: prefetch prefetchu discard cp.async.bulk.prefetch createpolicy */
   uint8_t policy;     /* ir_policy: createpolicy */
   uint8_t l2evict2;   /* ir_evict: createpolicy's secondary priority */
+  uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
 } ir_mods;
 
 /* ---- values ----------------------------------------------------------- */

@@ -89,6 +89,7 @@ static const char *const policy_names[] = {"", "fractional", "range", "cvt"};
 static const char *const l2evict2_names[] = {
   "", NULL, "L2::secondary_evict_unchanged", "L2::secondary_evict_first",
 };
+static const char *const bulk_names[] = {"", "mbarrier::complete_tx::bytes", "bulk_group", "read"};
 static const char *const mbar_names[] = {"", "parity", "expect_tx", "noComplete", "noinc"};
 
 #define FLAG(set) ((const char *const[]){"", set})
@@ -154,6 +155,7 @@ const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
   [ir_mod_level] = {"level", level_names, N(level_names), NULL},
   [ir_mod_policy] = {"policy", policy_names, N(policy_names), NULL},
   [ir_mod_l2evict2] = {"l2evict2", l2evict2_names, N(l2evict2_names), NULL},
+  [ir_mod_bulk] = {"bulk", bulk_names, N(bulk_names), NULL},
 };
 
 static const char *spell(const char *const *t, unsigned n, unsigned v) {
@@ -263,11 +265,12 @@ static const uint64_t op_fields[ir_op_count] = {
   [ir_op_shfl] = M(shfl) | M(sync),
   [ir_op_cp_async] = M(space) | M(cache) | M(l2prefetch) | M(has_cache_hint),
   [ir_op_cp_async_mbarrier_arrive] = M(space) | M(mbar),
-  [ir_op_cp_async_bulk] = M(space) | M(has_cache_hint),
+  [ir_op_cp_async_bulk] = M(space) | M(has_cache_hint) | M(bulk),
   [ir_op_cp_reduce_async_bulk] = M(space) | M(atomop) | M(has_cache_hint),
   [ir_op_cp_async_bulk_tensor] = M(space) | M(has_cache_hint),
   [ir_op_cp_reduce_async_bulk_tensor] = M(space) | M(atomop) | M(has_cache_hint),
   [ir_op_cp_async_bulk_prefetch] = M(space) | M(has_cache_hint) | M(level),
+  [ir_op_cp_async_bulk_wait_group] = M(bulk),
   [ir_op_cp_async_bulk_prefetch_tensor] = M(space) | M(has_cache_hint),
   [ir_op_multimem_ld_reduce] = MEMORD | M(atomop) | M(vec) | M(approx) | M(ftz) | M(acc_f32),
   [ir_op_multimem_st] = MEMORD | M(vec),

@@ -83,7 +83,7 @@ void ir_compute_preds_raw(ir_func *f);
   X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
   X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
   X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
-  X(mbar) X(l2evict2)
+  X(mbar) X(l2evict2) X(bulk)
 
 typedef enum ir_mod_field {
 #define X(f) ir_mod_##f,

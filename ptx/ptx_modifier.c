@@ -126,6 +126,18 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
           [ptx_mod_local] = IR_SPACE_LOCAL, [ptx_mod_const] = IR_SPACE_CONST,
           [ptx_mod_param] = IR_SPACE_PARAM, [ptx_mod_param_entry] = IR_SPACE_PARAM_ENTRY,
           [ptx_mod_param_func] = IR_SPACE_PARAM_FUNC, [ptx_mod_texspace] = IR_SPACE_TEX};
+      /* fence.proxy.async.global / .shared::{cta,cluster} (9.7.13.4): the
+       * space names the async proxy's state space */
+      if (op == ir_op_fence && m->proxy == IR_PROXY_ASYNC &&
+          (md == ptx_mod_global || md == ptx_mod_shared_cta || md == ptx_mod_shared_cluster)) {
+        m->proxy = md == ptx_mod_global ? IR_PROXY_ASYNC_GLOBAL
+                   : md == ptx_mod_shared_cta ? IR_PROXY_ASYNC_SHARED_CTA : IR_PROXY_ASYNC_SHARED_CLUSTER;
+        break;
+      }
+      /* cp.async.bulk: global <-> shared only (the shared::cta ->
+       * shared::cluster copy would need the source's space: kept opaque) */
+      if (m->space && op == ir_op_cp_async_bulk && (m->space == IR_SPACE_GLOBAL) == (md == ptx_mod_global))
+        return false;
       /* Copies name the destination's space first (cp.async.shared.global):
        * the first is kept; the source's follows from the op. */
       if (m->space && (op == ir_op_cp_async || op == ir_op_cp_async_bulk ||
@@ -342,6 +354,9 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
     case ptx_mod_fractional: m->policy = IR_POLICY_FRACTIONAL; break;
     case ptx_mod_range: m->policy = IR_POLICY_RANGE; break;
     case ptx_mod_cvt: m->policy = IR_POLICY_CVT; break;
+    case ptx_mod_complete_tx_bytes: m->bulk = IR_BULK_COMPLETE_TX; break;
+    case ptx_mod_bulk_group: m->bulk = IR_BULK_GROUP; break;
+    case ptx_mod_read: m->bulk = IR_BULK_READ; break;
     case ptx_mod_m8n8k4: m->shape = IR_SHAPE_M8N8K4; break;
     case ptx_mod_m8n8k16: m->shape = IR_SHAPE_M8N8K16; break;
     case ptx_mod_m8n8k32: m->shape = IR_SHAPE_M8N8K32; break;
