@@ -791,6 +791,11 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
     return emu_sel_mem(d, i, in);
 
+  /* ---- scalar video (emu_video.c) ---- */
+  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
+  case ir_op_vshl: case ir_op_vshr:
+    return emu_sel_video(d, i, in);
+
   /* ---- mbarrier objects (emu_mbarrier.c) ---- */
   case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
   case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
@@ -842,8 +847,6 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma_sp:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
-  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr:
   case ir_op_opaque:
   case ir_op_count:
     return dfmt(d, "unsupported instruction '%s'", op_name(i));

@@ -86,6 +86,14 @@ typedef struct lower_mbarrier_options {
 } lower_mbarrier_options;
 bool lower_mbarrier(ir_module *m, const lower_mbarrier_options *opt);
 
+/* ---- lower_video.c ------------------------------------------------------ */
+/* vadd vsub vabsdiff vmin vmax vshl vshr (scalar video) as 64-bit integer
+ * arithmetic. */
+typedef struct lower_video_options {
+  pw_diag *diag;
+} lower_video_options;
+bool lower_video(ir_module *m, const lower_video_options *opt);
+
 /* ---- lower_multimem.c --------------------------------------------------- */
 /* multimem.ld_reduce / st / red to ld / st / red: on a runtime of one
  * device a multimem address names one copy (multicast is reported

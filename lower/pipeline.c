@@ -63,6 +63,7 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
   LOWER_PASS(lower_async, .diag = diag);
   LOWER_PASS(lower_mbarrier, .diag = diag);
+  LOWER_PASS(lower_video, .diag = diag);
   LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
   LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
