@@ -121,6 +121,11 @@ static void unsupported(emitter *E, const ir_instr *i, const char *fmt, ...) {
   pw_error_at(E->d, E->src, i->loc.line, i->loc.col, "cannot compile '%s' in %s '%s' for %s: %s", ptx,
               E->f->is_kernel ? "kernel" : "function", E->f->name, E->c->target->name, why);
   E->failed = true;
+  /* ir_func.failed_at is an annotation for cg_compile_ptx (which owns the
+   * module and leaves out the kernels that reach this function), not part
+   * of the IR codegen reads: writing it through the const view is safe. */
+  ir_func *f = (ir_func *)E->f;
+  if (f && !f->failed_at) f->failed_at = i;
 }
 
 static LLVMTypeRef ltype(emitter *E, ir_type t) {
@@ -1514,7 +1519,17 @@ static void emit_instr(emitter *E, const ir_instr *i) {
   case ir_op_nanosleep:
   case ir_op_applypriority:
   case ir_op_discard:
-    return; /* hints without a required effect */
+  case ir_op_cp_async_bulk_prefetch:
+  case ir_op_cp_async_bulk_prefetch_tensor:
+    /* Hints without a required effect (PTX ISA 9.7.9.14-15, 9.7.9.25.4.3:
+     * discard leaves the lines' contents undefined, which keeping them is).
+     * AMDGPU has no per-thread data prefetch: gfx12's s_prefetch_data (what
+     * LLVM makes of llvm.prefetch there, AMDGPUUsage) takes a uniform
+     * scalar address, gfx9-gfx11 have none, and a prefetch that never
+     * faults cannot be a load.  Eviction priorities have no counterpart
+     * either (the cache-policy bits of AMD loads are per instruction,
+     * not per line), so these are no-ops. */
+    return;
   case ir_op_brkpt:
     cg_intrinsic(c, "llvm.debugtrap", NULL, 0, NULL, 0, false);
     return;
@@ -2065,8 +2080,15 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_trap: case ir_op_unreachable: case ir_op_bar: case ir_op_workgroup_barrier:
   case ir_op_wave_sync: case ir_op_membar: case ir_op_fence: case ir_op_prefetch:
   case ir_op_prefetchu: case ir_op_pmevent: case ir_op_nanosleep: case ir_op_applypriority:
-  case ir_op_discard: case ir_op_brkpt:
+  case ir_op_discard: case ir_op_brkpt: case ir_op_cp_async_bulk_prefetch:
+  case ir_op_cp_async_bulk_prefetch_tensor:
     break;
+  case ir_op_createpolicy:
+    /* The cache policy ld/st/cp.async take with .L2::cache_hint (PTX ISA
+     * 9.7.9.16): an opaque 64-bit value that only those hints read, and
+     * codegen honours none (above, prefetch), so any value is right.  0,
+     * as the emulator gives (emu_mem.c). */
+    return kint(c->i64, 0);
   /* warp-level: lower/ replaces them before codegen */
   case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
   case ir_op_elect: case ir_op_bar_warp_sync:
@@ -2083,10 +2105,9 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
-  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
   case ir_op_cp_async_bulk_commit_group: case ir_op_cp_async_bulk_wait_group:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
-  case ir_op_createpolicy: case ir_op_tensormap_replace: case ir_op_tex: case ir_op_tld4:
+  case ir_op_tensormap_replace: case ir_op_tex: case ir_op_tld4:
   case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust: case ir_op_sured:
   case ir_op_suq: case ir_op_bar_red: case ir_op_barrier_cluster: case ir_op_red_async:
   case ir_op_griddepcontrol: case ir_op_mbarrier_init: case ir_op_mbarrier_inval:

@@ -75,6 +75,8 @@ typedef struct cg_output {
   size_t size;
   uint32_t nkernels;          /* kernels checked present in the object */
   uint32_t nparts;            /* partitions compiled on their own threads (1: unsplit) */
+  uint32_t ndropped;          /* cg_compile_ptx: kernels left out, each reported as a
+                               * warning (docs/codegen.md "Per-kernel failure") */
 } cg_output;
 
 /* src is the PTX text the module's locations point into (may be NULL). */
@@ -95,12 +97,14 @@ typedef struct cg_ptx_info {
 
 /* The first instruction the PTX front end kept opaque (an instruction or
  * modifier it does not decode), and its function; NULL if none.  No
- * backend can run one: the runtime fails the module load on it (as CUDA's
- * JIT fails the whole module), convert reports it. */
+ * backend can run one: cg_compile_ptx leaves out the kernels that reach it
+ * (docs/codegen.md "Per-kernel failure"). */
 const ir_instr *cg_first_opaque(const ir_module *m, const ir_func **fn);
 
 /* PTX text (or a .pwir text, by name's suffix) to code for opt->target:
- * parse, no opaque instruction (cg_first_opaque), verify, lower_module()
+ * parse, leave out the kernels that reach an instruction no stage can
+ * translate (opaque, or reported by lower/ or codegen/: out->ndropped, a
+ * warning each), verify, lower_module()
  * for the target (unless no_lower, or the .pwir is already lowered),
  * cg_compile().  The one entry `ptxwave compile`, `ptxwave convert` and the
  * runtime's HIP backend share (docs/codegen.md "From PTX").  opt->info, if

@@ -664,6 +664,10 @@ static bool is_mem_op(ir_op op) {
   case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_cp_async:
   case ir_op_ldmatrix: case ir_op_stmatrix:
+  case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
+  case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
+  case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_cp_async_mbarrier_arrive:
+  case ir_op_cp_async_bulk:
     return true;
   default:
     return false;
@@ -784,7 +788,21 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_nanosleep: case ir_op_pmevent: case ir_op_brkpt: case ir_op_griddepcontrol:
   case ir_op_applypriority: case ir_op_discard: case ir_op_createpolicy:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
+  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
     return emu_sel_mem(d, i, in);
+
+  /* ---- scalar video (emu_video.c) ---- */
+  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
+  case ir_op_vshl: case ir_op_vshr:
+    return emu_sel_video(d, i, in);
+
+  /* ---- mbarrier objects (emu_mbarrier.c) ---- */
+  case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
+  case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
+  case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_mbarrier_pending_count:
+  case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_async_bulk_commit_group:
+  case ir_op_cp_async_bulk_wait_group:
+    return emu_sel_mbarrier(d, i, in);
 
   /* ---- warp ---- */
   case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
@@ -818,24 +836,17 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
-  case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
+  case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
-  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
-  case ir_op_cp_async_bulk_commit_group: case ir_op_cp_async_bulk_wait_group:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
   case ir_op_tensormap_replace:
   case ir_op_tex: case ir_op_tld4: case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust:
   case ir_op_sured: case ir_op_suq:
   case ir_op_barrier_cluster: case ir_op_red_async:
-  case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
-  case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
-  case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_mbarrier_pending_count:
   case ir_op_setmaxnreg:
   case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma_sp:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
-  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr:
   case ir_op_opaque:
   case ir_op_count:
     return dfmt(d, "unsupported instruction '%s'", op_name(i));

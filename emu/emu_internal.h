@@ -10,6 +10,8 @@
  *   emu_mem.c      ld st atom red cvta isspacep fences; address windows
  *   emu_warp.c     shfl vote match redux activemask elect
  *   emu_matrix.c   mma ldmatrix stmatrix movmatrix (whole-warp ops)
+ *   emu_mbarrier.c mbarrier.* objects, cp.async.mbarrier.arrive, cp.async.bulk
+ *   emu_video.c    vadd vsub vabsdiff vmin vmax vshl vshr (scalar video)
  *   emu_exec.c     one wave: dispatch, divergence (per-lane PCs, min-PC
  *                  scheduling), calls, barriers, exit
  *   emu_sched.c    workgroups on host threads, forward progress, launch
@@ -424,6 +426,8 @@ const char *emu_sel_cvt(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_warp(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_matrix(emu_decoder *d, const ir_instr *i, emu_inst *in);
+const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in);
+const char *emu_sel_video(emu_decoder *d, const ir_instr *i, emu_inst *in);
 /* emu_inst.sub of an EMU_K_SYNC op without a member-mask operand: the
  * .sync.aligned matrix ops wait for the whole warp. */
 #define EMU_SYNC_WHOLE_WARP 0xffu

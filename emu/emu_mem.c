@@ -703,6 +703,9 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_nanosleep: case ir_op_pmevent:
   case ir_op_brkpt: case ir_op_griddepcontrol: case ir_op_applypriority: case ir_op_discard:
+  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
+    /* hints: caches are not modelled (docs/emulator.md); discard leaves
+     * the bytes undefined, which keeping them is */
     in->fn = h_nop;
     return NULL;
   default:

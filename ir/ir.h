@@ -217,6 +217,23 @@ typedef enum ir_query {
 } ir_query;
 /* griddepcontrol (9.7.13.13) */
 typedef enum ir_gdc { IR_GDC_NONE, IR_GDC_LAUNCH_DEPENDENTS, IR_GDC_WAIT } ir_gdc;
+/* The variants of the mbarrier family (9.7.13.15): test_wait/try_wait
+ * .parity (the operand is a phase parity, not a state), arrive/arrive_drop
+ * .expect_tx (src[1] is a tx-count) and .noComplete, cp.async.mbarrier.arrive
+ * .noinc. */
+/* The cache level of prefetch, prefetchu, discard, cp.async.bulk.prefetch
+ * and createpolicy.cvt (.L1 .L2), or prefetch's .tensormap (9.7.9.15). */
+typedef enum ir_level { IR_LEVEL_NONE, IR_LEVEL_L1, IR_LEVEL_L2, IR_LEVEL_TENSORMAP } ir_level;
+/* createpolicy's form (9.7.9.16); its primary priority is mods.l2evict, the
+ * secondary one mods.l2evict2 (evict_first or evict_unchanged). */
+typedef enum ir_policy { IR_POLICY_NONE, IR_POLICY_FRACTIONAL, IR_POLICY_RANGE, IR_POLICY_CVT } ir_policy;
+/* cp.async.bulk's completion mechanism (9.7.9.25.4.1): an mbarrier's
+ * complete-tx (src[3]) or the bulk async-group; cp.async.bulk.wait_group's
+ * .read (wait for the reads only). */
+typedef enum ir_bulkmode { IR_BULK_NONE, IR_BULK_COMPLETE_TX, IR_BULK_GROUP, IR_BULK_READ } ir_bulkmode;
+typedef enum ir_mbarmode {
+  IR_MBAR_NONE, IR_MBAR_PARITY, IR_MBAR_EXPECT_TX, IR_MBAR_NOCOMPLETE, IR_MBAR_NOINC,
+} ir_mbarmode;
 
 /* The modifiers of one instruction.  Small enum fields, 0 = not given.  A
  * field is meaningful only for the ops that document it in ir_ops.def; the
@@ -278,6 +295,11 @@ typedef struct ir_mods {
   uint8_t surfmode;   /* ir_surfmode: suld sust */
   uint8_t query;      /* ir_query: txq suq */
   uint8_t gdc;        /* ir_gdc: griddepcontrol */
+  uint8_t mbar;       /* ir_mbarmode: mbarrier.*, cp.async.mbarrier.arrive */
+  uint8_t level;      /* ir_level: prefetch prefetchu discard cp.async.bulk.prefetch createpolicy */
+  uint8_t policy;     /* ir_policy: createpolicy */
+  uint8_t l2evict2;   /* ir_evict: createpolicy's secondary priority */
+  uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
 } ir_mods;
 
 /* ---- values ----------------------------------------------------------- */
@@ -449,6 +471,12 @@ struct ir_func {
   uint32_t nvalues;        /* next value id */
   ir_module *module;
   ir_func *next;
+  /* The first instruction of this function that a later stage could not
+   * translate (set by lower_error, codegen's unsupported report, and for
+   * opaque instructions by cg_compile_ptx), or NULL: an annotation like a
+   * value's divergence.  cg_compile_ptx leaves out the kernels that reach
+   * such a function (docs/codegen.md "Per-kernel failure"). */
+  const ir_instr *failed_at;
   ir_loc loc;
 };
 

@@ -432,7 +432,12 @@ static void reach_value(reach *R, const ir_value *v) {
   if (v && v->kind == IR_VAL_SYMBOL && v->symref.sym.kind == IR_SYM_FUNC) reach_func(R, v->symref.sym.func);
 }
 
-void ir_link_drop_unreached(ir_module *m) {
+static void drop_unreached(ir_module *m, bool from_visible);
+
+void ir_link_drop_unreached(ir_module *m) { drop_unreached(m, false); }
+void ir_link_drop_unreached_local(ir_module *m) { drop_unreached(m, true); }
+
+static void drop_unreached(ir_module *m, bool from_visible) {
   reach R = {0};
   ir_foreach_func(m, f) R.n++;
   R.fn = calloc(R.n ? R.n : 1, sizeof *R.fn);
@@ -446,7 +451,9 @@ void ir_link_drop_unreached(ir_module *m) {
     R.fn[n++] = f;
   }
   qsort(R.by_addr, R.n, sizeof *R.by_addr, by_addr_cmp);
-  ir_foreach_func(m, f) if (f->is_kernel || f->is_decl) reach_func(&R, f);
+  ir_foreach_func(m, f) {
+    if (f->is_kernel || f->is_decl || (from_visible && f->linkage != IR_LINK_INTERNAL)) reach_func(&R, f);
+  }
   for (uint32_t g = 0; g < m->nglobals; g++)
     for (uint32_t r = 0; r < m->globals[g]->nrelocs; r++)
       if (m->globals[g]->relocs[r].sym.kind == IR_SYM_FUNC) reach_func(&R, m->globals[g]->relocs[r].sym.func);
@@ -481,4 +488,93 @@ out:
   free(R.by_addr);
   free(R.live);
   free(R.stack);
+}
+
+/* ---- per-kernel failure ----------------------------------------------------
+ * Each function's callees as indices (the edges of reach_value above), then
+ * a fixed point: a function fails if it has failed_at or a callee fails.
+ * Recursion converges: a cause, once set, never changes. */
+typedef struct edges {
+  uint32_t *to, n, cap;
+} edges;
+
+static bool edge_add(edges *E, uint32_t k) {
+  if (k == UINT32_MAX) return true;
+  if (E->n == E->cap) {
+    uint32_t nc = E->cap ? E->cap * 2 : 8;
+    uint32_t *t = realloc(E->to, nc * sizeof *t);
+    if (!t) return false;
+    E->to = t;
+    E->cap = nc;
+  }
+  E->to[E->n++] = k;
+  return true;
+}
+
+static uint32_t value_callee(const reach *R, const ir_value *v) {
+  return v && v->kind == IR_VAL_SYMBOL && v->symref.sym.kind == IR_SYM_FUNC ? func_index(R, v->symref.sym.func)
+                                                                         : UINT32_MAX;
+}
+
+bool ir_link_failure_causes(const ir_module *m, const ir_func **cause) {
+  reach R = {0};
+  ir_foreach_func(m, f) R.n++;
+  R.fn = calloc(R.n ? R.n : 1, sizeof *R.fn);
+  R.by_addr = calloc(R.n ? R.n : 1, sizeof *R.by_addr);
+  edges *E = calloc(R.n ? R.n : 1, sizeof *E);
+  bool ok = R.fn && R.by_addr && E;
+  uint32_t n = 0;
+  if (ok) {
+    ir_foreach_func(m, f) {
+      R.by_addr[n] = (struct fn_at){f, n};
+      R.fn[n++] = (ir_func *)f;
+    }
+    qsort(R.by_addr, R.n, sizeof *R.by_addr, by_addr_cmp);
+  }
+  for (uint32_t k = 0; ok && k < R.n; k++) {
+    cause[k] = R.fn[k]->failed_at ? R.fn[k] : NULL;
+    ir_foreach_block(R.fn[k], b) ir_foreach_instr(b, i) {
+      for (unsigned s = 0; ok && s < i->nsrc; s++) ok = edge_add(&E[k], value_callee(&R, i->src[s]));
+      if (i->keep)
+        for (unsigned s = 0; ok && s < i->ndst; s++) ok = edge_add(&E[k], value_callee(&R, i->keep[s]));
+      if (ok && i->op == ir_op_call && i->aux) {
+        const ir_call_info *ci = i->aux;
+        for (uint32_t t = 0; ok && t < ci->ntargets; t++) ok = edge_add(&E[k], func_index(&R, ci->targets[t]));
+      }
+    }
+  }
+  for (bool changed = ok; changed;) {
+    changed = false;
+    for (uint32_t k = 0; k < R.n; k++) {
+      if (cause[k]) continue;
+      for (uint32_t e = 0; e < E[k].n; e++)
+        if (cause[E[k].to[e]]) {
+          cause[k] = cause[E[k].to[e]];
+          changed = true;
+          break;
+        }
+    }
+  }
+  for (uint32_t k = 0; E && k < R.n; k++) free(E[k].to);
+  free(E);
+  free(R.fn);
+  free(R.by_addr);
+  return ok;
+}
+
+void ir_link_remove_funcs(ir_module *m, const uint8_t *drop) {
+  ir_func *prev = NULL, *next;
+  uint32_t k = 0;
+  m->nfuncs = 0;
+  for (ir_func *f = m->funcs; f; f = next, k++) {
+    next = f->next;
+    if (drop[k]) continue;
+    if (prev) prev->next = f;
+    else m->funcs = f;
+    prev = f;
+    m->nfuncs++;
+  }
+  if (prev) prev->next = NULL;
+  else m->funcs = NULL;
+  m->last_func = prev;
 }

@@ -56,6 +56,22 @@ bool ir_link_check_defined(const ir_module *m, pw_diag *d);
  * instructions took 5 s to become an empty code object, ptxas's 0.7 s).
  * Not for relocatable objects: a later link may call what is visible. */
 void ir_link_drop_unreached(ir_module *m);
+/* The same for a relocatable object: what a later link may call (visible,
+ * weak, common and extern functions) is kept too; module-local functions
+ * no kernel or kept function reaches go. */
+void ir_link_drop_unreached_local(ir_module *m);
+
+/* Per-kernel failure (docs/codegen.md "Per-kernel failure"): cause[k], for
+ * the k-th function of m in order, is a function with failed_at set that
+ * it reaches (through the same edges as ir_link_drop_unreached: calls,
+ * addresses taken, .calltargets), itself first, or NULL.  False if out of
+ * memory (cause untouched). */
+bool ir_link_failure_causes(const ir_module *m, const ir_func **cause);
+
+/* Unlinks the functions with drop[k] set (k: the function's position in
+ * m's list).  Their memory is the arena's; the name table keeps them, as
+ * after ir_link_drop_unreached. */
+void ir_link_remove_funcs(ir_module *m, const uint8_t *drop);
 
 /* Links mods[0..n) into mods[0] in order and, unless allow_undefined,
  * checks that nothing is left undefined.  Consumes every module: returns

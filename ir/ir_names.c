@@ -82,6 +82,15 @@ static const char *const query_names[] = {
   "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
 };
 static const char *const gdc_names[] = {"", "launch_dependents", "wait"};
+static const char *const level_names[] = {"", "L1", "L2", "tensormap"};
+static const char *const policy_names[] = {"", "fractional", "range", "cvt"};
+/* createpolicy's second priority: spelled apart from the first (l2evict),
+ * which createpolicy also takes */
+static const char *const l2evict2_names[] = {
+  "", NULL, "L2::secondary_evict_unchanged", "L2::secondary_evict_first",
+};
+static const char *const bulk_names[] = {"", "mbarrier::complete_tx::bytes", "bulk_group", "read"};
+static const char *const mbar_names[] = {"", "parity", "expect_tx", "noComplete", "noinc"};
 
 #define FLAG(set) ((const char *const[]){"", set})
 
@@ -142,6 +151,11 @@ const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
   [ir_mod_query] = {"query", query_names, N(query_names), NULL},
   [ir_mod_gdc] = {"gdc", gdc_names, N(gdc_names), NULL},
   [ir_mod_acc_f32] = {"acc_f32", FLAG("acc::f32"), 2, NULL},
+  [ir_mod_mbar] = {"mbar", mbar_names, N(mbar_names), NULL},
+  [ir_mod_level] = {"level", level_names, N(level_names), NULL},
+  [ir_mod_policy] = {"policy", policy_names, N(policy_names), NULL},
+  [ir_mod_l2evict2] = {"l2evict2", l2evict2_names, N(l2evict2_names), NULL},
+  [ir_mod_bulk] = {"bulk", bulk_names, N(bulk_names), NULL},
 };
 
 static const char *spell(const char *const *t, unsigned n, unsigned v) {
@@ -240,7 +254,8 @@ static const uint64_t op_fields[ir_op_count] = {
   [ir_op_ldu] = M(space) | M(vec),
   [ir_op_st] = MEMORD | M(cache) | HINTS | M(vec),
   [ir_op_st_async] = MEMORD | M(vec),
-  [ir_op_prefetch] = M(space) | M(l1evict) | M(l2evict),
+  [ir_op_prefetch] = M(space) | M(l1evict) | M(l2evict) | M(level),
+  [ir_op_prefetchu] = M(level),
   [ir_op_isspacep] = M(space),
   [ir_op_cvta] = M(space) | M(cvta_to),
   [ir_op_cvt] = FLOAT | M(relu) | M(satfinite),
@@ -249,19 +264,20 @@ static const uint64_t op_fields[ir_op_count] = {
   [ir_op_getctarank] = M(space),
   [ir_op_shfl] = M(shfl) | M(sync),
   [ir_op_cp_async] = M(space) | M(cache) | M(l2prefetch) | M(has_cache_hint),
-  [ir_op_cp_async_mbarrier_arrive] = M(space),
-  [ir_op_cp_async_bulk] = M(space) | M(has_cache_hint),
+  [ir_op_cp_async_mbarrier_arrive] = M(space) | M(mbar),
+  [ir_op_cp_async_bulk] = M(space) | M(has_cache_hint) | M(bulk),
   [ir_op_cp_reduce_async_bulk] = M(space) | M(atomop) | M(has_cache_hint),
   [ir_op_cp_async_bulk_tensor] = M(space) | M(has_cache_hint),
   [ir_op_cp_reduce_async_bulk_tensor] = M(space) | M(atomop) | M(has_cache_hint),
-  [ir_op_cp_async_bulk_prefetch] = M(space) | M(has_cache_hint),
+  [ir_op_cp_async_bulk_prefetch] = M(space) | M(has_cache_hint) | M(level),
+  [ir_op_cp_async_bulk_wait_group] = M(bulk),
   [ir_op_cp_async_bulk_prefetch_tensor] = M(space) | M(has_cache_hint),
   [ir_op_multimem_ld_reduce] = MEMORD | M(atomop) | M(vec) | M(approx) | M(ftz) | M(acc_f32),
   [ir_op_multimem_st] = MEMORD | M(vec),
   [ir_op_multimem_red] = MEMORD | M(atomop) | M(vec),
-  [ir_op_createpolicy] = M(l1evict) | M(l2evict),
+  [ir_op_createpolicy] = M(policy) | M(space) | M(l2evict) | M(l2evict2) | M(level),
   [ir_op_applypriority] = M(space) | M(l2evict),
-  [ir_op_discard] = M(space),
+  [ir_op_discard] = M(space) | M(level),
   [ir_op_tensormap_replace] = M(space),
   [ir_op_tex] = M(vec) | M(unified) | M(geom) | M(texlod),
   [ir_op_tld4] = M(vec) | M(unified) | M(geom) | M(texcomp),
@@ -292,10 +308,10 @@ static const uint64_t op_fields[ir_op_count] = {
   [ir_op_mbarrier_inval] = M(space),
   [ir_op_mbarrier_expect_tx] = MEMORD,
   [ir_op_mbarrier_complete_tx] = MEMORD,
-  [ir_op_mbarrier_arrive] = MEMORD,
-  [ir_op_mbarrier_arrive_drop] = MEMORD,
-  [ir_op_mbarrier_test_wait] = MEMORD,
-  [ir_op_mbarrier_try_wait] = MEMORD,
+  [ir_op_mbarrier_arrive] = MEMORD | M(mbar),
+  [ir_op_mbarrier_arrive_drop] = MEMORD | M(mbar),
+  [ir_op_mbarrier_test_wait] = MEMORD | M(mbar),
+  [ir_op_mbarrier_try_wait] = MEMORD | M(mbar),
   [ir_op_mbarrier_pending_count] = 0,
   [ir_op_wmma_load] = M(space) | M(sync) | M(aligned) | M(shape) | M(layout) | M(frag),
   [ir_op_wmma_store] = M(space) | M(sync) | M(aligned) | M(shape) | M(layout) | M(frag),

@@ -76,13 +76,14 @@ void ir_compute_preds_raw(ir_func *f);
 /* Every field of ir_mods, in the order the printer writes them (close to
  * PTX's own order: ld.relaxed.gpu.global.nc.L1::evict_last.v4.f32). */
 #define IR_MOD_FIELDS(X)                                                             \
-  X(uni) X(sync) X(sem) X(scope) X(cvta_to) X(space) X(nc) X(cache) X(l1evict)       \
+  X(uni) X(sync) X(sem) X(scope) X(cvta_to) X(policy) X(space) X(level) X(nc) X(cache) X(l1evict)       \
   X(l2evict) X(has_cache_hint) X(l2prefetch) X(atomop) X(shfl) X(vote) X(match)      \
   X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
   X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
   X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
   X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
-  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)
+  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
+  X(mbar) X(l2evict2) X(bulk)
 
 typedef enum ir_mod_field {
 #define X(f) ir_mod_##f,

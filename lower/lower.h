@@ -77,6 +77,23 @@ typedef struct lower_async_options {
 } lower_async_options;
 bool lower_async(ir_module *m, const lower_async_options *opt);
 
+/* ---- lower_mbarrier.c --------------------------------------------------- */
+/* mbarrier.* and cp.async.mbarrier.arrive as 64-bit loads, stores and
+ * compare-and-swap loops on the object word (ir/ir_mbarrier.h).  Runs after
+ * lower_async (cp.async is then synchronous). */
+typedef struct lower_mbarrier_options {
+  pw_diag *diag;
+} lower_mbarrier_options;
+bool lower_mbarrier(ir_module *m, const lower_mbarrier_options *opt);
+
+/* ---- lower_video.c ------------------------------------------------------ */
+/* vadd vsub vabsdiff vmin vmax vshl vshr (scalar video) as 64-bit integer
+ * arithmetic. */
+typedef struct lower_video_options {
+  pw_diag *diag;
+} lower_video_options;
+bool lower_video(ir_module *m, const lower_video_options *opt);
+
 /* ---- lower_multimem.c --------------------------------------------------- */
 /* multimem.ld_reduce / st / red to ld / st / red: on a runtime of one
  * device a multimem address names one copy (multicast is reported

@@ -27,14 +27,81 @@
  * allocation, so they are never read).  .ca/.cg and the
  * cache policy are cache hints with no meaning for the result (dropped).
  * The offset of [dst+off] is the instruction's (the parser folds a [src+k]
- * into an add).  cp.async.bulk* and cp.async.mbarrier.arrive are not
- * expanded here and stay unsupported by codegen.
+ * into an add).
+ *
+ * cp.async.bulk (9.7.9.25.4.1) the same way: global -> shared::cta/cluster
+ * completing on an mbarrier, or shared::cta -> global in a bulk
+ * async-group, done by the issuing thread as a loop of 16-byte ld.v4 +
+ * st.v4 (the ISA requires 16-byte alignment and a multiple of 16 bytes),
+ * then mbarrier.complete_tx(size) on the mbarrier, which lower_mbarrier
+ * (next) expands; cp.async.bulk.commit_group / wait_group{.read} have
+ * nothing left to wait for (removed).  The tensor and reduction forms and
+ * cp.async.mbarrier.arrive are not expanded here.
  */
 #include "lower_internal.h"
 
 static bool want(const ir_instr *i, void *data) {
   (void)data;
-  return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group;
+  return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group ||
+         i->op == ir_op_cp_async_bulk || i->op == ir_op_cp_async_bulk_commit_group ||
+         i->op == ir_op_cp_async_bulk_wait_group;
+}
+
+/* cp.async.bulk [dst], [src], size{, [mbar]}:
+ *   pre:  br head
+ *   head: k = phi(0, k + 16); cbr k < size, body, exit
+ *   body: v = ld.v4.b32 [src + k]; st.v4.b32 [dst + k], v; br head
+ *   exit: mbarrier.complete_tx [mbar], size       (the mbarrier form) */
+static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) {
+  unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+  bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX, to_global = i->mods.space == IR_SPACE_GLOBAL;
+  if (nval != (tx ? 4u : 3u) || to_global == tx) {
+    lower_error(o->diag, i, "cp.async.bulk other than global -> shared with an mbarrier or shared -> global "
+                "in a bulk group");
+    return false;
+  }
+  ir_mods dm = {.space = to_global ? IR_SPACE_GLOBAL : IR_SPACE_SHARED, .vec = 4};
+  ir_mods sm = {.space = to_global ? IR_SPACE_SHARED : IR_SPACE_GLOBAL, .vec = 4};
+  ir_value *dst = i->src[0], *src = i->src[1];
+  ir_type dt = (ir_type)dst->type, st = (ir_type)src->type;
+  if (ir_type_bits(dt) != 32) dt = ir_type_u64;
+  else dt = ir_type_u32;
+  if (ir_type_bits(st) != 32) st = ir_type_u64;
+  else st = ir_type_u32;
+  ir_value *n = i->src[2];
+  if (ir_type_bits((ir_type)n->type) == 64) n = lower_lo32(b, n);
+  ir_func *f = b->block->func;
+  ir_block *pre = b->block;
+  ir_block *exit = ir_block_split_before(b->before, NULL);
+  ir_block *head = ir_block_create_after(f, pre, NULL);
+  ir_block *body = ir_block_create_after(f, head, NULL);
+  ir_builder p = ir_builder_at_end(pre);
+  p.loc = b->loc;
+  ir_br(&p, head);
+  ir_builder h = ir_builder_at_end(head);
+  h.loc = b->loc;
+  ir_instr *phi = ir_phi(&h, head, ir_type_u32, 1);
+  ir_phi_set_src(phi, 0, lower_imm32(&h, 0));
+  ir_value *k = phi->dst[0];
+  ir_cbr(&h, lower_setp(&h, IR_CMP_LT, ir_type_u32, k, n), body, exit);
+  ir_builder y = ir_builder_at_end(body);
+  y.loc = b->loc;
+  ir_value *kd = dt == ir_type_u32 ? k : lower_zext64(&y, k);
+  ir_value *ks = st == ir_type_u32 ? k : lower_zext64(&y, k);
+  ir_value *sa = ir_alu2(&y, ir_op_add, st, src, ks);
+  ir_value *da = ir_alu2(&y, ir_op_add, dt, dst, kd);
+  ir_instr *ld = ir_build_mem(&y, ir_op_ld, ir_type_b32, sa, 0, 0, NULL, 4, &sm);
+  ir_build_mem(&y, ir_op_st, ir_type_b32, da, i->offset, 4, ld->dst, 0, &dm);
+  ir_value *k2 = ir_alu2(&y, ir_op_add, ir_type_u32, k, lower_imm32(&y, 16));
+  ir_br(&y, head);
+  ir_phi_add_src(phi, k2);
+  ir_loc loc = b->loc;
+  *b = ir_builder_before(exit->first);
+  b->loc = loc;
+  if (tx)
+    ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[3], 0, 1, (ir_value *[]){n}, 0,
+                 IR_MODS(.space = IR_SPACE_SHARED));
+  return true;
 }
 
 /* cp.async with a src-size: from = min(src-size, n) bytes copied, the rest
@@ -102,6 +169,7 @@ static bool src_size_copy(ir_builder *b, ir_instr *i, ir_value *dst, ir_value *s
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   const lower_async_options *o = data;
   (void)out;
+  if (i->op == ir_op_cp_async_bulk) return bulk_copy(b, i, o);
   if (i->op != ir_op_cp_async) return true;   /* every copy is complete already */
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   uint64_t n = 0;

@@ -30,6 +30,10 @@ static void report(pw_diag *d, const ir_instr *i, bool warning, const char *fmt,
 }
 
 void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) {
+  /* the function is marked: cg_compile_ptx leaves out the kernels that
+   * reach it and compiles the others (ir_func.failed_at) */
+  ir_func *f = i->block ? i->block->func : NULL;
+  if (f && !f->failed_at) f->failed_at = i;
   va_list ap;
   va_start(ap, fmt);
   report(d, i, false, fmt, ap);

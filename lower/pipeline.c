@@ -17,7 +17,9 @@
  * warp-level op or register may remain.
  * opt_dce sweeps what the lowerings built and did not use.  lower_multimem
  * comes first: it only turns multimem.* into ld/st/red, which the later
- * passes do not touch.
+ * passes do not touch; so do lower_async (cp.async as ld + st) and
+ * lower_mbarrier after it (its arrive on cp.async completion is then due
+ * at once).
  */
 #include <string.h>
 
@@ -60,6 +62,8 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
   LOWER_PASS(lower_async, .diag = diag);
+  LOWER_PASS(lower_mbarrier, .diag = diag);
+  LOWER_PASS(lower_video, .diag = diag);
   LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
   LOWER_PASS(lower_printf, .target = t->name, .diag = diag);

@@ -126,6 +126,18 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
           [ptx_mod_local] = IR_SPACE_LOCAL, [ptx_mod_const] = IR_SPACE_CONST,
           [ptx_mod_param] = IR_SPACE_PARAM, [ptx_mod_param_entry] = IR_SPACE_PARAM_ENTRY,
           [ptx_mod_param_func] = IR_SPACE_PARAM_FUNC, [ptx_mod_texspace] = IR_SPACE_TEX};
+      /* fence.proxy.async.global / .shared::{cta,cluster} (9.7.13.4): the
+       * space names the async proxy's state space */
+      if (op == ir_op_fence && m->proxy == IR_PROXY_ASYNC &&
+          (md == ptx_mod_global || md == ptx_mod_shared_cta || md == ptx_mod_shared_cluster)) {
+        m->proxy = md == ptx_mod_global ? IR_PROXY_ASYNC_GLOBAL
+                   : md == ptx_mod_shared_cta ? IR_PROXY_ASYNC_SHARED_CTA : IR_PROXY_ASYNC_SHARED_CLUSTER;
+        break;
+      }
+      /* cp.async.bulk: global <-> shared only (the shared::cta ->
+       * shared::cluster copy would need the source's space: kept opaque) */
+      if (m->space && op == ir_op_cp_async_bulk && (m->space == IR_SPACE_GLOBAL) == (md == ptx_mod_global))
+        return false;
       /* Copies name the destination's space first (cp.async.shared.global):
        * the first is kept; the source's follows from the op. */
       if (m->space && (op == ir_op_cp_async || op == ir_op_cp_async_bulk ||
@@ -165,8 +177,15 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
     case ptx_mod_L1_evict_last: m->l1evict = IR_EVICT_LAST; break;
     case ptx_mod_L1_no_allocate: m->l1evict = IR_EVICT_NO_ALLOCATE; break;
     case ptx_mod_L2_evict_normal: m->l2evict = IR_EVICT_NORMAL; break;
-    case ptx_mod_L2_evict_unchanged: m->l2evict = IR_EVICT_UNCHANGED; break;
-    case ptx_mod_L2_evict_first: m->l2evict = IR_EVICT_FIRST; break;
+    case ptx_mod_L2_evict_unchanged:
+    case ptx_mod_L2_evict_first: {
+      /* createpolicy.L2::primary{.L2::secondary}: the second one is the
+       * secondary priority (9.7.9.16) */
+      uint8_t e = md == ptx_mod_L2_evict_first ? IR_EVICT_FIRST : IR_EVICT_UNCHANGED;
+      if (op == ir_op_createpolicy && m->l2evict) m->l2evict2 = e;
+      else m->l2evict = e;
+      break;
+    }
     case ptx_mod_L2_evict_last: m->l2evict = IR_EVICT_LAST; break;
     case ptx_mod_L2_64B: m->l2prefetch = 1; break;
     case ptx_mod_L2_128B: m->l2prefetch = 2; break;
@@ -323,6 +342,21 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
     case ptx_mod_trans: m->trans = 1; break;
     case ptx_mod_acc_f32: m->acc_f32 = 1; break;
     case ptx_mod_launch_dependents: m->gdc = IR_GDC_LAUNCH_DEPENDENTS; break;
+    /* mbarrier variants (9.7.13.15.13-16) and cp.async.mbarrier.arrive.noinc
+     * (9.7.9.25.3.3); ir_mods_fit_op refuses them on other ops */
+    case ptx_mod_parity: m->mbar = IR_MBAR_PARITY; break;
+    case ptx_mod_expect_tx: m->mbar = IR_MBAR_EXPECT_TX; break;
+    case ptx_mod_noComplete: m->mbar = IR_MBAR_NOCOMPLETE; break;
+    case ptx_mod_noinc: m->mbar = IR_MBAR_NOINC; break;
+    case ptx_mod_L1: m->level = IR_LEVEL_L1; break;
+    case ptx_mod_L2: m->level = IR_LEVEL_L2; break;
+    case ptx_mod_tensormap: m->level = IR_LEVEL_TENSORMAP; break;
+    case ptx_mod_fractional: m->policy = IR_POLICY_FRACTIONAL; break;
+    case ptx_mod_range: m->policy = IR_POLICY_RANGE; break;
+    case ptx_mod_cvt: m->policy = IR_POLICY_CVT; break;
+    case ptx_mod_complete_tx_bytes: m->bulk = IR_BULK_COMPLETE_TX; break;
+    case ptx_mod_bulk_group: m->bulk = IR_BULK_GROUP; break;
+    case ptx_mod_read: m->bulk = IR_BULK_READ; break;
     case ptx_mod_m8n8k4: m->shape = IR_SHAPE_M8N8K4; break;
     case ptx_mod_m8n8k16: m->shape = IR_SHAPE_M8N8K16; break;
     case ptx_mod_m8n8k32: m->shape = IR_SHAPE_M8N8K32; break;

@@ -188,9 +188,12 @@ CUresult rt_copy2d_array(const CUDA_MEMCPY2D *c, CUstream s, bool async);
 
 /* ---- rt_ir.c ---------------------------------------------------------- */
 #include "ir/ir.h"
-/* False, with a message naming the instruction, function and line, when m
- * holds an instruction no backend runs (ir_op_opaque). */
-bool rt_ir_supported(const ir_module *m, const char *name, char *err, size_t cap);
+/* A launch of a kernel the code object lacks: true when m (module `name`)
+ * has that kernel, which the compile then left out (cg_compile_ptx), with a
+ * message naming the instruction, the function, the line and the target
+ * where an opaque instruction explains it. */
+bool rt_ir_left_out(const ir_module *m, const char *name, const char *kernel, const char *target, char *err,
+                    size_t cap);
 
 /* ---- rt_export.c ------------------------------------------------------ */
 /* The HMAC-MD2 of CUDA's integrity check (docs/runtime.md), exposed for

@@ -561,6 +561,7 @@ static CUresult compile_in_process(rt_backend *b, const char *name, const char *
     pw_diag_fini(&d);
     return CUDA_ERROR_INVALID_PTX;
   }
+  if (out.ndropped) RT_LOG(rt_warn, "hip: %s: %u kernels left out:\n%s", name, out.ndropped, pw_diag_text(&d));
   pw_diag_fini(&d);
   *obj = out.data;
   *obj_len = out.size;
@@ -817,8 +818,9 @@ static bool hsaco_layouts(const void *obj, size_t len, kmeta **out, unsigned *no
   return false;
 }
 
-/* The module's IR, parsed now, and the check that it has no instruction no
- * backend runs (the message names it, its kernel and line). */
+/* The module's IR, parsed now.  An instruction no backend runs fails only
+ * the kernels that reach it: the compile leaves them out, their launch
+ * says why (rt_ir_left_out). */
 static CUresult parse_checked(rt_backend *b, const char *name, const char *ptx, size_t len,
                               ir_module **out) {
   pw_diag d;
@@ -830,10 +832,6 @@ static CUresult parse_checked(rt_backend *b, const char *name, const char *ptx, 
     return CUDA_ERROR_INVALID_PTX;
   }
   pw_diag_fini(&d);
-  if (!rt_ir_supported(ir, name, b->error, sizeof b->error)) {
-    ir_module_destroy(ir);
-    return CUDA_ERROR_INVALID_PTX;
-  }
   *out = ir;
   return CUDA_SUCCESS;
 }
@@ -1005,7 +1003,14 @@ static CUresult launch(rt_backend *b, rt_bmodule *m, const char *kernel, const u
                        size_t size) {
   hip_be *h = H(b);
   void *fn = NULL;
-  CUresult r = from_hip(b, "hipModuleGetFunction", h->hipModuleGetFunction(&fn, m->hmod, kernel));
+  hip_err he = h->hipModuleGetFunction(&fn, m->hmod, kernel);
+  if (he) {
+    /* a kernel of the PTX that the compile left out (cg_compile_ptx) */
+    if (!m->ir && m->ptx) (void)parse_checked(b, m->name, m->ptx, m->ptx_len, &m->ir);
+    if (m->ir && rt_ir_left_out(m->ir, m->name, kernel, h->props[0].arch, b->error, sizeof b->error))
+      return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  CUresult r = from_hip(b, "hipModuleGetFunction", he);
   if (r != CUDA_SUCCESS) return r;
   size_t sz = size;
   void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)params, HIP_LAUNCH_PARAM_BUFFER_SIZE,

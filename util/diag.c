@@ -47,6 +47,19 @@ static void emit(pw_diag *d, const char *fmt, ...) {
   va_end(ap);
 }
 
+void pw_diag_append_text(pw_diag *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emitv(d, fmt, ap);
+  va_end(ap);
+}
+
+void pw_diag_append(pw_diag *d, const pw_diag *from) {
+  if (from->buf_len) emit(d, "%s", pw_diag_text(from));
+  d->nerrors += from->nerrors;
+  d->nwarnings += from->nwarnings;
+}
+
 /* Counts the message and says whether it is still to be shown. */
 static bool count(pw_diag *d, bool warning) {
   if (warning) {

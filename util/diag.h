@@ -38,6 +38,10 @@ void pw_diag_init(pw_diag *d, FILE *out);
 void pw_diag_fini(pw_diag *d);
 /* The collected text ("" when none); valid until the next message or fini. */
 const char *pw_diag_text(const pw_diag *d);
+/* Appends the messages another (collecting) pw_diag holds, and its counts. */
+void pw_diag_append(pw_diag *d, const pw_diag *from);
+/* Appends text as it is (no count): for tools that rewrite messages. */
+void pw_diag_append_text(pw_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* file:line:col: error: ..., then the source line and a caret. */
 void pw_error_at(pw_diag *d, const pw_src *s, uint32_t line, uint32_t col,

@@ -22,8 +22,9 @@ alone (not from ptxwave's parser or codegen):
 Every program compiles through lower/ (shfl, vote, bar.red ... become wave
 operations for the target's wave size) and is checked; programs in
 EXPECTED_FAIL, and FileCheck files whose RUN line expects failure
-(`RUN: not %ptxwave`), must fail with a diagnostic (not a crash); when one
-of them starts compiling, the test fails until the list is updated.
+(`RUN: not %ptxwave`), must fail with a diagnostic (not a crash) or leave
+the failing kernels out of the code object with a warning each; when one of
+them starts compiling, the test fails until the list is updated.
 Usage: check_notes.py PATH...   (directories of .ptx files, or .ptx files;
 exit 77: skipped, no PTX or no readelf)
 """
@@ -199,10 +200,13 @@ def check(ptxwave, readelf, ptx, target, tmp):
     r = subprocess.run([ptxwave, "compile", ptx, "--arch", target, "-o", out],
                        capture_output=True, text=True)
     if expects_failure(ptx):
-        if r.returncode == 0:
+        # a kernel that reaches what cannot be compiled is left out of the
+        # code object, with a warning (docs/codegen.md "Per-kernel failure")
+        left_out = r.returncode == 0 and "is left out of the code object" in r.stderr
+        if r.returncode == 0 and not left_out:
             why = EXPECTED_FAIL.get(name, "its RUN line expects an error")
             return [f"{name} {target}: compiles now; update the test ({why})"], 0
-        if r.returncode != 1 or "error:" not in r.stderr:
+        if not left_out and (r.returncode != 1 or "error:" not in r.stderr):
             return [f"{name} {target}: expected a diagnostic, got status {r.returncode}:\n{r.stderr[-2000:]}"], 0
         return [], 0
     if r.returncode != 0:
