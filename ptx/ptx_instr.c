@@ -164,7 +164,7 @@ static void dst_add(ptx_parser *p, dstlist *d, const opnd *o, ir_type dflt) {
     d->type[d->n++] = dflt == ir_type_none ? ir_type_b32 : dflt;
     return;
   }
-  if (o->kind != O_REG || o->neg)
+  if (o->kind != O_REG || o->neg || o->reg_off)
     ptx_fail(p, &o->tok, "a result must be a register");
   d->var[d->n] = o->var;
   d->type[d->n++] = ptx_var_type(p, o->var);
@@ -483,12 +483,22 @@ static void build_opaque(ptx_parser *p, ins *I) {
 /* ---- control flow -------------------------------------------------------------- */
 
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name) {
-  void *v = ptx_map_get(&p->labels, name->text, name->len);
-  if (v) return (uint32_t)(uintptr_t)v - 1;
+  ptx_sym *s = ptx_map_get(&p->fsyms, name->text, name->len);
+  if (s && s->scope == p->scope) {
+    if (s->kind != PTX_SYM_LABEL) ptx_fail(p, name, "'%.*s' is not a label", (int)name->len, name->text);
+    return s->blk;
+  }
+  /* Not (yet) a label of this scope: the scope may define it further on
+   * (a label is visible in all of its scope, before its definition too),
+   * else it is the enclosing scope's, bound when this scope ends. */
   const char *nm = ptx_strdup_tok(p, name);
   uint32_t blk = ptx_ssa_new_block(p, nm, true, PTX_NONE);
   p->ssa.blocks[blk].first_ref = *name;
-  ptx_map_put(&p->labels, nm, name->len, (void *)(uintptr_t)(blk + 1));
+  s = PW_NEW(&p->fscratch, ptx_sym);
+  if (!s) PW_DIE("out of memory");
+  s->kind = PTX_SYM_LABEL;
+  s->blk = blk;
+  ptx_declare(p, name, nm, name->len, s);
   return blk;
 }
 
@@ -570,7 +580,7 @@ static void build_brx(ptx_parser *p, ins *I) {
   ir_value *idx = ptx_value(p, &I->top[0], ir_type_u32);
   ptx_targets *tg = s->targets;
   ir_block **blocks = PW_NEW_ARRAY(&p->fscratch, ir_block *, tg->n);
-  for (uint32_t i = 0; i < tg->n; i++) blocks[i] = p->ssa.blocks[ptx_label_block(p, &tg->names[i])].block;
+  for (uint32_t i = 0; i < tg->n; i++) blocks[i] = p->ssa.blocks[tg->blks[i]].block;
   if (I->guarded) {
     /* @p brx.idx: a conditional branch around it */
     ir_value *g = ptx_ssa_read(p, I->guard_var);

@@ -1,0 +1,175 @@
+/* tests/unit/test_emu_front.c: PTX front-end forms whose meaning only a
+ * run shows: nested scopes (a block's register hides the function's, also
+ * an element of a %r<N> range; a block's label is the one its branches
+ * take), register names without '%', register + constant operands.  Each
+ * kernel is accepted by ptxas 13 (checked by hand when written); expected
+ * values are worked out by hand in the comments. */
+#include "emu_test.h"
+
+/* Runs kernel k(OUT) on one block of bs threads (one thread's results
+ * matter) and returns the first n words of OUT. */
+static void run1(const char *ptx, unsigned n, uint32_t *out) {
+  for (unsigned wave = 32; wave <= 64; wave += 32) {
+    emu_options o = {.threads = 1, .wave_size = wave};
+    et *t = et_load_opts(ptx, &o);
+    uint64_t d = et_alloc(t, n * 4, NULL);
+    et_ok(t, et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){1, 1, 1}, 0, 1, d));
+    et_get(t, out, d, n * 4);
+    et_free(t);
+  }
+}
+
+#define CHECK_WORDS(out, want, n)                                                            \
+  do {                                                                                       \
+    for (unsigned i_ = 0; i_ < (n); i_++)                                                    \
+      ck_assert_msg((out)[i_] == (want)[i_], "word %u: got %u (0x%x), want %u", i_, (out)[i_], \
+                    (out)[i_], (want)[i_]);                                                  \
+  } while (0)
+
+/* ---- nested scopes ------------------------------------------------------------ */
+static const char *scopes_ptx = ET_HEADER
+    ".visible .entry k(.param .u64 OUT)\n{\n"
+    "  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n"
+    "  ld.param.u64 %rd1, [OUT];\n"
+    "  mov.u32 %r1, 7;\n"
+    "  {\n"
+    "    .reg .b32 %r1;\n"              /* hides element 1 of %r<8> */
+    "    mov.u32 %r1, 99;\n"
+    "    st.global.u32 [%rd1+4], %r1;\n" /* [1] = 99 */
+    "    mov.u32 %r2, 5;\n"             /* the function's %r2 */
+    "    {\n"
+    "      .reg .b32 %r<3>;\n"          /* hides the block's %r1 and the function's %r2 */
+    "      mov.u32 %r1, 11;\n"
+    "      mov.u32 %r2, 12;\n"
+    "      add.u32 %r0, %r1, %r2;\n"
+    "      st.global.u32 [%rd1+8], %r0;\n" /* [2] = 23 */
+    "    }\n"
+    "    st.global.u32 [%rd1+12], %r1;\n"  /* [3] = 99: the inner range is gone */
+    "  }\n"
+    "  st.global.u32 [%rd1], %r1;\n"       /* [0] = 7: untouched by the block */
+    "  st.global.u32 [%rd1+16], %r2;\n"    /* [4] = 5 */
+    "  ret;\n}\n";
+
+static const char *scope_labels_ptx = ET_HEADER
+    ".visible .entry k(.param .u64 OUT)\n{\n"
+    "  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n"
+    "  ld.param.u64 %rd1, [OUT];\n"
+    /* A block's own label wins over the function's of the same name, also
+     * when the branch comes before it: %r3 = 1, the branch skips the +1000
+     * (branching to the loop's L1 would give 1003). */
+    "  mov.u32 %r3, 0;\n"
+    "L1:\n"
+    "  add.u32 %r3, %r3, 1;\n"
+    "  setp.lt.u32 %p1, %r3, 3;\n"
+    "  {\n"
+    "    @%p1 bra L1;\n"
+    "    add.u32 %r3, %r3, 1000;\n"
+    "L1:\n"
+    "  }\n"
+    "  st.global.u32 [%rd1], %r3;\n"        /* [0] = 1 */
+    /* a label the block does not define is the function's: a loop to 3 */
+    "  mov.u32 %r4, 0;\n"
+    "L2:\n"
+    "  add.u32 %r4, %r4, 1;\n"
+    "  setp.lt.u32 %p1, %r4, 3;\n"
+    "  {\n"
+    "    @%p1 bra L2;\n"
+    "  }\n"
+    "  st.global.u32 [%rd1+4], %r4;\n"      /* [1] = 3 */
+    /* ... also one the function defines after the block */
+    "  mov.u32 %r5, 1;\n"
+    "  {\n"
+    "    bra L3;\n"
+    "  }\n"
+    "  mov.u32 %r5, 2;\n"
+    "L3:\n"
+    "  st.global.u32 [%rd1+8], %r5;\n"      /* [2] = 1 */
+    /* sibling blocks: their own label and .local variable of one name */
+    "  {\n"
+    "    .local .b32 x;\n"
+    "L4:\n"
+    "    st.local.u32 [x], 40;\n"
+    "    ld.local.u32 %r6, [x];\n"
+    "  }\n"
+    "  {\n"
+    "    .local .b32 x;\n"
+    "L4:\n"
+    "    st.local.u32 [x], 41;\n"
+    "    ld.local.u32 %r7, [x];\n"
+    "  }\n"
+    "  st.global.u32 [%rd1+12], %r6;\n"     /* [3] = 40 */
+    "  st.global.u32 [%rd1+16], %r7;\n"     /* [4] = 41 */
+    "  ret;\n}\n";
+
+START_TEST(nested_scope_registers) {
+  static const uint32_t want[5] = {7, 99, 23, 99, 5};
+  uint32_t out[5];
+  run1(scopes_ptx, 5, out);
+  CHECK_WORDS(out, want, 5);
+}
+END_TEST
+
+START_TEST(nested_scope_labels_and_variables) {
+  static const uint32_t want[5] = {1, 3, 1, 40, 41};
+  uint32_t out[5];
+  run1(scope_labels_ptx, 5, out);
+  CHECK_WORDS(out, want, 5);
+}
+END_TEST
+
+/* ---- names without '%', register + constant -------------------------------------- */
+static const char *names_ptx = ET_HEADER
+    ".visible .entry k(.param .u64 OUT)\n{\n"
+    "  .local .align 8 .b8 local_x[8];\n"
+    "  .reg .b64 out, temp;\n"
+    "  .reg .b32 a<2>;\n"
+    "  .reg .b16 in16_<2>;\n"
+    "  .reg .pred q;\n"
+    "  ld.param.u64 out, [OUT];\n"
+    "  mov.u32 a0, 40;\n"
+    "  add.u32 a1, a0, 2;\n"
+    "  st.global.u32 [out], a1;\n"                  /* [0] = 42 */
+    "  mov.u16 in16_0, 7;\n"
+    "  mov.u16 in16_1, 9;\n"
+    "  mul.lo.u16 in16_0, in16_0, in16_1;\n"
+    "  cvt.u32.u16 a0, in16_0;\n"
+    "  st.global.u32 [out+4], a0;\n"                /* [1] = 63 */
+    "  mov.u64 temp, 12;\n"
+    "  st.u64 [local_x], temp + 1;\n"                /* 13 */
+    "  ld.u64 temp, [local_x+0];\n"
+    "  cvt.u32.u64 a0, temp;\n"
+    "  st.global.u32 [out+8], a0;\n"                /* [2] = 13 */
+    "  mov.u32 a1, 0xfffffffe;\n"
+    "  add.u32 a0, a1 + 3, 10;\n"                   /* wraps at 32 bits: 1 + 10 */
+    "  st.global.u32 [out+12], a0;\n"               /* [3] = 11 */
+    "  setp.eq.u32 q, a0 + -11, 0;\n"
+    "  selp.u32 a1, 5, 6, q;\n"
+    "  st.global.u32 [out+16], a1;\n"               /* [4] = 5 */
+    "  ret;\n}\n";
+
+START_TEST(names_without_percent_and_reg_plus_constant) {
+  static const uint32_t want[5] = {42, 63, 13, 11, 5};
+  uint32_t out[5];
+  run1(names_ptx, 5, out);
+  CHECK_WORDS(out, want, 5);
+}
+END_TEST
+
+Suite *emu_front_suite(void) {
+  Suite *s = suite_create("emu_front");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, nested_scope_registers);
+  tcase_add_test(tc, nested_scope_labels_and_variables);
+  tcase_add_test(tc, names_without_percent_and_reg_plus_constant);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(emu_front_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
