@@ -1415,8 +1415,9 @@ static void emit_instr(emitter *E, const ir_instr *i) {
   case ir_op_sub:
   case ir_op_mad:
     if (i->mods.cc) {
-      /* carry out (.cc): the unsigned overflow of the add, or the borrow
-       * of the sub (PTX: CC.CF = borrow for sub.cc). */
+      /* carry out (.cc): the unsigned overflow of the add; for sub.cc the
+       * carry-out of a + ~b + 1, i.e. no borrow (emu/emu_alu.c's head:
+       * NVIDIA's CC.CF, which addc/madc after a sub.cc read). */
       LLVMTypeRef t = ltype(E, (ir_type)i->type);
       LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
       if (i->op == ir_op_mad) {
@@ -1426,7 +1427,8 @@ static void emit_instr(emitter *E, const ir_instr *i) {
       }
       LLVMValueRef r = intr2(E, i->op == ir_op_sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow", a, b);
       set_dst(E, i, 0, LLVMBuildExtractValue(B, r, 0, ""), false);
-      set_dst(E, i, i->ndst - 1, LLVMBuildExtractValue(B, r, 1, ""), false);
+      LLVMValueRef ov = LLVMBuildExtractValue(B, r, 1, "");
+      set_dst(E, i, i->ndst - 1, i->op == ir_op_sub ? LLVMBuildNot(B, ov, "") : ov, false);
       return;
     }
     break;
@@ -1441,14 +1443,19 @@ static void emit_instr(emitter *E, const ir_instr *i) {
                                        : LLVMBuildMul(B, a, b, "");
       b = op(E, i, 2);
     }
-    LLVMValueRef ci = LLVMBuildZExt(B, op_as(E, i, cin, c->i1), t, "");
     bool sub = i->op == ir_op_subc;
+    /* subc: a + ~b + CC.CF, i.e. a - b - (1 - CC.CF), and CC.CF out is
+     * "no borrow" (emu/emu_alu.c's head) */
+    LLVMValueRef cf = op_as(E, i, cin, c->i1);
+    LLVMValueRef ci = LLVMBuildZExt(B, sub ? LLVMBuildNot(B, cf, "") : cf, t, "");
     const char *n = sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow";
     LLVMValueRef r1 = intr2(E, n, a, b);
     LLVMValueRef r2 = intr2(E, n, LLVMBuildExtractValue(B, r1, 0, ""), ci);
     set_dst(E, i, 0, LLVMBuildExtractValue(B, r2, 0, ""), false);
-    if (i->mods.cc)
-      set_dst(E, i, i->ndst - 1, LLVMBuildOr(B, LLVMBuildExtractValue(B, r1, 1, ""), LLVMBuildExtractValue(B, r2, 1, ""), ""), false);
+    if (i->mods.cc) {
+      LLVMValueRef ov = LLVMBuildOr(B, LLVMBuildExtractValue(B, r1, 1, ""), LLVMBuildExtractValue(B, r2, 1, ""), "");
+      set_dst(E, i, i->ndst - 1, sub ? LLVMBuildNot(B, ov, "") : ov, false);
+    }
     return;
   }
   case ir_op_br:
