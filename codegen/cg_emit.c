@@ -733,6 +733,13 @@ static LLVMValueRef fcmp_or_icmp(emitter *E, const ir_instr *i, ir_type t, LLVMV
   return f ? LLVMBuildFCmp(E->b, rp, a, b, "") : LLVMBuildICmp(E->b, ip, a, b, "");
 }
 
+/* <2 x T> with x in both elements. */
+static LLVMValueRef splat2(emitter *E, LLVMValueRef x) {
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x), 2));
+  v = LLVMBuildInsertElement(E->b, v, x, E->c->i32_0, "");
+  return LLVMBuildInsertElement(E->b, v, x, E->c->i32_1, "");
+}
+
 static LLVMValueRef boolop(emitter *E, const ir_instr *i, LLVMValueRef p, LLVMValueRef q) {
   switch ((ir_boolop)i->mods.boolop) {
   case IR_BOOL_AND: return LLVMBuildAnd(E->b, p, q, "");
@@ -1390,12 +1397,10 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     ir_type t = (ir_type)i->type;
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     if (is_fvec(t)) {
-      /* setp.f16x2 p|q: p from the low halves, q from the high ones */
-      if (i->nsrc > 2) {
-        unsupported(E, i, "packed setp with a predicate combination");
-        return;
-      }
+      /* setp.f16x2 p|q: p from the low halves, q from the high ones, each
+       * combined with c: p = BoolOp(t[0], c), q = BoolOp(t[1], c) */
       LLVMValueRef v = fcmp_or_icmp(E, i, ir_type_f32, a, b);
+      if (i->nsrc > 2) v = boolop(E, i, v, splat2(E, op_as(E, i, 2, c->i1)));
       set_dst(E, i, 0, LLVMBuildExtractElement(B, v, c->i32_0, ""), false);
       set_dst(E, i, 1, LLVMBuildExtractElement(B, v, c->i32_1, ""), false);
       return;
@@ -1861,8 +1866,19 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_set: {
     ir_type st = i->type2 ? (ir_type)i->type2 : t;
     LLVMTypeRef sl = ltype(E, st);
-    LLVMValueRef p = fcmp_or_icmp(E, i, st, op_as(E, i, 0, sl), op_as(E, i, 1, sl));
-    if (i->nsrc > 2) p = boolop(E, i, p, op_as(E, i, 2, c->i1));
+    bool packed = is_fvec(st);
+    /* A packed source compares per half (fcmp on <2 x half>; f32 stands
+     * for "a float" in fcmp_or_icmp) and gives a result per half: 1.0 in
+     * an .f16x2/.bf16x2 destination, 0xffff in a .u32/.s32 one (PTX ISA,
+     * half precision set; emu/emu_alu.c h_set). */
+    LLVMValueRef p = fcmp_or_icmp(E, i, packed ? ir_type_f32 : st, op_as(E, i, 0, sl), op_as(E, i, 1, sl));
+    if (i->nsrc > 2) p = boolop(E, i, p, packed ? splat2(E, op_as(E, i, 2, c->i1)) : op_as(E, i, 2, c->i1));
+    if (packed && is_fvec(t)) return LLVMBuildSelect(B, p, fconst(lt, 1.0), fconst(lt, 0.0), "");
+    if (packed) {
+      LLVMTypeRef h2 = LLVMVectorType(c->i16, 2);
+      LLVMValueRef r = LLVMBuildSelect(B, p, LLVMConstAllOnes(h2), LLVMConstNull(h2), "");
+      return coerce(E, LLVMBuildBitCast(B, r, c->i32, ""), lt);
+    }
     if (f) return LLVMBuildSelect(B, p, LLVMConstReal(lt, 1.0), LLVMConstReal(lt, 0.0), "");
     return LLVMBuildSelect(B, p, kint(lt, ~0ull), kint(lt, 0), "");
   }

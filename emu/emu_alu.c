@@ -887,20 +887,30 @@ static void h_setp(emu_exec *x, const emu_inst *in, emu_mask m) {
   if (in->ndst > 1) emu_pred_write(x, in->dst[1], m, q);
 }
 
-/* set: d = cmp BOOL c as all ones / 1.0 (per half for packed results) */
+/* set: d = cmp BOOL c as all ones / 1.0.  A packed source compares per
+ * half and gives a result per half (PTX ISA 9.1, "Half Precision
+ * Comparison Instructions: set": d[i] = BoolOp(t[i], c) ? 1.0 : 0.0 for an .f16x2/.bf16x2
+ * destination, ? 0xffff : 0 for .u32/.s32 -- NVIDIA-verified, ZLUDA's
+ * set_f16 data: set.gtu.u32.f16x2 of {3.14, -inf} and {-0, 0} is
+ * 0x0000ffff). */
 static void h_set(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1);
   uint64_t *d = D(0);
   ir_type dt = (ir_type)in->type, st = (ir_type)in->type2;
   if (st == ir_type_none) st = (ir_type)in->stype[0];
+  bool packed = st == ir_type_f16x2 || st == ir_type_bf16x2;
   bool has_c = in->nsrc > 2 && in->mods.boolop;
   emu_mask c = has_c ? EMU_PRED(x, in->src[2]) : 0;
   EMU_EACH(m, l, {
     unsigned r = compare_lane(in, st, a[l], b[l]);
     bool cl = (c >> l) & 1;
     bool lo = boolop(in->mods.boolop, r & 1, cl);
-    bool hi = boolop(in->mods.boolop, (st == ir_type_f16x2 || st == ir_type_bf16x2) ? (r >> 1) & 1 : r & 1, cl);
+    bool hi = boolop(in->mods.boolop, packed ? (r >> 1) & 1 : r & 1, cl);
     uint64_t v;
+    if (packed && dt != ir_type_f16x2 && dt != ir_type_bf16x2) {
+      d[l] = (lo ? 0xffffu : 0) | (hi ? 0xffff0000u : 0);
+      continue;
+    }
     switch (dt) {
     case ir_type_f32: v = lo ? 0x3f800000u : 0; break;
     case ir_type_f16: v = lo ? 0x3c00u : 0; break;
