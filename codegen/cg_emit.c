@@ -2554,11 +2554,36 @@ static bool reloc_init(emitter *E, const ir_global *g) {
 bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d) {
   emitter E = {.c = c, .b = c->b, .m = m, .src = src, .d = d};
   bool ok = true;
-  /* Variables. */
+  /* Variables.  LLVM's AMDGPU backend counts a kernel's LDS in 32 bits:
+   * a .shared variable of 4 GiB or more, or static LDS adding up to that,
+   * would wrap and alias (a 4 GiB array and a 64-byte one once compiled
+   * to 48 bytes).  No target holds it: refuse it by name, in 64 bits;
+   * below that, LLVM reports a kernel's LDS past the target's limit. */
+  uint64_t lds_total = 0;
   for (uint32_t g = 0; g < m->nglobals; g++) {
+    const ir_global *v = m->globals[g];
+    if ((v->space == IR_SPACE_SHARED || v->space == IR_SPACE_SHARED_CTA || v->space == IR_SPACE_SHARED_CLUSTER) &&
+        !v->is_extern_shared) {
+      lds_total += v->size;
+      if (v->size > UINT32_MAX || lds_total > UINT32_MAX) {
+        pw_error_at(d, src, v->loc.line, v->loc.col,
+                    "shared variable '%s' (%llu bytes) takes static shared memory to %llu bytes; %s has %u bytes of "
+                    "LDS per workgroup",
+                    v->name, (unsigned long long)v->size, (unsigned long long)lds_total, c->target->name,
+                    c->target->lds_bytes);
+        ok = false;
+        break;
+      }
+    }
+  }
+  for (uint32_t g = 0; g < m->nglobals && ok; g++) {
     const ir_global *v = m->globals[g];
     LLVMValueRef gv = declare_global(&E, v);
     if (gv) map_put(&E.syms, v, gv);
+  }
+  if (!ok) {
+    map_free(&E.syms);
+    return false;
   }
   /* Functions. */
   ir_foreach_func(m, f) {

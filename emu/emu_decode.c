@@ -110,7 +110,7 @@ struct emu_decoder {
   uint32_t nsyms, syms_cap;
   /* frame locals: ir_global or ir_param -> offset in the frame */
   ptrmap local_off;
-  uint32_t frame_local;
+  uint64_t frame_local;     /* 64-bit: a frame past 4 GiB is an error, not a wrap */
   /* blocks */
   const ir_block **blocks;  /* by local block number */
   uint32_t nblocks;
@@ -223,15 +223,25 @@ static uint32_t type_bytes(ir_type t) {
   return b < 8 ? 1 : b / 8;
 }
 
-static uint32_t global_bytes(const ir_global *g) {
-  if (g->size) return (uint32_t)g->size;
-  uint64_t n = (g->count ? g->count : 1) * (g->vec ? g->vec : 1) * type_bytes((ir_type)g->type);
-  return (uint32_t)n;
+/* Sizes are 64-bit (the parser allows up to 2^48 bytes): layouts check
+ * them against their limits instead of wrapping (a 4 GiB .shared array
+ * once laid out as 0 bytes, the next variable aliasing it). */
+static uint64_t global_bytes(const ir_global *g) {
+  if (g->size) return g->size;
+  return (g->count ? g->count : 1) * (g->vec ? g->vec : 1) * type_bytes((ir_type)g->type);
 }
 
-static uint32_t param_bytes(const ir_param *p) {
-  return type_bytes((ir_type)p->type) * (uint32_t)(p->count ? p->count : 1);
+static uint64_t param_bytes(const ir_param *p) {
+  return type_bytes((ir_type)p->type) * (p->count ? p->count : 1);
 }
+
+/* The emulator's limits: one frame's local memory (the launch also checks
+ * it against the stack size), a block's shared memory (emu_sched.c checks
+ * the total with the dynamic part), a kernel's parameters (CUDA's 32764
+ * bytes, PTX ISA 8.1 and later). */
+#define EMU_FRAME_MAX 0x7fffffffull
+#define EMU_SHARED_MAX (1024u * 1024u)
+#define EMU_KPARAM_MAX 32764u
 
 static uint32_t param_align(const ir_param *p) {
   uint32_t a = p->align ? p->align : type_bytes((ir_type)p->type);
@@ -240,13 +250,17 @@ static uint32_t param_align(const ir_param *p) {
 
 /* Offset of a frame-local thing (a .local or .param variable of this
  * function, or one of its .param parameters), allocated on first use. */
-static uint32_t frame_local(emu_decoder *d, const void *key, uint32_t bytes, uint32_t align) {
+static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uint32_t align) {
   uint32_t off;
   if (ptrmap_get(&d->local_off, key, &off)) return off;
   if (align < 1) align = 1;
   if (align > 256) align = 256;
-  off = align_up(d->frame_local, align);
-  d->frame_local = off + (bytes ? bytes : 1);
+  /* past EMU_FRAME_MAX the function is refused (emu_decode_func), so the
+   * offsets handed out meanwhile are never used */
+  uint64_t at = (d->frame_local + align - 1) / align * align;
+  off = at > EMU_FRAME_MAX ? 0 : (uint32_t)at;
+  d->frame_local = at + (bytes ? bytes : 1);
+  if (d->frame_local > EMU_FRAME_MAX + 1) d->frame_local = EMU_FRAME_MAX + 1;
   ptrmap_put(&d->local_off, key, off);
   return off;
 }
@@ -961,7 +975,13 @@ done:
   ef->consts = pw_arena_alloc(&em->arena, d.consts_size ? d.consts_size : 8);
   if (d.consts_size) memcpy(ef->consts, d.consts, d.consts_size);
   ef->consts_size = d.consts_size;
-  ef->frame_local = align_up(d.frame_local, 16);
+  if (d.frame_local > EMU_FRAME_MAX) {
+    if (!ef->error)
+      ef->error = dfmt(&d, "function '%s' needs more than %llu bytes of local memory per thread", f->name,
+                       (unsigned long long)EMU_FRAME_MAX);
+    d.frame_local = 0;
+  }
+  ef->frame_local = align_up((uint32_t)d.frame_local, 16);
   ef->symslots = PW_NEW_ARRAY(&em->arena, emu_symslot, d.nsyms + 1);
   if (d.nsyms) memcpy(ef->symslots, d.syms, d.nsyms * sizeof *d.syms);
   ef->nsymslots = d.nsyms;
@@ -1025,7 +1045,9 @@ static void kernel_layout(emu_module *em, emu_func *k) {
   for (uint32_t i = 0; i < n; i++)
     if (in[i])
       for (uint32_t s = 0; s < em->funcs[i]->nshared_used; s++) used[em->funcs[i]->shared_used[s]] = true;
-  uint32_t off = 0, dyn_align = 16;
+  uint64_t off = 0;
+  uint32_t dyn_align = 16;
+  const char *too_big = NULL;
   for (uint32_t s = 0; s < em->nshared; s++) {
     const ir_global *g = em->shared[s];
     k->shared_off[s] = UINT32_MAX;
@@ -1035,29 +1057,50 @@ static void kernel_layout(emu_module *em, emu_func *k) {
       if (shared_align(g) > dyn_align) dyn_align = shared_align(g);
       continue;
     }
-    off = align_up(off, shared_align(g));
-    k->shared_off[s] = off;
+    if (too_big) continue;
+    uint32_t a = shared_align(g);
+    off = (off + a - 1) / a * a;
+    k->shared_off[s] = (uint32_t)off;
     off += global_bytes(g);
+    if (off > EMU_SHARED_MAX) too_big = g->name;
   }
-  k->shared_static = off;
+  if (too_big) {
+    /* refused at launch (emu_sched.c reads closure_error), named */
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "its static shared memory does not fit: '%s' ends at byte %llu, the emulator has %u bytes per block",
+             too_big, (unsigned long long)off, EMU_SHARED_MAX);
+    if (!k->closure_error) k->closure_error = pw_arena_strdup(&em->arena, buf);
+    off = 0;
+  }
+  k->shared_static = (uint32_t)off;
   k->dyn_align = dyn_align;
   /* kernel parameter layout */
   const ir_func *f = k->ir;
   k->kparams = PW_NEW_ARRAY(&em->arena, emu_param_info, f->nparams + 1);
-  uint32_t end = 0;
+  uint64_t end = 0;
   bool have_offsets = false;
   for (uint32_t p = 0; p < f->nparams; p++) have_offsets |= f->params[p].offset != 0;
-  uint32_t lay = 0;
-  for (uint32_t p = 0; p < f->nparams; p++) {
+  uint64_t lay = 0;
+  for (uint32_t p = 0; p < f->nparams && end <= EMU_KPARAM_MAX; p++) {
     const ir_param *pp = &f->params[p];
-    uint32_t a = param_align(pp), sz = param_bytes(pp);
-    lay = align_up(lay, a);
-    uint32_t o = have_offsets || f->nparams == 1 ? (uint32_t)pp->offset : lay;
-    k->kparams[p] = (emu_param_info){.offset = o, .size = sz, .align = a};
+    uint32_t a = param_align(pp);
+    uint64_t sz = param_bytes(pp);
+    lay = (lay + a - 1) / a * a;
+    uint64_t o = have_offsets || f->nparams == 1 ? pp->offset : lay;
+    if (o + sz > EMU_KPARAM_MAX) {
+      char buf[512];
+      snprintf(buf, sizeof buf, "its parameters do not fit: '%s' ends at byte %llu, CUDA allows %u bytes",
+               pp->name ? pp->name : "?", (unsigned long long)(o + sz), EMU_KPARAM_MAX);
+      if (!k->closure_error) k->closure_error = pw_arena_strdup(&em->arena, buf);
+      end = 0;
+      break;
+    }
+    k->kparams[p] = (emu_param_info){.offset = (uint32_t)o, .size = (uint32_t)sz, .align = a};
     lay = o + sz;
     if (o + sz > end) end = o + sz;
   }
-  k->kparam_size = end;
+  k->kparam_size = (uint32_t)end;
   free(used);
   free(in);
   free(work);

@@ -155,6 +155,60 @@ START_TEST(names_without_percent_and_reg_plus_constant) {
 }
 END_TEST
 
+/* ---- sizes past 32 bits ---------------------------------------------------------- */
+/* A 4 GiB .shared array and a 64-byte one once laid out as 0 + 64 bytes,
+ * the second aliasing the first, and the kernel ran; a parameter array
+ * past 4 GiB wrapped the same way; a .local array too.  Each is now a
+ * launch error naming what does not fit. */
+/* The codegen copy of this suite (tests/codegen/cg_wrap.c, linked with
+ * --wrap=emu_module_load) compiles every module a test loads; these are
+ * meant to be refused, by codegen too (tests/filecheck/codegen/
+ * lds-wrap.ptx), so they load through the real loader where the link has
+ * a wrapped one. */
+emu_status __real_emu_module_load(emu_context *c, ir_module *m, emu_module **out) __attribute__((weak));
+
+static void launch_fails(const char *ptx, const char *want, int nparams) {
+  et *t = calloc(1, sizeof *t);
+  pw_diag dg;
+  pw_diag_init(&dg, NULL);
+  t->ir = ptx_parse("test.ptx", ptx, strlen(ptx), &dg, NULL);
+  ck_assert_msg(t->ir != NULL, "does not parse: %s", pw_diag_text(&dg));
+  pw_diag_fini(&dg);
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &t->ctx), EMU_OK);
+  emu_status ls = __real_emu_module_load ? __real_emu_module_load(t->ctx, t->ir, &t->mod)
+                                         : emu_module_load(t->ctx, t->ir, &t->mod);
+  ck_assert_msg(ls == EMU_OK, "module load: %s", emu_error_message(t->ctx));
+  uint64_t d = et_alloc(t, 64, NULL);
+  emu_status st = et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){1, 1, 1}, 0, nparams, d);
+  ck_assert_msg(st != EMU_OK, "the launch succeeded");
+  const char *msg = emu_error_message(t->ctx);
+  ck_assert_msg(strstr(msg, want) != NULL, "message '%s' lacks '%s'", msg, want);
+  et_free(t);
+}
+
+START_TEST(sizes_past_32_bits) {
+  launch_fails(ET_HEADER ".visible .entry k(.param .u64 OUT)\n{\n"
+               "  .shared .align 4 .b8 big[4294967296];\n  .shared .align 4 .b8 small[64];\n"
+               "  .reg .b32 %r<3>;\n  .reg .b64 %rd<3>;\n  ld.param.u64 %rd1, [OUT];\n  mov.u32 %r1, 7;\n"
+               "  st.shared.u32 [small], %r1;\n  st.shared.u32 [big], %r1;\n  ld.shared.u32 %r2, [small];\n"
+               "  st.global.u32 [%rd1], %r2;\n  ret;\n}\n",
+               "'big' ends at byte 4294967296", 1);
+  /* what fits in 32 bits but not in a block: named too */
+  launch_fails(ET_HEADER ".visible .entry k(.param .u64 OUT)\n{\n"
+               "  .shared .align 4 .b8 a[1048000];\n  .shared .align 4 .b8 b[4096];\n"
+               "  .reg .b32 %r<3>;\n  mov.u32 %r1, a;\n  mov.u32 %r2, b;\n  st.shared.u32 [%r1], %r2;\n"
+               "  st.shared.u32 [%r2], %r1;\n  ret;\n}\n",
+               "'b' ends at byte 1052096", 1);
+  launch_fails(ET_HEADER ".visible .entry k(.param .u64 OUT, .param .align 4 .b8 big[4294967300])\n{\n"
+               "  ret;\n}\n",
+               "'big' ends at byte 4294967308", 2);
+  launch_fails(ET_HEADER ".visible .entry k(.param .u64 OUT)\n{\n"
+               "  .local .align 8 .b8 x[4294967296];\n  .reg .b64 %rd<3>;\n  mov.u64 %rd1, x;\n"
+               "  st.local.u32 [%rd1], 1;\n  st.local.u32 [%rd1+4294967292], 2;\n  ret;\n}\n",
+               "more than 2147483647 bytes of local memory", 1);
+}
+END_TEST
+
 Suite *emu_front_suite(void) {
   Suite *s = suite_create("emu_front");
   TCase *tc = tcase_create("core");
@@ -162,6 +216,7 @@ Suite *emu_front_suite(void) {
   tcase_add_test(tc, nested_scope_registers);
   tcase_add_test(tc, nested_scope_labels_and_variables);
   tcase_add_test(tc, names_without_percent_and_reg_plus_constant);
+  tcase_add_test(tc, sizes_past_32_bits);
   suite_add_tcase(s, tc);
   return s;
 }
