@@ -1207,6 +1207,19 @@ static LLVMTypeRef param_by_value(emitter *E, const ir_func *f, unsigned p) {
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->params[p].type) / 8 * f->params[p].count);
 }
 
+/* A function returning several .reg values (`.func (.reg .b32 a, .reg
+ * .b64 b) f(...)`, which ptxas takes, "disabling ABI") returns them as
+ * one LLVM struct, in order; NULL for any other shape. */
+static LLVMTypeRef multi_reg_ret(emitter *E, const ir_func *f) {
+  if (f->is_kernel || f->nrets < 2 || f->nrets > 64) return NULL;
+  LLVMTypeRef el[64];
+  for (uint32_t r = 0; r < f->nrets; r++) {
+    if (f->rets[r].space != IR_SPACE_REG) return NULL;
+    el[r] = ltype(E, (ir_type)f->rets[r].type);
+  }
+  return LLVMStructTypeInContext(E->c->ctx, el, f->nrets, 0);
+}
+
 static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   cg_context *c = E->c;
   unsigned n = f->nparams + f->nrets;
@@ -1219,8 +1232,9 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
               : f->params[p].space == IR_SPACE_REG ? ltype(E, (ir_type)f->params[p].type)
               : pv ? pv : c->ptr[CG_AS_PRIVATE];
   }
-  LLVMTypeRef rv = ret_by_value(E, f);
-  for (uint32_t r = 0; r < f->nrets; r++) {
+  LLVMTypeRef rv = ret_by_value(E, f), mr = multi_reg_ret(E, f);
+  if (mr) ret = mr;
+  for (uint32_t r = 0; r < f->nrets && !mr; r++) {
     if (rv) ret = rv;
     else if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
     else pt[k++] = c->ptr[CG_AS_PRIVATE];
@@ -1313,8 +1327,20 @@ static void call(emitter *E, const ir_instr *i) {
     }
   }
   LLVMTypeRef rt = c->voidt;
-  if (rv) rt = rv;
-  else if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  bool multi = false;
+  if (rv) {
+    rt = rv;
+  } else if (i->ndst > 1 && i->ndst <= 64 && (f ? multi_reg_ret(E, f) != NULL : ci->nret == 0)) {
+    /* several .reg results: one struct (multi_reg_ret) */
+    LLVMTypeRef el[64];
+    for (unsigned r = 0; r < i->ndst; r++)
+      el[r] = f && r < f->nrets ? ltype(E, (ir_type)f->rets[r].type)
+              : i->dst[r] ? ltype(E, (ir_type)i->dst[r]->type) : c->i32;
+    rt = LLVMStructTypeInContext(c->ctx, el, i->ndst, 0);
+    multi = true;
+  } else if (reg_ret || i->ndst) {
+    rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  }
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
@@ -1349,7 +1375,10 @@ static void call(emitter *E, const ir_instr *i) {
   }
   LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, args, k, "");
   if (ret_dst) LLVMBuildStore(E->b, call, ret_dst);
-  else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
+  else if (multi && LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMStructTypeKind) {
+    for (unsigned r = 0; r < i->ndst; r++)
+      if (i->dst[r]) set_dst(E, i, r, LLVMBuildExtractValue(E->b, call, r, ""), false);
+  } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
   free(args);
   free(tys);
 }
@@ -1485,6 +1514,13 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     }
     if (E->ret_buf) {
       LLVMBuildRet(B, LLVMBuildLoad2(B, E->ret_ty, E->ret_buf, ""));
+    } else if (LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(E->fn))) == LLVMStructTypeKind) {
+      /* several .reg returns (multi_reg_ret): ret's operands, in order */
+      LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
+      LLVMValueRef agg = LLVMGetUndef(rt);
+      for (unsigned r = 0; r < LLVMCountStructElementTypes(rt) && r < i->nsrc; r++)
+        agg = LLVMBuildInsertValue(B, agg, op_as(E, i, r, LLVMStructGetTypeAtIndex(rt, r)), r, "");
+      LLVMBuildRet(B, agg);
     } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
       LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
       LLVMBuildRet(B, i->nsrc ? op_as(E, i, 0, rt) : LLVMGetUndef(rt));
@@ -2284,7 +2320,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
       map_put(&E->syms, &f->rets[r], E->ret_buf);
       continue;
     }
-    if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) continue;
+    if (f->rets[r].space == IR_SPACE_REG && ((r == 0 && f->nrets == 1) || multi_reg_ret(E, f))) continue;
     LLVMValueRef a = LLVMGetParam(fn, k++);
     LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
     map_put(&E->syms, &f->rets[r], a);

@@ -155,6 +155,43 @@ START_TEST(names_without_percent_and_reg_plus_constant) {
 }
 END_TEST
 
+/* ---- several .reg results, a function's .global, vector mov --------------------- */
+static const char *calls_ptx = ET_HEADER
+    ".func (.reg .b32 a, .reg .b32 b, .reg .b64 c) three(.reg .b32 x)\n{\n"
+    "  add.u32 a, x, 1;\n  add.u32 b, x, 2;\n  cvt.u64.u32 c, x;\n  add.u64 c, c, 0x100000003;\n  ret;\n}\n"
+    ".visible .entry k(.param .u64 OUT)\n{\n"
+    "  .global .align 4 .b32 gv;\n"               /* one per program, like a C static */
+    "  .reg .b32 %r<12>;\n  .reg .b64 %rd<4>;\n  .reg .b16 %h<8>;\n"
+    "  ld.param.u64 %rd1, [OUT];\n"
+    "  mov.u32 %r1, 10;\n"
+    "  call (%r2, %r3, %rd2), three, (%r1);\n"
+    "  st.global.u32 [%rd1], %r2;\n"              /* [0] = 11 */
+    "  st.global.u32 [%rd1+4], %r3;\n"            /* [1] = 12 */
+    "  st.global.u64 [%rd1+8], %rd2;\n"           /* [2], [3] = 0x100000003 + 10 */
+    "  ld.global.u32 %r4, [gv];\n"                /* 0: zero-initialised */
+    "  add.u32 %r4, %r4, 20;\n"
+    "  st.global.u32 [gv], %r4;\n"
+    "  ld.global.u32 %r5, [gv];\n"
+    "  st.global.u32 [%rd1+16], %r5;\n"           /* [4] = 20 */
+    "  mov.u16 %h0, 1;\n  mov.u16 %h1, 2;\n  mov.u16 %h2, 3;\n  mov.u16 %h3, 4;\n"
+    "  mov.v4.u16 {%h4, %h5, %h6, %h7}, {%h0, %h1, %h2, %h3};\n"  /* h4..h7 = 1 2 3 4 */
+    "  mov.v4.u16 {%h0, %h1, %h2, %h3}, {%h1, %h2, %h3, %h0};\n"  /* rotates: 2 3 4 1 */
+    "  mov.v2.u32 {%r6, %r7}, {%r2, 77};\n"                       /* 11, 77 */
+    "  mov.v2.u32 {%r6, %r7}, {%r7, %r6};\n"                      /* swaps: 77, 11 */
+    "  st.global.u32 [%rd1+20], %r6;\n"           /* [5] = 77 */
+    "  st.global.v4.u16 [%rd1+24], {%h0, %h1, %h2, %h3};\n"       /* [6] = 0x00030002, [7] = 0x00010004 */
+    "  st.global.v4.u16 [%rd1+32], {%h4, %h5, %h6, %h7};\n"       /* [8] = 0x00020001, [9] = 0x00040003 */
+    "  st.global.u32 [%rd1+40], %r7;\n"           /* [10] = 11 */
+    "  ret;\n}\n";
+
+START_TEST(several_results_global_in_function_vector_mov) {
+  static const uint32_t want[11] = {11, 12, 13, 1, 20, 77, 0x00030002, 0x00010004, 0x00020001, 0x00040003, 11};
+  uint32_t out[11];
+  run1(calls_ptx, 11, out);
+  CHECK_WORDS(out, want, 11);
+}
+END_TEST
+
 /* ---- sizes past 32 bits ---------------------------------------------------------- */
 /* A 4 GiB .shared array and a 64-byte one once laid out as 0 + 64 bytes,
  * the second aliasing the first, and the kernel ran; a parameter array
@@ -216,6 +253,7 @@ Suite *emu_front_suite(void) {
   tcase_add_test(tc, nested_scope_registers);
   tcase_add_test(tc, nested_scope_labels_and_variables);
   tcase_add_test(tc, names_without_percent_and_reg_plus_constant);
+  tcase_add_test(tc, several_results_global_in_function_vector_mov);
   tcase_add_test(tc, sizes_past_32_bits);
   suite_add_tcase(s, tc);
   return s;
