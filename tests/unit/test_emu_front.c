@@ -192,6 +192,48 @@ START_TEST(several_results_global_in_function_vector_mov) {
 }
 END_TEST
 
+/* ---- vote.sync when members of the mask leave ------------------------------------ */
+/* PTX ISA 9.1, vote.sync: the executing thread waits "until all non-exited
+ * threads corresponding to membermask have executed vote.sync".  Lanes 16..31
+ * of each warp skip the vote (exited first, or branching past it and
+ * exiting after): lanes 0..15 get the ballot of their own predicates,
+ * lane & 1, i.e. 0xaaaa; the others store 77.  (Before: the branching case
+ * was reported as a deadlock.) */
+static const char *vote_leave_ptx = ET_HEADER
+    ".visible .entry k(.param .u64 OUT, .param .u32 MODE)\n{\n"
+    "  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<4>;\n"
+    "  ld.param.u64 %rd1, [OUT];\n  ld.param.u32 %r6, [MODE];\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd2, %r1, 4;\n  add.u64 %rd3, %rd1, %rd2;\n"
+    "  mov.u32 %r3, 77;\n  and.b32 %r5, %r1, 31;\n  setp.ge.u32 %p1, %r5, 16;\n"
+    "  setp.ne.u32 %p3, %r6, 0;\n"
+    "  @%p3 bra BRANCH;\n"
+    "  @%p1 st.global.u32 [%rd3], %r3;\n"
+    "  @%p1 exit;\n"
+    "BRANCH:\n"
+    "  @%p1 bra SKIP;\n"
+    "  and.b32 %r2, %r1, 1;\n  setp.eq.u32 %p2, %r2, 1;\n"
+    "  vote.sync.ballot.b32 %r3, %p2, 0xffffffff;\n"
+    "SKIP:\n"
+    "  st.global.u32 [%rd3], %r3;\n"
+    "  ret;\n}\n";
+
+START_TEST(vote_sync_members_leave) {
+  for (unsigned wave = 32; wave <= 64; wave += 32)
+    for (unsigned mode = 0; mode < 2; mode++) {
+      emu_options o = {.threads = 1, .wave_size = wave};
+      et *t = et_load_opts(vote_leave_ptx, &o);
+      uint64_t d = et_alloc(t, 64 * 4, NULL);
+      et_ok(t, et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){64, 1, 1}, 0, 2, d, (uint64_t)mode));
+      uint32_t out[64];
+      et_get(t, out, d, sizeof out);
+      for (unsigned l = 0; l < 64; l++)
+        ck_assert_msg(out[l] == ((l & 31) < 16 ? 0xaaaau : 77u), "wave %u mode %u lane %u: got 0x%x", wave, mode, l,
+                      out[l]);
+      et_free(t);
+    }
+}
+END_TEST
+
 /* ---- sizes past 32 bits ---------------------------------------------------------- */
 /* A 4 GiB .shared array and a 64-byte one once laid out as 0 + 64 bytes,
  * the second aliasing the first, and the kernel ran; a parameter array
@@ -254,6 +296,7 @@ Suite *emu_front_suite(void) {
   tcase_add_test(tc, nested_scope_labels_and_variables);
   tcase_add_test(tc, names_without_percent_and_reg_plus_constant);
   tcase_add_test(tc, several_results_global_in_function_vector_mov);
+  tcase_add_test(tc, vote_sync_members_leave);
   tcase_add_test(tc, sizes_past_32_bits);
   suite_add_tcase(s, tc);
   return s;
