@@ -101,6 +101,8 @@ struct emu_decoder {
   /* constant pool: growable buffer + dedupe by (bits, cls) */
   uint8_t *consts;
   uint32_t consts_size, consts_cap;
+  uint32_t *chash;          /* open addressing over the constants: index + 1 */
+  uint32_t chash_cap;       /* a power of two, at least twice nconsts */
   uint64_t *ckeys;
   uint8_t *ccls;
   uint32_t *coffs;
@@ -174,10 +176,40 @@ static emu_opnd value_slot(emu_decoder *d, const ir_value *v) {
   return d->slot_of[v->id];
 }
 
-/* A constant: splatted over the wave (a predicate constant is a mask). */
+static uint32_t const_hash(uint64_t bits, unsigned cls) {
+  uint64_t h = (bits ^ ((uint64_t)cls << 59)) * 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(h >> 32);
+}
+
+/* A constant: splatted over the wave (a predicate constant is a mask).
+ * Each distinct (bits, class) once, found through chash: a linear search
+ * made loading a module with 400k constants take 29 s. */
 static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
-  for (uint32_t i = 0; i < d->nconsts; i++)
-    if (d->ckeys[i] == bits && d->ccls[i] == cls) return d->coffs[i] | EMU_OPND_CONST;
+  if (d->chash_cap) {
+    for (uint32_t j = const_hash(bits, cls) & (d->chash_cap - 1);; j = (j + 1) & (d->chash_cap - 1)) {
+      uint32_t i = d->chash[j];
+      if (!i) break;
+      if (d->ckeys[i - 1] == bits && d->ccls[i - 1] == cls) return d->coffs[i - 1] | EMU_OPND_CONST;
+    }
+  }
+  if ((d->nconsts + 1) * 2 > d->chash_cap) {
+    uint32_t cap = d->chash_cap ? d->chash_cap * 2 : 64;
+    uint32_t *nh = calloc(cap, sizeof *nh);
+    if (!nh) abort();
+    for (uint32_t i = 0; i < d->nconsts; i++) {
+      uint32_t j = const_hash(d->ckeys[i], d->ccls[i]) & (cap - 1);
+      while (nh[j]) j = (j + 1) & (cap - 1);
+      nh[j] = i + 1;
+    }
+    free(d->chash);
+    d->chash = nh;
+    d->chash_cap = cap;
+  }
+  {
+    uint32_t j = const_hash(bits, cls) & (d->chash_cap - 1);
+    while (d->chash[j]) j = (j + 1) & (d->chash_cap - 1);
+    d->chash[j] = d->nconsts + 1;
+  }
   uint32_t bytes = cls_bytes(d, cls);
   d->consts = grow(d->consts, &d->consts_cap, d->consts_size + bytes, 1);
   uint8_t *p = d->consts + d->consts_size;
@@ -458,6 +490,10 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
   w.stack = calloc(n, sizeof *w.stack);
   w.out = calloc(n, sizeof *w.out);
   if (!w.succ || !w.nsucc || !w.dfn || !w.stack || !w.out) abort();
+  /* duplicate targets are skipped with a stamp per block (a scan of the
+   * list so far was quadratic in a brx.idx's 66,000 targets) */
+  uint32_t *stamp = calloc(n ? n : 1, sizeof *stamp);
+  if (!stamp) abort();
   for (uint32_t b = 0; b < n; b++) {
     const ir_block *bl = d->blocks[b];
     uint32_t ns = ir_block_nsuccs(bl);
@@ -465,12 +501,12 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
     for (uint32_t k = 0; k < ns; k++) {
       uint32_t t;
       if (!ptrmap_get(&d->block_num, ir_block_succ(bl, k), &t)) t = b;
-      /* skip duplicate targets */
-      bool dup = false;
-      for (uint32_t j = 0; j < w.nsucc[b]; j++) dup |= w.succ[b][j] == t;
-      if (!dup) w.succ[b][w.nsucc[b]++] = t;
+      if (stamp[t] == b + 1) continue;
+      stamp[t] = b + 1;
+      w.succ[b][w.nsucc[b]++] = t;
     }
   }
+  free(stamp);
   w.outpos = n;
   wto_visit(&w, 0);
   /* unreachable blocks go last, in layout order */
@@ -997,6 +1033,7 @@ done:
   free(order);
   free(d.consts);
   free(d.ckeys);
+  free(d.chash);
   free(d.ccls);
   free(d.coffs);
   free(d.syms);

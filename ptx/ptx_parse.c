@@ -873,14 +873,20 @@ static bool func_attr(ptx_parser *p, ir_func *f) {
   return true;
 }
 
+/* The array grows by doubling (its capacity is the power of two at or
+ * above npragmas), so n pragmas cost O(n) memory: copying it per pragma
+ * made 32k pragmas take 4 GB. */
 static void add_pragma(ptx_parser *p, ir_func *f, const ptx_tok *s) {
-  const char **np = PW_NEW_ARRAY(&p->m->arena, const char *, f->npragmas + 1);
-  if (!np) PW_DIE("out of memory");
-  if (f->npragmas) memcpy(np, f->pragmas, f->npragmas * sizeof *np);
+  uint32_t n = f->npragmas;
+  if ((n & (n - 1)) == 0) {  /* 0, 1, 2, 4 ...: full */
+    const char **np = PW_NEW_ARRAY(&p->m->arena, const char *, n ? 2 * (size_t)n : 1);
+    if (!np) PW_DIE("out of memory");
+    if (n) memcpy(np, f->pragmas, n * sizeof *np);
+    f->pragmas = np;
+  }
   /* without the quotes */
-  np[f->npragmas] = pw_arena_strndup(&p->m->arena, s->text + 1, s->len - 2);
-  f->pragmas = np;
-  f->npragmas++;
+  f->pragmas[n] = pw_arena_strndup(&p->m->arena, s->text + 1, s->len - 2);
+  f->npragmas = n + 1;
 }
 
 /* pragma := .pragma STRING {',' STRING} ';' */
