@@ -738,6 +738,13 @@ static LLVMValueRef fcmp_or_icmp(emitter *E, const ir_instr *i, ir_type t, LLVMV
   return f ? LLVMBuildFCmp(E->b, rp, a, b, "") : LLVMBuildICmp(E->b, ip, a, b, "");
 }
 
+/* <2 x T> with x in both elements. */
+static LLVMValueRef splat2(emitter *E, LLVMValueRef x) {
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x), 2));
+  v = LLVMBuildInsertElement(E->b, v, x, E->c->i32_0, "");
+  return LLVMBuildInsertElement(E->b, v, x, E->c->i32_1, "");
+}
+
 static LLVMValueRef boolop(emitter *E, const ir_instr *i, LLVMValueRef p, LLVMValueRef q) {
   switch ((ir_boolop)i->mods.boolop) {
   case IR_BOOL_AND: return LLVMBuildAnd(E->b, p, q, "");
@@ -1205,6 +1212,19 @@ static LLVMTypeRef param_by_value(emitter *E, const ir_func *f, unsigned p) {
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->params[p].type) / 8 * f->params[p].count);
 }
 
+/* A function returning several .reg values (`.func (.reg .b32 a, .reg
+ * .b64 b) f(...)`, which ptxas takes, "disabling ABI") returns them as
+ * one LLVM struct, in order; NULL for any other shape. */
+static LLVMTypeRef multi_reg_ret(emitter *E, const ir_func *f) {
+  if (f->is_kernel || f->nrets < 2 || f->nrets > 64) return NULL;
+  LLVMTypeRef el[64];
+  for (uint32_t r = 0; r < f->nrets; r++) {
+    if (f->rets[r].space != IR_SPACE_REG) return NULL;
+    el[r] = ltype(E, (ir_type)f->rets[r].type);
+  }
+  return LLVMStructTypeInContext(E->c->ctx, el, f->nrets, 0);
+}
+
 static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
   cg_context *c = E->c;
   unsigned n = f->nparams + f->nrets;
@@ -1217,8 +1237,9 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
               : f->params[p].space == IR_SPACE_REG ? ltype(E, (ir_type)f->params[p].type)
               : pv ? pv : c->ptr[CG_AS_PRIVATE];
   }
-  LLVMTypeRef rv = ret_by_value(E, f);
-  for (uint32_t r = 0; r < f->nrets; r++) {
+  LLVMTypeRef rv = ret_by_value(E, f), mr = multi_reg_ret(E, f);
+  if (mr) ret = mr;
+  for (uint32_t r = 0; r < f->nrets && !mr; r++) {
     if (rv) ret = rv;
     else if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
     else pt[k++] = c->ptr[CG_AS_PRIVATE];
@@ -1311,8 +1332,20 @@ static void call(emitter *E, const ir_instr *i) {
     }
   }
   LLVMTypeRef rt = c->voidt;
-  if (rv) rt = rv;
-  else if (reg_ret || i->ndst) rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  bool multi = false;
+  if (rv) {
+    rt = rv;
+  } else if (i->ndst > 1 && i->ndst <= 64 && (f ? multi_reg_ret(E, f) != NULL : ci->nret == 0)) {
+    /* several .reg results: one struct (multi_reg_ret) */
+    LLVMTypeRef el[64];
+    for (unsigned r = 0; r < i->ndst; r++)
+      el[r] = f && r < f->nrets ? ltype(E, (ir_type)f->rets[r].type)
+              : i->dst[r] ? ltype(E, (ir_type)i->dst[r]->type) : c->i32;
+    rt = LLVMStructTypeInContext(c->ctx, el, i->ndst, 0);
+    multi = true;
+  } else if (reg_ret || i->ndst) {
+    rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  }
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
@@ -1347,7 +1380,10 @@ static void call(emitter *E, const ir_instr *i) {
   }
   LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, args, k, "");
   if (ret_dst) LLVMBuildStore(E->b, call, ret_dst);
-  else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
+  else if (multi && LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMStructTypeKind) {
+    for (unsigned r = 0; r < i->ndst; r++)
+      if (i->dst[r]) set_dst(E, i, r, LLVMBuildExtractValue(E->b, call, r, ""), false);
+  } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
   free(args);
   free(tys);
 }
@@ -1395,12 +1431,10 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     ir_type t = (ir_type)i->type;
     LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
     if (is_fvec(t)) {
-      /* setp.f16x2 p|q: p from the low halves, q from the high ones */
-      if (i->nsrc > 2) {
-        unsupported(E, i, "packed setp with a predicate combination");
-        return;
-      }
+      /* setp.f16x2 p|q: p from the low halves, q from the high ones, each
+       * combined with c: p = BoolOp(t[0], c), q = BoolOp(t[1], c) */
       LLVMValueRef v = fcmp_or_icmp(E, i, ir_type_f32, a, b);
+      if (i->nsrc > 2) v = boolop(E, i, v, splat2(E, op_as(E, i, 2, c->i1)));
       set_dst(E, i, 0, LLVMBuildExtractElement(B, v, c->i32_0, ""), false);
       set_dst(E, i, 1, LLVMBuildExtractElement(B, v, c->i32_1, ""), false);
       return;
@@ -1420,8 +1454,9 @@ static void emit_instr(emitter *E, const ir_instr *i) {
   case ir_op_sub:
   case ir_op_mad:
     if (i->mods.cc) {
-      /* carry out (.cc): the unsigned overflow of the add, or the borrow
-       * of the sub (PTX: CC.CF = borrow for sub.cc). */
+      /* carry out (.cc): the unsigned overflow of the add; for sub.cc the
+       * carry-out of a + ~b + 1, i.e. no borrow (emu/emu_alu.c's head:
+       * NVIDIA's CC.CF, which addc/madc after a sub.cc read). */
       LLVMTypeRef t = ltype(E, (ir_type)i->type);
       LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
       if (i->op == ir_op_mad) {
@@ -1431,7 +1466,8 @@ static void emit_instr(emitter *E, const ir_instr *i) {
       }
       LLVMValueRef r = intr2(E, i->op == ir_op_sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow", a, b);
       set_dst(E, i, 0, LLVMBuildExtractValue(B, r, 0, ""), false);
-      set_dst(E, i, i->ndst - 1, LLVMBuildExtractValue(B, r, 1, ""), false);
+      LLVMValueRef ov = LLVMBuildExtractValue(B, r, 1, "");
+      set_dst(E, i, i->ndst - 1, i->op == ir_op_sub ? LLVMBuildNot(B, ov, "") : ov, false);
       return;
     }
     break;
@@ -1446,14 +1482,19 @@ static void emit_instr(emitter *E, const ir_instr *i) {
                                        : LLVMBuildMul(B, a, b, "");
       b = op(E, i, 2);
     }
-    LLVMValueRef ci = LLVMBuildZExt(B, op_as(E, i, cin, c->i1), t, "");
     bool sub = i->op == ir_op_subc;
+    /* subc: a + ~b + CC.CF, i.e. a - b - (1 - CC.CF), and CC.CF out is
+     * "no borrow" (emu/emu_alu.c's head) */
+    LLVMValueRef cf = op_as(E, i, cin, c->i1);
+    LLVMValueRef ci = LLVMBuildZExt(B, sub ? LLVMBuildNot(B, cf, "") : cf, t, "");
     const char *n = sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow";
     LLVMValueRef r1 = intr2(E, n, a, b);
     LLVMValueRef r2 = intr2(E, n, LLVMBuildExtractValue(B, r1, 0, ""), ci);
     set_dst(E, i, 0, LLVMBuildExtractValue(B, r2, 0, ""), false);
-    if (i->mods.cc)
-      set_dst(E, i, i->ndst - 1, LLVMBuildOr(B, LLVMBuildExtractValue(B, r1, 1, ""), LLVMBuildExtractValue(B, r2, 1, ""), ""), false);
+    if (i->mods.cc) {
+      LLVMValueRef ov = LLVMBuildOr(B, LLVMBuildExtractValue(B, r1, 1, ""), LLVMBuildExtractValue(B, r2, 1, ""), "");
+      set_dst(E, i, i->ndst - 1, sub ? LLVMBuildNot(B, ov, "") : ov, false);
+    }
     return;
   }
   case ir_op_br:
@@ -1478,6 +1519,13 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     }
     if (E->ret_buf) {
       LLVMBuildRet(B, LLVMBuildLoad2(B, E->ret_ty, E->ret_buf, ""));
+    } else if (LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(E->fn))) == LLVMStructTypeKind) {
+      /* several .reg returns (multi_reg_ret): ret's operands, in order */
+      LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
+      LLVMValueRef agg = LLVMGetUndef(rt);
+      for (unsigned r = 0; r < LLVMCountStructElementTypes(rt) && r < i->nsrc; r++)
+        agg = LLVMBuildInsertValue(B, agg, op_as(E, i, r, LLVMStructGetTypeAtIndex(rt, r)), r, "");
+      LLVMBuildRet(B, agg);
     } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
       LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
       LLVMBuildRet(B, i->nsrc ? op_as(E, i, 0, rt) : LLVMGetUndef(rt));
@@ -1869,8 +1917,19 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_set: {
     ir_type st = i->type2 ? (ir_type)i->type2 : t;
     LLVMTypeRef sl = ltype(E, st);
-    LLVMValueRef p = fcmp_or_icmp(E, i, st, op_as(E, i, 0, sl), op_as(E, i, 1, sl));
-    if (i->nsrc > 2) p = boolop(E, i, p, op_as(E, i, 2, c->i1));
+    bool packed = is_fvec(st);
+    /* A packed source compares per half (fcmp on <2 x half>; f32 stands
+     * for "a float" in fcmp_or_icmp) and gives a result per half: 1.0 in
+     * an .f16x2/.bf16x2 destination, 0xffff in a .u32/.s32 one (PTX ISA,
+     * half precision set; emu/emu_alu.c h_set). */
+    LLVMValueRef p = fcmp_or_icmp(E, i, packed ? ir_type_f32 : st, op_as(E, i, 0, sl), op_as(E, i, 1, sl));
+    if (i->nsrc > 2) p = boolop(E, i, p, packed ? splat2(E, op_as(E, i, 2, c->i1)) : op_as(E, i, 2, c->i1));
+    if (packed && is_fvec(t)) return LLVMBuildSelect(B, p, fconst(lt, 1.0), fconst(lt, 0.0), "");
+    if (packed) {
+      LLVMTypeRef h2 = LLVMVectorType(c->i16, 2);
+      LLVMValueRef r = LLVMBuildSelect(B, p, LLVMConstAllOnes(h2), LLVMConstNull(h2), "");
+      return coerce(E, LLVMBuildBitCast(B, r, c->i32, ""), lt);
+    }
     if (f) return LLVMBuildSelect(B, p, LLVMConstReal(lt, 1.0), LLVMConstReal(lt, 0.0), "");
     return LLVMBuildSelect(B, p, kint(lt, ~0ull), kint(lt, 0), "");
   }
@@ -2282,7 +2341,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
       map_put(&E->syms, &f->rets[r], E->ret_buf);
       continue;
     }
-    if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) continue;
+    if (f->rets[r].space == IR_SPACE_REG && ((r == 0 && f->nrets == 1) || multi_reg_ret(E, f))) continue;
     LLVMValueRef a = LLVMGetParam(fn, k++);
     LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
     map_put(&E->syms, &f->rets[r], a);
@@ -2552,11 +2611,36 @@ static bool reloc_init(emitter *E, const ir_global *g) {
 bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d) {
   emitter E = {.c = c, .b = c->b, .m = m, .src = src, .d = d};
   bool ok = true;
-  /* Variables. */
+  /* Variables.  LLVM's AMDGPU backend counts a kernel's LDS in 32 bits:
+   * a .shared variable of 4 GiB or more, or static LDS adding up to that,
+   * would wrap and alias (a 4 GiB array and a 64-byte one once compiled
+   * to 48 bytes).  No target holds it: refuse it by name, in 64 bits;
+   * below that, LLVM reports a kernel's LDS past the target's limit. */
+  uint64_t lds_total = 0;
   for (uint32_t g = 0; g < m->nglobals; g++) {
+    const ir_global *v = m->globals[g];
+    if ((v->space == IR_SPACE_SHARED || v->space == IR_SPACE_SHARED_CTA || v->space == IR_SPACE_SHARED_CLUSTER) &&
+        !v->is_extern_shared) {
+      lds_total += v->size;
+      if (v->size > UINT32_MAX || lds_total > UINT32_MAX) {
+        pw_error_at(d, src, v->loc.line, v->loc.col,
+                    "shared variable '%s' (%llu bytes) takes static shared memory to %llu bytes; %s has %u bytes of "
+                    "LDS per workgroup",
+                    v->name, (unsigned long long)v->size, (unsigned long long)lds_total, c->target->name,
+                    c->target->lds_bytes);
+        ok = false;
+        break;
+      }
+    }
+  }
+  for (uint32_t g = 0; g < m->nglobals && ok; g++) {
     const ir_global *v = m->globals[g];
     LLVMValueRef gv = declare_global(&E, v);
     if (gv) map_put(&E.syms, v, gv);
+  }
+  if (!ok) {
+    map_free(&E.syms);
+    return false;
   }
   /* Functions. */
   ir_foreach_func(m, f) {

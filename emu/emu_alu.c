@@ -5,8 +5,17 @@
  * Integers wrap around at the width of the instruction type: a handler
  * computes in 64 bits (128 for the high half of 64-bit products) and masks
  * its result with in->tmask.  Carries are predicate values: add.cc writes
- * its carry-out as a second result, addc reads its carry-in as src[2]
- * (borrows for sub/subc, as the PTX ISA defines them).  Division by zero
+ * its carry-out as a second result, addc reads its carry-in as src[2].
+ * CC.CF after a subtraction is the carry-out of a + ~b + 1 (sub.cc) or
+ * a + ~b + CC.CF (subc), 1 when nothing was borrowed, as on NVIDIA's
+ * hardware: the PTX ISA's "subc: d = a - (b + CC.CF), borrow-out written
+ * to CC.CF" reads the flag as a borrow, which gives the same results along
+ * a sub.cc/subc chain but not when addc or madc read a subtraction's flag
+ * or subc an addition's.  NVIDIA's own code needs the hardware reading:
+ * nvcc 13's unsigned __int128 division ends a sub.cc/subc.cc chain with
+ * `addc.u32 d, 0, 0` and adds the divisor back when d is 0; ZLUDA's
+ * NVIDIA-verified subc_cc_s32 data (a < b: addc reads 0) agrees.  docs/
+ * emulator.md, "Arithmetic".  Division by zero
  * is defined here (the PTX ISA leaves it unspecified): the quotient is all
  * ones and the remainder is the dividend; INT_MIN / -1 wraps to INT_MIN.
  */
@@ -211,10 +220,13 @@ static void h_addsub_cc(emu_exec *x, const emu_inst *in, emu_mask m) {
         carry = (uint64_t)(t >> 64) & 1;
       }
     } else {
-      /* borrow-out: a < b + borrow-in, in infinite precision */
-      unsigned __int128 sb = (unsigned __int128)bv + c;
-      carry = (unsigned __int128)av < sb;
-      r = av - bv - c;
+      /* sub.cc is a + ~b + 1 and subc a + ~b + CC.CF, CC.CF their
+       * carry-out: 1 when nothing was borrowed (what NVIDIA's hardware
+       * does; see the file's head).  The borrow-in is 1 - CC.CF. */
+      uint64_t bin = cin ? 1 - c : 0;
+      unsigned __int128 sb = (unsigned __int128)bv + bin;
+      carry = !((unsigned __int128)av < sb);
+      r = av - bv - bin;
     }
     d[l] = r & mk;
     co |= (emu_mask)carry << l;
@@ -875,20 +887,30 @@ static void h_setp(emu_exec *x, const emu_inst *in, emu_mask m) {
   if (in->ndst > 1) emu_pred_write(x, in->dst[1], m, q);
 }
 
-/* set: d = cmp BOOL c as all ones / 1.0 (per half for packed results) */
+/* set: d = cmp BOOL c as all ones / 1.0.  A packed source compares per
+ * half and gives a result per half (PTX ISA 9.1, "Half Precision
+ * Comparison Instructions: set": d[i] = BoolOp(t[i], c) ? 1.0 : 0.0 for an .f16x2/.bf16x2
+ * destination, ? 0xffff : 0 for .u32/.s32 -- NVIDIA-verified, ZLUDA's
+ * set_f16 data: set.gtu.u32.f16x2 of {3.14, -inf} and {-0, 0} is
+ * 0x0000ffff). */
 static void h_set(emu_exec *x, const emu_inst *in, emu_mask m) {
   const uint64_t *a = S(0), *b = S(1);
   uint64_t *d = D(0);
   ir_type dt = (ir_type)in->type, st = (ir_type)in->type2;
   if (st == ir_type_none) st = (ir_type)in->stype[0];
+  bool packed = st == ir_type_f16x2 || st == ir_type_bf16x2;
   bool has_c = in->nsrc > 2 && in->mods.boolop;
   emu_mask c = has_c ? EMU_PRED(x, in->src[2]) : 0;
   EMU_EACH(m, l, {
     unsigned r = compare_lane(in, st, a[l], b[l]);
     bool cl = (c >> l) & 1;
     bool lo = boolop(in->mods.boolop, r & 1, cl);
-    bool hi = boolop(in->mods.boolop, (st == ir_type_f16x2 || st == ir_type_bf16x2) ? (r >> 1) & 1 : r & 1, cl);
+    bool hi = boolop(in->mods.boolop, packed ? (r >> 1) & 1 : r & 1, cl);
     uint64_t v;
+    if (packed && dt != ir_type_f16x2 && dt != ir_type_bf16x2) {
+      d[l] = (lo ? 0xffffu : 0) | (hi ? 0xffff0000u : 0);
+      continue;
+    }
     switch (dt) {
     case ir_type_f32: v = lo ? 0x3f800000u : 0; break;
     case ir_type_f16: v = lo ? 0x3c00u : 0; break;

@@ -261,8 +261,12 @@ static uint64_t var_bytes(const ir_global *g) {
   return (g->count ? g->count : 1) * (g->vec ? g->vec : 1) * (e ? e : 1);
 }
 
+/* .global and .const variables have storage for the module's life, those
+ * declared in a function body too (PTX ISA 5.1.4: a .global variable of
+ * a function is one per program, like a C static; it is not visible to
+ * the host by name, emu_module_global). */
 static bool has_storage(const ir_global *g) {
-  return !g->owner && (g->space == IR_SPACE_GLOBAL || g->space == IR_SPACE_CONST) &&
+  return (g->space == IR_SPACE_GLOBAL || g->space == IR_SPACE_CONST) &&
          !(g->linkage == IR_LINK_EXTERN && !g->init && !g->count);
 }
 
@@ -396,7 +400,7 @@ void emu_module_unload(emu_module *em) {
 emu_status emu_module_global(emu_module *m, const char *name, uint64_t *dptr, size_t *bytes) {
   if (!m || !name) return EMU_ERR_INVALID_VALUE;
   for (uint32_t g = 0; g < m->ngvars; g++)
-    if (m->gvars[g].host && !strcmp(m->gvars[g].ir->name, name)) {
+    if (m->gvars[g].host && !m->gvars[g].ir->owner && !strcmp(m->gvars[g].ir->name, name)) {
       if (dptr) *dptr = (uint64_t)(uintptr_t)m->gvars[g].host;
       if (bytes) *bytes = (size_t)m->gvars[g].size;
       return EMU_OK;

@@ -101,6 +101,8 @@ struct emu_decoder {
   /* constant pool: growable buffer + dedupe by (bits, cls) */
   uint8_t *consts;
   uint32_t consts_size, consts_cap;
+  uint32_t *chash;          /* open addressing over the constants: index + 1 */
+  uint32_t chash_cap;       /* a power of two, at least twice nconsts */
   uint64_t *ckeys;
   uint8_t *ccls;
   uint32_t *coffs;
@@ -110,7 +112,7 @@ struct emu_decoder {
   uint32_t nsyms, syms_cap;
   /* frame locals: ir_global or ir_param -> offset in the frame */
   ptrmap local_off;
-  uint32_t frame_local;
+  uint64_t frame_local;     /* 64-bit: a frame past 4 GiB is an error, not a wrap */
   /* blocks */
   const ir_block **blocks;  /* by local block number */
   uint32_t nblocks;
@@ -174,10 +176,40 @@ static emu_opnd value_slot(emu_decoder *d, const ir_value *v) {
   return d->slot_of[v->id];
 }
 
-/* A constant: splatted over the wave (a predicate constant is a mask). */
+static uint32_t const_hash(uint64_t bits, unsigned cls) {
+  uint64_t h = (bits ^ ((uint64_t)cls << 59)) * 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(h >> 32);
+}
+
+/* A constant: splatted over the wave (a predicate constant is a mask).
+ * Each distinct (bits, class) once, found through chash: a linear search
+ * made loading a module with 400k constants take 29 s. */
 static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
-  for (uint32_t i = 0; i < d->nconsts; i++)
-    if (d->ckeys[i] == bits && d->ccls[i] == cls) return d->coffs[i] | EMU_OPND_CONST;
+  if (d->chash_cap) {
+    for (uint32_t j = const_hash(bits, cls) & (d->chash_cap - 1);; j = (j + 1) & (d->chash_cap - 1)) {
+      uint32_t i = d->chash[j];
+      if (!i) break;
+      if (d->ckeys[i - 1] == bits && d->ccls[i - 1] == cls) return d->coffs[i - 1] | EMU_OPND_CONST;
+    }
+  }
+  if ((d->nconsts + 1) * 2 > d->chash_cap) {
+    uint32_t cap = d->chash_cap ? d->chash_cap * 2 : 64;
+    uint32_t *nh = calloc(cap, sizeof *nh);
+    if (!nh) abort();
+    for (uint32_t i = 0; i < d->nconsts; i++) {
+      uint32_t j = const_hash(d->ckeys[i], d->ccls[i]) & (cap - 1);
+      while (nh[j]) j = (j + 1) & (cap - 1);
+      nh[j] = i + 1;
+    }
+    free(d->chash);
+    d->chash = nh;
+    d->chash_cap = cap;
+  }
+  {
+    uint32_t j = const_hash(bits, cls) & (d->chash_cap - 1);
+    while (d->chash[j]) j = (j + 1) & (d->chash_cap - 1);
+    d->chash[j] = d->nconsts + 1;
+  }
   uint32_t bytes = cls_bytes(d, cls);
   d->consts = grow(d->consts, &d->consts_cap, d->consts_size + bytes, 1);
   uint8_t *p = d->consts + d->consts_size;
@@ -223,15 +255,25 @@ static uint32_t type_bytes(ir_type t) {
   return b < 8 ? 1 : b / 8;
 }
 
-static uint32_t global_bytes(const ir_global *g) {
-  if (g->size) return (uint32_t)g->size;
-  uint64_t n = (g->count ? g->count : 1) * (g->vec ? g->vec : 1) * type_bytes((ir_type)g->type);
-  return (uint32_t)n;
+/* Sizes are 64-bit (the parser allows up to 2^48 bytes): layouts check
+ * them against their limits instead of wrapping (a 4 GiB .shared array
+ * once laid out as 0 bytes, the next variable aliasing it). */
+static uint64_t global_bytes(const ir_global *g) {
+  if (g->size) return g->size;
+  return (g->count ? g->count : 1) * (g->vec ? g->vec : 1) * type_bytes((ir_type)g->type);
 }
 
-static uint32_t param_bytes(const ir_param *p) {
-  return type_bytes((ir_type)p->type) * (uint32_t)(p->count ? p->count : 1);
+static uint64_t param_bytes(const ir_param *p) {
+  return type_bytes((ir_type)p->type) * (p->count ? p->count : 1);
 }
+
+/* The emulator's limits: one frame's local memory (the launch also checks
+ * it against the stack size), a block's shared memory (emu_sched.c checks
+ * the total with the dynamic part), a kernel's parameters (CUDA's 32764
+ * bytes, PTX ISA 8.1 and later). */
+#define EMU_FRAME_MAX 0x7fffffffull
+#define EMU_SHARED_MAX (1024u * 1024u)
+#define EMU_KPARAM_MAX 32764u
 
 static uint32_t param_align(const ir_param *p) {
   uint32_t a = p->align ? p->align : type_bytes((ir_type)p->type);
@@ -240,13 +282,17 @@ static uint32_t param_align(const ir_param *p) {
 
 /* Offset of a frame-local thing (a .local or .param variable of this
  * function, or one of its .param parameters), allocated on first use. */
-static uint32_t frame_local(emu_decoder *d, const void *key, uint32_t bytes, uint32_t align) {
+static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uint32_t align) {
   uint32_t off;
   if (ptrmap_get(&d->local_off, key, &off)) return off;
   if (align < 1) align = 1;
   if (align > 256) align = 256;
-  off = align_up(d->frame_local, align);
-  d->frame_local = off + (bytes ? bytes : 1);
+  /* past EMU_FRAME_MAX the function is refused (emu_decode_func), so the
+   * offsets handed out meanwhile are never used */
+  uint64_t at = (d->frame_local + align - 1) / align * align;
+  off = at > EMU_FRAME_MAX ? 0 : (uint32_t)at;
+  d->frame_local = at + (bytes ? bytes : 1);
+  if (d->frame_local > EMU_FRAME_MAX + 1) d->frame_local = EMU_FRAME_MAX + 1;
   ptrmap_put(&d->local_off, key, off);
   return off;
 }
@@ -444,6 +490,10 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
   w.stack = calloc(n, sizeof *w.stack);
   w.out = calloc(n, sizeof *w.out);
   if (!w.succ || !w.nsucc || !w.dfn || !w.stack || !w.out) abort();
+  /* duplicate targets are skipped with a stamp per block (a scan of the
+   * list so far was quadratic in a brx.idx's 66,000 targets) */
+  uint32_t *stamp = calloc(n ? n : 1, sizeof *stamp);
+  if (!stamp) abort();
   for (uint32_t b = 0; b < n; b++) {
     const ir_block *bl = d->blocks[b];
     uint32_t ns = ir_block_nsuccs(bl);
@@ -451,12 +501,12 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
     for (uint32_t k = 0; k < ns; k++) {
       uint32_t t;
       if (!ptrmap_get(&d->block_num, ir_block_succ(bl, k), &t)) t = b;
-      /* skip duplicate targets */
-      bool dup = false;
-      for (uint32_t j = 0; j < w.nsucc[b]; j++) dup |= w.succ[b][j] == t;
-      if (!dup) w.succ[b][w.nsucc[b]++] = t;
+      if (stamp[t] == b + 1) continue;
+      stamp[t] = b + 1;
+      w.succ[b][w.nsucc[b]++] = t;
     }
   }
+  free(stamp);
   w.outpos = n;
   wto_visit(&w, 0);
   /* unreachable blocks go last, in layout order */
@@ -972,7 +1022,13 @@ done:
   ef->consts = pw_arena_alloc(&em->arena, d.consts_size ? d.consts_size : 8);
   if (d.consts_size) memcpy(ef->consts, d.consts, d.consts_size);
   ef->consts_size = d.consts_size;
-  ef->frame_local = align_up(d.frame_local, 16);
+  if (d.frame_local > EMU_FRAME_MAX) {
+    if (!ef->error)
+      ef->error = dfmt(&d, "function '%s' needs more than %llu bytes of local memory per thread", f->name,
+                       (unsigned long long)EMU_FRAME_MAX);
+    d.frame_local = 0;
+  }
+  ef->frame_local = align_up((uint32_t)d.frame_local, 16);
   ef->symslots = PW_NEW_ARRAY(&em->arena, emu_symslot, d.nsyms + 1);
   if (d.nsyms) memcpy(ef->symslots, d.syms, d.nsyms * sizeof *d.syms);
   ef->nsymslots = d.nsyms;
@@ -988,6 +1044,7 @@ done:
   free(order);
   free(d.consts);
   free(d.ckeys);
+  free(d.chash);
   free(d.ccls);
   free(d.coffs);
   free(d.syms);
@@ -1036,7 +1093,9 @@ static void kernel_layout(emu_module *em, emu_func *k) {
   for (uint32_t i = 0; i < n; i++)
     if (in[i])
       for (uint32_t s = 0; s < em->funcs[i]->nshared_used; s++) used[em->funcs[i]->shared_used[s]] = true;
-  uint32_t off = 0, dyn_align = 16;
+  uint64_t off = 0;
+  uint32_t dyn_align = 16;
+  const char *too_big = NULL;
   for (uint32_t s = 0; s < em->nshared; s++) {
     const ir_global *g = em->shared[s];
     k->shared_off[s] = UINT32_MAX;
@@ -1046,29 +1105,50 @@ static void kernel_layout(emu_module *em, emu_func *k) {
       if (shared_align(g) > dyn_align) dyn_align = shared_align(g);
       continue;
     }
-    off = align_up(off, shared_align(g));
-    k->shared_off[s] = off;
+    if (too_big) continue;
+    uint32_t a = shared_align(g);
+    off = (off + a - 1) / a * a;
+    k->shared_off[s] = (uint32_t)off;
     off += global_bytes(g);
+    if (off > EMU_SHARED_MAX) too_big = g->name;
   }
-  k->shared_static = off;
+  if (too_big) {
+    /* refused at launch (emu_sched.c reads closure_error), named */
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "its static shared memory does not fit: '%s' ends at byte %llu, the emulator has %u bytes per block",
+             too_big, (unsigned long long)off, EMU_SHARED_MAX);
+    if (!k->closure_error) k->closure_error = pw_arena_strdup(&em->arena, buf);
+    off = 0;
+  }
+  k->shared_static = (uint32_t)off;
   k->dyn_align = dyn_align;
   /* kernel parameter layout */
   const ir_func *f = k->ir;
   k->kparams = PW_NEW_ARRAY(&em->arena, emu_param_info, f->nparams + 1);
-  uint32_t end = 0;
+  uint64_t end = 0;
   bool have_offsets = false;
   for (uint32_t p = 0; p < f->nparams; p++) have_offsets |= f->params[p].offset != 0;
-  uint32_t lay = 0;
-  for (uint32_t p = 0; p < f->nparams; p++) {
+  uint64_t lay = 0;
+  for (uint32_t p = 0; p < f->nparams && end <= EMU_KPARAM_MAX; p++) {
     const ir_param *pp = &f->params[p];
-    uint32_t a = param_align(pp), sz = param_bytes(pp);
-    lay = align_up(lay, a);
-    uint32_t o = have_offsets || f->nparams == 1 ? (uint32_t)pp->offset : lay;
-    k->kparams[p] = (emu_param_info){.offset = o, .size = sz, .align = a};
+    uint32_t a = param_align(pp);
+    uint64_t sz = param_bytes(pp);
+    lay = (lay + a - 1) / a * a;
+    uint64_t o = have_offsets || f->nparams == 1 ? pp->offset : lay;
+    if (o + sz > EMU_KPARAM_MAX) {
+      char buf[512];
+      snprintf(buf, sizeof buf, "its parameters do not fit: '%s' ends at byte %llu, CUDA allows %u bytes",
+               pp->name ? pp->name : "?", (unsigned long long)(o + sz), EMU_KPARAM_MAX);
+      if (!k->closure_error) k->closure_error = pw_arena_strdup(&em->arena, buf);
+      end = 0;
+      break;
+    }
+    k->kparams[p] = (emu_param_info){.offset = (uint32_t)o, .size = (uint32_t)sz, .align = a};
     lay = o + sz;
     if (o + sz > end) end = o + sz;
   }
-  k->kparam_size = end;
+  k->kparam_size = (uint32_t)end;
   free(used);
   free(in);
   free(work);

@@ -479,10 +479,44 @@ static void trace(emu_exec *x, emu_wave *w, emu_frame *f, const emu_inst *in) {
 /* After lanes stopped (branch, exit, ret, block): picks what runs next in
  * the top frame, popping frames whose lanes have all returned.  Returns
  * false when the wave cannot run (done or blocked). */
+/* Lanes waiting at a .sync warp op whose member mask's other lanes have
+ * since exited (or returned from this frame) can go on: PTX ISA 9.1,
+ * vote.sync (and shfl.sync, match.sync ...): "wait until all non-exited
+ * threads corresponding to membermask have executed" it.  A lane of the
+ * mask that branched past the op and then exits releases the others
+ * (`if (lane < 16) v = __ballot_sync(~0u, p);` with lanes 16..31 leaving
+ * the kernel), as on the hardware; one that stays alive elsewhere keeps
+ * them waiting, which the launch reports as a deadlock.  The same
+ * readiness rule as EMU_K_SYNC, so a released lane runs the op. */
+static bool release_syncwait(emu_exec *x, emu_frame *f) {
+  emu_mask sw = f->syncwait & f->blocked, alive = f->live & x->w->exists;
+  bool any = false;
+  while (sw) {
+    uint32_t pc = f->lane_pc[__builtin_ctzll(sw)];
+    emu_mask g = 0;
+    EMU_EACH(sw, l, if (f->lane_pc[l] == pc) g |= 1ull << l);
+    sw &= ~g;
+    const emu_inst *in = &f->fn->code[pc];
+    const uint64_t *mm = in->sub == EMU_SYNC_WHOLE_WARP ? NULL : EMU_U64(x, in->src[in->sub]);
+    emu_mask here = 0, ready = 0;
+    EMU_EACH(f->syncwait, l, if (f->lane_pc[l] == pc) here |= 1ull << l);
+    EMU_EACH(g, l, {
+      emu_mask need = ((emu_mask)(mm ? (uint32_t)mm[l] : 0xffffffffu) << (l & 32)) & alive;
+      if (!(need & ~here)) ready |= 1ull << l;
+    });
+    if (ready) {
+      f->blocked &= ~ready;
+      any = true;
+    }
+  }
+  return any;
+}
+
 static bool reschedule(emu_exec *x, emu_wave *w) {
   for (;;) {
     emu_frame *f = &w->frames[w->depth - 1];
     if (select_lanes(f)) return true;
+    if (f->syncwait && release_syncwait(x, f) && select_lanes(f)) return true;
     if (f->live) {
       w->state = EMU_W_BLOCKED;
       return false;

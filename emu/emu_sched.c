@@ -391,7 +391,8 @@ emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, e
   L->params_size = k->kparam_size;
   L->shared_dyn = shared_bytes;
   L->dyn_off = align_up32(k->shared_static, k->dyn_align);
-  L->shared_total = L->dyn_off + shared_bytes;
+  uint64_t shared_total = (uint64_t)L->dyn_off + shared_bytes;   /* 64-bit: no wrap past 4 GiB */
+  L->shared_total = shared_total > UINT32_MAX ? UINT32_MAX : (uint32_t)shared_total;
   L->stack_size = ctx->opt.stack_size ? ctx->opt.stack_size : 64 * 1024;
   L->spin_limit = ctx->opt.spin_limit ? ctx->opt.spin_limit : 4096;
   L->max_inst = ctx->opt.max_instructions;
@@ -399,9 +400,9 @@ emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, e
   L->gridid = ++ctx->launches;
   pthread_mutex_init(&L->lock, NULL);
   emu_status st = EMU_OK;
-  if (L->shared_total > 1024 * 1024) {
-    emu_set_error(ctx, "launch of '%s' with %u bytes of shared memory per block (at most 1 MiB)", kernel,
-                  L->shared_total);
+  if (shared_total > 1024 * 1024) {
+    emu_set_error(ctx, "launch of '%s' with %llu bytes of shared memory per block (at most 1 MiB)", kernel,
+                  (unsigned long long)shared_total);
     st = EMU_ERR_LAUNCH;
   } else if (k->frame_local > L->stack_size) {
     emu_set_error(ctx, "kernel '%s' needs %u bytes of local memory per thread, the stack size is %u", kernel,

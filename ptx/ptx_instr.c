@@ -164,7 +164,7 @@ static void dst_add(ptx_parser *p, dstlist *d, const opnd *o, ir_type dflt) {
     d->type[d->n++] = dflt == ir_type_none ? ir_type_b32 : dflt;
     return;
   }
-  if (o->kind != O_REG || o->neg)
+  if (o->kind != O_REG || o->neg || o->reg_off)
     ptx_fail(p, &o->tok, "a result must be a register");
   d->var[d->n] = o->var;
   d->type[d->n++] = ptx_var_type(p, o->var);
@@ -483,12 +483,22 @@ static void build_opaque(ptx_parser *p, ins *I) {
 /* ---- control flow -------------------------------------------------------------- */
 
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name) {
-  void *v = ptx_map_get(&p->labels, name->text, name->len);
-  if (v) return (uint32_t)(uintptr_t)v - 1;
+  ptx_sym *s = ptx_map_get(&p->fsyms, name->text, name->len);
+  if (s && s->scope == p->scope) {
+    if (s->kind != PTX_SYM_LABEL) ptx_fail(p, name, "'%.*s' is not a label", (int)name->len, name->text);
+    return s->blk;
+  }
+  /* Not (yet) a label of this scope: the scope may define it further on
+   * (a label is visible in all of its scope, before its definition too),
+   * else it is the enclosing scope's, bound when this scope ends. */
   const char *nm = ptx_strdup_tok(p, name);
   uint32_t blk = ptx_ssa_new_block(p, nm, true, PTX_NONE);
   p->ssa.blocks[blk].first_ref = *name;
-  ptx_map_put(&p->labels, nm, name->len, (void *)(uintptr_t)(blk + 1));
+  s = PW_NEW(&p->fscratch, ptx_sym);
+  if (!s) PW_DIE("out of memory");
+  s->kind = PTX_SYM_LABEL;
+  s->blk = blk;
+  ptx_declare(p, name, nm, name->len, s);
   return blk;
 }
 
@@ -570,7 +580,7 @@ static void build_brx(ptx_parser *p, ins *I) {
   ir_value *idx = ptx_value(p, &I->top[0], ir_type_u32);
   ptx_targets *tg = s->targets;
   ir_block **blocks = PW_NEW_ARRAY(&p->fscratch, ir_block *, tg->n);
-  for (uint32_t i = 0; i < tg->n; i++) blocks[i] = p->ssa.blocks[ptx_label_block(p, &tg->names[i])].block;
+  for (uint32_t i = 0; i < tg->n; i++) blocks[i] = p->ssa.blocks[tg->blks[i]].block;
   if (I->guarded) {
     /* @p brx.idx: a conditional branch around it */
     ir_value *g = ptx_ssa_read(p, I->guard_var);
@@ -714,6 +724,36 @@ static void build_mov(ptx_parser *p, ins *I) {
   emit(p, I, a->kind == O_SYM ? ir_op_symaddr : ir_op_copy, &d, &s);
 }
 
+/* mov.v2/.v4.t {d0, d1, ...}, {a0, a1, ...}: each di = ai, the sources all
+ * read before any is written (`mov.v4.u16 {b, c, d, a}, {a, b, c, d}`
+ * rotates).  ptxas 13 refuses .v8 ("Illegal vector size: 8"), and so does
+ * this. */
+static void build_mov_vec(ptx_parser *p, ins *I, unsigned vec) {
+  if (vec != 2 && vec != 4)
+    ptx_fail(p, &I->at, "mov takes .v2 or .v4, not .v%u (ptxas: \"Illegal vector size\")", vec);
+  if (I->ntop != 2) ptx_fail(p, &I->at, "mov takes two operands");
+  const opnd *d0 = &I->top[0], *a = &I->top[1];
+  if (d0->kind != O_VEC || a->kind != O_VEC || d0->n != vec || a->n != vec)
+    ptx_fail(p, &I->at, "mov.v%u takes two vectors of %u elements", vec, vec);
+  dstlist d;
+  d.n = 0;
+  dsts_of(p, I, d0, &d, I->type);
+  ir_value *v[4];
+  for (unsigned k = 0; k < vec; k++) {
+    const opnd *e = &I->pool[a->first + k];
+    v[k] = e->kind == O_SINK ? ir_undef(&p->b, I->type) : ptx_value(p, e, I->type);
+  }
+  for (unsigned k = 0; k < vec; k++) {
+    if (d.var[k] == PTX_NONE) continue;
+    dstlist d1 = {.n = 1};
+    d1.var[0] = d.var[k];
+    d1.type[0] = d.type[k];
+    srclist s1 = {.n = 1};
+    s1.v[0] = v[k];
+    emit(p, I, ir_op_copy, &d1, &s1);
+  }
+}
+
 /* ---- setp / set ---------------------------------------------------------------- */
 
 /* setp.cmp[.bool].type p[|q], a, b [, {!}c]
@@ -852,8 +892,11 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->nmods = nm;
   /* A modifier the family does not know, or one its op does not take
    * (ld.ftz): kept as written, for lowering to name. */
-  bool known = op != ir_op_count && op != ir_op_opaque && ptx_decode_mods(p, I) &&
-               ir_mods_fit_op(op, &I->m);
+  bool known = op != ir_op_count && op != ir_op_opaque && ptx_decode_mods(p, I);
+  /* mov.v2/.v4: element-wise copies (build_mov_vec), not a mov row's field */
+  uint8_t mov_vec = op == ir_op_copy && known ? I->m.vec : 0;
+  if (mov_vec) I->m.vec = 0;
+  known = known && ir_mods_fit_op(op, &I->m);
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
@@ -862,7 +905,10 @@ void ptx_parse_instruction(ptx_parser *p) {
     return;
   }
   switch (op) {
-  case ir_op_copy: build_mov(p, I); break;
+  case ir_op_copy:
+    if (mov_vec > 1) build_mov_vec(p, I, mov_vec);
+    else build_mov(p, I);
+    break;
   case ir_op_br: build_bra(p, I); break;
   case ir_op_brx: build_brx(p, I); break;
   case ir_op_call: build_call(p, I); break;

@@ -27,12 +27,13 @@ typedef struct opnd {
   uint8_t kind;      /* okind */
   uint8_t neg;       /* !%p */
   uint8_t immk;      /* O_IMM: IMM_* */
+  uint8_t reg_off;   /* O_REG written reg + constexpr: off is the constant */
   uint32_t var;      /* O_REG */
   uint32_t var2;     /* O_REG: the p of a d|p pair, or PTX_NONE */
   uint16_t sreg, comp;
   uint64_t imm;
   ptx_sym *sym;      /* O_SYM */
-  int64_t off;       /* O_SYM, O_ADDR */
+  int64_t off;       /* O_SYM, O_ADDR, O_REG with reg_off */
   uint32_t first, n; /* O_VEC, O_ADDR, O_LIST: children in the pool */
   ptx_tok tok;
 } opnd;

@@ -75,8 +75,13 @@ typedef struct ptx_regdecl {
   uint32_t base, count;
   uint8_t type;        /* ir_type */
   bool range;
+  uint32_t scope;      /* the scope declaring it (see ptx_parser.scope) */
+  /* A range: how many plain registers of inner scopes now hide one of its
+   * elements (%r1 in { } under %r<8>); while 0, an element needs no second
+   * lookup.  A plain register: the range whose element it hides. */
+  uint32_t shadowed;
+  struct ptx_regdecl *shadows;
   ptx_map_ent *ent;    /* for popping the scope */
-  struct ptx_regdecl *scope_next;
 } ptx_regdecl;
 
 /* ---- SSA construction state (ptx_ssa.c) ------------------------------------ */
@@ -167,12 +172,18 @@ typedef struct ptx_parser {
   /* the function being parsed */
   ir_func *fn;
   ir_builder b;
-  ptx_map fsyms;           /* function scope names: regs, locals, params, labels */
-  ptx_map labels;          /* label -> block index + 1 */
+  /* Names of the function and its '{ }' scopes: params, regs, variables,
+   * labels, prototypes and target lists share one namespace per scope
+   * (ptxas 13 reports a label and a register of one name in one scope as a
+   * duplicate); an inner scope's entry comes first in its chain. */
+  ptx_map fsyms;
   ptx_map fvars;           /* names of function-scope variables made so far */
-  ptx_regdecl *scope_regs; /* decls of the innermost scope, for popping */
+  ptx_map plainmin;        /* "%r< S" -> 1 + least N of a plain %rN of scope S */
   ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
   uint32_t nscope_ents, scope_ents_cap;
+  uint32_t scope;          /* the current scope: 0 the function's, then one per '{' */
+  uint32_t nscopes;        /* scopes opened so far in the function */
+  struct { uint32_t mark, id; } scope_stack[260];
   ptx_ssa ssa;
   uint32_t ret_var_base;   /* variables of the .reg return parameters */
   int depth;               /* '{' scopes open inside the body */
@@ -182,12 +193,14 @@ typedef struct ptx_parser {
 /* What a name at module or function scope denotes. */
 typedef enum ptx_sym_kind {
   PTX_SYM_GLOBAL, PTX_SYM_FUNC, PTX_SYM_PARAM, PTX_SYM_REG, PTX_SYM_PROTO,
-  PTX_SYM_TARGETS,
+  PTX_SYM_TARGETS, PTX_SYM_LABEL,
 } ptx_sym_kind;
 
 typedef struct ptx_sym {
   ptx_sym_kind kind;
+  uint32_t scope;          /* function names: the declaring scope */
   union {
+    uint32_t blk;          /* a label's block index */
     ir_global *global;
     ir_func *func;
     ir_param *param;
@@ -208,6 +221,7 @@ typedef struct ptx_targets {
   bool calls;
   uint32_t n;
   const ptx_tok *names;
+  uint32_t *blks;          /* .branchtargets: the labels' blocks, bound where declared */
 } ptx_targets;
 
 /* ---- ptx_parse.c: tokens and errors ---------------------------------------- */
@@ -258,7 +272,12 @@ void ptx_instr_init(ptx_parser *p);   /* fills p->ops */
 void ptx_parse_instruction(ptx_parser *p);
 /* ret, returning the .reg return parameters' values if any. */
 ir_instr *ptx_build_ret(ptx_parser *p, bool uni);
-/* The block index for a label, created (undefined) on first reference. */
+/* The block index for a label of the current scope, created (undefined)
+ * on first reference; an undefined one binds to the enclosing scope's label
+ * when its scope ends (ptx_parse.c, scope_close). */
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
+/* A new function-scope name in the current scope; an error if the scope
+ * already declares it. */
+ptx_map_ent *ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s);
 
 #endif

@@ -11,11 +11,15 @@
 #include "ptx_instr.h"
 
 /* A register by name: %r57 is element 57 of a %r<N> range (keyed "%r<"),
- * else a plain .reg name.  PTX_NONE if neither. */
+ * else a plain .reg name.  PTX_NONE if neither.  Leading zeros count for
+ * nothing (ptxas 13 takes %r08 as element 8).  A plain %r1 of an inner
+ * scope hides element 1 of an outer %r<8> (ptx_parse.c, "scopes"); the
+ * range counts such registers, so an element of one no inner register
+ * hides costs no second lookup. */
 uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
   uint32_t n = t->len, d = n;
   while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
-  if (d < n && n - d <= 9 && (t->text[d] != '0' || d == n - 1)) {
+  if (d < n && n - d <= 9) {
     uint32_t idx = 0;
     for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
     ptx_regdecl *r = NULL;
@@ -45,7 +49,13 @@ uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
         }
       }
     }
-    if (r && idx < r->count) return r->base + idx;
+    if (r && idx < r->count) {
+      if (r->shadowed) {
+        ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
+        if (s && s->kind == PTX_SYM_REG && !s->reg->range && s->reg->scope > r->scope) return s->reg->base;
+      }
+      return r->base + idx;
+    }
   }
   ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
   if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;
@@ -114,6 +124,7 @@ static void scalar(ptx_parser *p, opnd *o) {
   /* Every field a reader looks at for the kind it finds is set below;
    * neg and off are read for any kind. */
   o->neg = 0;
+  o->reg_off = 0;
   o->off = 0;
   o->var2 = PTX_NONE;
   o->tok = p->tok;
@@ -181,12 +192,18 @@ static void scalar(ptx_parser *p, opnd *o) {
     o->kind = O_SINK;
     return;
   }
+  /* Register names need no '%' (PTX ISA, "Identifiers": '%' may only
+   * allowed as a first character): `.reg .b32 temp<2>;` names temp0 and
+   * temp1, `.reg .b16 in16_<2>;` in16_0 and in16_1. */
   ptx_sym *s = ptx_map_get(&p->fsyms, t.text, t.len);
-  if (!s) s = ptx_map_get(&p->syms, t.text, t.len);
-  if (s && s->kind == PTX_SYM_REG && !s->reg->range) {
-    reg_operand(p, o, s->reg->base);
-    return;
+  if (p->fn && (!s || s->kind == PTX_SYM_REG)) {
+    uint32_t v = ptx_find_reg(p, &t);
+    if (v != PTX_NONE) {
+      reg_operand(p, o, v);
+      return;
+    }
   }
+  if (!s) s = ptx_map_get(&p->syms, t.text, t.len);
   if (!s && PTX_TOK_IS(&t, "WARP_SZ")) {
     /* the predefined constant (PTX ISA 4.5): the warp size */
     o->kind = O_IMM;
@@ -294,7 +311,19 @@ void ptx_operand(ptx_parser *p, ins *I, opnd *o) {
     for (uint32_t i = 0; i < n; i++) pool_add(p, I, &tmp[i]);
     return;
   }
-  default: scalar(p, o); return;
+  default:
+    scalar(p, o);
+    /* reg '+' constexpr: the register's value plus a constant, as ptxas 13
+     * takes it (st.u64 [x], temp + 1 stores temp + 1); only as a whole
+     * operand (not in a vector or a list), only '+', only after a .reg
+     * (not a special register) and only as a source: ptx_value adds it,
+     * dst_add refuses it as ptxas does ("Result register required"). */
+    if (o->kind == O_REG && !o->neg && p->tok.kind == PTX_TOK_PLUS) {
+      ptx_next(p);
+      o->off = ptx_const_expr(p);
+      o->reg_off = 1;
+    }
+    return;
   }
 }
 
@@ -344,6 +373,18 @@ ir_value *ptx_value(ptx_parser *p, const opnd *o, ir_type t) {
   switch ((okind)o->kind) {
   case O_REG: {
     ir_value *v = ptx_ssa_read(p, o->var);
+    if (o->reg_off) {
+      /* ptxas 13 crashes on a float register + N and gives a predicate
+       * one no documented meaning: integers only */
+      ir_type vt = (ir_type)p->ssa.var_type[o->var];
+      ir_type_kind k = ir_type_kind_of(vt);
+      if (vt == ir_type_pred || (k != IR_TK_UINT && k != IR_TK_SINT && k != IR_TK_BITS))
+        ptx_fail(p, &o->tok, "register + constant needs an integer register ('%.*s' is .%s)", (int)o->tok.len,
+                 o->tok.text, ir_type_name(vt));
+      ir_type ut = ir_type_bits(vt) <= 16 ? ir_type_u16 : ir_type_bits(vt) <= 32 ? ir_type_u32 : ir_type_u64;
+      if (ir_type_bits(vt) == ir_type_bits(ut)) v = ir_alu2(&p->b, ir_op_add, ut, v, ir_imm(&p->b, ut, (uint64_t)o->off));
+      else ptx_fail(p, &o->tok, "register + constant needs a 16-, 32- or 64-bit register");
+    }
     if (o->neg) {
       if (p->ssa.var_type[o->var] != ir_type_pred)
         ptx_fail(p, &o->tok, "'!' applies to a .pred register");

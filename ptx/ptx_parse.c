@@ -652,15 +652,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     ptx_sym *s = new_sym(p, PTX_SYM_GLOBAL);
     s->global = g;
     if (p->fn) {
-      ptx_map_ent *e = ptx_map_put(&p->fsyms, name.text, name.len, s);
-      if (p->nscope_ents == p->scope_ents_cap) {
-        uint32_t cap = p->scope_ents_cap ? p->scope_ents_cap * 2 : 64;
-        ptx_map_ent **ne = PW_NEW_ARRAY(&p->fscratch, ptx_map_ent *, cap);
-        if (p->scope_ents) memcpy(ne, p->scope_ents, p->nscope_ents * sizeof *ne);
-        p->scope_ents = ne;
-        p->scope_ents_cap = cap;
-      }
-      p->scope_ents[p->nscope_ents++] = e;
+      (void)ptx_declare(p, &name, name.text, name.len, s);
     } else {
       ptx_map_put(&p->syms, name.text, name.len, s);
     }
@@ -881,14 +873,20 @@ static bool func_attr(ptx_parser *p, ir_func *f) {
   return true;
 }
 
+/* The array grows by doubling (its capacity is the power of two at or
+ * above npragmas), so n pragmas cost O(n) memory: copying it per pragma
+ * made 32k pragmas take 4 GB. */
 static void add_pragma(ptx_parser *p, ir_func *f, const ptx_tok *s) {
-  const char **np = PW_NEW_ARRAY(&p->m->arena, const char *, f->npragmas + 1);
-  if (!np) PW_DIE("out of memory");
-  if (f->npragmas) memcpy(np, f->pragmas, f->npragmas * sizeof *np);
+  uint32_t n = f->npragmas;
+  if ((n & (n - 1)) == 0) {  /* 0, 1, 2, 4 ...: full */
+    const char **np = PW_NEW_ARRAY(&p->m->arena, const char *, n ? 2 * (size_t)n : 1);
+    if (!np) PW_DIE("out of memory");
+    if (n) memcpy(np, f->pragmas, n * sizeof *np);
+    f->pragmas = np;
+  }
   /* without the quotes */
-  np[f->npragmas] = pw_arena_strndup(&p->m->arena, s->text + 1, s->len - 2);
-  f->pragmas = np;
-  f->npragmas++;
+  f->pragmas[n] = pw_arena_strndup(&p->m->arena, s->text + 1, s->len - 2);
+  f->npragmas = n + 1;
 }
 
 /* pragma := .pragma STRING {',' STRING} ';' */
@@ -904,6 +902,26 @@ static void pragma_stmt(ptx_parser *p, ir_func *f) {
 
 /* ---- function bodies ------------------------------------------------------------- */
 
+/* ---- scopes ---------------------------------------------------------------------
+ *
+ * A function's parameters and body are one scope; each '{ }' block in it
+ * opens another.  The PTX ISA lets blocks declare registers and variables
+ * (inline asm relies on it) without spelling out the rules, so these are
+ * what ptxas 13 does on the same text (tests/filecheck/parse/scopes*.ptx):
+ *   - a name may be declared once per scope, whatever it names (register,
+ *     range element, variable, label, prototype, target list, parameter):
+ *     `.reg .b32 %r<8>; .reg .b32 %r1;` and `L: .reg .b32 L;` are
+ *     duplicates, `%r<4>` and `%r9` are not;
+ *   - a block's declaration hides the enclosing scope's of the same name
+ *     until the block ends, whether the outer one is a plain name or an
+ *     element of a range, and whatever kind either is;
+ *   - a label is visible in all of its scope, before its definition too:
+ *     `{ bra L; ...  L: }` branches to the block's L even when the
+ *     enclosing scope has an L; a label the block does not define is the
+ *     enclosing scope's, and one no scope defines is an error.
+ * Scopes get increasing ids as they open, so of two visible declarations
+ * the one with the greater scope id is the inner one. */
+
 static void scope_add(ptx_parser *p, ptx_map_ent *e) {
   if (p->nscope_ents == p->scope_ents_cap) {
     uint32_t cap = p->scope_ents_cap ? p->scope_ents_cap * 2 : 64;
@@ -914,6 +932,108 @@ static void scope_add(ptx_parser *p, ptx_map_ent *e) {
     p->scope_ents_cap = cap;
   }
   p->scope_ents[p->nscope_ents++] = e;
+}
+
+ptx_map_ent *ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s) {
+  ptx_sym *old = ptx_map_get(&p->fsyms, key, len);
+  if (old && old->scope == p->scope) {
+    if (old->kind == PTX_SYM_LABEL && s->kind == PTX_SYM_LABEL)
+      ptx_fail(p, at, "label '%.*s' is defined twice", (int)at->len, at->text);
+    ptx_fail(p, at, "'%.*s' is already declared in this scope", (int)at->len, at->text);
+  }
+  s->scope = p->scope;
+  ptx_map_ent *e = ptx_map_put(&p->fsyms, key, len, s);
+  scope_add(p, e);
+  return e;
+}
+
+static void scope_open(ptx_parser *p) {
+  p->scope_stack[p->depth].mark = p->nscope_ents;
+  p->scope_stack[p->depth].id = p->scope;
+  p->depth++;
+  p->scope = ++p->nscopes;
+}
+
+/* Ends the innermost block: its names go, the ranges its registers hid
+ * are visible again, and each label it used but did not define binds to
+ * the enclosing scope's (the block's placeholder branches on to it) or,
+ * if none is visible yet, becomes the enclosing scope's own placeholder. */
+static void scope_close(ptx_parser *p) {
+  p->depth--;
+  uint32_t mark = p->scope_stack[p->depth].mark;
+  ptx_sym **open = NULL;
+  uint32_t nopen = 0;
+  for (uint32_t i = mark; i < p->nscope_ents; i++) {
+    ptx_sym *s = p->scope_ents[i]->val;
+    if (s->kind == PTX_SYM_LABEL && !p->ssa.blocks[s->blk].defined) nopen++;
+  }
+  if (nopen) {
+    open = PW_NEW_ARRAY(&p->fscratch, ptx_sym *, nopen);
+    if (!open) PW_DIE("out of memory");
+    nopen = 0;
+  }
+  while (p->nscope_ents > mark) {
+    ptx_map_ent *e = p->scope_ents[--p->nscope_ents];
+    ptx_sym *s = e->val;
+    if (s->kind == PTX_SYM_REG && s->reg->shadows) s->reg->shadows->shadowed--;
+    if (s->kind == PTX_SYM_LABEL && !p->ssa.blocks[s->blk].defined) open[nopen++] = s;
+    ptx_map_remove_first(&p->fsyms, e);
+  }
+  p->scope = p->scope_stack[p->depth].id;
+  p->nrcache = 0;
+  /* open[] is in reverse order of first use: bind the first used first. */
+  while (nopen) {
+    ptx_sym *u = open[--nopen];
+    ptx_blockinfo *bi = &p->ssa.blocks[u->blk];
+    const ptx_tok *name = &bi->first_ref;
+    ptx_sym *outer = ptx_map_get(&p->fsyms, name->text, name->len);
+    if (!outer) {
+      (void)ptx_declare(p, name, name->text, name->len, u);
+    } else if (outer->kind == PTX_SYM_LABEL) {
+      ir_builder bb = ir_builder_at_end(bi->block);
+      bb.loc = (ir_loc){name->line, name->col};
+      ir_br(&bb, p->ssa.blocks[outer->blk].block);
+      bi->defined = true;
+    }
+    /* else a register or variable of that name is visible: the label
+     * stays undefined, and ptx_ssa_check_labels says so. */
+  }
+}
+
+/* "%r<" and the current scope's id: the key of plainmin (11 more bytes). */
+static const char *scope_key(ptx_parser *p, const char *key, size_t len) {
+  char *k = pw_arena_alloc(&p->fscratch, len + 12);
+  if (!k) PW_DIE("out of memory");
+  memcpy(k, key, len);
+  snprintf(k + len, 12, " %010u", (unsigned)p->scope);
+  return k;
+}
+
+/* A plain register whose name is a range's element name (%r1 beside
+ * %r<8>): in the range's scope a duplicate (ptxas: "Duplicate definition
+ * of variable"), in an inner scope it hides that element. */
+static void plain_reg_vs_range(ptx_parser *p, ptx_regdecl *r, const ptx_tok *name) {
+  uint32_t n = name->len, d = n;
+  while (d > 1 && name->text[d - 1] >= '0' && name->text[d - 1] <= '9') d--;
+  if (d == n || n - d > 9) return;
+  uint32_t idx = 0;
+  for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(name->text[i] - '0');
+  char *key = pw_arena_alloc(&p->fscratch, d + 1);
+  if (!key) PW_DIE("out of memory");
+  memcpy(key, name->text, d);
+  key[d] = '<';
+  ptx_sym *rs = ptx_map_get(&p->fsyms, key, d + 1);
+  if (rs && rs->kind == PTX_SYM_REG && idx < rs->reg->count) {
+    if (rs->scope == p->scope)
+      ptx_fail(p, name, "'%.*s' is already declared in this scope", (int)n, name->text);
+    r->shadows = rs->reg;
+    rs->reg->shadowed++;
+  }
+  /* for a range of this prefix declared after it in this scope */
+  const char *sk = scope_key(p, key, d + 1);
+  ptx_map_ent *e = ptx_map_find(&p->plainmin, sk, d + 1 + 11);
+  if (!e) ptx_map_put(&p->plainmin, sk, d + 1 + 11, (void *)(uintptr_t)(idx + 1));
+  else if ((uintptr_t)e->val > idx + 1) e->val = (void *)(uintptr_t)(idx + 1);
 }
 
 /* reg_decl := .reg type reg_name {',' reg_name} ';'
@@ -953,6 +1073,7 @@ static void reg_decl(ptx_parser *p) {
       r->count = 1;
     }
     r->base = ptx_ssa_new_vars(p, r->count, t);
+    r->scope = p->scope;
     ptx_sym *s = new_sym(p, PTX_SYM_REG);
     s->reg = r;
     /* Ranges are keyed "%r<" so %r<5> and a plain %r can coexist. */
@@ -961,11 +1082,17 @@ static void reg_decl(ptx_parser *p) {
       char *key = pw_arena_alloc(&p->fscratch, name.len + 1);
       memcpy(key, name.text, name.len);
       key[name.len] = '<';
-      r->ent = ptx_map_put(&p->fsyms, key, name.len + 1, s);
+      r->ent = ptx_declare(p, &name, key, name.len + 1, s);
+      /* %r1 then %r<8> in one scope: the same register twice */
+      uintptr_t least = (uintptr_t)ptx_map_get(&p->plainmin, scope_key(p, key, name.len + 1),
+                                               name.len + 1 + 11);
+      if (least && least - 1 < r->count)
+        ptx_fail(p, &name, "'%.*s%lu' is already declared in this scope", (int)name.len, name.text,
+                 (unsigned long)(least - 1));
     } else {
-      r->ent = ptx_map_put(&p->fsyms, name.text, name.len, s);
+      plain_reg_vs_range(p, r, &name);
+      r->ent = ptx_declare(p, &name, name.text, name.len, s);
     }
-    scope_add(p, r->ent);
     /* value names for messages */
     if (!r->range) p->ssa.var_name[r->base] = ptx_strdup_tok(p, &name);
   } while (ptx_accept(p, PTX_TOK_COMMA));
@@ -991,7 +1118,7 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
     pr->narg = args.n;
     ptx_sym *s = new_sym(p, PTX_SYM_PROTO);
     s->proto = pr;
-    scope_add(p, ptx_map_put(&p->fsyms, name->text, name->len, s));
+    (void)ptx_declare(p, name, name->text, name->len, s);
     ptx_expect(p, PTX_TOK_SEMI, "';'");
     return;
   }
@@ -1009,13 +1136,18 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
         cap *= 2;
       }
       names[tg->n++] = p->tok;
-      if (!tg->calls) (void)ptx_label_block(p, &p->tok);
       ptx_next(p);
     } while (ptx_accept(p, PTX_TOK_COMMA));
     tg->names = names;
+    if (!tg->calls) {
+      /* the labels of the scope that declares the list */
+      tg->blks = PW_NEW_ARRAY(&p->fscratch, uint32_t, tg->n);
+      if (!tg->blks) PW_DIE("out of memory");
+      for (uint32_t i = 0; i < tg->n; i++) tg->blks[i] = ptx_label_block(p, &names[i]);
+    }
     ptx_sym *s = new_sym(p, PTX_SYM_TARGETS);
     s->targets = tg;
-    scope_add(p, ptx_map_put(&p->fsyms, name->text, name->len, s));
+    (void)ptx_declare(p, name, name->text, name->len, s);
     ptx_expect(p, PTX_TOK_SEMI, "';'");
     return;
   }
@@ -1027,7 +1159,7 @@ static void body_stmts(ptx_parser *p, int depth);
 
 /* A label starts a block: the current one falls through into it. */
 static void label_stmt(ptx_parser *p, const ptx_tok *name) {
-  uint32_t blk = ptx_label_block(p, name);
+  uint32_t blk = ptx_label_block(p, name);  /* this scope's, made if new */
   ptx_blockinfo *bi = &p->ssa.blocks[blk];
   if (bi->defined) ptx_fail(p, name, "label '%.*s' is defined twice", (int)name->len, name->text);
   bi->defined = true;
@@ -1044,14 +1176,10 @@ static void body_stmt(ptx_parser *p, int depth) {
     /* A nested scope: inline asm blocks and call sequences. */
     if (depth > 256) ptx_fail(p, &t, "scopes nested too deeply");
     ptx_next(p);
-    uint32_t mark = p->nscope_ents;
-    p->depth++;
+    scope_open(p);
     body_stmts(p, depth + 1);
     ptx_expect(p, PTX_TOK_RBRACE, "'}'");
-    p->depth--;
-    /* Pop the scope's names. */
-    while (p->nscope_ents > mark) ptx_map_remove_first(&p->fsyms, p->scope_ents[--p->nscope_ents]);
-    p->nrcache = 0;
+    scope_close(p);
     return;
   }
   case PTX_TOK_IDENT: {
@@ -1113,8 +1241,9 @@ static void func_body(ptx_parser *p, ir_func *f) {
   p->scope_ents = NULL;
   p->nscope_ents = p->scope_ents_cap = 0;
   ptx_map_init(&p->fsyms, &p->fscratch, 256);
-  ptx_map_init(&p->labels, &p->fscratch, 256);
   ptx_map_init(&p->fvars, &p->fscratch, 64);
+  ptx_map_init(&p->plainmin, &p->fscratch, 16);
+  p->scope = p->nscopes = 0;
   p->nrcache = 0;
   ptx_ssa_begin_func(p);
   /* Parameters are names of the function scope.  Register parameters
@@ -1147,7 +1276,15 @@ static void func_body(ptx_parser *p, ir_func *f) {
       s = new_sym(p, PTX_SYM_PARAM);
       s->param = prm;
     }
-    ptx_map_put(&p->fsyms, prm->name, strlen(prm->name), s);
+    /* Not ptx_declare: no statement is open to unwind to. */
+    size_t len = strlen(prm->name);
+    ptx_sym *old = ptx_map_get(&p->fsyms, prm->name, len);
+    if (old) {
+      ptx_tok at = {.text = prm->name, .len = (uint32_t)len, .line = f->loc.line, .col = f->loc.col};
+      ptx_error_at(p, &at, "parameter '%s' is declared twice", prm->name);
+    }
+    s->scope = 0;
+    scope_add(p, ptx_map_put(&p->fsyms, prm->name, len, s));
   }
   jmp_buf jb;
   jmp_buf *outer = p->recover;
@@ -1156,8 +1293,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
   if (setjmp(jb)) {
     p->expr_depth = 0;
     /* After an error: skip the statement.  A scope the error was in is
-     * closed by its '}' in the loop below (its names stay until the end of
-     * the function: the module is rejected anyway). */
+     * closed by its '}' in the loop below. */
     skip_statement(p);
   }
   for (;;) {
@@ -1165,7 +1301,7 @@ static void func_body(ptx_parser *p, ir_func *f) {
     if (p->tok.kind == PTX_TOK_RBRACE) {
       if (p->depth == 0) break;
       ptx_next(p);
-      p->depth--;
+      scope_close(p);
       continue;
     }
     body_stmt(p, p->depth);

@@ -332,6 +332,48 @@ void ptx_ssa_check_labels(ptx_parser *p) {
     }
 }
 
+/* A phi holds at most 65,534 operands (ir_instr.nsrc is 16 bits), yet
+ * valid PTX may branch to one label from more places (it aborted the
+ * process).  Such a block gets its predecessors through fan-in blocks of
+ * at most PTX_FANIN each, empty but for a branch on to it: the CFG's paths
+ * are the same, and the phis form a two-level tree.  Each entry of the
+ * predecessor list is one edge; a predecessor's edges (a brx naming the
+ * block many times) are consecutive, as its one terminator added them in
+ * target order, so entry by entry the next such target is retargeted. */
+#define PTX_FANIN 32768u
+static void limit_preds(ptx_parser *p) {
+  ptx_ssa *s = &p->ssa;
+  uint32_t nb = s->nblocks;
+  for (uint32_t b = 0; b < nb; b++) {
+    ir_block *bb = s->blocks[b].block;
+    if (bb->npreds < 65534) continue;
+    uint32_t n = bb->npreds;
+    ir_block **old = PW_NEW_ARRAY(&p->fscratch, ir_block *, n);
+    if (!old) PW_DIE("out of memory");
+    memcpy(old, bb->preds, n * sizeof *old);
+    bb->npreds = 0;
+    uint32_t last_e = 0;
+    for (uint32_t i = 0; i < n;) {
+      uint32_t fi = ptx_ssa_new_block(p, NULL, true, PTX_NONE);
+      s->blocks[fi].defined = true;
+      ir_block *fb = s->blocks[fi].block;
+      uint32_t end = i + PTX_FANIN < n ? i + PTX_FANIN : n;
+      for (uint32_t k = i; k < end; k++) {
+        ir_block *pb = old[k];
+        ir_block_add_pred(fb, pb);
+        ir_instr *t = ir_block_terminator(pb);
+        if (k == 0 || pb != old[k - 1]) last_e = 0;
+        while (t && last_e < t->ntargets && t->targets[last_e] != bb) last_e++;
+        if (t && last_e < t->ntargets) t->targets[last_e++] = fb;
+      }
+      ir_builder fbld = ir_builder_at_end(fb);
+      fbld.loc = bb->first ? bb->first->loc : p->b.loc;
+      ir_br(&fbld, bb);
+      i = end;
+    }
+  }
+}
+
 void ptx_ssa_end_func(ptx_parser *p) {
   ptx_ssa *s = &p->ssa;
   ir_func *f = p->fn;
@@ -342,6 +384,7 @@ void ptx_ssa_end_func(ptx_parser *p) {
     ptx_ssa_leave(p);
   }
   if (p->errors) return;
+  limit_preds(p);
   uint32_t nb = s->nblocks, nvar = s->nvars;
 
   /* Dominator tree (renumbers ir_block ids: map them back to ours). */
@@ -457,6 +500,24 @@ void ptx_ssa_end_func(ptx_parser *p) {
       child_next[b] = child_head[idom[b]];
       child_head[idom[b]] = b + 1;
     }
+  /* Each block's out-edges as (successor, predecessor slot), grouped by
+   * block: a counting sort over every block's predecessor list. */
+  typedef struct { uint32_t blk, slot; } edge_slot;
+  uint32_t *edge_off = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb + 2);
+  uint64_t nedges = 0;
+  if (!edge_off) PW_DIE("out of memory");
+  for (uint32_t b = 0; b < nb; b++) {
+    ir_block *bb = s->blocks[b].block;
+    for (uint32_t i = 0; i < bb->npreds; i++) edge_off[idx_of[bb->preds[i]->id] + 2]++;
+    nedges += bb->npreds;
+  }
+  for (uint32_t b = 0; b < nb; b++) edge_off[b + 2] += edge_off[b + 1];
+  edge_slot *edges = PW_NEW_ARRAY(&p->fscratch, edge_slot, nedges + 1);
+  if (!edges) PW_DIE("out of memory");
+  for (uint32_t b = 0; b < nb; b++) {
+    ir_block *bb = s->blocks[b].block;
+    for (uint32_t i = 0; i < bb->npreds; i++) edges[edge_off[idx_of[bb->preds[i]->id] + 1]++] = (edge_slot){b, i};
+  }
   ir_value **cur = PW_NEW_ARRAY(&p->fscratch, ir_value *, nvar);
   ir_value **repl = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
   typedef struct { uint32_t var; ir_value *old; } undo;
@@ -495,14 +556,14 @@ void ptx_ssa_end_func(ptx_parser *p) {
       log[nlog++] = (undo){d->var, cur[d->var]};
       cur[d->var] = d->v;
     }
-    ir_block *bb = s->blocks[b].block;
-    for (uint32_t e = 0; e < ir_block_nsuccs(bb); e++) {
-      ir_block *sb = ir_block_succ(bb, e);
-      uint32_t sidx = idx_of[sb->id];
+    /* the phi operands of b's out-edges: each (successor, slot) once,
+     * found through edge_off (a scan of the successor's predecessors per
+     * edge was quadratic at a label with 70,000 branches to it) */
+    for (uint32_t e = edge_off[b]; e < edge_off[b + 1]; e++) {
+      uint32_t sidx = edges[e].blk, i = edges[e].slot;
       for (uint32_t k = phi_head[sidx]; k; k = ph[k - 1].next) {
         ir_instr *phi = ph[k - 1].phi;
-        for (uint32_t i = 0; i < sb->npreds; i++)
-          if (sb->preds[i] == bb && !phi->src[i]) ir_phi_set_src(phi, i, cur[ph[k - 1].var]);
+        if (!phi->src[i]) ir_phi_set_src(phi, i, cur[ph[k - 1].var]);
       }
     }
     for (uint32_t c = child_head[b]; c; c = child_next[c - 1]) st[nst++] = (frame){c - 1, 0, false};

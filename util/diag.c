@@ -73,12 +73,48 @@ static bool count(pw_diag *d, bool warning) {
   return !(d->max_errors && d->nerrors > d->max_errors);
 }
 
+/* Control bytes (ESC, BEL, CR ...; not tab or newline) of the input go
+ * out as \xNN: a message quotes the input's tokens and lines, and raw
+ * terminal escape sequences from a hostile file must not reach the user's
+ * terminal. */
+static bool is_ctl(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f; }
+
+static void emit_escaped(pw_diag *d, const char *s, size_t n) {
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!is_ctl((unsigned char)s[i])) continue;
+    if (i > run) emit(d, "%.*s", (int)(i - run), s + run);
+    emit(d, "\\x%02x", (unsigned char)s[i]);
+    run = i + 1;
+  }
+  if (n > run) emit(d, "%.*s", (int)(n - run), s + run);
+}
+
+/* A message, formatted, with its control bytes escaped. */
+static void emit_msg(pw_diag *d, const char *fmt, va_list ap) {
+  char small[512];
+  va_list ap2;
+  va_copy(ap2, ap);
+  int mn = vsnprintf(small, sizeof small, fmt, ap2);
+  va_end(ap2);
+  if (mn >= 0 && (size_t)mn < sizeof small) {
+    emit_escaped(d, small, (size_t)mn);
+  } else if (mn >= 0) {
+    char *big = malloc((size_t)mn + 1);
+    if (big) {
+      vsnprintf(big, (size_t)mn + 1, fmt, ap);
+      emit_escaped(d, big, (size_t)mn);
+      free(big);
+    }
+  }
+}
+
 void pw_verror_at(pw_diag *d, const pw_src *s, uint32_t line, uint32_t col,
                   bool warning, const char *fmt, va_list ap) {
   if (!count(d, warning)) return;
   const char *path = s && s->path ? s->path : "<input>";
   emit(d, "%s:%u:%u: %s: ", path, line, col, warning ? "warning" : "error");
-  emitv(d, fmt, ap);
+  emit_msg(d, fmt, ap);
   emit(d, "\n");
   if (!s || !s->text || line == 0) return;
   /* Find the line: positions are 1-based. */
@@ -90,8 +126,11 @@ void pw_verror_at(pw_diag *d, const pw_src *s, uint32_t line, uint32_t col,
   while (e < end && *e != '\n' && *e != '\r') e++;
   int width = (int)(e - p);
   if (width > 300) width = 300; /* minified PTX lines can be huge */
-  emit(d, "%6u | %.*s\n       | ", line, width, p);
-  for (uint32_t i = 1; i < col && (int)i <= width; i++) emit(d, "%c", p[i - 1] == '\t' ? '\t' : ' ');
+  emit(d, "%6u | ", line);
+  emit_escaped(d, p, (size_t)width);
+  emit(d, "\n       | ");
+  for (uint32_t i = 1; i < col && (int)i <= width; i++)
+    emit(d, "%s", p[i - 1] == '\t' ? "\t" : is_ctl((unsigned char)p[i - 1]) ? "    " : " ");
   emit(d, "^\n");
 }
 
@@ -114,7 +153,7 @@ void pw_error_off(pw_diag *d, const char *path, uint64_t off, const char *fmt, .
   emit(d, "%s: at byte offset 0x%llx: error: ", path ? path : "<input>", (unsigned long long)off);
   va_list ap;
   va_start(ap, fmt);
-  emitv(d, fmt, ap);
+  emit_msg(d, fmt, ap);
   va_end(ap);
   emit(d, "\n");
 }
@@ -124,7 +163,7 @@ void pw_error(pw_diag *d, const char *path, const char *fmt, ...) {
   emit(d, "%s: error: ", path ? path : "ptxwave");
   va_list ap;
   va_start(ap, fmt);
-  emitv(d, fmt, ap);
+  emit_msg(d, fmt, ap);
   va_end(ap);
   emit(d, "\n");
 }

@@ -144,6 +144,48 @@ static void check_f64(int op, const char *ptxop, int mode) {
   ET_CHECK_ARRAY(name, n, d, want, a, b, c);
 }
 
+/* set/setp on packed halves (PTX ISA, half precision comparison): each
+ * half is compared on its own; set writes 1.0 per half to an .f16x2 or
+ * .bf16x2 destination and 0xffff per half to a .u32/.s32 one, setp.f16x2
+ * p|q gives p from the low halves and q from the high ones, each combined
+ * with c.  Expected values by hand: f16 1.0 = 0x3c00, 2.0 = 0x4000,
+ * -inf = 0xfc00, NaN = 0x7e00; bf16 1.0 = 0x3f80, -1.0 = 0xbf80. */
+typedef struct pcase { const char *body; uint32_t a, b, c, want; } pcase;
+START_TEST(packed_half_set_setp) {
+  static const pcase cs[] = {
+      /* {lo 1.0, hi 2.0} vs {lo 2.0, hi 1.0}: lo false, hi true */
+      {"  set.gt.u32.f16x2 %rd32, %ra, %rb;\n" ET_R32, 0x40003c00, 0x3c004000, 0, 0xffff0000},
+      {"  set.lt.s32.f16x2 %rd32, %ra, %rb;\n" ET_R32, 0x40003c00, 0x3c004000, 0, 0x0000ffff},
+      {"  set.gt.f16x2.f16x2 %rd32, %ra, %rb;\n" ET_R32, 0x40003c00, 0x3c004000, 0, 0x3c000000},
+      /* NaN in the low halves: ordered eq false, unordered equ true */
+      {"  set.eq.f16x2.f16x2 %rd32, %ra, %rb;\n" ET_R32, 0x3c007e00, 0x3c007e00, 0, 0x3c000000},
+      {"  set.equ.f16x2.f16x2 %rd32, %ra, %rb;\n" ET_R32, 0x3c007e00, 0x3c007e00, 0, 0x3c003c00},
+      /* -inf > 0 is false, 1 > -0 true */
+      {"  set.gtu.u32.f16x2 %rd32, %ra, %rb;\n" ET_R32, 0xfc003c00, 0x00008000, 0, 0x0000ffff},
+      /* combined with c: and with false clears both, or with true sets both */
+      {"  set.gt.and.u32.f16x2 %rd32, %ra, %rb, %pc;\n" ET_R32, 0x40003c00, 0x3c004000, 0, 0},
+      {"  set.gt.and.u32.f16x2 %rd32, %ra, %rb, %pc;\n" ET_R32, 0x40003c00, 0x3c004000, 1, 0xffff0000},
+      {"  set.gt.or.u32.f16x2 %rd32, %ra, %rb, %pc;\n" ET_R32, 0x40003c00, 0x3c004000, 1, 0xffffffff},
+      {"  set.gt.xor.f16x2.f16x2 %rd32, %ra, %rb, %pc;\n" ET_R32, 0x40003c00, 0x3c004000, 1, 0x00003c00},
+      /* bf16x2: {lo 1.0, hi -1.0} >= {lo 1.0, hi 0} */
+      {"  set.ge.u32.bf16x2 %rd32, %ra, %rb;\n" ET_R32, 0xbf803f80, 0x00003f80, 0, 0x0000ffff},
+      {"  set.ge.bf16x2.bf16x2 %rd32, %ra, %rb;\n" ET_R32, 0xbf803f80, 0x00003f80, 0, 0x00003f80},
+      /* setp p|q with c: bit 0 = p, bit 1 = q */
+      {"  setp.gt.and.f16x2 %pd|%pe, %ra, %rb, %pc;\n  selp.u32 %r1, 1, 0, %pd;\n  selp.u32 %r2, 2, 0, %pe;\n"
+       "  or.b32 %rd32, %r1, %r2;\n" ET_R32, 0x40003c00, 0x3c004000, 1, 2},
+      {"  setp.gt.and.f16x2 %pd|%pe, %ra, %rb, %pc;\n  selp.u32 %r1, 1, 0, %pd;\n  selp.u32 %r2, 2, 0, %pe;\n"
+       "  or.b32 %rd32, %r1, %r2;\n" ET_R32, 0x40003c00, 0x3c004000, 0, 0},
+      {"  setp.lt.or.bf16x2 %pd|%pe, %ra, %rb, %pc;\n  selp.u32 %r1, 1, 0, %pd;\n  selp.u32 %r2, 2, 0, %pe;\n"
+       "  or.b32 %rd32, %r1, %r2;\n" ET_R32, 0xbf803f80, 0x00003f80, 0, 2},
+  };
+  for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+    uint64_t a = cs[k].a, b = cs[k].b, c = cs[k].c, d = 0;
+    et_op(cs[k].body, 1, &a, &b, &c, &d, NULL);
+    ck_assert_msg(d == cs[k].want, "%s: got 0x%llx, want 0x%x", cs[k].body, (unsigned long long)d, cs[k].want);
+  }
+}
+END_TEST
+
 START_TEST(f32_arith_all_modes) {
   for (int mode = 0; mode < 4; mode++) {
     check_f32(OP_ADD, "add", mode, false, false);
@@ -481,6 +523,7 @@ Suite *emu_float_suite(void) {
   TCase *tc = tcase_create("conformance");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, f32_arith_all_modes);
+  tcase_add_test(tc, packed_half_set_setp);
   tcase_add_test(tc, f32_ftz_sat);
   tcase_add_test(tc, f64_arith_all_modes);
   tcase_add_test(tc, f32_minmax);

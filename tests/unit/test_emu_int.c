@@ -97,6 +97,59 @@ REF(r_sub64_borrow, a < b)
 REF(r_madc_lo, U32(U32(a) * (uint64_t)U32(b) + U32(c)))
 REF(r_madc_hi, U32(((U32(a) * (uint64_t)U32(b)) >> 32) + (c >> 32) + ((uint64_t)U32(U32(a) * (uint64_t)U32(b)) + U32(c) > 0xffffffffull)))
 
+/* CC.CF across add and sub, as NVIDIA's hardware keeps it: sub.cc is
+ * a + ~b + 1 and subc a + ~b + CF, CF their carry-out (1 = no borrow);
+ * NVIDIA-verified by ZLUDA's subc_cc_s32 data (a < b: addc reads 0) and
+ * relied on by nvcc's own unsigned __int128 division (below).  The
+ * references compute those sums in 64 bits. */
+static uint64_t nv_sum(uint64_t a, uint64_t b, uint64_t cin) { return (uint64_t)U32(a) + U32(b) + cin; }
+#define CF(s) ((s) >> 32 & 1)
+/* sub.cc r, a, b; addc e, 0, 0 */
+REF(r_subcc, U32(nv_sum(a, ~U32(b), 1)))
+REF(r_subcc_cf, CF(nv_sum(a, ~U32(b), 1)))
+/* add.cc t, a, b; subc d, c, a */
+REF(r_addcc_subc, U32(nv_sum(c, ~U32(a), CF(nv_sum(a, b, 0)))))
+/* sub.cc t, a, b; madc.lo d, a, b, c */
+REF(r_subcc_madc, U32(U32(a) * (uint64_t)U32(b) + U32(c) + CF(nv_sum(a, ~U32(b), 1))))
+/* sub.cc t, a, b; subc.cc d, c, a; addc e, 0, 0 */
+REF(r_subcc_subcc, U32(nv_sum(c, ~U32(a), CF(nv_sum(a, ~U32(b), 1)))))
+REF(r_subcc_subcc_cf, CF(nv_sum(c, ~U32(a), CF(nv_sum(a, ~U32(b), 1)))))
+/* add.cc t, a, b; subc.cc d, c, a; subc e, 0, 0 (0 - 0 - borrow) */
+REF(r_addcc_subcc_subc, U32(nv_sum(0, ~0u, CF(nv_sum(c, ~U32(a), CF(nv_sum(a, b, 0)))))))
+
+START_TEST(int_carry_mixes) {
+  /* hand-checked points first: 5 - 3 leaves CF = 1, 3 - 5 CF = 0 */
+  uint64_t a[4] = {5, 3, 0x627adf75, 0xffffffff}, b[4] = {3, 5, 0x864ccef5, 1}, c[4] = {0, 0, 0, 0};
+  uint64_t d[4], e[4];
+  et_op("  sub.cc.u32 %rd32, %ra, %rb;\n  addc.u32 %re32, 0, 0;\n" ET_R32 ET_RE32, 4, a, b, c, d, e);
+  ck_assert_uint_eq(d[0], 2);
+  ck_assert_uint_eq(e[0], 1);
+  ck_assert_uint_eq(d[1], 0xfffffffe);
+  ck_assert_uint_eq(e[1], 0);
+  ck_assert_uint_eq(d[2], 0xdc2e1080);
+  ck_assert_uint_eq(e[2], 0);
+  ck_assert_uint_eq(e[3], 1);
+  /* add.cc 0xffffffff + 1 sets CF: subc 5, 3 = 5 + ~3 + 1 = 2; 1 + 1 does
+   * not: subc 5, 3 = 1 */
+  uint64_t a2[2] = {0xffffffff, 1}, b2[2] = {1, 1}, c2[2] = {5, 5};
+  et_op("  add.cc.u32 %r1, %ra, %rb;\n  mov.u32 %r2, 3;\n  subc.u32 %rd32, %rc, %r2;\n" ET_R32, 2, a2, b2, c2, d, NULL);
+  ck_assert_uint_eq(d[0], 2);
+  ck_assert_uint_eq(d[1], 1);
+  static const icase cs[] = {
+      {"sub.cc, addc", "  sub.cc.u32 %rd32, %ra, %rb;\n  addc.u32 %re32, 0, 0;\n" ET_R32 ET_RE32, r_subcc, r_subcc_cf},
+      {"add.cc, subc", "  add.cc.u32 %r1, %ra, %rb;\n  subc.u32 %rd32, %rc, %ra;\n" ET_R32, r_addcc_subc, NULL},
+      {"sub.cc, madc", "  sub.cc.u32 %r1, %ra, %rb;\n  madc.lo.u32 %rd32, %ra, %rb, %rc;\n" ET_R32, r_subcc_madc, NULL},
+      {"sub.cc, subc.cc, addc",
+       "  sub.cc.u32 %r1, %ra, %rb;\n  subc.cc.u32 %rd32, %rc, %ra;\n  addc.u32 %re32, 0, 0;\n" ET_R32 ET_RE32,
+       r_subcc_subcc, r_subcc_subcc_cf},
+      {"add.cc, subc.cc, subc",
+       "  add.cc.u32 %r1, %ra, %rb;\n  subc.cc.u32 %r2, %rc, %ra;\n  subc.u32 %rd32, 0, 0;\n" ET_R32,
+       r_addcc_subcc_subc, NULL},
+  };
+  run_cases(cs, sizeof cs / sizeof cs[0]);
+}
+END_TEST
+
 START_TEST(int_add_sub_carry) {
   static const icase cs[] = {
       {"add.s32", "  add.s32 %rd32, %ra, %rb;\n" ET_R32, r_add_s32, NULL},
@@ -514,6 +567,7 @@ Suite *emu_int_suite(void) {
   TCase *tc = tcase_create("conformance");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, int_add_sub_carry);
+  tcase_add_test(tc, int_carry_mixes);
   tcase_add_test(tc, int_mul);
   tcase_add_test(tc, int_div_minmax);
   tcase_add_test(tc, int_bits);

@@ -1,0 +1,106 @@
+/* tests/unit/test_scale.c: generated inputs past the sizes that broke
+ * ptxwave (issue 20): a label with 66,000 predecessors (a phi past the IR's
+ * 65,534 operands aborted the process), 40,000 .pragma lines (memory was
+ * quadratic), 60,000 distinct constants in one kernel (the emulator's load
+ * was quadratic).  Each must parse, load and give the values worked out
+ * here; the cost is benchmarks/'s business.  Not in the lowered and
+ * compiled copies of the emulator suites: LLVM on 66,000 blocks is minutes. */
+#include "emu_test.h"
+
+typedef struct sbuf { char *s; size_t n, cap; } sbuf;
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    if (k >= 0 && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
+    b->cap = b->cap ? b->cap * 2 : 1 << 16;
+    b->s = realloc(b->s, b->cap);
+    ck_assert_ptr_nonnull(b->s);
+  }
+}
+
+static uint32_t run_n(const char *ptx, uint32_t n) {
+  emu_options o = {.threads = 1};
+  et *t = et_load_opts(ptx, &o);
+  uint64_t d = et_alloc(t, 8, NULL);
+  et_ok(t, et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){1, 1, 1}, 0, 2, (uint64_t)n, d));
+  uint32_t r;
+  et_get(t, &r, d, 4);
+  et_free(t);
+  return r;
+}
+
+/* brx.idx to N labels, each adding its index to 5 and branching to END: END
+ * has N predecessors and a phi of N operands; n picks the label. */
+START_TEST(label_with_66000_predecessors) {
+  enum { N = 66000 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n  mov.u32 %%r2, 5;\nT: .branchtargets ");
+  for (int i = 0; i < N; i++) sb_printf(&b, "%sL%d", i ? ", " : "", i);
+  sb_printf(&b, ";\n  brx.idx %%r1, T;\n");
+  for (int i = 0; i < N; i++) sb_printf(&b, "L%d:\n  add.u32 %%r2, %%r2, %d;\n  bra END;\n", i, i);
+  sb_printf(&b, "END:\n  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r2;\n  ret;\n}\n");
+  ck_assert_uint_eq(run_n(b.s, 0), 5);
+  ck_assert_uint_eq(run_n(b.s, 40000), 40005);
+  ck_assert_uint_eq(run_n(b.s, N - 1), N + 4);
+  free(b.s);
+}
+END_TEST
+
+START_TEST(many_pragmas) {
+  enum { N = 40000 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n");
+  for (int i = 0; i < N; i++) sb_printf(&b, "  .pragma \"p%d\";\n", i);
+  sb_printf(&b, "  ret;\n}\n");
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ptx_parse("pragmas.ptx", b.s, b.n, &d, NULL);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  ck_assert_uint_eq(m->funcs->npragmas, N);
+  ck_assert_str_eq(m->funcs->pragmas[0], "p0");
+  ck_assert_str_eq(m->funcs->pragmas[N - 1], "p39999");
+  ir_module_destroy(m);
+  pw_diag_fini(&d);
+  free(b.s);
+}
+END_TEST
+
+/* N distinct constants: r = n + sum of (1000 + i) for i < N, mod 2^32 */
+START_TEST(many_distinct_constants) {
+  enum { N = 60000 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n");
+  uint32_t want = 7;
+  for (int i = 0; i < N; i++) {
+    sb_printf(&b, "  add.u32 %%r1, %%r1, %d;\n", 1000 + i);
+    want += 1000u + (uint32_t)i;
+  }
+  sb_printf(&b, "  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n");
+  ck_assert_uint_eq(run_n(b.s, 7), want);
+  free(b.s);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("scale");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, label_with_66000_predecessors);
+  tcase_add_test(tc, many_pragmas);
+  tcase_add_test(tc, many_distinct_constants);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
