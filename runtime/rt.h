@@ -152,6 +152,9 @@ CUresult rt_capture_sync(CUstream s);
  * recorded in a capture: *handled when the capture took it. */
 CUresult rt_capture_event_record(CUevent e, CUstream s, unsigned flags, bool *handled);
 CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *handled);
+/* cuMemAllocAsync (alloc) / cuMemFreeAsync of *ptr on s: *captured when
+ * s captures and it became a memory node (an allocation's address in *ptr). */
+CUresult rt_capture_mem(CUstream s, bool alloc, size_t bytes, CUdeviceptr *ptr, bool *captured);
 void rt_capture_stream_destroyed(CUstream s);
 void rt_capture_event_destroyed(CUevent e);
 

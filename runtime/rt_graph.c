@@ -47,6 +47,10 @@
  * application's to free, as CUDA documents.  Graphs with memory nodes are
  * not cloned or used as child graphs (CUDA: CUDA_ERROR_NOT_SUPPORTED).
  *
+ * cuMemAllocAsync and cuMemFreeAsync on a capturing stream become memory
+ * allocation and free nodes (rt_capture_mem; a free of memory the capture
+ * did not allocate is not supported).
+ *
  * Not done: launching an executable graph into a capturing stream,
  * conditional, batch memory-op and external-semaphore nodes (these answer
  * CUDA_ERROR_NOT_SUPPORTED), device-side launch, node priorities.
@@ -348,6 +352,11 @@ static CUresult op_run(const rt_op *op, CUstream s) {
   default: return CUDA_ERROR_NOT_SUPPORTED;
   }
 }
+
+static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                               const CUDA_MEM_ALLOC_NODE_PARAMS *p, CUgraphNode *out);
+static CUresult mem_free_node(CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr,
+                              CUgraphNode *out);
 
 /* ---- stream capture ---------------------------------------------------------- */
 typedef struct capture {
@@ -660,6 +669,38 @@ CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *hand
     r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
   } else {
     r = add_deps(cs, ce->nodes, ce->n);   /* a join */
+  }
+  pthread_mutex_unlock(&CAP.lock);
+  return r;
+}
+
+CUresult rt_capture_mem(CUstream s, bool alloc, size_t bytes, CUdeviceptr *ptr, bool *captured) {
+  *captured = false;
+  if (is_default(s)) return CUDA_SUCCESS;
+  pthread_mutex_lock(&CAP.lock);
+  cap_stream *cs = find_stream(s);
+  CUresult r = CUDA_SUCCESS;
+  if (cs) {
+    *captured = true;
+    CUgraphNode n;
+    if (cs->c->invalid) {
+      r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    } else if (alloc) {
+      CUDA_MEM_ALLOC_NODE_PARAMS p = {.bytesize = bytes};
+      p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+      p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      r = mem_alloc_node(cs->c->g, cs->deps, cs->ndeps, &p, &n);
+      if (r == CUDA_SUCCESS) *ptr = n->op.mem.ptr;
+    } else {
+      r = mem_free_node(cs->c->g, cs->deps, cs->ndeps, *ptr, &n);
+      if (r != CUDA_SUCCESS) {
+        RT_LOG(rt_warn, "cuMemFreeAsync during capture of %#llx, which this capture did not "
+               "allocate: not supported", (unsigned long long)*ptr);
+        r = CUDA_ERROR_NOT_SUPPORTED;
+      }
+    }
+    if (r == CUDA_SUCCESS) r = set_deps(cs, &n, 1);
+    else if (r != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) invalidate(cs->c);
   }
   pthread_mutex_unlock(&CAP.lock);
   return r;
@@ -1198,6 +1239,51 @@ RT_EXPORT CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode n, CUevent e) {
   return rt_ret(event_node_set(n, e, CU_GRAPH_NODE_TYPE_WAIT_EVENT));
 }
 
+/* A memory allocation node of g: the memory is allocated now (CUDA fixes
+ * the address when the node is made). */
+static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                               const CUDA_MEM_ALLOC_NODE_PARAMS *p, CUgraphNode *out) {
+  rt_galloc *a = calloc(1, sizeof *a);
+  if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
+  uint64_t ptr;
+  CUresult r = rt_check_init();
+  if (r == CUDA_SUCCESS) r = rt.backend->mem_alloc(rt.backend, p->bytesize, &ptr);
+  if (r != CUDA_SUCCESS) {
+    free(a);
+    return r;
+  }
+  CUgraphNode n;
+  r = node_new(g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
+  if (r != CUDA_SUCCESS) {
+    rt.backend->mem_free(rt.backend, ptr);
+    free(a);
+    return r;
+  }
+  *a = (rt_galloc){.refs = 1, .ptr = ptr, .bytes = p->bytesize};
+  n->alloc = a;
+  n->op.mem.ptr = ptr;
+  n->op.mem.bytes = p->bytesize;
+  n->alloc_params = *p;
+  n->alloc_params.dptr = ptr;
+  n->alloc_params.accessDescs = NULL;
+  n->alloc_params.accessDescCount = 0;
+  *out = n;
+  return CUDA_SUCCESS;
+}
+
+/* A free node of g for memory a node of g allocated. */
+static CUresult mem_free_node(CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr,
+                              CUgraphNode *out) {
+  rt_galloc *a = NULL;
+  for (size_t i = 0; i < g->n && !a; i++)
+    if (g->nodes[i]->alloc && g->nodes[i]->alloc->ptr == dptr) a = g->nodes[i]->alloc;
+  if (!a || a->freed_by_graph) return CUDA_ERROR_INVALID_VALUE;
+  rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEM_FREE, .mem = {dptr, a->bytes}};
+  CUresult r = add_op_node(out, g, deps, ndeps, &op);
+  if (r == CUDA_SUCCESS) a->freed_by_graph = true;
+  return r;
+}
+
 RT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
                                           size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
   RT_TRACE("%p, %p, %p, %zu, %p", (void *)out, (void *)g, (void *)deps, ndeps, (void *)p);
@@ -1206,32 +1292,9 @@ RT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUg
       p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
       p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE)
     return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  rt_galloc *a = calloc(1, sizeof *a);
-  if (!a) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
-  uint64_t ptr;
-  CUresult r = rt_check_init();
-  if (r == CUDA_SUCCESS) r = rt.backend->mem_alloc(rt.backend, p->bytesize, &ptr);
-  if (r != CUDA_SUCCESS) {
-    free(a);
-    return rt_ret(r);
-  }
-  CUgraphNode n;
-  r = node_new(g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
-  if (r != CUDA_SUCCESS) {
-    rt.backend->mem_free(rt.backend, ptr);
-    free(a);
-    return rt_ret(r);
-  }
-  *a = (rt_galloc){.refs = 1, .ptr = ptr, .bytes = p->bytesize};
-  n->alloc = a;
-  n->op.mem.ptr = ptr;
-  n->op.mem.bytes = p->bytesize;
-  p->dptr = ptr;
-  n->alloc_params = *p;
-  n->alloc_params.accessDescs = NULL;
-  n->alloc_params.accessDescCount = 0;
-  *out = n;
-  return rt_ret(CUDA_SUCCESS);
+  CUresult r = mem_alloc_node(g, deps, ndeps, p, out);
+  if (r == CUDA_SUCCESS) p->dptr = (*out)->op.mem.ptr;
+  return rt_ret(r);
 }
 
 RT_EXPORT CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
@@ -1246,14 +1309,7 @@ RT_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgr
   RT_TRACE("%p, %p, %p, %zu, %#llx", (void *)out, (void *)g, (void *)deps, ndeps,
            (unsigned long long)dptr);
   if (!out || !graph_valid(g)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  rt_galloc *a = NULL;   /* only memory a node of this graph allocated */
-  for (size_t i = 0; i < g->n && !a; i++)
-    if (g->nodes[i]->alloc && g->nodes[i]->alloc->ptr == dptr) a = g->nodes[i]->alloc;
-  if (!a || a->freed_by_graph) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEM_FREE, .mem = {dptr, a->bytes}};
-  CUresult r = add_op_node(out, g, deps, ndeps, &op);
-  if (r == CUDA_SUCCESS) a->freed_by_graph = true;
-  return rt_ret(r);
+  return rt_ret(mem_free_node(g, deps, ndeps, dptr, out));   /* only memory this graph allocates */
 }
 
 RT_EXPORT CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *out) {

@@ -16,7 +16,9 @@
  *    cudaErrorStreamCaptureInvalidated, no graph); in relaxed mode
  *    cudaMalloc is allowed; a fork that is never joined is
  *    cudaErrorStreamCaptureUnjoined; the legacy stream cannot capture.
- * 3. An explicit graph with every node type: memory allocation, memset,
+ * 3. cudaMallocAsync and cudaFreeAsync in a capture become memory nodes
+ *    around the kernels that use the memory, launched twice.
+ * 4. An explicit graph with every node type: memory allocation, memset,
  *    kernel, child graph (a kernel), 1D copy to the host, host function,
  *    event record, event wait, empty, memory free; node and edge queries,
  *    cudaGraphDebugDotPrint.
@@ -254,6 +256,52 @@ static void test_illegal(pw_report *rep)
     CHECK(cudaStreamDestroy(s2));
 }
 
+/* cudaMallocAsync / cudaFreeAsync in a capture: memory nodes around the
+ * kernels that use the memory; out = (in + 4) * 6 */
+static void test_capture_memory(pw_report *rep)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    unsigned n = N;
+    unsigned *tmp = NULL;
+    cudaGraph_t g;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMemcpyAsync(d_a, h_in, N * sizeof(unsigned), cudaMemcpyHostToDevice, s));
+    CHECK(cudaMallocAsync((void **)&tmp, N * sizeof(unsigned), s));
+    add<<<PW_DIV_UP(N, 64), 64, 0, s>>>(d_a, tmp, 4, n);
+    scale<<<PW_DIV_UP(N, 64), 64, 0, s>>>(tmp, d_out, 6, n);
+    CHECK(cudaFreeAsync(tmp, s));
+    CHECK(cudaMemcpyAsync(h_out, d_out, N * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    CHECK(cudaStreamEndCapture(s, &g));
+    cudaGraphNode_t nodes[8];
+    size_t nn = 8;
+    CHECK(cudaGraphGetNodes(g, nodes, &nn));
+    int allocs = 0, frees = 0;
+    for (size_t i = 0; i < nn; i++) {
+        cudaGraphNodeType t;
+        CHECK(cudaGraphNodeGetType(nodes[i], &t));
+        allocs += t == cudaGraphNodeTypeMemAlloc;
+        frees += t == cudaGraphNodeTypeMemFree;
+    }
+    pw_expect(rep, nn == 6 && allocs == 1 && frees == 1, "memory capture: %zu nodes, %d allocs, %d frees; want 6 1 1",
+              nn, allocs, frees);
+    cudaGraphExec_t x;
+    CHECK(cudaGraphInstantiate(&x, g, 0));
+    pw_rng rng = pw_rng_seed(404);
+    for (int launch = 0; launch < 2; launch++) {
+        fill(&rng);
+        CHECK(cudaGraphLaunch(x, s));
+        CHECK(cudaStreamSynchronize(s));
+        for (int i = 0; i < N; i++)
+            if (!pw_expect(rep, h_out[i] == (h_in[i] + 4u) * 6u, "memory capture launch %d: out[%d] = %u", launch, i,
+                           h_out[i]))
+                break;
+    }
+    CHECK(cudaGraphExecDestroy(x));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(s));
+}
+
 static int host_calls;
 static void host_fn(void *user) { host_calls += *(int *)user; }
 
@@ -387,6 +435,7 @@ int main(void)
     CHECK(cudaMallocHost(&h_out, N * sizeof(unsigned)));
     test_capture(&rep);
     test_illegal(&rep);
+    test_capture_memory(&rep);
     test_explicit(&rep);
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));
