@@ -37,7 +37,7 @@ const char *rt_error_name(CUresult r);
 /* ---- rt_handle.c: the registry of live handles ---------------------- */
 typedef enum rt_handle_kind {
   rt_h_context, rt_h_stream, rt_h_event, rt_h_module, rt_h_function, rt_h_library,
-  rt_h_graph, rt_h_node, rt_h_exec, rt_h_pool,
+  rt_h_graph, rt_h_node, rt_h_exec, rt_h_pool, rt_h_user_object,
 } rt_handle_kind;
 /* Entered at creation, removed before the struct is freed; a handle that
  * is not in it (destroyed, made up) is CUDA_ERROR_INVALID_HANDLE. */

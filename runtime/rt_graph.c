@@ -83,9 +83,25 @@ struct CUgraphNode_st {
   struct CUgraphNode_st *cloned_from;
 };
 
+/* A user object (cuUserObjectCreate): a reference count and a destructor
+ * run when it reaches zero; graphs and their executable graphs hold
+ * references (CUDA Programming Guide, "Graph Memory ... User Objects"). */
+struct CUuserObject_st {
+  atomic_uint refs;
+  void *ptr;
+  CUhostFn destroy;
+};
+
+typedef struct uobj_ref {
+  CUuserObject o;
+  unsigned n;
+} uobj_ref;
+
 struct CUgraph_st {
   struct CUgraphNode_st **nodes;
   size_t n, cap;
+  uobj_ref *uobj;               /* user objects the graph holds references to */
+  size_t nuobj;
 };
 
 /* One entry of an executable graph's launch list. */
@@ -105,7 +121,38 @@ struct CUgraphExec_st {
   exec_op *ops;
   size_t n;
   cuuint64_t flags;
+  uobj_ref *uobj;               /* the graph's user objects, referenced again */
+  size_t nuobj;
 };
+
+/* Graph memory (memory nodes' allocations) for cuDeviceGetGraphMemAttribute. */
+static atomic_size_t graph_mem, graph_mem_high;
+
+static void uobj_release(CUuserObject o, unsigned n) {
+  if (atomic_fetch_sub(&o->refs, n) == n) {
+    rt_handle_remove(rt_h_user_object, o);
+    /* CUDA runs it on an internal thread; it may not call CUDA, so running
+     * it here, at the last release, is equivalent */
+    if (o->destroy) o->destroy(o->ptr);
+    free(o);
+  }
+}
+
+static void uobj_release_all(uobj_ref *v, size_t n) {
+  for (size_t i = 0; i < n; i++) uobj_release(v[i].o, v[i].n);
+  free(v);
+}
+
+/* A copy of v holding its own references. */
+static uobj_ref *uobj_copy(const uobj_ref *v, size_t n) {
+  uobj_ref *c = malloc((n ? n : 1) * sizeof *c);
+  if (!c) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    c[i] = v[i];
+    atomic_fetch_add(&v[i].o->refs, v[i].n);
+  }
+  return c;
+}
 
 static bool graph_valid(CUgraph g) { return rt_handle_valid(rt_h_graph, g); }
 static bool node_valid(CUgraphNode n) { return rt_handle_valid(rt_h_node, n); }
@@ -114,6 +161,7 @@ static bool exec_valid(CUgraphExec e) { return rt_handle_valid(rt_h_exec, e); }
 static void galloc_release(rt_galloc *a) {
   if (!a || --a->refs > 0) return;
   if (a->freed_by_graph) cuMemFree(a->ptr);
+  atomic_fetch_sub(&graph_mem, a->bytes);
   free(a);
 }
 
@@ -174,6 +222,7 @@ static void node_free(CUgraphNode n) {
 static void graph_free(CUgraph g) {
   rt_handle_remove(rt_h_graph, g);
   for (size_t i = 0; i < g->n; i++) node_free(g->nodes[i]);
+  uobj_release_all(g->uobj, g->nuobj);
   free(g->nodes);
   free(g);
 }
@@ -266,6 +315,10 @@ static CUresult graph_clone(CUgraph src, CUgraph *out) {
   CUgraph g;
   CUresult r = graph_new(&g);
   if (r != CUDA_SUCCESS) return r;
+  if (src->nuobj) {   /* the clone holds references of its own */
+    if (!(g->uobj = uobj_copy(src->uobj, src->nuobj))) r = CUDA_ERROR_OUT_OF_MEMORY;
+    else g->nuobj = src->nuobj;
+  }
   for (size_t i = 0; i < src->n && r == CUDA_SUCCESS; i++) {
     CUgraphNode s = src->nodes[i], n;
     r = node_new(g, NULL, 0, s->type, &n);
@@ -1260,6 +1313,9 @@ static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
     return r;
   }
   *a = (rt_galloc){.refs = 1, .ptr = ptr, .bytes = p->bytesize};
+  size_t now = atomic_fetch_add(&graph_mem, a->bytes) + a->bytes;
+  for (size_t h = atomic_load(&graph_mem_high); now > h && !atomic_compare_exchange_weak(&graph_mem_high, &h, now);)
+    ;
   n->alloc = a;
   n->op.mem.ptr = ptr;
   n->op.mem.bytes = p->bytesize;
@@ -1698,7 +1754,10 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g, cuuint64_t flags, CUgra
     return r;
   }
   x->flags = flags;
-  if (!rt_handle_add(rt_h_exec, x)) {
+  x->uobj = uobj_copy(g->uobj, g->nuobj);
+  x->nuobj = g->nuobj;
+  if (!x->uobj || !rt_handle_add(rt_h_exec, x)) {
+    if (x->uobj) uobj_release_all(x->uobj, x->nuobj);
     ops_free(x->ops, x->n);
     free(x);
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1764,6 +1823,7 @@ RT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) {
   RT_TRACE("%p", (void *)x);
   if (!rt_handle_remove(rt_h_exec, x)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   ops_free(x->ops, x->n);
+  uobj_release_all(x->uobj, x->nuobj);
   free(x);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -2056,4 +2116,106 @@ RT_EXPORT CUresult cuGraphDebugDotPrint(CUgraph g, const char *path, unsigned in
   bool ok = !ferror(f);
   ok &= fclose(f) == 0;
   return rt_ret(ok ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM);
+}
+
+/* ---- user objects, graph memory --------------------------------------------- */
+RT_EXPORT CUresult cuUserObjectCreate(CUuserObject *out, void *ptr, CUhostFn destroy,
+                                      unsigned int refs, unsigned int flags) {
+  RT_TRACE("%p, %p, %p, %u, %u", (void *)out, ptr, (void *)(uintptr_t)destroy, refs, flags);
+  if (!out || !destroy || !refs || flags != CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  struct CUuserObject_st *o = malloc(sizeof *o);
+  if (!o) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  atomic_init(&o->refs, refs);
+  o->ptr = ptr;
+  o->destroy = destroy;
+  if (!rt_handle_add(rt_h_user_object, o)) {
+    free(o);
+    return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  }
+  *out = o;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuUserObjectRetain(CUuserObject o, unsigned int n) {
+  RT_TRACE("%p, %u", (void *)o, n);
+  if (!n || !rt_handle_valid(rt_h_user_object, o)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  atomic_fetch_add(&o->refs, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuUserObjectRelease(CUuserObject o, unsigned int n) {
+  RT_TRACE("%p, %u", (void *)o, n);
+  if (!n || !rt_handle_valid(rt_h_user_object, o) || atomic_load(&o->refs) < n)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  uobj_release(o, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphRetainUserObject(CUgraph g, CUuserObject o, unsigned int n,
+                                           unsigned int flags) {
+  RT_TRACE("%p, %p, %u, %u", (void *)g, (void *)o, n, flags);
+  if (!n || !graph_valid(g) || !rt_handle_valid(rt_h_user_object, o) ||
+      (flags & ~(unsigned)CU_GRAPH_USER_OBJECT_MOVE))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  size_t i = 0;
+  while (i < g->nuobj && g->uobj[i].o != o) i++;
+  if (i == g->nuobj) {
+    uobj_ref *nv = realloc(g->uobj, (g->nuobj + 1) * sizeof *nv);
+    if (!nv) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+    g->uobj = nv;
+    g->uobj[g->nuobj++] = (uobj_ref){o, 0};
+  }
+  g->uobj[i].n += n;
+  /* MOVE: the caller's references become the graph's */
+  if (!(flags & CU_GRAPH_USER_OBJECT_MOVE)) atomic_fetch_add(&o->refs, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphReleaseUserObject(CUgraph g, CUuserObject o, unsigned int n) {
+  RT_TRACE("%p, %p, %u", (void *)g, (void *)o, n);
+  if (!n || !graph_valid(g) || !rt_handle_valid(rt_h_user_object, o)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  size_t i = 0;
+  while (i < g->nuobj && g->uobj[i].o != o) i++;
+  if (i == g->nuobj || g->uobj[i].n < n) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  g->uobj[i].n -= n;
+  if (!g->uobj[i].n) g->uobj[i] = g->uobj[--g->nuobj];
+  uobj_release(o, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* Graph memory: the memory nodes' allocations that exist (made when the
+ * node is added, released with the last graph or executable graph that
+ * holds them); nothing is kept back, so reserved is used. */
+RT_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute a, void *v) {
+  RT_TRACE("%d, %d, %p", dev, (int)a, v);
+  if (!v) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  switch (a) {
+  case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+  case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)v = atomic_load(&graph_mem); break;
+  case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+  case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)v = atomic_load(&graph_mem_high); break;
+  default: return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  }
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute a, void *v) {
+  RT_TRACE("%d, %d, %p", dev, (int)a, v);
+  if (!v) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  /* only the high water marks, and only to zero (reset to the current) */
+  if ((a != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH && a != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH) ||
+      *(cuuint64_t *)v)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  atomic_store(&graph_mem_high, atomic_load(&graph_mem));
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice dev) {
+  RT_TRACE("%d", dev);
+  return rt_ret(rt_check_device(dev));   /* nothing kept back to trim */
 }

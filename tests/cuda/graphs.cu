@@ -21,7 +21,9 @@
  * 4. An explicit graph with every node type: memory allocation, memset,
  *    kernel, child graph (a kernel), 1D copy to the host, host function,
  *    event record, event wait, empty, memory free; node and edge queries,
- *    cudaGraphDebugDotPrint.
+ *    cudaGraphDebugDotPrint; graph memory counted while the graphs live; a
+ *    user object moved to the graph, destroyed only after both the graph
+ *    and its executable graph are.
  * Every expected value is computed on the host from the kernels' formulas.
  */
 #include <unistd.h>
@@ -304,6 +306,8 @@ static void test_capture_memory(pw_report *rep)
 
 static int host_calls;
 static void host_fn(void *user) { host_calls += *(int *)user; }
+static int destroyed;
+static void uobj_fn(void *user) { destroyed += *(int *)user; }
 
 static void test_explicit(pw_report *rep)
 {
@@ -397,8 +401,18 @@ static void test_explicit(pw_report *rep)
                   "cudaGraphDebugDotPrint wrote %zu bytes without the graph", len);
     }
 
+    /* a user object whose one reference moves to the graph */
+    cudaUserObject_t uo;
+    int one = 1;
+    CHECK(cudaUserObjectCreate(&uo, &one, uobj_fn, 1, cudaUserObjectNoDestructorSync));
+    CHECK(cudaGraphRetainUserObject(g, uo, 1, cudaGraphUserObjectMove));
+
     cudaGraphExec_t x;
     CHECK(cudaGraphInstantiate(&x, g, 0));
+    unsigned long long gmem = 0;
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &gmem));
+    pw_expect(rep, gmem >= N * sizeof(unsigned), "graph memory %llu with a %zu-byte allocation node", gmem,
+              N * sizeof(unsigned));
     pw_rng rng = pw_rng_seed(7);
     for (int launch = 0; launch < 2; launch++) {
         for (int i = 0; i < N; i++)
@@ -416,8 +430,12 @@ static void test_explicit(pw_report *rep)
         pw_expect(rep, host_calls == launch + 1, "host node ran %d times after %d launches", host_calls, launch + 1);
         pw_expect(rep, cudaEventQuery(rec) == cudaSuccess, "the event record node's event is not complete");
     }
-    CHECK(cudaGraphExecDestroy(x));
     CHECK(cudaGraphDestroy(g));
+    pw_expect(rep, destroyed == 0, "the user object was destroyed while the executable graph holds it");
+    CHECK(cudaGraphExecDestroy(x));
+    pw_expect(rep, destroyed == 1, "the user object's destructor ran %d times after the last release", destroyed);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &gmem));
+    pw_expect(rep, gmem == 0, "graph memory %llu after every graph is destroyed", gmem);
     CHECK(cudaGraphDestroy(child));
     CHECK(cudaEventDestroy(rec));
     CHECK(cudaEventDestroy(wait));
