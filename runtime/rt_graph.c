@@ -1375,6 +1375,123 @@ RT_EXPORT CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *out) 
   return rt_ret(CUDA_SUCCESS);
 }
 
+/* ---- the generic forms (cuGraphAddNode, cuGraph[Exec]NodeSetParams) ------- */
+static CUresult generic_reserved(const CUgraphNodeParams *p) {
+  if (!p || p->reserved0[0] || p->reserved0[1] || p->reserved0[2] || p->reserved2)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+/* The operation of a kernel, memcpy, memset, host, event record or wait
+ * node from its generic parameters; CUDA_ERROR_NOT_SUPPORTED for the
+ * types that have no operation here. */
+static CUresult generic_op(const CUgraphNodeParams *p, rt_op *op) {
+  switch (p->type) {
+  case CU_GRAPH_NODE_TYPE_KERNEL: {
+    CUDA_KERNEL_NODE_PARAMS k;
+    memcpy(&k, &p->kernel, sizeof k);   /* v3 is v2's layout */
+    return kernel_params_in(&k, op);
+  }
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    if (p->memcpy.flags || p->memcpy.reserved) return CUDA_ERROR_INVALID_VALUE;
+    *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_MEMCPY, .cp = p->memcpy.copyParams};
+    return CUDA_SUCCESS;
+  case CU_GRAPH_NODE_TYPE_MEMSET: {
+    CUDA_MEMSET_NODE_PARAMS m = {.dst = p->memset.dst, .pitch = p->memset.pitch,
+                                 .value = p->memset.value, .elementSize = p->memset.elementSize,
+                                 .width = p->memset.width, .height = p->memset.height};
+    CUresult r = memset_check(&m);
+    if (r == CUDA_SUCCESS) *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_MEMSET, .ms = m};
+    return r;
+  }
+  case CU_GRAPH_NODE_TYPE_HOST:
+    if (!p->host.fn) return CUDA_ERROR_INVALID_VALUE;
+    *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_HOST, .host = {p->host.fn, p->host.userData}};
+    return CUDA_SUCCESS;
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
+    CUevent e = p->type == CU_GRAPH_NODE_TYPE_EVENT_RECORD ? p->eventRecord.event : p->eventWait.event;
+    if (!rt_handle_valid(rt_h_event, e)) return CUDA_ERROR_INVALID_HANDLE;
+    *op = (rt_op){.type = p->type, .ev = e};
+    return CUDA_SUCCESS;
+  }
+  case CU_GRAPH_NODE_TYPE_EMPTY:
+    *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_EMPTY};
+    return CUDA_SUCCESS;
+  default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+static CUresult add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                         const CUgraphEdgeData *ed, size_t ndeps, CUgraphNodeParams *p) {
+  CUresult r = generic_reserved(p);
+  if (r != CUDA_SUCCESS || !out) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; ed && i < ndeps; i++)
+    if (ed[i].type || ed[i].from_port || ed[i].to_port) return CUDA_ERROR_NOT_SUPPORTED;
+  switch (p->type) {
+  case CU_GRAPH_NODE_TYPE_GRAPH:
+    if (p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+      return cuGraphAddChildGraphNode(out, g, deps, ndeps, p->graph.graph);
+    return CUDA_ERROR_NOT_SUPPORTED;   /* ownership moved to the parent: not done */
+  case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+    CUDA_MEM_ALLOC_NODE_PARAMS a = {.poolProps = p->alloc.poolProps, .bytesize = p->alloc.bytesize};
+    r = cuGraphAddMemAllocNode(out, g, deps, ndeps, &a);
+    if (r == CUDA_SUCCESS) p->alloc.dptr = a.dptr;
+    return r;
+  }
+  case CU_GRAPH_NODE_TYPE_MEM_FREE: return cuGraphAddMemFreeNode(out, g, deps, ndeps, p->free.dptr);
+  default: break;
+  }
+  rt_op op;
+  r = generic_op(p, &op);
+  if (r != CUDA_SUCCESS) return r;
+  r = add_op_node(out, g, deps, ndeps, &op);
+  if (op.type == CU_GRAPH_NODE_TYPE_KERNEL) free(op.k.buf);
+  return r;
+}
+
+RT_EXPORT CUresult cuGraphAddNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                  const CUgraphEdgeData *ed, size_t ndeps, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p, %p, %p, %zu, %p", (void *)out, (void *)g, (void *)deps, (void *)ed, ndeps, (void *)p);
+  return rt_ret(add_node(out, g, deps, ed, ndeps, p));
+}
+
+RT_EXPORT CUresult rt_cuGraphAddNode_v1(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUgraphNodeParams *p) __asm__("cuGraphAddNode");
+RT_EXPORT CUresult rt_cuGraphAddNode_v1(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p, %p, %zu, %p", (void *)out, (void *)g, (void *)deps, ndeps, (void *)p);
+  return rt_ret(add_node(out, g, deps, NULL, ndeps, p));
+}
+
+RT_EXPORT CUresult cuGraphNodeSetParams(CUgraphNode n, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p", (void *)n, (void *)p);
+  CUresult r = generic_reserved(p);
+  if (r != CUDA_SUCCESS || !node_valid(n) || n->type != p->type) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  rt_op op;
+  r = generic_op(p, &op);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  r = set_node_params(n, &op);
+  if (op.type == CU_GRAPH_NODE_TYPE_KERNEL) free(op.k.buf);
+  return rt_ret(r);
+}
+
+static CUresult exec_set(CUgraphExec x, CUgraphNode n, const rt_op *op);
+
+RT_EXPORT CUresult cuGraphExecNodeSetParams(CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p, %p", (void *)x, (void *)n, (void *)p);
+  CUresult r = generic_reserved(p);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (p->type == CU_GRAPH_NODE_TYPE_GRAPH)
+    return cuGraphExecChildGraphNodeSetParams(x, n, p->graph.graph);
+  rt_op op;
+  r = generic_op(p, &op);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  r = exec_set(x, n, &op);
+  if (op.type == CU_GRAPH_NODE_TYPE_KERNEL) free(op.k.buf);
+  return rt_ret(r);
+}
+
 /* ---- queries, edges ------------------------------------------------------- */
 RT_EXPORT CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *t) {
   RT_TRACE("%p, %p", (void *)n, (void *)t);

@@ -24,6 +24,8 @@
  *    cudaGraphDebugDotPrint; graph memory counted while the graphs live; a
  *    user object moved to the graph, destroyed only after both the graph
  *    and its executable graph are.
+ * 5. The generic cudaGraphAddNode (memset and kernel nodes) and
+ *    cudaGraphExecNodeSetParams.
  * Every expected value is computed on the host from the kernels' formulas.
  */
 #include <unistd.h>
@@ -304,6 +306,54 @@ static void test_capture_memory(pw_report *rep)
     CHECK(cudaStreamDestroy(s));
 }
 
+/* The generic API: cudaGraphAddNode for a memset and a kernel node, then
+ * cudaGraphExecNodeSetParams on the memset; out = value + 1 */
+static void test_generic(pw_report *rep)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    unsigned n = N, one = 1;
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    /* the union's dim3 members delete its default constructor: zeroed storage */
+    alignas(cudaGraphNodeParams) unsigned char mbuf[sizeof(cudaGraphNodeParams)] = {0};
+    alignas(cudaGraphNodeParams) unsigned char kbuf[sizeof(cudaGraphNodeParams)] = {0};
+    cudaGraphNodeParams &mp = *reinterpret_cast<cudaGraphNodeParams *>(mbuf);
+    cudaGraphNodeParams &kp = *reinterpret_cast<cudaGraphNodeParams *>(kbuf);
+    mp.type = cudaGraphNodeTypeMemset;
+    mp.memset.dst = d_c;
+    mp.memset.value = 9;
+    mp.memset.elementSize = 4;
+    mp.memset.width = N;
+    mp.memset.height = 1;
+    cudaGraphNode_t set, kern, copy;
+    CHECK(cudaGraphAddNode(&set, g, NULL, NULL, 0, &mp));
+    kp.type = cudaGraphNodeTypeKernel;
+    void *args[] = {&d_c, &d_out, &one, &n};
+    kp.kernel.func = (void *)add;
+    kp.kernel.gridDim = dim3(PW_DIV_UP(N, 128));
+    kp.kernel.blockDim = dim3(128);
+    kp.kernel.kernelParams = args;
+    CHECK(cudaGraphAddNode(&kern, g, &set, NULL, 1, &kp));
+    CHECK(cudaGraphAddMemcpyNode1D(&copy, g, &kern, 1, h_out, d_out, N * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    cudaGraphExec_t x;
+    CHECK(cudaGraphInstantiate(&x, g, 0));
+    for (unsigned v = 9; v <= 20; v += 11) {
+        if (v != 9) {
+            mp.memset.value = v;
+            CHECK(cudaGraphExecNodeSetParams(x, set, &mp));
+        }
+        CHECK(cudaGraphLaunch(x, s));
+        CHECK(cudaStreamSynchronize(s));
+        for (int i = 0; i < N; i++)
+            if (!pw_expect(rep, h_out[i] == v + 1, "generic nodes, memset %u: out[%d] = %u", v, i, h_out[i]))
+                break;
+    }
+    CHECK(cudaGraphExecDestroy(x));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(s));
+}
+
 static int host_calls;
 static void host_fn(void *user) { host_calls += *(int *)user; }
 static int destroyed;
@@ -455,6 +505,7 @@ int main(void)
     test_illegal(&rep);
     test_capture_memory(&rep);
     test_explicit(&rep);
+    test_generic(&rep);
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));
     CHECK(cudaFree(d_c));
