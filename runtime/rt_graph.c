@@ -63,6 +63,8 @@
 #include "runtime/rt.h"
 
 /* ---- graphs and nodes ----------------------------------------------------- */
+#define RT_NODE_ATTRS 32   /* CUlaunchAttributeID values below this (16 in CUDA 13.0) */
+
 typedef struct rt_galloc {      /* a memory node's allocation, shared by graph and execs */
   int refs;
   CUdeviceptr ptr;
@@ -81,6 +83,9 @@ struct CUgraphNode_st {
   struct CUgraphNode_st **deps; /* incoming edges */
   size_t ndeps, capdeps;
   struct CUgraphNode_st *cloned_from;
+  /* kernel node attributes (cuGraphKernelNodeSetAttribute): kept and read
+   * back; none changes how the kernel runs here */
+  CUkernelNodeAttrValue attrs[RT_NODE_ATTRS];
 };
 
 /* A user object (cuUserObjectCreate): a reference count and a destructor
@@ -324,6 +329,7 @@ static CUresult graph_clone(CUgraph src, CUgraph *out) {
     r = node_new(g, NULL, 0, s->type, &n);
     if (r != CUDA_SUCCESS) break;
     n->cloned_from = s;
+    memcpy(n->attrs, s->attrs, sizeof n->attrs);
     r = op_copy(&n->op, &s->op, s->type == CU_GRAPH_NODE_TYPE_KERNEL ? &n->argv : NULL);
     if (r == CUDA_SUCCESS && s->child) r = graph_clone(s->child, &n->child);
     for (size_t j = 0; j < s->ndeps && r == CUDA_SUCCESS; j++)
@@ -2335,4 +2341,33 @@ RT_EXPORT CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribu
 RT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice dev) {
   RT_TRACE("%d", dev);
   return rt_ret(rt_check_device(dev));   /* nothing kept back to trim */
+}
+
+/* ---- kernel node attributes ------------------------------------------------ */
+static bool kernel_node(CUgraphNode n) { return node_valid(n) && n->type == CU_GRAPH_NODE_TYPE_KERNEL; }
+
+RT_EXPORT CUresult cuGraphKernelNodeGetAttribute(CUgraphNode n, CUkernelNodeAttrID a,
+                                                 CUkernelNodeAttrValue *v) {
+  RT_TRACE("%p, %d, %p", (void *)n, (int)a, (void *)v);
+  if (!v || !kernel_node(n) || (unsigned)a >= RT_NODE_ATTRS) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *v = n->attrs[a];
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphKernelNodeSetAttribute(CUgraphNode n, CUkernelNodeAttrID a,
+                                                 const CUkernelNodeAttrValue *v) {
+  RT_TRACE("%p, %d, %p", (void *)n, (int)a, (const void *)v);
+  if (!v || !kernel_node(n) || (unsigned)a >= RT_NODE_ATTRS) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (a == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
+      v->clusterDim.x * v->clusterDim.y * v->clusterDim.z > 1)
+    return rt_ret(CUDA_ERROR_NOT_SUPPORTED);   /* no clusters (as cuLaunchKernelEx) */
+  n->attrs[a] = *v;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  RT_TRACE("%p, %p", (void *)dst, (void *)src);
+  if (!kernel_node(dst) || !kernel_node(src)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  memcpy(dst->attrs, src->attrs, sizeof dst->attrs);
+  return rt_ret(CUDA_SUCCESS);
 }

@@ -336,6 +336,14 @@ static void test_generic(pw_report *rep)
     kp.kernel.kernelParams = args;
     CHECK(cudaGraphAddNode(&kern, g, &set, NULL, 1, &kp));
     CHECK(cudaGraphAddMemcpyNode1D(&copy, g, &kern, 1, h_out, d_out, N * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    /* a kernel node attribute reads back what was set */
+    cudaKernelNodeAttrValue av, back;
+    memset(&av, 0, sizeof av);
+    memset(&back, 0, sizeof back);
+    av.priority = 3;
+    CHECK(cudaGraphKernelNodeSetAttribute(kern, cudaLaunchAttributePriority, &av));
+    CHECK(cudaGraphKernelNodeGetAttribute(kern, cudaLaunchAttributePriority, &back));
+    pw_expect(rep, back.priority == 3, "kernel node priority attribute %d, want 3", back.priority);
     cudaGraphExec_t x;
     CHECK(cudaGraphInstantiate(&x, g, 0));
     for (unsigned v = 9; v <= 20; v += 11) {
