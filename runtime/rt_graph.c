@@ -51,8 +51,10 @@
  * allocation and free nodes (rt_capture_mem; a free of memory the capture
  * did not allocate is not supported).
  *
- * Not done: launching an executable graph into a capturing stream,
- * conditional, batch memory-op and external-semaphore nodes (these answer
+ * Launching an executable graph into a capturing stream records a child
+ * graph node made from its launch list as it is then.
+ *
+ * Not done: conditional, batch memory-op and external-semaphore nodes (these answer
  * CUDA_ERROR_NOT_SUPPORTED), device-side launch, node priorities.
  */
 #include <stdatomic.h>
@@ -1951,6 +1953,74 @@ RT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) {
   return rt_ret(CUDA_SUCCESS);
 }
 
+/* A graph of x's launch list as it is now (parameters set since, disabled
+ * entries empty), for a launch into a capturing stream. */
+static CUresult graph_of_exec(CUgraphExec x, CUgraph *out) {
+  CUgraph g;
+  CUresult r = graph_new(&g);
+  if (r != CUDA_SUCCESS) return r;
+  size_t maxflat = 0;
+  for (size_t i = 0; i < x->n; i++)
+    if (x->ops[i].flat > maxflat) maxflat = x->ops[i].flat;
+  CUgraphNode *byflat = calloc(maxflat + 1, sizeof *byflat);
+  CUgraphNode *deps = malloc((x->n ? x->n : 1) * sizeof *deps);
+  if (!byflat || !deps) r = CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < x->n && r == CUDA_SUCCESS; i++) {
+    const exec_op *e = &x->ops[i];
+    size_t nd = 0;
+    for (size_t j = 0; j < e->ndeps; j++)   /* earlier in topological order */
+      if (byflat[e->deps[j]]) deps[nd++] = byflat[e->deps[j]];
+    bool runs = !e->disabled && e->op.type != CU_GRAPH_NODE_TYPE_MEM_ALLOC &&
+                e->op.type != CU_GRAPH_NODE_TYPE_MEM_FREE;
+    CUgraphNode n;
+    r = node_new(g, deps, nd, runs ? e->op.type : CU_GRAPH_NODE_TYPE_EMPTY, &n);
+    if (r != CUDA_SUCCESS) break;
+    if (runs) r = set_node_params(n, &e->op);
+    if (e->alloc) {   /* the memory stays while this graph refers to it */
+      n->alloc = e->alloc;
+      e->alloc->refs++;
+    }
+    byflat[e->flat] = n;
+  }
+  free(byflat);
+  free(deps);
+  if (r != CUDA_SUCCESS) {
+    graph_free(g);
+    return r;
+  }
+  *out = g;
+  return CUDA_SUCCESS;
+}
+
+/* cuGraphLaunch into a capturing stream: a child graph node of x's graph
+ * (CUDA records the launch of an executable graph the same way). */
+static CUresult capture_exec(CUgraphExec x, CUstream s, bool *captured) {
+  *captured = false;
+  if (is_default(s)) return CUDA_SUCCESS;
+  pthread_mutex_lock(&CAP.lock);
+  cap_stream *cs = find_stream(s);
+  CUresult r = CUDA_SUCCESS;
+  if (cs) {
+    *captured = true;
+    CUgraph child;
+    if (cs->c->invalid) r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    else r = graph_of_exec(x, &child);
+    if (r == CUDA_SUCCESS) {
+      CUgraphNode n;
+      r = node_new(cs->c->g, cs->deps, cs->ndeps, CU_GRAPH_NODE_TYPE_GRAPH, &n);
+      if (r == CUDA_SUCCESS) {
+        n->child = child;
+        r = set_deps(cs, &n, 1);
+      } else {
+        graph_free(child);
+      }
+    }
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) invalidate(cs->c);
+  }
+  pthread_mutex_unlock(&CAP.lock);
+  return r;
+}
+
 /* The graph's operations in order, on s.  The list is read under no lock:
  * like CUDA, an executable graph is not to be updated while it launches
  * from another thread. */
@@ -1962,13 +2032,9 @@ RT_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   rt_stream_backend(s, &r);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (rt_capturing()) {
-    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    r = capture_info(s, &st, NULL, NULL, NULL, NULL, NULL);
-    if (r != CUDA_SUCCESS) return rt_ret(r);
-    if (st != CU_STREAM_CAPTURE_STATUS_NONE) {
-      RT_LOG(rt_warn, "cuGraphLaunch into a capturing stream is not supported");
-      return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-    }
+    bool captured;
+    r = capture_exec(x, s, &captured);
+    if (r != CUDA_SUCCESS || captured) return rt_ret(r);
   }
   for (size_t i = 0; i < x->n && r == CUDA_SUCCESS; i++)
     if (!x->ops[i].disabled) r = op_run(&x->ops[i].op, s);

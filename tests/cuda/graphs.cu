@@ -8,7 +8,9 @@
  *    three times with new host inputs (the copy node reads the host buffer
  *    when it runs), then changed with cudaGraphExecKernelNodeSetParams and
  *    with cudaGraphExecUpdate from a second capture of the same shape; a
- *    capture of another shape is refused with TopologyChanged.
+ *    capture of another shape is refused with TopologyChanged; the
+ *    executable graph launched inside another capture becomes a child
+ *    graph node there.
  * 2. Capture status and illegal calls: cudaStreamIsCapturing and
  *    cudaStreamGetCaptureInfo on both streams; cudaMalloc and a stream
  *    synchronise during a global capture answer
@@ -186,6 +188,37 @@ static void test_capture(pw_report *rep)
     CHECK(cudaGraphLaunch(x, s1));
     CHECK(cudaStreamSynchronize(s1));
     check_out(rep, "after a refused update", 7, 9);
+
+    /* the executable graph launched inside another capture: a child graph
+     * node, followed by a kernel reading what it wrote */
+    unsigned *h_c;
+    CHECK(cudaMallocHost(&h_c, N * sizeof(unsigned)));
+    cudaGraph_t outer;
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    CHECK(cudaGraphLaunch(x, s1));
+    add<<<PW_DIV_UP(N, 64), 64, 0, s1>>>(d_out, d_c, 1, n);
+    CHECK(cudaMemcpyAsync(h_c, d_c, N * sizeof(unsigned), cudaMemcpyDeviceToHost, s1));
+    CHECK(cudaStreamEndCapture(s1, &outer));
+    cudaGraphNode_t on[3];
+    size_t non = 3;
+    CHECK(cudaGraphGetNodes(outer, on, &non));
+    cudaGraphNodeType t0 = cudaGraphNodeTypeEmpty;
+    if (non)
+        CHECK(cudaGraphNodeGetType(on[0], &t0));
+    pw_expect(rep, non == 3 && t0 == cudaGraphNodeTypeGraph, "graph launched in a capture: %zu nodes, first type %d",
+              non, (int)t0);
+    cudaGraphExec_t ox;
+    CHECK(cudaGraphInstantiate(&ox, outer, 0));
+    fill(&rng);
+    CHECK(cudaGraphLaunch(ox, s1));
+    CHECK(cudaStreamSynchronize(s1));
+    check_out(rep, "the graph launched in a capture", 7, 9);
+    for (int i = 0; i < N; i++)
+        if (!pw_expect(rep, h_c[i] == ref(h_in[i], 7, 9) + 1u, "after the child graph: c[%d] = %u", i, h_c[i]))
+            break;
+    CHECK(cudaGraphExecDestroy(ox));
+    CHECK(cudaGraphDestroy(outer));
+    CHECK(cudaFreeHost(h_c));
 
     CHECK(cudaGraphExecDestroy(x));
     CHECK(cudaGraphDestroy(g));
