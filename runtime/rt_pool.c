@@ -302,3 +302,38 @@ RT_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
   pthread_mutex_unlock(&P.lock);
   return rt_ret(CUDA_SUCCESS);
 }
+
+/* CUDA 13's location-based forms: device locations only (host and NUMA
+ * pools are not modelled: CUDA_ERROR_NOT_SUPPORTED). */
+static CUresult device_location(const CUmemLocation *loc, CUmemAllocationType type, int *dev) {
+  if (!loc || type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_NOT_SUPPORTED;
+  CUresult r = rt_check_device(loc->id);
+  if (r == CUDA_SUCCESS) *dev = loc->id;
+  return r;
+}
+
+RT_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *out, CUmemLocation *loc,
+                                          CUmemAllocationType type) {
+  RT_TRACE("%p, %p, %d", (void *)out, (void *)loc, (int)type);
+  int dev;
+  CUresult r = device_location(loc, type, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return cuDeviceGetDefaultMemPool(out, dev);
+}
+
+RT_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *out, CUmemLocation *loc, CUmemAllocationType type) {
+  RT_TRACE("%p, %p, %d", (void *)out, (void *)loc, (int)type);
+  int dev;
+  CUresult r = device_location(loc, type, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return cuDeviceGetMemPool(out, dev);
+}
+
+RT_EXPORT CUresult cuMemSetMemPool(CUmemLocation *loc, CUmemAllocationType type, CUmemoryPool pool) {
+  RT_TRACE("%p, %d, %p", (void *)loc, (int)type, (void *)pool);
+  int dev;
+  CUresult r = device_location(loc, type, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return cuDeviceSetMemPool(dev, pool);
+}
