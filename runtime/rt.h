@@ -37,7 +37,7 @@ const char *rt_error_name(CUresult r);
 /* ---- rt_handle.c: the registry of live handles ---------------------- */
 typedef enum rt_handle_kind {
   rt_h_context, rt_h_stream, rt_h_event, rt_h_module, rt_h_function, rt_h_library,
-  rt_h_graph, rt_h_node, rt_h_exec, rt_h_pool,
+  rt_h_graph, rt_h_node, rt_h_exec, rt_h_pool, rt_h_user_object,
 } rt_handle_kind;
 /* Entered at creation, removed before the struct is freed; a handle that
  * is not in it (destroyed, made up) is CUDA_ERROR_INVALID_HANDLE. */
@@ -165,6 +165,9 @@ CUresult rt_capture_sync(CUstream s);
  * recorded in a capture: *handled when the capture took it. */
 CUresult rt_capture_event_record(CUevent e, CUstream s, unsigned flags, bool *handled);
 CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *handled);
+/* cuMemAllocAsync (alloc) / cuMemFreeAsync of *ptr on s: *captured when
+ * s captures and it became a memory node (an allocation's address in *ptr). */
+CUresult rt_capture_mem(CUstream s, bool alloc, size_t bytes, CUdeviceptr *ptr, bool *captured);
 void rt_capture_stream_destroyed(CUstream s);
 void rt_capture_event_destroyed(CUevent e);
 

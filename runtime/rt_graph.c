@@ -47,8 +47,14 @@
  * application's to free, as CUDA documents.  Graphs with memory nodes are
  * not cloned or used as child graphs (CUDA: CUDA_ERROR_NOT_SUPPORTED).
  *
- * Not done: launching an executable graph into a capturing stream,
- * conditional, batch memory-op and external-semaphore nodes (these answer
+ * cuMemAllocAsync and cuMemFreeAsync on a capturing stream become memory
+ * allocation and free nodes (rt_capture_mem; a free of memory the capture
+ * did not allocate is not supported).
+ *
+ * Launching an executable graph into a capturing stream records a child
+ * graph node made from its launch list as it is then.
+ *
+ * Not done: conditional, batch memory-op and external-semaphore nodes (these answer
  * CUDA_ERROR_NOT_SUPPORTED), device-side launch, node priorities.
  */
 #include <stdatomic.h>
@@ -59,6 +65,8 @@
 #include "runtime/rt.h"
 
 /* ---- graphs and nodes ----------------------------------------------------- */
+#define RT_NODE_ATTRS 32   /* CUlaunchAttributeID values below this (16 in CUDA 13.0) */
+
 typedef struct rt_galloc {      /* a memory node's allocation, shared by graph and execs */
   int refs;
   CUdeviceptr ptr;
@@ -77,11 +85,30 @@ struct CUgraphNode_st {
   struct CUgraphNode_st **deps; /* incoming edges */
   size_t ndeps, capdeps;
   struct CUgraphNode_st *cloned_from;
+  /* kernel node attributes (cuGraphKernelNodeSetAttribute): kept and read
+   * back; none changes how the kernel runs here */
+  CUkernelNodeAttrValue attrs[RT_NODE_ATTRS];
 };
+
+/* A user object (cuUserObjectCreate): a reference count and a destructor
+ * run when it reaches zero; graphs and their executable graphs hold
+ * references (CUDA Programming Guide, "Graph Memory ... User Objects"). */
+struct CUuserObject_st {
+  atomic_uint refs;
+  void *ptr;
+  CUhostFn destroy;
+};
+
+typedef struct uobj_ref {
+  CUuserObject o;
+  unsigned n;
+} uobj_ref;
 
 struct CUgraph_st {
   struct CUgraphNode_st **nodes;
   size_t n, cap;
+  uobj_ref *uobj;               /* user objects the graph holds references to */
+  size_t nuobj;
 };
 
 /* One entry of an executable graph's launch list. */
@@ -101,7 +128,38 @@ struct CUgraphExec_st {
   exec_op *ops;
   size_t n;
   cuuint64_t flags;
+  uobj_ref *uobj;               /* the graph's user objects, referenced again */
+  size_t nuobj;
 };
+
+/* Graph memory (memory nodes' allocations) for cuDeviceGetGraphMemAttribute. */
+static atomic_size_t graph_mem, graph_mem_high;
+
+static void uobj_release(CUuserObject o, unsigned n) {
+  if (atomic_fetch_sub(&o->refs, n) == n) {
+    rt_handle_remove(rt_h_user_object, o);
+    /* CUDA runs it on an internal thread; it may not call CUDA, so running
+     * it here, at the last release, is equivalent */
+    if (o->destroy) o->destroy(o->ptr);
+    free(o);
+  }
+}
+
+static void uobj_release_all(uobj_ref *v, size_t n) {
+  for (size_t i = 0; i < n; i++) uobj_release(v[i].o, v[i].n);
+  free(v);
+}
+
+/* A copy of v holding its own references. */
+static uobj_ref *uobj_copy(const uobj_ref *v, size_t n) {
+  uobj_ref *c = malloc((n ? n : 1) * sizeof *c);
+  if (!c) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    c[i] = v[i];
+    atomic_fetch_add(&v[i].o->refs, v[i].n);
+  }
+  return c;
+}
 
 static bool graph_valid(CUgraph g) { return rt_handle_valid(rt_h_graph, g); }
 static bool node_valid(CUgraphNode n) { return rt_handle_valid(rt_h_node, n); }
@@ -110,6 +168,7 @@ static bool exec_valid(CUgraphExec e) { return rt_handle_valid(rt_h_exec, e); }
 static void galloc_release(rt_galloc *a) {
   if (!a || --a->refs > 0) return;
   if (a->freed_by_graph) cuMemFree(a->ptr);
+  atomic_fetch_sub(&graph_mem, a->bytes);
   free(a);
 }
 
@@ -170,6 +229,7 @@ static void node_free(CUgraphNode n) {
 static void graph_free(CUgraph g) {
   rt_handle_remove(rt_h_graph, g);
   for (size_t i = 0; i < g->n; i++) node_free(g->nodes[i]);
+  uobj_release_all(g->uobj, g->nuobj);
   free(g->nodes);
   free(g);
 }
@@ -262,11 +322,16 @@ static CUresult graph_clone(CUgraph src, CUgraph *out) {
   CUgraph g;
   CUresult r = graph_new(&g);
   if (r != CUDA_SUCCESS) return r;
+  if (src->nuobj) {   /* the clone holds references of its own */
+    if (!(g->uobj = uobj_copy(src->uobj, src->nuobj))) r = CUDA_ERROR_OUT_OF_MEMORY;
+    else g->nuobj = src->nuobj;
+  }
   for (size_t i = 0; i < src->n && r == CUDA_SUCCESS; i++) {
     CUgraphNode s = src->nodes[i], n;
     r = node_new(g, NULL, 0, s->type, &n);
     if (r != CUDA_SUCCESS) break;
     n->cloned_from = s;
+    memcpy(n->attrs, s->attrs, sizeof n->attrs);
     r = op_copy(&n->op, &s->op, s->type == CU_GRAPH_NODE_TYPE_KERNEL ? &n->argv : NULL);
     if (r == CUDA_SUCCESS && s->child) r = graph_clone(s->child, &n->child);
     for (size_t j = 0; j < s->ndeps && r == CUDA_SUCCESS; j++)
@@ -348,6 +413,11 @@ static CUresult op_run(const rt_op *op, CUstream s) {
   default: return CUDA_ERROR_NOT_SUPPORTED;
   }
 }
+
+static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                               const CUDA_MEM_ALLOC_NODE_PARAMS *p, CUgraphNode *out);
+static CUresult mem_free_node(CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr,
+                              CUgraphNode *out);
 
 /* ---- stream capture ---------------------------------------------------------- */
 typedef struct capture {
@@ -660,6 +730,38 @@ CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *hand
     r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
   } else {
     r = add_deps(cs, ce->nodes, ce->n);   /* a join */
+  }
+  pthread_mutex_unlock(&CAP.lock);
+  return r;
+}
+
+CUresult rt_capture_mem(CUstream s, bool alloc, size_t bytes, CUdeviceptr *ptr, bool *captured) {
+  *captured = false;
+  if (is_default(s)) return CUDA_SUCCESS;
+  pthread_mutex_lock(&CAP.lock);
+  cap_stream *cs = find_stream(s);
+  CUresult r = CUDA_SUCCESS;
+  if (cs) {
+    *captured = true;
+    CUgraphNode n;
+    if (cs->c->invalid) {
+      r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    } else if (alloc) {
+      CUDA_MEM_ALLOC_NODE_PARAMS p = {.bytesize = bytes};
+      p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+      p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      r = mem_alloc_node(cs->c->g, cs->deps, cs->ndeps, &p, &n);
+      if (r == CUDA_SUCCESS) *ptr = n->op.mem.ptr;
+    } else {
+      r = mem_free_node(cs->c->g, cs->deps, cs->ndeps, *ptr, &n);
+      if (r != CUDA_SUCCESS) {
+        RT_LOG(rt_warn, "cuMemFreeAsync during capture of %#llx, which this capture did not "
+               "allocate: not supported", (unsigned long long)*ptr);
+        r = CUDA_ERROR_NOT_SUPPORTED;
+      }
+    }
+    if (r == CUDA_SUCCESS) r = set_deps(cs, &n, 1);
+    else if (r != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) invalidate(cs->c);
   }
   pthread_mutex_unlock(&CAP.lock);
   return r;
@@ -1198,6 +1300,54 @@ RT_EXPORT CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode n, CUevent e) {
   return rt_ret(event_node_set(n, e, CU_GRAPH_NODE_TYPE_WAIT_EVENT));
 }
 
+/* A memory allocation node of g: the memory is allocated now (CUDA fixes
+ * the address when the node is made). */
+static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                               const CUDA_MEM_ALLOC_NODE_PARAMS *p, CUgraphNode *out) {
+  rt_galloc *a = calloc(1, sizeof *a);
+  if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
+  uint64_t ptr;
+  CUresult r = rt_check_init();
+  if (r == CUDA_SUCCESS) r = rt.backend->mem_alloc(rt.backend, p->bytesize, &ptr);
+  if (r != CUDA_SUCCESS) {
+    free(a);
+    return r;
+  }
+  CUgraphNode n;
+  r = node_new(g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
+  if (r != CUDA_SUCCESS) {
+    rt.backend->mem_free(rt.backend, ptr);
+    free(a);
+    return r;
+  }
+  *a = (rt_galloc){.refs = 1, .ptr = ptr, .bytes = p->bytesize};
+  size_t now = atomic_fetch_add(&graph_mem, a->bytes) + a->bytes;
+  for (size_t h = atomic_load(&graph_mem_high); now > h && !atomic_compare_exchange_weak(&graph_mem_high, &h, now);)
+    ;
+  n->alloc = a;
+  n->op.mem.ptr = ptr;
+  n->op.mem.bytes = p->bytesize;
+  n->alloc_params = *p;
+  n->alloc_params.dptr = ptr;
+  n->alloc_params.accessDescs = NULL;
+  n->alloc_params.accessDescCount = 0;
+  *out = n;
+  return CUDA_SUCCESS;
+}
+
+/* A free node of g for memory a node of g allocated. */
+static CUresult mem_free_node(CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr,
+                              CUgraphNode *out) {
+  rt_galloc *a = NULL;
+  for (size_t i = 0; i < g->n && !a; i++)
+    if (g->nodes[i]->alloc && g->nodes[i]->alloc->ptr == dptr) a = g->nodes[i]->alloc;
+  if (!a || a->freed_by_graph) return CUDA_ERROR_INVALID_VALUE;
+  rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEM_FREE, .mem = {dptr, a->bytes}};
+  CUresult r = add_op_node(out, g, deps, ndeps, &op);
+  if (r == CUDA_SUCCESS) a->freed_by_graph = true;
+  return r;
+}
+
 RT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
                                           size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
   RT_TRACE("%p, %p, %p, %zu, %p", (void *)out, (void *)g, (void *)deps, ndeps, (void *)p);
@@ -1206,32 +1356,9 @@ RT_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUg
       p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
       p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE)
     return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  rt_galloc *a = calloc(1, sizeof *a);
-  if (!a) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
-  uint64_t ptr;
-  CUresult r = rt_check_init();
-  if (r == CUDA_SUCCESS) r = rt.backend->mem_alloc(rt.backend, p->bytesize, &ptr);
-  if (r != CUDA_SUCCESS) {
-    free(a);
-    return rt_ret(r);
-  }
-  CUgraphNode n;
-  r = node_new(g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
-  if (r != CUDA_SUCCESS) {
-    rt.backend->mem_free(rt.backend, ptr);
-    free(a);
-    return rt_ret(r);
-  }
-  *a = (rt_galloc){.refs = 1, .ptr = ptr, .bytes = p->bytesize};
-  n->alloc = a;
-  n->op.mem.ptr = ptr;
-  n->op.mem.bytes = p->bytesize;
-  p->dptr = ptr;
-  n->alloc_params = *p;
-  n->alloc_params.accessDescs = NULL;
-  n->alloc_params.accessDescCount = 0;
-  *out = n;
-  return rt_ret(CUDA_SUCCESS);
+  CUresult r = mem_alloc_node(g, deps, ndeps, p, out);
+  if (r == CUDA_SUCCESS) p->dptr = (*out)->op.mem.ptr;
+  return rt_ret(r);
 }
 
 RT_EXPORT CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
@@ -1246,14 +1373,7 @@ RT_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgr
   RT_TRACE("%p, %p, %p, %zu, %#llx", (void *)out, (void *)g, (void *)deps, ndeps,
            (unsigned long long)dptr);
   if (!out || !graph_valid(g)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  rt_galloc *a = NULL;   /* only memory a node of this graph allocated */
-  for (size_t i = 0; i < g->n && !a; i++)
-    if (g->nodes[i]->alloc && g->nodes[i]->alloc->ptr == dptr) a = g->nodes[i]->alloc;
-  if (!a || a->freed_by_graph) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEM_FREE, .mem = {dptr, a->bytes}};
-  CUresult r = add_op_node(out, g, deps, ndeps, &op);
-  if (r == CUDA_SUCCESS) a->freed_by_graph = true;
-  return rt_ret(r);
+  return rt_ret(mem_free_node(g, deps, ndeps, dptr, out));   /* only memory this graph allocates */
 }
 
 RT_EXPORT CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *out) {
@@ -1261,6 +1381,123 @@ RT_EXPORT CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *out) 
   if (!out || !node_valid(n) || n->type != CU_GRAPH_NODE_TYPE_MEM_FREE) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   *out = n->op.mem.ptr;
   return rt_ret(CUDA_SUCCESS);
+}
+
+/* ---- the generic forms (cuGraphAddNode, cuGraph[Exec]NodeSetParams) ------- */
+static CUresult generic_reserved(const CUgraphNodeParams *p) {
+  if (!p || p->reserved0[0] || p->reserved0[1] || p->reserved0[2] || p->reserved2)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+/* The operation of a kernel, memcpy, memset, host, event record or wait
+ * node from its generic parameters; CUDA_ERROR_NOT_SUPPORTED for the
+ * types that have no operation here. */
+static CUresult generic_op(const CUgraphNodeParams *p, rt_op *op) {
+  switch (p->type) {
+  case CU_GRAPH_NODE_TYPE_KERNEL: {
+    CUDA_KERNEL_NODE_PARAMS k;
+    memcpy(&k, &p->kernel, sizeof k);   /* v3 is v2's layout */
+    return kernel_params_in(&k, op);
+  }
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    if (p->memcpy.flags || p->memcpy.reserved) return CUDA_ERROR_INVALID_VALUE;
+    *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_MEMCPY, .cp = p->memcpy.copyParams};
+    return CUDA_SUCCESS;
+  case CU_GRAPH_NODE_TYPE_MEMSET: {
+    CUDA_MEMSET_NODE_PARAMS m = {.dst = p->memset.dst, .pitch = p->memset.pitch,
+                                 .value = p->memset.value, .elementSize = p->memset.elementSize,
+                                 .width = p->memset.width, .height = p->memset.height};
+    CUresult r = memset_check(&m);
+    if (r == CUDA_SUCCESS) *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_MEMSET, .ms = m};
+    return r;
+  }
+  case CU_GRAPH_NODE_TYPE_HOST:
+    if (!p->host.fn) return CUDA_ERROR_INVALID_VALUE;
+    *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_HOST, .host = {p->host.fn, p->host.userData}};
+    return CUDA_SUCCESS;
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
+    CUevent e = p->type == CU_GRAPH_NODE_TYPE_EVENT_RECORD ? p->eventRecord.event : p->eventWait.event;
+    if (!rt_handle_valid(rt_h_event, e)) return CUDA_ERROR_INVALID_HANDLE;
+    *op = (rt_op){.type = p->type, .ev = e};
+    return CUDA_SUCCESS;
+  }
+  case CU_GRAPH_NODE_TYPE_EMPTY:
+    *op = (rt_op){.type = CU_GRAPH_NODE_TYPE_EMPTY};
+    return CUDA_SUCCESS;
+  default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+static CUresult add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                         const CUgraphEdgeData *ed, size_t ndeps, CUgraphNodeParams *p) {
+  CUresult r = generic_reserved(p);
+  if (r != CUDA_SUCCESS || !out) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; ed && i < ndeps; i++)
+    if (ed[i].type || ed[i].from_port || ed[i].to_port) return CUDA_ERROR_NOT_SUPPORTED;
+  switch (p->type) {
+  case CU_GRAPH_NODE_TYPE_GRAPH:
+    if (p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+      return cuGraphAddChildGraphNode(out, g, deps, ndeps, p->graph.graph);
+    return CUDA_ERROR_NOT_SUPPORTED;   /* ownership moved to the parent: not done */
+  case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+    CUDA_MEM_ALLOC_NODE_PARAMS a = {.poolProps = p->alloc.poolProps, .bytesize = p->alloc.bytesize};
+    r = cuGraphAddMemAllocNode(out, g, deps, ndeps, &a);
+    if (r == CUDA_SUCCESS) p->alloc.dptr = a.dptr;
+    return r;
+  }
+  case CU_GRAPH_NODE_TYPE_MEM_FREE: return cuGraphAddMemFreeNode(out, g, deps, ndeps, p->free.dptr);
+  default: break;
+  }
+  rt_op op;
+  r = generic_op(p, &op);
+  if (r != CUDA_SUCCESS) return r;
+  r = add_op_node(out, g, deps, ndeps, &op);
+  if (op.type == CU_GRAPH_NODE_TYPE_KERNEL) free(op.k.buf);
+  return r;
+}
+
+RT_EXPORT CUresult cuGraphAddNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                  const CUgraphEdgeData *ed, size_t ndeps, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p, %p, %p, %zu, %p", (void *)out, (void *)g, (void *)deps, (void *)ed, ndeps, (void *)p);
+  return rt_ret(add_node(out, g, deps, ed, ndeps, p));
+}
+
+RT_EXPORT CUresult rt_cuGraphAddNode_v1(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUgraphNodeParams *p) __asm__("cuGraphAddNode");
+RT_EXPORT CUresult rt_cuGraphAddNode_v1(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p, %p, %zu, %p", (void *)out, (void *)g, (void *)deps, ndeps, (void *)p);
+  return rt_ret(add_node(out, g, deps, NULL, ndeps, p));
+}
+
+RT_EXPORT CUresult cuGraphNodeSetParams(CUgraphNode n, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p", (void *)n, (void *)p);
+  CUresult r = generic_reserved(p);
+  if (r != CUDA_SUCCESS || !node_valid(n) || n->type != p->type) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  rt_op op;
+  r = generic_op(p, &op);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  r = set_node_params(n, &op);
+  if (op.type == CU_GRAPH_NODE_TYPE_KERNEL) free(op.k.buf);
+  return rt_ret(r);
+}
+
+static CUresult exec_set(CUgraphExec x, CUgraphNode n, const rt_op *op);
+
+RT_EXPORT CUresult cuGraphExecNodeSetParams(CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p) {
+  RT_TRACE("%p, %p, %p", (void *)x, (void *)n, (void *)p);
+  CUresult r = generic_reserved(p);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (p->type == CU_GRAPH_NODE_TYPE_GRAPH)
+    return cuGraphExecChildGraphNodeSetParams(x, n, p->graph.graph);
+  rt_op op;
+  r = generic_op(p, &op);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  r = exec_set(x, n, &op);
+  if (op.type == CU_GRAPH_NODE_TYPE_KERNEL) free(op.k.buf);
+  return rt_ret(r);
 }
 
 /* ---- queries, edges ------------------------------------------------------- */
@@ -1642,7 +1879,10 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g, cuuint64_t flags, CUgra
     return r;
   }
   x->flags = flags;
-  if (!rt_handle_add(rt_h_exec, x)) {
+  x->uobj = uobj_copy(g->uobj, g->nuobj);
+  x->nuobj = g->nuobj;
+  if (!x->uobj || !rt_handle_add(rt_h_exec, x)) {
+    if (x->uobj) uobj_release_all(x->uobj, x->nuobj);
     ops_free(x->ops, x->n);
     free(x);
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1708,8 +1948,77 @@ RT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) {
   RT_TRACE("%p", (void *)x);
   if (!rt_handle_remove(rt_h_exec, x)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   ops_free(x->ops, x->n);
+  uobj_release_all(x->uobj, x->nuobj);
   free(x);
   return rt_ret(CUDA_SUCCESS);
+}
+
+/* A graph of x's launch list as it is now (parameters set since, disabled
+ * entries empty), for a launch into a capturing stream. */
+static CUresult graph_of_exec(CUgraphExec x, CUgraph *out) {
+  CUgraph g;
+  CUresult r = graph_new(&g);
+  if (r != CUDA_SUCCESS) return r;
+  size_t maxflat = 0;
+  for (size_t i = 0; i < x->n; i++)
+    if (x->ops[i].flat > maxflat) maxflat = x->ops[i].flat;
+  CUgraphNode *byflat = calloc(maxflat + 1, sizeof *byflat);
+  CUgraphNode *deps = malloc((x->n ? x->n : 1) * sizeof *deps);
+  if (!byflat || !deps) r = CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t i = 0; i < x->n && r == CUDA_SUCCESS; i++) {
+    const exec_op *e = &x->ops[i];
+    size_t nd = 0;
+    for (size_t j = 0; j < e->ndeps; j++)   /* earlier in topological order */
+      if (byflat[e->deps[j]]) deps[nd++] = byflat[e->deps[j]];
+    bool runs = !e->disabled && e->op.type != CU_GRAPH_NODE_TYPE_MEM_ALLOC &&
+                e->op.type != CU_GRAPH_NODE_TYPE_MEM_FREE;
+    CUgraphNode n;
+    r = node_new(g, deps, nd, runs ? e->op.type : CU_GRAPH_NODE_TYPE_EMPTY, &n);
+    if (r != CUDA_SUCCESS) break;
+    if (runs) r = set_node_params(n, &e->op);
+    if (e->alloc) {   /* the memory stays while this graph refers to it */
+      n->alloc = e->alloc;
+      e->alloc->refs++;
+    }
+    byflat[e->flat] = n;
+  }
+  free(byflat);
+  free(deps);
+  if (r != CUDA_SUCCESS) {
+    graph_free(g);
+    return r;
+  }
+  *out = g;
+  return CUDA_SUCCESS;
+}
+
+/* cuGraphLaunch into a capturing stream: a child graph node of x's graph
+ * (CUDA records the launch of an executable graph the same way). */
+static CUresult capture_exec(CUgraphExec x, CUstream s, bool *captured) {
+  *captured = false;
+  if (is_default(s)) return CUDA_SUCCESS;
+  pthread_mutex_lock(&CAP.lock);
+  cap_stream *cs = find_stream(s);
+  CUresult r = CUDA_SUCCESS;
+  if (cs) {
+    *captured = true;
+    CUgraph child;
+    if (cs->c->invalid) r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    else r = graph_of_exec(x, &child);
+    if (r == CUDA_SUCCESS) {
+      CUgraphNode n;
+      r = node_new(cs->c->g, cs->deps, cs->ndeps, CU_GRAPH_NODE_TYPE_GRAPH, &n);
+      if (r == CUDA_SUCCESS) {
+        n->child = child;
+        r = set_deps(cs, &n, 1);
+      } else {
+        graph_free(child);
+      }
+    }
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) invalidate(cs->c);
+  }
+  pthread_mutex_unlock(&CAP.lock);
+  return r;
 }
 
 /* The graph's operations in order, on s.  The list is read under no lock:
@@ -1723,13 +2032,9 @@ RT_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   rt_stream_backend(s, &r);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (rt_capturing()) {
-    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    r = capture_info(s, &st, NULL, NULL, NULL, NULL, NULL);
-    if (r != CUDA_SUCCESS) return rt_ret(r);
-    if (st != CU_STREAM_CAPTURE_STATUS_NONE) {
-      RT_LOG(rt_warn, "cuGraphLaunch into a capturing stream is not supported");
-      return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-    }
+    bool captured;
+    r = capture_exec(x, s, &captured);
+    if (r != CUDA_SUCCESS || captured) return rt_ret(r);
   }
   for (size_t i = 0; i < x->n && r == CUDA_SUCCESS; i++)
     if (!x->ops[i].disabled) r = op_run(&x->ops[i].op, s);
@@ -2000,4 +2305,135 @@ RT_EXPORT CUresult cuGraphDebugDotPrint(CUgraph g, const char *path, unsigned in
   bool ok = !ferror(f);
   ok &= fclose(f) == 0;
   return rt_ret(ok ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM);
+}
+
+/* ---- user objects, graph memory --------------------------------------------- */
+RT_EXPORT CUresult cuUserObjectCreate(CUuserObject *out, void *ptr, CUhostFn destroy,
+                                      unsigned int refs, unsigned int flags) {
+  RT_TRACE("%p, %p, %p, %u, %u", (void *)out, ptr, (void *)(uintptr_t)destroy, refs, flags);
+  if (!out || !destroy || !refs || flags != CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  struct CUuserObject_st *o = malloc(sizeof *o);
+  if (!o) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  atomic_init(&o->refs, refs);
+  o->ptr = ptr;
+  o->destroy = destroy;
+  if (!rt_handle_add(rt_h_user_object, o)) {
+    free(o);
+    return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  }
+  *out = o;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuUserObjectRetain(CUuserObject o, unsigned int n) {
+  RT_TRACE("%p, %u", (void *)o, n);
+  if (!n || !rt_handle_valid(rt_h_user_object, o)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  atomic_fetch_add(&o->refs, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuUserObjectRelease(CUuserObject o, unsigned int n) {
+  RT_TRACE("%p, %u", (void *)o, n);
+  if (!n || !rt_handle_valid(rt_h_user_object, o) || atomic_load(&o->refs) < n)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  uobj_release(o, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphRetainUserObject(CUgraph g, CUuserObject o, unsigned int n,
+                                           unsigned int flags) {
+  RT_TRACE("%p, %p, %u, %u", (void *)g, (void *)o, n, flags);
+  if (!n || !graph_valid(g) || !rt_handle_valid(rt_h_user_object, o) ||
+      (flags & ~(unsigned)CU_GRAPH_USER_OBJECT_MOVE))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  size_t i = 0;
+  while (i < g->nuobj && g->uobj[i].o != o) i++;
+  if (i == g->nuobj) {
+    uobj_ref *nv = realloc(g->uobj, (g->nuobj + 1) * sizeof *nv);
+    if (!nv) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+    g->uobj = nv;
+    g->uobj[g->nuobj++] = (uobj_ref){o, 0};
+  }
+  g->uobj[i].n += n;
+  /* MOVE: the caller's references become the graph's */
+  if (!(flags & CU_GRAPH_USER_OBJECT_MOVE)) atomic_fetch_add(&o->refs, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphReleaseUserObject(CUgraph g, CUuserObject o, unsigned int n) {
+  RT_TRACE("%p, %p, %u", (void *)g, (void *)o, n);
+  if (!n || !graph_valid(g) || !rt_handle_valid(rt_h_user_object, o)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  size_t i = 0;
+  while (i < g->nuobj && g->uobj[i].o != o) i++;
+  if (i == g->nuobj || g->uobj[i].n < n) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  g->uobj[i].n -= n;
+  if (!g->uobj[i].n) g->uobj[i] = g->uobj[--g->nuobj];
+  uobj_release(o, n);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* Graph memory: the memory nodes' allocations that exist (made when the
+ * node is added, released with the last graph or executable graph that
+ * holds them); nothing is kept back, so reserved is used. */
+RT_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute a, void *v) {
+  RT_TRACE("%d, %d, %p", dev, (int)a, v);
+  if (!v) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  switch (a) {
+  case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+  case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)v = atomic_load(&graph_mem); break;
+  case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+  case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)v = atomic_load(&graph_mem_high); break;
+  default: return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  }
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute a, void *v) {
+  RT_TRACE("%d, %d, %p", dev, (int)a, v);
+  if (!v) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_device(dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  /* only the high water marks, and only to zero (reset to the current) */
+  if ((a != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH && a != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH) ||
+      *(cuuint64_t *)v)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  atomic_store(&graph_mem_high, atomic_load(&graph_mem));
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice dev) {
+  RT_TRACE("%d", dev);
+  return rt_ret(rt_check_device(dev));   /* nothing kept back to trim */
+}
+
+/* ---- kernel node attributes ------------------------------------------------ */
+static bool kernel_node(CUgraphNode n) { return node_valid(n) && n->type == CU_GRAPH_NODE_TYPE_KERNEL; }
+
+RT_EXPORT CUresult cuGraphKernelNodeGetAttribute(CUgraphNode n, CUkernelNodeAttrID a,
+                                                 CUkernelNodeAttrValue *v) {
+  RT_TRACE("%p, %d, %p", (void *)n, (int)a, (void *)v);
+  if (!v || !kernel_node(n) || (unsigned)a >= RT_NODE_ATTRS) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  *v = n->attrs[a];
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphKernelNodeSetAttribute(CUgraphNode n, CUkernelNodeAttrID a,
+                                                 const CUkernelNodeAttrValue *v) {
+  RT_TRACE("%p, %d, %p", (void *)n, (int)a, (const void *)v);
+  if (!v || !kernel_node(n) || (unsigned)a >= RT_NODE_ATTRS) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (a == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
+      v->clusterDim.x * v->clusterDim.y * v->clusterDim.z > 1)
+    return rt_ret(CUDA_ERROR_NOT_SUPPORTED);   /* no clusters (as cuLaunchKernelEx) */
+  n->attrs[a] = *v;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  RT_TRACE("%p, %p", (void *)dst, (void *)src);
+  if (!kernel_node(dst) || !kernel_node(src)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  memcpy(dst->attrs, src->attrs, sizeof dst->attrs);
+  return rt_ret(CUDA_SUCCESS);
 }

@@ -955,7 +955,8 @@ static CUresult launch_pack(CUfunction f, void **params, void **extra, uint8_t *
 
 CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned block[3],
                           unsigned shared, CUstream hs, const void *buf, size_t size) {
-  CUresult r;
+  CUresult r = rt_check_ctx();   /* a graph's later kernels after a fault in an earlier one */
+  if (r != CUDA_SUCCESS) return r;
   rt_bstream bs = rt_stream_backend(hs, &r);
   if (r != CUDA_SUCCESS) return r;
   RT_LOG(rt_debug, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u, %zu bytes of params",

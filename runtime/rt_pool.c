@@ -87,13 +87,10 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytes, struct CUmemPoolHand
   rt_stream_backend(s, &r);
   if (r != CUDA_SUCCESS) return r;
   if (rt_capturing()) {
-    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    cuStreamIsCapturing(s, &st);
-    /* CUDA makes a memory allocation node of it; not done here */
-    if (st != CU_STREAM_CAPTURE_STATUS_NONE) {
-      RT_LOG(rt_warn, "cuMemAllocAsync during stream capture is not supported");
-      return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    }
+    /* on a capturing stream: a memory allocation node (rt_graph.c) */
+    bool captured;
+    r = rt_capture_mem(s, true, bytes, dptr, &captured);
+    if (r != CUDA_SUCCESS || captured) return r;
   }
   pthread_mutex_lock(&P.lock);
   if (P.n == P.cap) {
@@ -144,6 +141,11 @@ RT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) {
   rt_stream_backend(s, &r);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (rt_capturing()) {
+    bool captured;
+    r = rt_capture_mem(s, false, 0, &dptr, &captured);   /* a memory free node */
+    if (r != CUDA_SUCCESS || captured) return rt_ret(r);
+  }
   /* the stream's queued work is done, or the free waits for it (above) */
   r = rt.backend->mem_free(rt.backend, dptr);
   if (r == CUDA_SUCCESS) rt_pool_forget(dptr);
@@ -304,4 +306,39 @@ RT_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
   P.current[dev] = pool;
   pthread_mutex_unlock(&P.lock);
   return rt_ret(CUDA_SUCCESS);
+}
+
+/* CUDA 13's location-based forms: device locations only (host and NUMA
+ * pools are not modelled: CUDA_ERROR_NOT_SUPPORTED). */
+static CUresult device_location(const CUmemLocation *loc, CUmemAllocationType type, int *dev) {
+  if (!loc || type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_NOT_SUPPORTED;
+  CUresult r = rt_check_device(loc->id);
+  if (r == CUDA_SUCCESS) *dev = loc->id;
+  return r;
+}
+
+RT_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *out, CUmemLocation *loc,
+                                          CUmemAllocationType type) {
+  RT_TRACE("%p, %p, %d", (void *)out, (void *)loc, (int)type);
+  int dev;
+  CUresult r = device_location(loc, type, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return cuDeviceGetDefaultMemPool(out, dev);
+}
+
+RT_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *out, CUmemLocation *loc, CUmemAllocationType type) {
+  RT_TRACE("%p, %p, %d", (void *)out, (void *)loc, (int)type);
+  int dev;
+  CUresult r = device_location(loc, type, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return cuDeviceGetMemPool(out, dev);
+}
+
+RT_EXPORT CUresult cuMemSetMemPool(CUmemLocation *loc, CUmemAllocationType type, CUmemoryPool pool) {
+  RT_TRACE("%p, %d, %p", (void *)loc, (int)type, (void *)pool);
+  int dev;
+  CUresult r = device_location(loc, type, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return cuDeviceSetMemPool(dev, pool);
 }

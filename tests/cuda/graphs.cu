@@ -8,7 +8,9 @@
  *    three times with new host inputs (the copy node reads the host buffer
  *    when it runs), then changed with cudaGraphExecKernelNodeSetParams and
  *    with cudaGraphExecUpdate from a second capture of the same shape; a
- *    capture of another shape is refused with TopologyChanged.
+ *    capture of another shape is refused with TopologyChanged; the
+ *    executable graph launched inside another capture becomes a child
+ *    graph node there.
  * 2. Capture status and illegal calls: cudaStreamIsCapturing and
  *    cudaStreamGetCaptureInfo on both streams; cudaMalloc and a stream
  *    synchronise during a global capture answer
@@ -16,10 +18,16 @@
  *    cudaErrorStreamCaptureInvalidated, no graph); in relaxed mode
  *    cudaMalloc is allowed; a fork that is never joined is
  *    cudaErrorStreamCaptureUnjoined; the legacy stream cannot capture.
- * 3. An explicit graph with every node type: memory allocation, memset,
+ * 3. cudaMallocAsync and cudaFreeAsync in a capture become memory nodes
+ *    around the kernels that use the memory, launched twice.
+ * 4. An explicit graph with every node type: memory allocation, memset,
  *    kernel, child graph (a kernel), 1D copy to the host, host function,
  *    event record, event wait, empty, memory free; node and edge queries,
- *    cudaGraphDebugDotPrint.
+ *    cudaGraphDebugDotPrint; graph memory counted while the graphs live; a
+ *    user object moved to the graph, destroyed only after both the graph
+ *    and its executable graph are.
+ * 5. The generic cudaGraphAddNode (memset and kernel nodes) and
+ *    cudaGraphExecNodeSetParams.
  * Every expected value is computed on the host from the kernels' formulas.
  */
 #include <unistd.h>
@@ -181,6 +189,37 @@ static void test_capture(pw_report *rep)
     CHECK(cudaStreamSynchronize(s1));
     check_out(rep, "after a refused update", 7, 9);
 
+    /* the executable graph launched inside another capture: a child graph
+     * node, followed by a kernel reading what it wrote */
+    unsigned *h_c;
+    CHECK(cudaMallocHost(&h_c, N * sizeof(unsigned)));
+    cudaGraph_t outer;
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    CHECK(cudaGraphLaunch(x, s1));
+    add<<<PW_DIV_UP(N, 64), 64, 0, s1>>>(d_out, d_c, 1, n);
+    CHECK(cudaMemcpyAsync(h_c, d_c, N * sizeof(unsigned), cudaMemcpyDeviceToHost, s1));
+    CHECK(cudaStreamEndCapture(s1, &outer));
+    cudaGraphNode_t on[3];
+    size_t non = 3;
+    CHECK(cudaGraphGetNodes(outer, on, &non));
+    cudaGraphNodeType t0 = cudaGraphNodeTypeEmpty;
+    if (non)
+        CHECK(cudaGraphNodeGetType(on[0], &t0));
+    pw_expect(rep, non == 3 && t0 == cudaGraphNodeTypeGraph, "graph launched in a capture: %zu nodes, first type %d",
+              non, (int)t0);
+    cudaGraphExec_t ox;
+    CHECK(cudaGraphInstantiate(&ox, outer, 0));
+    fill(&rng);
+    CHECK(cudaGraphLaunch(ox, s1));
+    CHECK(cudaStreamSynchronize(s1));
+    check_out(rep, "the graph launched in a capture", 7, 9);
+    for (int i = 0; i < N; i++)
+        if (!pw_expect(rep, h_c[i] == ref(h_in[i], 7, 9) + 1u, "after the child graph: c[%d] = %u", i, h_c[i]))
+            break;
+    CHECK(cudaGraphExecDestroy(ox));
+    CHECK(cudaGraphDestroy(outer));
+    CHECK(cudaFreeHost(h_c));
+
     CHECK(cudaGraphExecDestroy(x));
     CHECK(cudaGraphDestroy(g));
     CHECK(cudaGraphDestroy(g2));
@@ -254,8 +293,112 @@ static void test_illegal(pw_report *rep)
     CHECK(cudaStreamDestroy(s2));
 }
 
+/* cudaMallocAsync / cudaFreeAsync in a capture: memory nodes around the
+ * kernels that use the memory; out = (in + 4) * 6 */
+static void test_capture_memory(pw_report *rep)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    unsigned n = N;
+    unsigned *tmp = NULL;
+    cudaGraph_t g;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMemcpyAsync(d_a, h_in, N * sizeof(unsigned), cudaMemcpyHostToDevice, s));
+    CHECK(cudaMallocAsync((void **)&tmp, N * sizeof(unsigned), s));
+    add<<<PW_DIV_UP(N, 64), 64, 0, s>>>(d_a, tmp, 4, n);
+    scale<<<PW_DIV_UP(N, 64), 64, 0, s>>>(tmp, d_out, 6, n);
+    CHECK(cudaFreeAsync(tmp, s));
+    CHECK(cudaMemcpyAsync(h_out, d_out, N * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    CHECK(cudaStreamEndCapture(s, &g));
+    cudaGraphNode_t nodes[8];
+    size_t nn = 8;
+    CHECK(cudaGraphGetNodes(g, nodes, &nn));
+    int allocs = 0, frees = 0;
+    for (size_t i = 0; i < nn; i++) {
+        cudaGraphNodeType t;
+        CHECK(cudaGraphNodeGetType(nodes[i], &t));
+        allocs += t == cudaGraphNodeTypeMemAlloc;
+        frees += t == cudaGraphNodeTypeMemFree;
+    }
+    pw_expect(rep, nn == 6 && allocs == 1 && frees == 1, "memory capture: %zu nodes, %d allocs, %d frees; want 6 1 1",
+              nn, allocs, frees);
+    cudaGraphExec_t x;
+    CHECK(cudaGraphInstantiate(&x, g, 0));
+    pw_rng rng = pw_rng_seed(404);
+    for (int launch = 0; launch < 2; launch++) {
+        fill(&rng);
+        CHECK(cudaGraphLaunch(x, s));
+        CHECK(cudaStreamSynchronize(s));
+        for (int i = 0; i < N; i++)
+            if (!pw_expect(rep, h_out[i] == (h_in[i] + 4u) * 6u, "memory capture launch %d: out[%d] = %u", launch, i,
+                           h_out[i]))
+                break;
+    }
+    CHECK(cudaGraphExecDestroy(x));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(s));
+}
+
+/* The generic API: cudaGraphAddNode for a memset and a kernel node, then
+ * cudaGraphExecNodeSetParams on the memset; out = value + 1 */
+static void test_generic(pw_report *rep)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    unsigned n = N, one = 1;
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    /* the union's dim3 members delete its default constructor: zeroed storage */
+    alignas(cudaGraphNodeParams) unsigned char mbuf[sizeof(cudaGraphNodeParams)] = {0};
+    alignas(cudaGraphNodeParams) unsigned char kbuf[sizeof(cudaGraphNodeParams)] = {0};
+    cudaGraphNodeParams &mp = *reinterpret_cast<cudaGraphNodeParams *>(mbuf);
+    cudaGraphNodeParams &kp = *reinterpret_cast<cudaGraphNodeParams *>(kbuf);
+    mp.type = cudaGraphNodeTypeMemset;
+    mp.memset.dst = d_c;
+    mp.memset.value = 9;
+    mp.memset.elementSize = 4;
+    mp.memset.width = N;
+    mp.memset.height = 1;
+    cudaGraphNode_t set, kern, copy;
+    CHECK(cudaGraphAddNode(&set, g, NULL, NULL, 0, &mp));
+    kp.type = cudaGraphNodeTypeKernel;
+    void *args[] = {&d_c, &d_out, &one, &n};
+    kp.kernel.func = (void *)add;
+    kp.kernel.gridDim = dim3(PW_DIV_UP(N, 128));
+    kp.kernel.blockDim = dim3(128);
+    kp.kernel.kernelParams = args;
+    CHECK(cudaGraphAddNode(&kern, g, &set, NULL, 1, &kp));
+    CHECK(cudaGraphAddMemcpyNode1D(&copy, g, &kern, 1, h_out, d_out, N * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    /* a kernel node attribute reads back what was set */
+    cudaKernelNodeAttrValue av, back;
+    memset(&av, 0, sizeof av);
+    memset(&back, 0, sizeof back);
+    av.priority = 3;
+    CHECK(cudaGraphKernelNodeSetAttribute(kern, cudaLaunchAttributePriority, &av));
+    CHECK(cudaGraphKernelNodeGetAttribute(kern, cudaLaunchAttributePriority, &back));
+    pw_expect(rep, back.priority == 3, "kernel node priority attribute %d, want 3", back.priority);
+    cudaGraphExec_t x;
+    CHECK(cudaGraphInstantiate(&x, g, 0));
+    for (unsigned v = 9; v <= 20; v += 11) {
+        if (v != 9) {
+            mp.memset.value = v;
+            CHECK(cudaGraphExecNodeSetParams(x, set, &mp));
+        }
+        CHECK(cudaGraphLaunch(x, s));
+        CHECK(cudaStreamSynchronize(s));
+        for (int i = 0; i < N; i++)
+            if (!pw_expect(rep, h_out[i] == v + 1, "generic nodes, memset %u: out[%d] = %u", v, i, h_out[i]))
+                break;
+    }
+    CHECK(cudaGraphExecDestroy(x));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(s));
+}
+
 static int host_calls;
 static void host_fn(void *user) { host_calls += *(int *)user; }
+static int destroyed;
+static void uobj_fn(void *user) { destroyed += *(int *)user; }
 
 static void test_explicit(pw_report *rep)
 {
@@ -349,8 +492,18 @@ static void test_explicit(pw_report *rep)
                   "cudaGraphDebugDotPrint wrote %zu bytes without the graph", len);
     }
 
+    /* a user object whose one reference moves to the graph */
+    cudaUserObject_t uo;
+    int one = 1;
+    CHECK(cudaUserObjectCreate(&uo, &one, uobj_fn, 1, cudaUserObjectNoDestructorSync));
+    CHECK(cudaGraphRetainUserObject(g, uo, 1, cudaGraphUserObjectMove));
+
     cudaGraphExec_t x;
     CHECK(cudaGraphInstantiate(&x, g, 0));
+    unsigned long long gmem = 0;
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &gmem));
+    pw_expect(rep, gmem >= N * sizeof(unsigned), "graph memory %llu with a %zu-byte allocation node", gmem,
+              N * sizeof(unsigned));
     pw_rng rng = pw_rng_seed(7);
     for (int launch = 0; launch < 2; launch++) {
         for (int i = 0; i < N; i++)
@@ -368,8 +521,12 @@ static void test_explicit(pw_report *rep)
         pw_expect(rep, host_calls == launch + 1, "host node ran %d times after %d launches", host_calls, launch + 1);
         pw_expect(rep, cudaEventQuery(rec) == cudaSuccess, "the event record node's event is not complete");
     }
-    CHECK(cudaGraphExecDestroy(x));
     CHECK(cudaGraphDestroy(g));
+    pw_expect(rep, destroyed == 0, "the user object was destroyed while the executable graph holds it");
+    CHECK(cudaGraphExecDestroy(x));
+    pw_expect(rep, destroyed == 1, "the user object's destructor ran %d times after the last release", destroyed);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &gmem));
+    pw_expect(rep, gmem == 0, "graph memory %llu after every graph is destroyed", gmem);
     CHECK(cudaGraphDestroy(child));
     CHECK(cudaEventDestroy(rec));
     CHECK(cudaEventDestroy(wait));
@@ -387,7 +544,9 @@ int main(void)
     CHECK(cudaMallocHost(&h_out, N * sizeof(unsigned)));
     test_capture(&rep);
     test_illegal(&rep);
+    test_capture_memory(&rep);
     test_explicit(&rep);
+    test_generic(&rep);
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));
     CHECK(cudaFree(d_c));

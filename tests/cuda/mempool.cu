@@ -107,6 +107,19 @@ int main(void)
     CHECK(cudaFreeAsync(d, s));
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaMemPoolTrimTo(pool, 0));
+    /* CUDA 13's location-based forms name the same pools */
+    cudaMemLocation loc;
+    memset(&loc, 0, sizeof loc);
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = 0;
+    cudaMemPool_t byloc;
+    CHECK(cudaMemGetMemPool(&byloc, &loc, cudaMemAllocationTypePinned));
+    pw_expect(&rep, byloc == pool, "cudaMemGetMemPool is not the current pool");
+    CHECK(cudaMemGetDefaultMemPool(&byloc, &loc, cudaMemAllocationTypePinned));
+    pw_expect(&rep, byloc == def, "cudaMemGetDefaultMemPool is not the default pool");
+    CHECK(cudaMemSetMemPool(&loc, cudaMemAllocationTypePinned, def));
+    CHECK(cudaDeviceGetMemPool(&cur, 0));
+    pw_expect(&rep, cur == def, "cudaMemSetMemPool did not set the current pool");
     CHECK(cudaDeviceSetMemPool(0, def));
     CHECK(cudaMemPoolDestroy(pool));
 

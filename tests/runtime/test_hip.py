@@ -266,6 +266,34 @@ if (p.returncode != 0 or 'modules compiled 1' not in p.stderr or
     fails.append(f'helper of another version: expected a warning and an in-process compile: '
                  f'{p.stderr[-1000:]}')
 
+# a captured graph replayed on HIP (hip_graph_client.c): nothing reaches HIP
+# while capturing, then each cuGraphLaunch replays the four operations in order
+gclient = os.path.join(os.path.dirname(os.path.abspath(client)), 'hip_graph_client')
+if os.path.exists(log):
+    os.remove(log)
+p = subprocess.run([gclient], env=dict(base, PTXWAVE_HIP_PASSTHROUGH='1', PTXWAVE_CACHE_DIR=cdir + '-graph'),
+                   capture_output=True, text=True, timeout=120)
+glines = open(log).read().splitlines() if os.path.exists(log) else []
+def ops(ls):
+    return [l for l in ls if l.startswith(('hipModuleLaunchKernel', 'hipMemsetD32Async', 'hipMemsetD32 ',
+                                           'hipMemsetD8 '))]
+seq = ops(glines)
+one = ['hipModuleLaunchKernel k grid=1,1,1', 'hipModuleLaunchKernel k grid=2,1,1', 'hipMemsetD32',
+       'hipModuleLaunchKernel k grid=3,1,1']
+want = ['hipMemsetD8 0 7'] + one + one + ['hipMemsetD8 0 9']
+args = ['0a000000', '14000000', None, '1e000000'] * 2
+got_ok = p.returncode == 0 and len(seq) >= len(want) and seq[-len(want):] and all(
+    g.startswith(w) for g, w in zip(seq[-len(want):], want))
+if got_ok:
+    tail = seq[-len(want):][1:-1]
+    got_ok = all(a is None or ('kernarg=' + a) in t for t, a in zip(tail, args)) and \
+        all('stream=user' in t for t in tail if t.startswith('hipModule')) and \
+        len([l for l in ops(glines) if l.startswith('hipModuleLaunchKernel')]) == 6
+if not got_ok:
+    fails.append(f'graph replay on HIP: exit {p.returncode}, saw {seq} {p.stderr[-600:]}')
+else:
+    print('graph replay on HIP: two launches replayed the captured 3 kernels and memset in order')
+
 env0 = dict(base, PW_FAKE_HIP_DEVICES='0', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache0'), PTXWAVE_BACKEND='auto')
 p, lines = run(env0)
 if 'backend emu:' not in p.stderr:
