@@ -114,7 +114,7 @@ bool cg_compile_ptx(const char *name, const char *text, size_t len, const cg_opt
       pw_error(dd, name, "internal: no lowering facts for %s", opt->target->name);
       snprintf(info->reason, sizeof info->reason, "internal: no lowering facts");
       ok = false;
-    } else if (!(ok = lower_module(m, lt, &(lower_pipeline_options){.diag = dd}))) {
+    } else if (!(ok = lower_module(m, lt, &(lower_pipeline_options){.diag = dd, .expand_mma = opt->expand_mma}))) {
       const char *what = NULL;
       if (lower_first_unlowered(m, &what) && what)
         snprintf(info->reason, sizeof info->reason, "%s", what);
@@ -171,7 +171,7 @@ bool cg_compile_ptx_linked(unsigned n, const char *const *names, const char *con
   if (ok && kind == CG_EMIT_HSACO && !opt->no_opt) ir_link_drop_unreached(m);
   if (ok && !opt->no_lower) {
     const lower_target *lt = lower_find_target(opt->target->name);
-    ok = lt && lower_module(m, lt, &(lower_pipeline_options){.diag = d});
+    ok = lt && lower_module(m, lt, &(lower_pipeline_options){.diag = d, .expand_mma = opt->expand_mma});
   }
   /* locations point into several texts: messages name the linked module */
   if (ok) ok = cg_compile(m, &(pw_src){.path = m->source_name}, opt, kind, out, d);
