@@ -4,7 +4,8 @@
  * "Matrix instructions").
  *
  *   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32     (PTX ISA 9.7.14.5.14,
- *   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32    fragments 9.7.14.5.8)
+ *   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32    fragments 9.7.14.5.8;
+ *   mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16}...     9.7.14.5.7)
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -17,14 +18,15 @@
  *     tile of rows {2bm, 2bm+1, 2bm+8, 2bm+9} (bm = b' >> 1; the rows one
  *     group of four threads holds) and columns 4bn..4bn+3 (bn = b' & 1);
  *     instruction c adds the k pairs c and c + 4 (the pairs one thread of
- *     the group holds).  16x16x16 MFMA would need all 64 lanes for one
+ *     the group holds; m16n8k8: two instructions, pairs c and c + 2).  16x16x16 MFMA would need all 64 lanes for one
  *     warp's tile: a half-empty wave (blocks of 32 threads) would feed it
  *     what the idle half's registers hold.
  *   wave32, v_wmma_f32_16x16x16_* (RDNA3, RDNA4): one instruction, D
  *     transposed (D^T = B^T A^T): WMMA's A is B^T (16 rows, 8 of them
  *     real: columns n of D, permuted so that a lane's registers hold the
  *     rows one thread's C/D registers hold), WMMA's B is A^T; k is
- *     permuted in both alike (a reordering of the K sum).
+ *     permuted in both alike (a reordering of the K sum); m16n8k8 leaves
+ *     WMMA's k 8..15 zero.
  *
  * From a scheme and the two layout tables (ir/ir_mma.h, ir/ir_amd_matrix.h)
  * the pass computes, for every AMD register and lane, which thread's
@@ -50,13 +52,14 @@
 #include "lower_internal.h"
 
 /* An element of the warp's problem: which NVIDIA operand, row, column. */
-enum { NV_PAD, NV_A, NV_B, NV_C };
+enum { NV_PAD, NV_ZERO, NV_A, NV_B, NV_C };   /* PAD: any value will do; ZERO: must be 0 */
 typedef struct nv_elem { uint8_t what, row, col; } nv_elem;
 
 typedef struct scheme {
   const ir_amx_info *r;
   unsigned row;          /* ir_amx_id */
   unsigned ninst;        /* instructions chained through C */
+  unsigned k;            /* the form's K: 16, or 8 (WMMA's k 8..15 are zero) */
   bool transposed;       /* AMD's A is B^T, AMD's B is A^T, D^T */
 } scheme;
 
@@ -66,7 +69,8 @@ static unsigned local_blk(const scheme *s, unsigned blk) { return s->r->wave == 
 
 /* MFMA 4x4x4_16b: the rows of block-row bm, the k pair of (c, r) */
 static unsigned m4_row(unsigned bm, unsigned i) { return 2 * bm + (i & 1) + 8 * (i >> 1); }
-static unsigned m4_k(unsigned c, unsigned k) { return 2 * (c + 4 * (k >> 1)) + (k & 1); }
+/* k pairs c and c + ninst: what thread 4g + c holds (m16n8k16: c, c + 4; m16n8k8: c, c + 2) */
+static unsigned m4_k(const scheme *s, unsigned c, unsigned k) { return 2 * (c + s->ninst * (k >> 1)) + (k & 1); }
 
 /* WMMA: which column n of D is WMMA row i (transposed; -1: padding), and
  * which k of the problem is WMMA's k.  RDNA3 rows i = 2v + s (v the D
@@ -89,10 +93,11 @@ static unsigned wm_k(const scheme *s, unsigned k) {
  * instruction c. */
 static nv_elem amd_ab(const scheme *s, bool is_b, unsigned c, unsigned blk, unsigned x, unsigned k) {
   if (s->r->layout == IR_AMX_L_MFMA_4X4_16B) {
-    unsigned b = local_blk(s, blk), bm = b >> 1, bn = b & 1, kk = m4_k(c, k);
+    unsigned b = local_blk(s, blk), bm = b >> 1, bn = b & 1, kk = m4_k(s, c, k);
     return is_b ? (nv_elem){NV_B, (uint8_t)kk, (uint8_t)(4 * bn + x)} : (nv_elem){NV_A, (uint8_t)m4_row(bm, x), (uint8_t)kk};
   }
   unsigned kk = wm_k(s, k);
+  if (kk >= s->k) return (nv_elem){NV_ZERO, 0, 0};
   if (!is_b) {   /* B^T: row x of AMD's A is column n of B */
     int n = wm_n(s, x);
     return n < 0 ? (nv_elem){NV_PAD, 0, 0} : (nv_elem){NV_B, (uint8_t)kk, (uint8_t)n};
@@ -243,17 +248,18 @@ static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
 static bool pick(const ir_instr *i, const char *target, scheme *s) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type ta = (ir_type)i->type2;
-  if (!f || f->shape != IR_SHAPE_M16N8K16 || f->cls != IR_MMA_F16 || (ir_type)i->type != ir_type_f32 ||
+  if (!f || (f->shape != IR_SHAPE_M16N8K16 && f->shape != IR_SHAPE_M16N8K8) || f->cls != IR_MMA_F16 ||
+      (ir_type)i->type != ir_type_f32 ||
       (ir_type)i->type4 != ir_type_f32 || (ta != ir_type_f16 && ta != ir_type_bf16))
     return false;
   int row = ir_amx_find(target, ta, ir_type_f32, 4, 4, 4);
   if (row >= 0) {
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 4, false};
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false};
     return true;
   }
   row = ir_amx_find(target, ta, ir_type_f32, 16, 16, 16);
   if (row >= 0 && ir_amx_info_of((unsigned)row)->wave == 32) {
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, true};
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, f->k, true};
     return true;
   }
   return false;
@@ -265,13 +271,18 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
   ir_builder *b = X.b;
   scheme s = *sp;
   const ir_amx_info *r = s.r;
+  const ir_mma_form *f = ir_mma_find(i, NULL);
   nv_inv inv_a, inv_b, inv_c;
-  invert(ir_mma_frag_info(IR_MMA_FRAG_A_F16_K16), &inv_a);
-  invert(ir_mma_frag_info(IR_MMA_FRAG_B_F16_K16), &inv_b);
-  invert(ir_mma_frag_info(IR_MMA_FRAG_C_M16N8), &inv_c);
-  /* NVIDIA's registers: A 4 (.f16x2 pairs), B 2, C 4; one value list, indexed */
-  ir_value *nv[10];
-  for (unsigned k = 0; k < 10; k++) nv[k] = i->src[k];
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->a), &inv_a);
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->b), &inv_b);
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->c), &inv_c);
+  /* NVIDIA's registers (.f16x2/.bf16x2 pairs): A na, B nb, C 4, then 0; one value list */
+  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, (ir_type)i->type2);
+  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
+  ir_value *nv[12];
+  for (unsigned k = 0; k < na + nb + 4; k++) nv[k] = i->src[k];
+  nv[na + nb + 4] = X.dry ? X.laneid : imm(b, 0);
+  const uint8_t zero = (uint8_t)(na + nb + 4);
   /* lanes of the warp: wave32 the wave; wave64 the warp's half (lane 32w + l) */
   ir_value *ops[2][8], *acc[8];
   for (unsigned k = 0; k < 8; k++) acc[k] = X.dry ? X.laneid : NULL;
@@ -290,11 +301,17 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
             nv_elem e = amd_ab(&s, ab, c, blk, x, k);
             if (e.what == NV_PAD) continue;
             pad = false;
-            const nv_inv *v = e.what == NV_A ? &inv_a : &inv_b;
-            unsigned el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
-            int reg_nv = (e.what == NV_A ? 0 : 4) + (int)(el / 2);
-            if (el % 2 != h || (th >= 0 && (th != (int)ln || rg != reg_nv))) ok = false;
-            th = (int)ln, rg = reg_nv;
+            int ln, reg_nv;
+            unsigned el = h;
+            if (e.what == NV_ZERO) {   /* k past the form's K: the constant 0, read in place */
+              ln = (int)l, reg_nv = zero;
+            } else {
+              const nv_inv *v = e.what == NV_A ? &inv_a : &inv_b;
+              el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
+              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / 2);
+            }
+            if (el % 2 != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
+            th = ln, rg = reg_nv;
           }
           if (!ok) return false;   /* the pair is split: the scheme does not fit */
           if (!pad) M.src[l] = (uint8_t)th, M.val[l] = (uint8_t)rg;
@@ -314,7 +331,7 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
           M.src[l] = M.val[l] = ANY;
           if (e.what == NV_PAD) continue;
           M.src[l] = inv_c.lane[e.row][e.col];
-          M.val[l] = (uint8_t)(6 + inv_c.elem[e.row][e.col]);
+          M.val[l] = (uint8_t)(na + nb + inv_c.elem[e.row][e.col]);
         }
         ir_value *v = gather(&X, &M, nv);
         if (!v) return false;
