@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "codegen/cg_priv.h"
+#include "ir/ir_amd_matrix.h"
 
 /* ---- a pointer -> LLVM value map --------------------------------------- */
 
@@ -1392,6 +1393,42 @@ static void call(emitter *E, const ir_instr *i) {
 
 static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled);
 
+/* wave_mma: one MFMA or WMMA instruction through its intrinsic (row r of
+ * ir/ir_amd_matrix.def).  A and B go as the vectors the intrinsic takes
+ * (<2na x half> for f16, <2na x i16> for bf16: IntrinsicsAMDGPU.td gives
+ * bf16 operands as i16), C as <nc x float>; the MFMA rows' cbsz, abid and
+ * blgp are 0 (no broadcast), the WMMA intrinsics are overloaded on the D
+ * and A types.  LLVM places A/B/C in VGPRs or AGPRs and inserts the MFMA
+ * and WMMA hazard waits (GCNHazardRecognizer). */
+static void wave_mma(emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  const ir_amx_info *r = ir_amx_info_of((unsigned)i->src[0]->imm);
+  LLVMTypeRef et = r->ta == ir_type_bf16 ? c->i16 : c->f16;
+  LLVMValueRef vec[3];
+  unsigned first[3] = {1, 1u + r->na, 1u + r->na + r->nb}, count[3] = {r->na, r->nb, r->nc};
+  for (unsigned v = 0; v < 3; v++) {
+    LLVMTypeRef wt = LLVMVectorType(v < 2 ? c->i32 : c->f32, count[v]);
+    LLVMValueRef x = LLVMGetPoison(wt);
+    for (unsigned k = 0; k < count[v]; k++)
+      x = LLVMBuildInsertElement(B, x, op_as(E, i, first[v] + k, v < 2 ? c->i32 : c->f32), kint(c->i32, k), "");
+    vec[v] = v < 2 ? LLVMBuildBitCast(B, x, LLVMVectorType(et, 2 * count[v]), "") : x;
+  }
+  LLVMValueRef d;
+  if (r->layout == IR_AMX_L_MFMA_4X4_16B) {
+    LLVMValueRef args[6] = {vec[0], vec[1], vec[2], c->i32_0, c->i32_0, c->i32_0};
+    d = cg_intrinsic(c, r->llvm, NULL, 0, args, 6, true);
+  } else {
+    LLVMTypeRef types[2] = {LLVMTypeOf(vec[2]), LLVMTypeOf(vec[0])};
+    d = cg_intrinsic(c, r->llvm, types, 2, vec, 3, true);
+  }
+  if (!d) {
+    unsupported(E, i, "LLVM has no intrinsic %s", r->llvm);
+    return;
+  }
+  for (unsigned k = 0; k < r->nc; k++) set_dst(E, i, k, LLVMBuildExtractElement(B, d, kint(c->i32, k), ""), false);
+}
+
 static void emit_instr(emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
@@ -1410,6 +1447,9 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     return;
   case ir_op_call:
     call(E, i);
+    return;
+  case ir_op_wave_mma:
+    wave_mma(E, i);
     return;
   case ir_op_unpack: {
     LLVMValueRef x = val(E, i, i->src[0]);
@@ -2134,7 +2174,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   }
   /* handled in emit_instr */
   case ir_op_phi: case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
-  case ir_op_call: case ir_op_unpack: case ir_op_setp: case ir_op_addc: case ir_op_subc:
+  case ir_op_call: case ir_op_unpack: case ir_op_wave_mma: case ir_op_setp: case ir_op_addc: case ir_op_subc:
   case ir_op_madc: case ir_op_br: case ir_op_cbr: case ir_op_brx: case ir_op_ret: case ir_op_exit:
   case ir_op_trap: case ir_op_unreachable: case ir_op_bar: case ir_op_workgroup_barrier:
   case ir_op_wave_sync: case ir_op_membar: case ir_op_fence: case ir_op_prefetch:

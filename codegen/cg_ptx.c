@@ -283,7 +283,7 @@ static bool compile_sources(const cg_src_set *in, const cg_options *opt, cg_emit
         pw_error(&att, name, "internal: no lowering facts for %s", opt->target->name);
         snprintf(info->reason, sizeof info->reason, "internal: no lowering facts");
         ok = false;
-      } else if (!(ok = lower_module(m, lt, &(lower_pipeline_options){.diag = &att}))) {
+      } else if (!(ok = lower_module(m, lt, &(lower_pipeline_options){.diag = &att, .expand_mma = opt->expand_mma}))) {
         staged = true;
         const char *what = NULL;
         const ir_instr *ui = lower_first_unlowered(m, &what);

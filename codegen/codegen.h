@@ -59,6 +59,8 @@ typedef struct cg_options {
   const char *extra_features; /* appended to the target's features ("+x,-y"), or NULL */
   bool no_lower;              /* cg_compile_ptx: compile the IR as parsed, without lower/
                                * (tests of codegen's own diagnostics) */
+  bool expand_mma;            /* lower mma.sync per thread even where the target has
+                               * MFMA/WMMA (lower_pipeline_options; benchmarks) */
   struct cg_ptx_info *info;   /* cg_compile_ptx: optional out (NULL: not wanted) */
   unsigned threads;           /* CG_EMIT_HSACO: compile the module's kernels in this many
                                * partitions, each on its own thread, linked in one lld

@@ -749,12 +749,14 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   in->vec = i->mods.vec ? i->mods.vec : 1;
   in->tbits = (uint8_t)ir_type_bits((ir_type)i->type);
   in->tmask = emu_type_mask(in->tbits ? in->tbits : 64);
-  if ((ir_op)i->op != ir_op_call && (i->nsrc > EMU_MAXOPND || i->ndst > EMU_MAXOPND))
+  /* wave_mma: up to 25 operands, kept in aux (below) */
+  bool many = (ir_op)i->op == ir_op_call || (ir_op)i->op == ir_op_wave_mma;
+  if (!many && (i->nsrc > EMU_MAXOPND || i->ndst > EMU_MAXOPND))
     return dfmt(d, "'%s' with %u operands", op_name(i), i->nsrc);
   in->nsrc = i->nsrc;
   in->ndst = i->ndst;
   for (unsigned k = 0; k < EMU_MAXOPND; k++) in->src[k] = in->dst[k] = EMU_OPND_NONE;
-  if (i->op != ir_op_call) {
+  if (!many) {
     for (unsigned k = 0; k < i->nsrc; k++) {
       if (k == 0 && is_mem_op((ir_op)i->op)) {
         decode_address(d, i, in);
@@ -874,6 +876,21 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     in->kind = EMU_K_SYNC;
     in->sub = EMU_SYNC_WHOLE_WARP;
     return NULL;
+  }
+
+  /* ---- the wave-level matrix op (emu_matrix.c): every operand in aux ---- */
+  case ir_op_wave_mma: {
+    if (i->ndst > EMU_MAXOPND) return dfmt(d, "'%s' with %u results", op_name(i), i->ndst);
+    emu_opnd *ops = PW_NEW_ARRAY(d->arena, emu_opnd, i->nsrc + i->ndst + 1u);
+    for (unsigned k = 0; k < i->nsrc; k++) ops[k] = src_opnd(d, i->src[k]);
+    for (unsigned k = 0; k < i->ndst; k++) {
+      ops[i->nsrc + k] = in->dst[k] = value_slot(d, i->dst[k]);
+      in->dtype[k] = i->dst[k]->type;
+    }
+    if (d->error) return d->error;
+    in->nsrc = 0;
+    in->aux = ops;
+    return emu_sel_wave_mma(d, i, in);
   }
 
   /* ---- wave-level target ops (emu_wave_ops.c) ---- */

@@ -28,6 +28,7 @@
 #include <math.h>
 
 #include "emu_internal.h"
+#include "ir/ir_amd_matrix.h"
 #include "ir/ir_mma.h"
 
 #define S(k) EMU_U64(x, in->src[k])
@@ -220,6 +221,99 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     uint64_t *d = D(j);
     EMU_EACH(m, l, d[l] = out[j][l]);
   }
+}
+
+/* ---- wave_mma: one MFMA / WMMA instruction (ir/ir_amd_matrix.h) ------------------- */
+/* The row's layout gives, for every lane of the wave and every half of every
+ * A and B register, the element it holds, and for every C register the
+ * element of C; each block's D = A * B + C is computed and written back
+ * through the same layout.  Operands are read in every lane whatever the
+ * exec mask (the instruction reads the whole wave; lower/ builds it only
+ * where every lane it depends on holds its part), results written to the
+ * lanes of m.
+ *
+ * Arithmetic: A and B elements (f16, bf16) are widened exactly; each
+ * product is exact in f32, and acc = fmaf(a, b, acc) in k order from C
+ * rounds only the sums, to nearest even, in f32.  The ISA guides do not say
+ * in which order or at which internal precision the hardware adds the K
+ * products of a block beyond accumulating in f32, so tests use inputs whose
+ * sums are exact in any order.  NaN results are the canonical NaN.
+ *
+ * WMMA_GFX11 requires lanes 16-31 to repeat lanes 0-15 in A and B (RDNA3
+ * ISA, WMMA): where they differ the hardware's result is undefined, and
+ * here the rows (A) or columns (B) that read them are the canonical NaN,
+ * so a lowering that forgets the repetition fails its tests. */
+#define AMX_MAX_BLK 16
+#define AMX_MAX_DIM 16
+
+static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const ir_amx_info *r = ir_amx_info_of(in->sub);
+  const emu_opnd *ops = in->aux;
+  unsigned W = x->nlanes, ebits = ir_amx_ab_bits(r);
+  if (W != r->wave) {
+    emu_fault(x, in, -1, EMU_ERR_UNSUPPORTED, "wave_mma %s runs at wave %u, this wave has %u lanes", r->name,
+              r->wave, W);
+    return;
+  }
+  /* per call, on the stack: the handler may run on several host threads */
+  float Am[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM], Bm[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
+  uint16_t Abits[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM], Bbits[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
+  uint8_t Aset[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM], Bset[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
+  bool Abad[AMX_MAX_BLK][AMX_MAX_DIM] = {{0}}, Bbad[AMX_MAX_BLK][AMX_MAX_DIM] = {{0}};
+  float Cm[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
+  memset(Aset, 0, sizeof Aset);
+  memset(Bset, 0, sizeof Bset);
+  for (unsigned ab = 0; ab < 2; ab++) {
+    unsigned first = 1 + (ab ? r->na : 0), nreg = ab ? r->nb : r->na;
+    for (unsigned reg = 0; reg < nreg; reg++) {
+      const uint64_t *v = EMU_U64(x, ops[first + reg]);
+      for (unsigned l = 0; l < W; l++)
+        for (unsigned h = 0; h < 32 / ebits; h++) {
+          unsigned blk, idx, k;
+          ir_amx_ab_elem(r, l, reg, h, &blk, &idx, &k);
+          uint16_t e = (uint16_t)(v[l] >> (ebits * h));
+          uint16_t(*bits)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bbits : Abits;
+          uint8_t(*set)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bset : Aset;
+          float(*mat)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bm : Am;
+          if (set[blk][idx][k] && bits[blk][idx][k] != e) (ab ? Bbad : Abad)[blk][idx] = true;
+          set[blk][idx][k] = 1;
+          bits[blk][idx][k] = e;
+          mat[blk][idx][k] = r->ta == ir_type_bf16 ? emu_bf16_to_f32(e) : emu_f16_to_f32(e);
+        }
+    }
+  }
+  for (unsigned reg = 0; reg < r->nc; reg++) {
+    const uint64_t *v = EMU_U64(x, ops[1 + r->na + r->nb + reg]);
+    for (unsigned l = 0; l < W; l++) {
+      unsigned blk, i, j;
+      ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
+      Cm[blk][i][j] = emu_f32((uint32_t)v[l]);
+    }
+  }
+  for (unsigned reg = 0; reg < r->nc; reg++) {
+    uint64_t *d = EMU_U64(x, ops[1 + r->na + r->nb + r->nc + reg]);
+    EMU_EACH(m, l, {
+      unsigned blk, i, j;
+      ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
+      float acc = Cm[blk][i][j];
+      for (unsigned k = 0; k < r->k; k++) acc = fmaf(Am[blk][i][k], Bm[blk][j][k], acc);
+      bool bad = Abad[blk][i] || Bbad[blk][j];
+      d[l] = bad || acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
+    });
+  }
+}
+
+const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
+  const ir_amx_info *r = i->nsrc && i->src[0]->kind == IR_VAL_CONST ? ir_amx_info_of((unsigned)i->src[0]->imm) : NULL;
+  if (!r) return "wave_mma without an immediate row of ir_amd_matrix.def";
+  if (i->nsrc != 1u + r->na + r->nb + r->nc || i->ndst != r->nc)
+    return emu_dfmt(d, "wave_mma %s with %u operands and %u results", r->name, i->nsrc, i->ndst);
+  if (r->blocks > AMX_MAX_BLK || r->m > AMX_MAX_DIM || r->n > AMX_MAX_DIM || r->k > AMX_MAX_DIM ||
+      r->tc != ir_type_f32 || (r->ta != ir_type_f16 && r->ta != ir_type_bf16))
+    return emu_dfmt(d, "wave_mma %s: a shape or type the emulator does not run", r->name);
+  in->sub = (uint8_t)i->src[0]->imm;
+  in->fn = h_wave_mma;
+  return NULL;
 }
 
 const char *emu_sel_matrix(emu_decoder *d, const ir_instr *i, emu_inst *in) {

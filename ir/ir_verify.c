@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_amd_matrix.h"
 #include "ir_priv.h"
 #include "util/diag.h"
 
@@ -316,6 +317,25 @@ static void check_counts(verifier *V, const ir_instr *i) {
     if (i->nsrc == 2 && i->src[1] && (i->src[1]->kind != IR_VAL_CONST || i->src[1]->imm >= 0x8000))
       err(V, i, "the pattern of 'wave_swizzle' must be an immediate below 0x8000");
     break;
+  case ir_op_wave_mma: {
+    /* the row is an immediate of the table; the register counts are the row's */
+    const ir_value *row = i->nsrc ? i->src[0] : NULL;
+    const ir_amx_info *r = row && row->kind == IR_VAL_CONST ? ir_amx_info_of((unsigned)row->imm) : NULL;
+    if (!r) {
+      err(V, i, "the first operand of 'wave_mma' must be an immediate row of ir_amd_matrix.def (0..%u)",
+          (unsigned)IR_AMX_COUNT - 1);
+      break;
+    }
+    count_is(V, i, "operands", i->nsrc, 1u + r->na + r->nb + r->nc);
+    count_is(V, i, "results", i->ndst, r->nc);
+    for (unsigned k = 1; k < i->nsrc; k++)
+      if (i->src[k] && ir_type_bits((ir_type)i->src[k]->type) != 32)
+        err(V, i, "operand %u of 'wave_mma' (%s) is not a 32-bit register", k, r->name);
+    for (unsigned k = 0; k < i->ndst; k++)
+      if (i->dst[k] && ir_type_bits((ir_type)i->dst[k]->type) != 32)
+        err(V, i, "result %u of 'wave_mma' (%s) is not a 32-bit register", k, r->name);
+    break;
+  }
   case ir_op_symaddr:
     if (i->nsrc == 1 && i->src[0] && i->src[0]->kind != IR_VAL_SYMBOL)
       err(V, i, "the operand of 'symaddr' must be a symbol");

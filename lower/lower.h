@@ -64,7 +64,8 @@ bool lower_warps(ir_module *m, const lower_warps_options *opt);
  * lower_warps.  wgmma.* is reported here, the other matrix ops it cannot
  * expand (wmma.*, mma.sp, other shapes) by lower_warps. */
 typedef struct lower_mma_options {
-  const char *target;      /* for messages */
+  const char *target;      /* for messages, and the matrix instructions it has */
+  bool expand_mma;         /* mma.sync per thread even where the target has MFMA/WMMA */
   pw_diag *diag;
 } lower_mma_options;
 bool lower_mma(ir_module *m, const lower_mma_options *opt);
@@ -185,6 +186,7 @@ typedef struct lower_pipeline_options {
   FILE *print_out;         /* where (stdout if NULL) */
   bool verify_each;        /* verify after each pass (always with -Dlower_verify_each=true) */
   bool warn_hazards;       /* run lower_check_hazards (warnings to diag) */
+  bool expand_mma;         /* mma.sync per thread, not on MFMA/WMMA (the reference; benchmarks) */
   pw_diag *diag;
   unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */
 } lower_pipeline_options;

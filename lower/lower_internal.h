@@ -28,6 +28,11 @@ void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute
  * same value (exact; NaN the f32 canonical NaN), in a dozen integer ops. */
 ir_value *lower_f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e);
 
+/* lower_mma_amd.c: mma i as wave_mma instructions of target (its MFMA or
+ * WMMA rows of ir/ir_amd_matrix.def) and the shuffles between NVIDIA's and
+ * AMD's layouts; false (nothing built) where target has no such scheme. */
+bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target);
+
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says
  * so with the instruction, the kernel, its position and the target. */

@@ -450,7 +450,10 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   switch ((ir_op)i->op) {
   case ir_op_ldmatrix: case ir_op_stmatrix: return lower_ldst_matrix(b, i, out);
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
-  case ir_op_mma: return lower_mma_op(b, i, out, s->opt->diag);
+  case ir_op_mma:
+    /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
+    if (!s->opt->expand_mma && lower_mma_amd(b, i, out, s->opt->target)) return true;
+    return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;
   }
 }

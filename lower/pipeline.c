@@ -67,7 +67,7 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
   LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
-  LOWER_PASS(lower_mma, .target = t->name, .diag = diag);
+  LOWER_PASS(lower_mma, .target = t->name, .expand_mma = opt && opt->expand_mma, .diag = diag);
   LOWER_PASS(lower_warps, .wave_size = t->wave_size, .target = t->name, .diag = diag);
   LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
   LOWER_PASS(lower_sregs, .diag = diag);

@@ -191,9 +191,16 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   }
   /* Textures and surfaces are plain IR after lower_tex (descriptor loads
    * and global loads, docs/lowering.md "Textures"); the rest of the IR
-   * stays unlowered, as the emulator runs it. */
+   * stays unlowered, as the emulator runs it.  PTXWAVE_EMU_LOWER=TARGET
+   * (tests: a whole program through lower/, e.g. mma.sync on MFMA/WMMA)
+   * runs the module lowered for TARGET instead, at its wave size; device
+   * printf then goes to a buffer nothing drains. */
   pw_diag_init(&d, NULL);
-  lower_tex(ir, &(lower_tex_options){.diag = &d});
+  const char *lt = getenv("PTXWAVE_EMU_LOWER");
+  const lower_target *ltg = lt && *lt ? lower_find_target(lt) : NULL;
+  if (lt && *lt && !ltg) pw_error(&d, name, "PTXWAVE_EMU_LOWER: no target '%s'", lt);
+  else if (ltg) lower_module(ir, ltg, &(lower_pipeline_options){.diag = &d});
+  else lower_tex(ir, &(lower_tex_options){.diag = &d});
   if (d.nerrors) {
     snprintf(b->error, sizeof b->error, "%s", pw_diag_text(&d));
     pw_diag_fini(&d);

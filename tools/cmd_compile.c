@@ -36,7 +36,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave compile FILE... --arch gfx942[,gfx90a,...] -o OUT\n"
           "                       [--emit ll|asm|obj|hsaco] [--cov 4|5|6]\n"
-          "                       [--pipeline TEXT] [--no-opt] [--no-lower] [--features +F,-G] [--time]\n"
+          "                       [--pipeline TEXT] [--no-opt] [--no-lower] [--expand-mma]\n"
+          "                       [--features +F,-G] [--time]\n"
           "                       [-j N] [--llvm OPT]...\n"
           "\n"
           "Compiles PTX (a .ptx file, or the PTX inside a fatbin, ELF or archive)\n"
@@ -48,6 +49,8 @@ static void usage(FILE *f) {
           "device code with the modules defining its .extern symbols).\n"
           "--time: print compile times to stderr.  The PTX is lowered for each\n"
           "target (lower/) before codegen; --no-lower skips it (tests).\n"
+          "--expand-mma: mma.sync as per-thread shuffles and fma even where the\n"
+          "target has MFMA/WMMA (the reference; benchmarks).\n"
           "-j N: compile the kernels of one module in N partitions on N threads,\n"
           "linked into one code object (--emit hsaco); 1: one thread; default 0:\n"
           "automatic, only for modules big enough to pay.\n"
@@ -249,6 +252,7 @@ int cmd_compile(int argc, char **argv) {
     else if (!strcmp(a, "--features") && has_next) J.opt.extra_features = argv[++i];
     else if (!strcmp(a, "--time")) J.time = true;
     else if (!strcmp(a, "--no-lower")) J.opt.no_lower = true;
+    else if (!strcmp(a, "--expand-mma")) J.opt.expand_mma = true;
     else if (!strcmp(a, "--llvm") && has_next) {
       if (nllvm == 64) {
         fprintf(stderr, "ptxwave compile: at most 64 --llvm options\n");

@@ -20,6 +20,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave lower FILE --target GFX [--print-ir] [--print-after=PASS|all] [--hazards]\n"
+          "                     [--expand-mma]\n"
           "\n"
           "Lowers a PTX (or .pwir) module for an AMD target: warps onto wavefronts,\n"
           "barriers, special registers.\n"
@@ -28,7 +29,8 @@ static void usage(FILE *f) {
           "  --print-ir       print the lowered IR\n"
           "  --print-after=P  print the IR after pass P (lower_multimem, lower_warps, lower_barriers,\n"
           "                   lower_sregs) or after each (all)\n"
-          "  --hazards        warn where two warps of one wave64 may wait on each other\n");
+          "  --hazards        warn where two warps of one wave64 may wait on each other\n"
+          "  --expand-mma     mma.sync per thread even where the target has MFMA/WMMA\n");
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -58,7 +60,7 @@ static char *slurp(const char *path, size_t *len) {
 
 int cmd_lower(int argc, char **argv) {
   const char *file = NULL, *target = NULL, *print_after = NULL;
-  bool print = false, hazards = false;
+  bool print = false, hazards = false, expand_mma = false;
   for (int i = 1; i < argc; i++) {
     if (pw_is_help(argv[i])) {
       usage(stdout);
@@ -66,6 +68,7 @@ int cmd_lower(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--print-ir")) print = true;
     else if (!strcmp(argv[i], "--hazards")) hazards = true;
+    else if (!strcmp(argv[i], "--expand-mma")) expand_mma = true;
     else if (!strcmp(argv[i], "--target") && i + 1 < argc) target = argv[++i];
     else if (!strncmp(argv[i], "--target=", 9)) target = argv[i] + 9;
     else if (!strncmp(argv[i], "--print-after=", 14)) print_after = argv[i] + 14;
@@ -99,7 +102,7 @@ int cmd_lower(int argc, char **argv) {
   if (m && ir_verify(m, NULL, &d)) {
     /* a debugging tool: verify after every pass, to name the one at fault */
     lower_pipeline_options o = {.print_after = print_after, .print_out = stdout, .warn_hazards = hazards,
-                                .diag = &d, .verify_each = true};
+                                .expand_mma = expand_mma, .diag = &d, .verify_each = true};
     if (lower_module(m, t, &o)) {
       rc = 0;
       if (print) ir_print_module(stdout, m);

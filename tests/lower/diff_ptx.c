@@ -1,4 +1,4 @@
-/* tests/lower/diff_ptx.c: `lower_diff_ptx [--seeds N] FILE.ptx...`: every
+/* tests/lower/diff_ptx.c: `lower_diff_ptx [--seeds N] [--targets T,T...] FILE.ptx...`: every
  * kernel of each PTX file, on random inputs, run unlowered and lowered for
  * wave 64 and 32 (lower_diff.c), with blocks of 33, 48, 96 (not multiples
  * of 64) and 64, 128, 256, 1024 threads, two blocks each.
@@ -153,6 +153,16 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
       nseeds = (unsigned)atoi(argv[++i]);
+      continue;
+    }
+    if (!strcmp(argv[i], "--targets") && i + 1 < argc) {
+      /* comma-separated target names instead of wave64,wave32 */
+      static const char *names[16];
+      static char buf[256];
+      unsigned n = 0;
+      snprintf(buf, sizeof buf, "%s", argv[++i]);
+      for (char *p = strtok(buf, ","); p && n < 16; p = strtok(NULL, ",")) names[n++] = p;
+      lower_diff_set_targets(names, n);
       continue;
     }
     bad |= run_file(argv[i], nseeds, &st);

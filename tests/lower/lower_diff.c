@@ -272,7 +272,18 @@ static void fail(lower_diff_stats *st, const char *fmt, ...) {
   st->failures++;
 }
 
-static ir_module *lowered_copy(const ir_module *m, unsigned wave, pw_diag *d) {
+/* The targets the lowered runs use: the pseudo targets wave64 and wave32
+ * unless lower_diff_set_targets names real ones (whose features lower/ uses:
+ * MFMA/WMMA). */
+static const char *const default_targets[] = {"wave64", "wave32"};
+static const char *const *diff_targets = default_targets;
+static unsigned ndiff_targets = 2;
+void lower_diff_set_targets(const char *const *names, unsigned n) {
+  diff_targets = n ? names : default_targets;
+  ndiff_targets = n ? n : 2;
+}
+
+static ir_module *lowered_copy(const ir_module *m, const lower_target *t, pw_diag *d) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -281,7 +292,7 @@ static ir_module *lowered_copy(const ir_module *m, unsigned wave, pw_diag *d) {
   ir_module *c = ir_parse(m->source_name ? m->source_name : "<module>", text, len, d);
   free(text);
   if (!c) return NULL;
-  if (!lower_module(c, lower_target_for_wave(wave), &(lower_pipeline_options){.diag = d})) {
+  if (!lower_module(c, t, &(lower_pipeline_options){.diag = d})) {
     ir_module_destroy(c);
     return NULL;
   }
@@ -319,10 +330,16 @@ emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const cha
   if (r0.st != EMU_OK) {
     st->skipped++;
   } else {
-    for (unsigned wave = 64; wave >= 32; wave /= 2) {
+    for (unsigned ti = 0; ti < ndiff_targets; ti++) {
+      const lower_target *tg = lower_find_target(diff_targets[ti]);
+      if (!tg) {
+        fail(st, "no target %s", diff_targets[ti]);
+        continue;
+      }
+      unsigned wave = tg->wave_size;
       pw_diag d;
       pw_diag_init(&d, NULL);
-      ir_module *lir = lowered_copy(m->ir, wave, &d);
+      ir_module *lir = lowered_copy(m->ir, tg, &d);
       if (!lir) {
         fail(st, "%s: kernel %s: lowering for wave%u failed: %.600s", src, kernel, wave, pw_diag_text(&d));
         pw_diag_fini(&d);
@@ -352,8 +369,8 @@ emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const cha
         if (um && !*why2) {
           st->schedule++;
         } else {
-          fail(st, "%s: kernel %s block (%u,%u,%u) grid (%u,%u,%u): wave%u: %s", src, kernel, block.x, block.y,
-               block.z, grid.x, grid.y, grid.z, wave, why);
+          fail(st, "%s: kernel %s block (%u,%u,%u) grid (%u,%u,%u): %s (wave%u): %s", src, kernel, block.x, block.y,
+               block.z, grid.x, grid.y, grid.z, tg->name, wave, why);
         }
         state_free(m, &ru);
       }

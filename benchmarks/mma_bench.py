@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""benchmarks/mma_bench.py: mma.sync on AMD's matrix instructions
+(lower/lower_mma_amd.c) against the per-thread expansion (lower_mma.c,
+`--expand-mma`) on the same kernel and target (issue 21).
+
+    python3 benchmarks/mma_bench.py [--ptxwave build/tools/ptxwave] [--arch gfx942,...] [--tiles 8]
+
+The kernel (generated here): every thread loads its fragments of TILES
+independent m16n8k16 tiles (A, B, C from global memory, so nothing is shared
+between tiles) and chains them: D_t = A_t * B_t + D_{t-1}, then stores D.
+It is compiled with 1 and with TILES tiles, both ways, through `ptxwave
+compile --emit hsaco`; per tile = (TILES-tile kernel - 1-tile kernel) /
+(TILES - 1), so the loads and stores around the tiles cancel.  Measured as
+benchmarks/quality_bench.py measures a kernel: instructions of the kernel's
+symbol (llvm-objdump-22), VGPRs (the code object's notes; on gfx90a+ they
+include the AGPRs), and llvm-mca-22's total cycles for one pass over the
+instructions (-iterations=1: a static estimate that treats the code as
+straight-line; it knows the MFMA/WMMA latencies of LLVM's scheduling
+model).  Both f16 and bf16.  Nothing is asserted: this is a measurement.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from quality_bench import kernel_code, kernel_notes, mca_cycles, run  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def kernel(tiles, t):
+    """PTX of kernel k: `tiles` chained mma.m16n8k16.f32.T.T.f32."""
+    body = []
+    body.append("  ld.param.u64 %rd1, [p];")
+    body.append("  mov.u32 %r1, %tid.x;")
+    body.append("  mul.wide.u32 %rd2, %r1, 16;")
+    body.append("  add.u64 %rd3, %rd1, %rd2;")
+    body.append("  ld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd3];")
+    for i in range(tiles):
+        off = 4096 * (i + 1)
+        a = [10 + 8 * i + k for k in range(6)]
+        body.append(f"  ld.global.v4.u32 {{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, [%rd3+{off}];")
+        body.append(f"  ld.global.v2.u32 {{%r{a[4]}, %r{a[5]}}}, [%rd3+{off + 2048}];")
+        body.append(f"  mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32 {{%f0, %f1, %f2, %f3}}, "
+                    f"{{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, {{%r{a[4]}, %r{a[5]}}}, {{%f0, %f1, %f2, %f3}};")
+    body.append("  st.global.v4.f32 [%rd3], {%f0, %f1, %f2, %f3};")
+    body.append("  ret;")
+    return (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            f"  .reg .b32 %r<{10 + 8 * tiles}>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<4>;\n"
+            + "\n".join(body) + "\n}\n")
+
+
+def measure(ptxwave, arch, tiles, t, expand, tmp):
+    ptx = os.path.join(tmp, f"k{tiles}_{t}.ptx")
+    with open(ptx, "w") as f:
+        f.write(kernel(tiles, t))
+    out = os.path.join(tmp, f"k{tiles}_{t}_{arch}_{int(expand)}.hsaco")
+    cmd = [ptxwave, "compile", ptx, "--arch", arch, "--emit", "hsaco", "-o", out] + (["--expand-mma"] if expand else [])
+    r = run(cmd)
+    if r.returncode:
+        return None, r.stderr.strip()[:200]
+    code, notes = kernel_code(out), kernel_notes(out)
+    insts = code.get("k", [])
+    mm = sum(1 for i in insts if i.startswith(("v_mfma", "v_wmma")))
+    bp = sum(1 for i in insts if i.startswith("ds_bpermute"))
+    return {"insts": len(insts), "vgpr": notes.get("k", {}).get("vgpr"), "cycles": mca_cycles(insts, arch, tmp),
+            "matrix": mm, "bpermute": bp}, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ptxwave", default=os.path.join(ROOT, "build", "tools", "ptxwave"))
+    ap.add_argument("--arch", default="gfx90a,gfx942,gfx950,gfx1100,gfx1201")
+    ap.add_argument("--tiles", type=int, default=8)
+    a = ap.parse_args()
+    n = a.tiles
+    print(f"per m16n8k16 tile ({n}-tile kernel minus 1-tile kernel, / {n - 1}); "
+          f"MFMA/WMMA path vs --expand-mma; VGPR of the whole {n}-tile kernel")
+    print(f"{'arch':8} {'type':5} | {'insts':>7} {'exp':>7} {'ratio':>6} | {'mca cyc':>8} {'exp':>8} {'ratio':>6} |"
+          f" {'mfma/wmma':>9} {'bperm':>6} {'exp bperm':>9} | {'VGPR':>5} {'exp':>5}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for arch in a.arch.split(","):
+            for t in ("f16", "bf16"):
+                res = {}
+                for expand in (False, True):
+                    one, e1 = measure(a.ptxwave, arch, 1, t, expand, tmp)
+                    many, e2 = measure(a.ptxwave, arch, n, t, expand, tmp)
+                    if not one or not many:
+                        print(f"{arch:8} {t:5} | failed: {e1 or e2}")
+                        break
+                    res[expand] = {k: (many[k] - one[k]) / (n - 1) for k in ("insts", "cycles", "matrix", "bpermute")}
+                    res[expand]["vgpr"] = many["vgpr"]
+                if len(res) < 2:
+                    continue
+                m, x = res[False], res[True]
+                print(f"{arch:8} {t:5} | {m['insts']:7.1f} {x['insts']:7.1f} {m['insts'] / x['insts']:6.2f} |"
+                      f" {m['cycles']:8.1f} {x['cycles']:8.1f} {m['cycles'] / x['cycles']:6.2f} |"
+                      f" {m['matrix']:9.1f} {m['bpermute']:6.1f} {x['bpermute']:9.1f} | {m['vgpr']:5} {x['vgpr']:5}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,389 @@
+/* lower/lower_mma_amd.c: mma.sync on AMD's matrix instructions (wave_mma,
+ * ir/ir_amd_matrix.def), where the target has one; lower_mma.c's per-thread
+ * expansion stays the fallback and the reference (docs/lowering.md,
+ * "Matrix instructions").
+ *
+ *   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32     (PTX ISA 9.7.14.5.14,
+ *   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32    fragments 9.7.14.5.8;
+ *   mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16}...     9.7.14.5.7)
+ *
+ * A scheme says which element of the warp's problem D (16x8) = A (16x16)
+ * B (16x8) + C each element of each AMD instruction's operands is:
+ *
+ *   wave64, v_mfma_f32_4x4x4_16b_* (gfx90a, gfx94x, gfx950): four
+ *     instructions chained through C.  Block b' = 0..7 of a warp (lanes
+ *     4b'..4b'+3 of its half: a warp's blocks are its own lanes, so the two
+ *     warps of a wave need no lane of each other, and a wave whose other
+ *     half has no thread or is elsewhere still computes right) is the 4x4
+ *     tile of rows {2bm, 2bm+1, 2bm+8, 2bm+9} (bm = b' >> 1; the rows one
+ *     group of four threads holds) and columns 4bn..4bn+3 (bn = b' & 1);
+ *     instruction c adds the k pairs c and c + 4 (the pairs one thread of
+ *     the group holds; m16n8k8: two instructions, pairs c and c + 2).  16x16x16 MFMA would need all 64 lanes for one
+ *     warp's tile: a half-empty wave (blocks of 32 threads) would feed it
+ *     what the idle half's registers hold.
+ *   wave32, v_wmma_f32_16x16x16_* (RDNA3, RDNA4): one instruction, D
+ *     transposed (D^T = B^T A^T): WMMA's A is B^T (16 rows, 8 of them
+ *     real: columns n of D, permuted so that a lane's registers hold the
+ *     rows one thread's C/D registers hold), WMMA's B is A^T; k is
+ *     permuted in both alike (a reordering of the K sum); m16n8k8 leaves
+ *     WMMA's k 8..15 zero.
+ *
+ * From a scheme and the two layout tables (ir/ir_mma.h, ir/ir_amd_matrix.h)
+ * the pass computes, for every AMD register and lane, which thread's
+ * register holds its pair of elements, and moves it with shfl.sync.idx
+ * (lower_warps: ds_bpermute inside the warp's half): when the register to
+ * read depends only on the source thread, the source selects it first and
+ * one shuffle suffices; otherwise one shuffle per candidate register and
+ * selects by the destination lane.  Lane functions are built from %laneid
+ * bits (every one here is a permutation of bits); a scheme whose maps are
+ * not is not used (the expansion is).  D goes back to NVIDIA's layout the
+ * same way.
+ *
+ * Arithmetic: products exact, f32 sums (the emulator's wave_mma); the order
+ * of the K sum differs from the expansion's, so the two agree bit for bit
+ * where the sums are exact (tests/lower/ptx/mma_amd.ptx) and otherwise
+ * within the rounding of a 16-term f32 sum.  NVIDIA does not specify its
+ * order either (PTX ISA 9.7.14.5.14).
+ */
+#include <string.h>
+
+#include "ir/ir_amd_matrix.h"
+#include "ir/ir_mma.h"
+#include "lower_internal.h"
+
+/* An element of the warp's problem: which NVIDIA operand, row, column. */
+enum { NV_PAD, NV_ZERO, NV_A, NV_B, NV_C };   /* PAD: any value will do; ZERO: must be 0 */
+typedef struct nv_elem { uint8_t what, row, col; } nv_elem;
+
+typedef struct scheme {
+  const ir_amx_info *r;
+  unsigned row;          /* ir_amx_id */
+  unsigned ninst;        /* instructions chained through C */
+  unsigned k;            /* the form's K: 16, or 8 (WMMA's k 8..15 are zero) */
+  bool transposed;       /* AMD's A is B^T, AMD's B is A^T, D^T */
+} scheme;
+
+/* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
+/* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
+static unsigned local_blk(const scheme *s, unsigned blk) { return s->r->wave == 64 ? blk & 7 : blk; }
+
+/* MFMA 4x4x4_16b: the rows of block-row bm, the k pair of (c, r) */
+static unsigned m4_row(unsigned bm, unsigned i) { return 2 * bm + (i & 1) + 8 * (i >> 1); }
+/* k pairs c and c + ninst: what thread 4g + c holds (m16n8k16: c, c + 4; m16n8k8: c, c + 2) */
+static unsigned m4_k(const scheme *s, unsigned c, unsigned k) { return 2 * (c + s->ninst * (k >> 1)) + (k & 1); }
+
+/* WMMA: which column n of D is WMMA row i (transposed; -1: padding), and
+ * which k of the problem is WMMA's k.  RDNA3 rows i = 2v + s (v the D
+ * register, s = lane >> 4) are n = 4s + v; RDNA4 rows i = 8s + v, v < 4, are
+ * n = 4s + v: a lane's four D registers are then columns 2t, 2t+1 pairs as
+ * a thread holds them.  RDNA4 k: register r, half-wave s, half h -> pair
+ * 4 (r & 1) + 2 s + (r >> 1), so the B^T register a lane reads is the same
+ * for every lane. */
+static int wm_n(const scheme *s, unsigned i) {
+  if (s->r->layout == IR_AMX_L_WMMA_GFX11) return i < 8 ? (int)(4 * (i & 1) + (i >> 1)) : -1;
+  return (i & 7) < 4 ? (int)(4 * (i >> 3) + (i & 7)) : -1;
+}
+static unsigned wm_k(const scheme *s, unsigned k) {
+  if (s->r->layout == IR_AMX_L_WMMA_GFX11) return k;
+  unsigned p = 4 * ((k >> 1) & 1) + 2 * ((k >> 2) & 1) + (k >> 3);
+  return 2 * p + (k & 1);
+}
+
+/* Element x (row i of AMD's A, or column j of AMD's B), k, of block blk in
+ * instruction c. */
+static nv_elem amd_ab(const scheme *s, bool is_b, unsigned c, unsigned blk, unsigned x, unsigned k) {
+  if (s->r->layout == IR_AMX_L_MFMA_4X4_16B) {
+    unsigned b = local_blk(s, blk), bm = b >> 1, bn = b & 1, kk = m4_k(s, c, k);
+    return is_b ? (nv_elem){NV_B, (uint8_t)kk, (uint8_t)(4 * bn + x)} : (nv_elem){NV_A, (uint8_t)m4_row(bm, x), (uint8_t)kk};
+  }
+  unsigned kk = wm_k(s, k);
+  if (kk >= s->k) return (nv_elem){NV_ZERO, 0, 0};
+  if (!is_b) {   /* B^T: row x of AMD's A is column n of B */
+    int n = wm_n(s, x);
+    return n < 0 ? (nv_elem){NV_PAD, 0, 0} : (nv_elem){NV_B, (uint8_t)kk, (uint8_t)n};
+  }
+  return (nv_elem){NV_A, (uint8_t)x, (uint8_t)kk};   /* A^T: column x of AMD's B is row m of A */
+}
+/* Element (i, j) of C/D of block blk: (row, col) of NVIDIA's C/D. */
+static nv_elem amd_cd(const scheme *s, unsigned blk, unsigned i, unsigned j) {
+  if (s->r->layout == IR_AMX_L_MFMA_4X4_16B) {
+    unsigned b = local_blk(s, blk);
+    return (nv_elem){NV_C, (uint8_t)m4_row(b >> 1, i), (uint8_t)(4 * (b & 1) + j)};
+  }
+  int n = wm_n(s, i);
+  return n < 0 ? (nv_elem){NV_PAD, 0, 0} : (nv_elem){NV_C, (uint8_t)j, (uint8_t)n};
+}
+
+/* ---- NVIDIA's layouts, inverted: (row, col) -> (thread, element) ------- */
+typedef struct nv_inv { uint8_t lane[16][16], elem[16][16]; } nv_inv;
+static void invert(const ir_mma_frag *f, nv_inv *v) {
+  memset(v, 0xff, sizeof *v);
+  for (unsigned l = 0; l < 32; l++)
+    for (unsigned e = 0; e < f->nelem; e++) {
+      unsigned r, c;
+      ir_mma_elem(f, l, e, &r, &c);
+      v->lane[r][c] = (uint8_t)l, v->elem[r][c] = (uint8_t)e;
+    }
+}
+
+/* ---- lane maps and their emission --------------------------------------- */
+#define ANY 0xff
+/* For each lane of the warp (0..31): the source lane and the candidate
+ * value index (ANY: padding, any value will do). */
+typedef struct lane_map { uint8_t src[32], val[32]; } lane_map;
+
+typedef struct amd_ctx {
+  ir_builder *b;
+  bool dry;                     /* only check that every map can be built */
+  ir_value *laneid;
+  unsigned shuffles, selects;   /* what was built, for the docs' counts */
+} amd_ctx;
+
+static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
+
+/* f(lane) for the lanes whose entry is not ANY, as an expression of %laneid
+ * when every bit of f is a bit of the lane, its complement or a constant;
+ * NULL otherwise. */
+static ir_value *lane_fn(amd_ctx *X, const uint8_t *f) {
+  int srcbit[6];
+  uint32_t cst = 0, neg = 0;
+  bool any = false;
+  for (unsigned o = 0; o < 6; o++) {
+    int found = -3;
+    for (int q = -2; q < 10 && found == -3; q++) {   /* -2: 0, -1: 1, 0..4 lane bit, 5..9 its complement */
+      bool ok = true;
+      for (unsigned l = 0; l < 32 && ok; l++) {
+        if (f[l] == ANY) continue;
+        unsigned bit = (f[l] >> o) & 1, want = q == -2 ? 0 : q == -1 ? 1 : q < 5 ? (l >> q) & 1 : ((l >> (q - 5)) & 1) ^ 1;
+        ok = bit == want;
+      }
+      if (ok) found = q;
+    }
+    if (found == -3) return NULL;
+    srcbit[o] = found;
+    if (found == -1) cst |= 1u << o;
+    if (found >= 5) neg |= 1u << o, srcbit[o] = found - 5;
+    if (found >= 0) any = true;
+  }
+  ir_builder *b = X->b;
+  if (X->dry) return X->laneid;
+  if (!any) return imm(b, cst);
+  ir_value *acc = NULL;
+  for (int sh = -5; sh <= 5; sh++) {   /* output bit o = lane bit o - sh ... grouped by shift */
+    uint32_t mask = 0;
+    for (unsigned o = 0; o < 6; o++)
+      if (srcbit[o] >= 0 && (int)o - srcbit[o] == sh) mask |= 1u << o;
+    if (!mask) continue;
+    ir_value *t = sh > 0 ? lower_alu(b, ir_op_shl, ir_type_b32, X->laneid, imm(b, (uint32_t)sh))
+                : sh < 0 ? lower_alu(b, ir_op_shr, ir_type_b32, X->laneid, imm(b, (uint32_t)-sh))
+                         : X->laneid;
+    t = lower_alu(b, ir_op_and, ir_type_b32, t, imm(b, mask));
+    acc = acc ? lower_alu(b, ir_op_or, ir_type_b32, acc, t) : t;
+  }
+  if (neg) acc = lower_alu(b, ir_op_xor, ir_type_b32, acc, imm(b, neg));
+  if (cst) acc = lower_alu(b, ir_op_or, ir_type_b32, acc, imm(b, cst));
+  return acc;
+}
+
+static ir_value *shfl(amd_ctx *X, ir_value *v, ir_value *src) {
+  X->shuffles++;
+  if (X->dry) return v;
+  return ir_shfl(X->b, ir_type_b32, v, src, imm(X->b, 0x1f), imm(X->b, 0xffffffffu), .shfl = IR_SHFL_IDX, .sync = 1);
+}
+
+/* sel = f(lane) picks among vals[cands[0..n)]: a chain of selects. */
+static ir_value *select_by(amd_ctx *X, ir_value *const *vals, const uint8_t *cands, unsigned n, ir_value *sel) {
+  ir_value *r = vals[cands[0]];
+  for (unsigned k = 1; k < n; k++) {
+    X->selects++;
+    if (X->dry) continue;
+    ir_value *p = lower_setp(X->b, IR_CMP_EQ, ir_type_u32, sel, imm(X->b, cands[k]));
+    r = lower_selp(X->b, ir_type_b32, vals[cands[k]], r, p);
+  }
+  return r;
+}
+
+/* Every lane's value vals[map.val[lane]] of lane map.src[lane]; NULL when a
+ * lane function cannot be built. */
+static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
+  uint8_t cands[16];
+  unsigned n = 0;
+  bool identity = true;
+  for (unsigned l = 0; l < 32; l++) {
+    if (M->val[l] == ANY) continue;
+    if (M->src[l] != l) identity = false;
+    unsigned k = 0;
+    while (k < n && cands[k] != M->val[l]) k++;
+    if (k == n) cands[n++] = M->val[l];
+  }
+  if (!n) return vals[0];
+  ir_value *src = identity ? NULL : lane_fn(X, M->src);
+  if (!identity && !src) return NULL;
+  if (n == 1) return identity ? vals[cands[0]] : shfl(X, vals[cands[0]], src);
+  /* the source picks, when what a lane reads depends only on its source */
+  uint8_t by_src[32];
+  memset(by_src, ANY, sizeof by_src);
+  bool src_pick = true;
+  for (unsigned l = 0; l < 32 && src_pick; l++) {
+    if (M->val[l] == ANY) continue;
+    if (by_src[M->src[l]] != ANY && by_src[M->src[l]] != M->val[l]) src_pick = false;
+    by_src[M->src[l]] = M->val[l];
+  }
+  if (src_pick) {
+    ir_value *f = lane_fn(X, by_src);
+    if (f) {
+      ir_value *z = select_by(X, vals, cands, n, f);
+      return identity ? z : shfl(X, z, src);
+    }
+  }
+  ir_value *f = lane_fn(X, M->val);
+  if (!f) return NULL;
+  ir_value *got[16];
+  for (unsigned k = 0; k < n; k++) got[cands[k]] = identity ? vals[cands[k]] : shfl(X, vals[cands[k]], src);
+  return select_by(X, got, cands, n, f);
+}
+
+/* ---- the pass's entry ----------------------------------------------------- */
+/* The scheme for mma i on target, or false. */
+static bool pick(const ir_instr *i, const char *target, scheme *s) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  ir_type ta = (ir_type)i->type2;
+  if (!f || (f->shape != IR_SHAPE_M16N8K16 && f->shape != IR_SHAPE_M16N8K8) || f->cls != IR_MMA_F16 ||
+      (ir_type)i->type != ir_type_f32 ||
+      (ir_type)i->type4 != ir_type_f32 || (ta != ir_type_f16 && ta != ir_type_bf16))
+    return false;
+  int row = ir_amx_find(target, ta, ir_type_f32, 4, 4, 4);
+  if (row >= 0) {
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false};
+    return true;
+  }
+  row = ir_amx_find(target, ta, ir_type_f32, 16, 16, 16);
+  if (row >= 0 && ir_amx_info_of((unsigned)row)->wave == 32) {
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, f->k, true};
+    return true;
+  }
+  return false;
+}
+
+/* Builds the scheme's code (dry: only checks that it can be built). */
+static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
+  amd_ctx X = *ctx;
+  ir_builder *b = X.b;
+  scheme s = *sp;
+  const ir_amx_info *r = s.r;
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  nv_inv inv_a, inv_b, inv_c;
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->a), &inv_a);
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->b), &inv_b);
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->c), &inv_c);
+  /* NVIDIA's registers (.f16x2/.bf16x2 pairs): A na, B nb, C 4, then 0; one value list */
+  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, (ir_type)i->type2);
+  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
+  ir_value *nv[12];
+  for (unsigned k = 0; k < na + nb + 4; k++) nv[k] = i->src[k];
+  nv[na + nb + 4] = X.dry ? X.laneid : imm(b, 0);
+  const uint8_t zero = (uint8_t)(na + nb + 4);
+  /* lanes of the warp: wave32 the wave; wave64 the warp's half (lane 32w + l) */
+  ir_value *ops[2][8], *acc[8];
+  for (unsigned k = 0; k < 8; k++) acc[k] = X.dry ? X.laneid : NULL;
+  for (unsigned c = 0; c < s.ninst; c++) {
+    for (unsigned ab = 0; ab < 2; ab++) {
+      unsigned nreg = ab ? r->nb : r->na;
+      for (unsigned reg = 0; reg < nreg; reg++) {
+        lane_map M;
+        for (unsigned l = 0; l < 32; l++) {
+          M.src[l] = M.val[l] = ANY;
+          int th = -1, rg = -1;
+          bool ok = true, pad = true;
+          for (unsigned h = 0; h < 2; h++) {
+            unsigned blk, x, k;
+            ir_amx_ab_elem(r, l, reg, h, &blk, &x, &k);
+            nv_elem e = amd_ab(&s, ab, c, blk, x, k);
+            if (e.what == NV_PAD) continue;
+            pad = false;
+            int ln, reg_nv;
+            unsigned el = h;
+            if (e.what == NV_ZERO) {   /* k past the form's K: the constant 0, read in place */
+              ln = (int)l, reg_nv = zero;
+            } else {
+              const nv_inv *v = e.what == NV_A ? &inv_a : &inv_b;
+              el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
+              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / 2);
+            }
+            if (el % 2 != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
+            th = ln, rg = reg_nv;
+          }
+          if (!ok) return false;   /* the pair is split: the scheme does not fit */
+          if (!pad) M.src[l] = (uint8_t)th, M.val[l] = (uint8_t)rg;
+        }
+        ir_value *v = gather(&X, &M, nv);
+        if (!v) return false;
+        ops[ab][reg] = v;
+      }
+    }
+    if (c == 0) {
+      for (unsigned reg = 0; reg < r->nc; reg++) {
+        lane_map M;
+        for (unsigned l = 0; l < 32; l++) {
+          unsigned blk, ii, jj;
+          ir_amx_cd_elem(r, l, reg, &blk, &ii, &jj);
+          nv_elem e = amd_cd(&s, blk, ii, jj);
+          M.src[l] = M.val[l] = ANY;
+          if (e.what == NV_PAD) continue;
+          M.src[l] = inv_c.lane[e.row][e.col];
+          M.val[l] = (uint8_t)(na + nb + inv_c.elem[e.row][e.col]);
+        }
+        ir_value *v = gather(&X, &M, nv);
+        if (!v) return false;
+        acc[reg] = v;
+      }
+    }
+    ir_value *src[1 + 8 + 8 + 8];
+    unsigned n = 0;
+    src[n++] = imm(b, s.row);
+    for (unsigned k = 0; k < r->na; k++) src[n++] = ops[0][k];
+    for (unsigned k = 0; k < r->nb; k++) src[n++] = ops[1][k];
+    for (unsigned k = 0; k < r->nc; k++) src[n++] = acc[k];
+    ir_type dt[8];
+    for (unsigned k = 0; k < r->nc; k++) dt[k] = ir_type_b32;
+    if (X.dry) continue;
+    ir_instr *w = ir_build(b, ir_op_wave_mma, ir_type_b32, n, src, r->nc, dt, NULL);
+    for (unsigned k = 0; k < r->nc; k++) acc[k] = w->dst[k];
+  }
+  /* D back: thread T's element e is AMD D (blk, i, j) of the last instruction */
+  for (unsigned e = 0; e < 4; e++) {
+    lane_map M;
+    for (unsigned t = 0; t < 32; t++) {
+      unsigned row, col;
+      ir_mma_elem(ir_mma_frag_info(IR_MMA_FRAG_C_M16N8), t, e, &row, &col);
+      M.src[t] = M.val[t] = ANY;
+      for (unsigned l = 0; l < 32 && M.src[t] == ANY; l++)
+        for (unsigned reg = 0; reg < r->nc; reg++) {
+          unsigned blk, ii, jj;
+          ir_amx_cd_elem(r, l, reg, &blk, &ii, &jj);
+          nv_elem x = amd_cd(&s, blk, ii, jj);
+          if (x.what == NV_C && x.row == row && x.col == col) {
+            M.src[t] = (uint8_t)l, M.val[t] = (uint8_t)reg;
+            break;
+          }
+        }
+      if (M.src[t] == ANY) return false;
+    }
+    ir_value *v = gather(&X, &M, acc);
+    if (!v) return false;
+    if (!X.dry) out[e] = ir_alu1(b, ir_op_copy, ir_type_f32, v);
+  }
+  ctx->shuffles = X.shuffles, ctx->selects = X.selects;
+  return true;
+}
+
+bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+  scheme s;
+  if (!target || !pick(i, target, &s)) return false;
+  /* a dry run first: a scheme that does not fit leaves no code behind */
+  amd_ctx X = {.b = b, .dry = true};
+  X.laneid = (ir_value *)&X;   /* any non-NULL value: nothing is built */
+  if (!build(&X, &s, i, out)) return false;
+  X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
+  return build(&X, &s, i, out);
+}

@@ -1,0 +1,234 @@
+/* tests/unit/test_emu_amx.c: the emulator's wave_mma (emu/emu_matrix.c), one
+ * MFMA/WMMA instruction per row of ir/ir_amd_matrix.def, against a C
+ * reference.
+ *
+ * The test places matrices A, B and C into registers with the layouts as
+ * AMD's Matrix Instruction Calculator prints them in its "matrix element to
+ * register mapping" form (element -> lane, GPR, bits: the direction opposite
+ * to ir_amd_matrix.h's, written out here again), runs the instruction from
+ * IR text, reads D back the same way and compares it with D = A * B + C
+ * computed in C.  Elements are small integers, so every sum is exact in any
+ * order.  A layout that is wrong in the table, the header or the emulator
+ * moves elements and fails (the order of k is the exception: A and B share
+ * it in every layout, so a consistent reordering of k changes no D, on the
+ * hardware either).  RDNA3's repetition rule (lanes 16-31 repeat
+ * 0-15 in A and B) is tested too: a lane that breaks it makes its row NaN.
+ */
+#include <math.h>
+
+#include "emu_test.h"
+#include "ir/ir_amd_matrix.h"
+
+/* f16 / bf16 bits of a small integer (|v| <= 64), by hand */
+static uint16_t f16_of(int v) {
+  if (!v) return 0;
+  unsigned s = v < 0, a = (unsigned)(v < 0 ? -v : v), e = 31 - (unsigned)__builtin_clz(a);
+  unsigned mant = (a << (10 - e)) & 0x3ff;   /* e <= 6 < 10 */
+  return (uint16_t)(s << 15 | (e + 15) << 10 | mant);
+}
+static uint16_t bf16_of(int v) {
+  float f = (float)v;
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return (uint16_t)(b >> 16);   /* small integers have <= 8 significant bits: exact */
+}
+
+typedef struct place { unsigned lane[2], nlanes, gpr, half; } place;
+
+/* Where element [b][x][k] of A (x = i) or of B (x = j) goes. */
+static place ab_place(ir_amx_layout lay, unsigned b, unsigned x, unsigned k) {
+  place p = {{0, 0}, 1, k / 2, k % 2};
+  switch (lay) {
+  case IR_AMX_L_MFMA_4X4_16B: p.lane[0] = 4 * b + x; break;   /* "Lane: 4 * block + i" */
+  case IR_AMX_L_WMMA_GFX11: p.lane[0] = x, p.lane[1] = x + 16, p.nlanes = 2; break;   /* "i and i+16" */
+  case IR_AMX_L_WMMA_GFX12:
+    p.gpr = 2 * (k / 8) + (k / 2) % 2;   /* "(2 * floor(k / 8) + (floor(k / 2) % 2))" */
+    p.lane[0] = 16 * ((k / 4) % 2) + x;  /* "16 * (floor(k / 4) % 2) + i" */
+    break;
+  }
+  return p;
+}
+/* Where element [b][i][j] of C and D goes (one lane). */
+static place cd_place(ir_amx_layout lay, unsigned b, unsigned i, unsigned j) {
+  place p = {{0, 0}, 1, 0, 0};
+  switch (lay) {
+  case IR_AMX_L_MFMA_4X4_16B: p.gpr = i, p.lane[0] = 4 * b + j; break;
+  case IR_AMX_L_WMMA_GFX11: p.gpr = i / 2, p.lane[0] = (16 * i) % 32 + j; break;
+  case IR_AMX_L_WMMA_GFX12: p.gpr = i % 8, p.lane[0] = 16 * (i / 8) + j; break;
+  }
+  return p;
+}
+
+/* IR text: load the row's registers (register r of lane l at word r*W + l
+ * of in), run wave_mma, store D the same way to out. */
+static char *kernel_text(unsigned row) {
+  const ir_amx_info *r = ir_amx_info_of(row);
+  size_t cap = 16384, n = 0;
+  char *t = malloc(cap);
+  n += (size_t)snprintf(t + n, cap - n,
+                        "module ptx 8.5 sm_90 addr64 wave %u lowered target \"%s\"\n\n"
+                        "visible kernel @k(param::entry u64 @in align 8 offset 0, param::entry u64 @out align 8 "
+                        "offset 8) {\nbb0:\n  %%0 = wave_lane_id.u32\n  %%1 = ld.param.u64 [@in]\n"
+                        "  %%2 = ld.param.u64 [@out]\n  %%3 = mul.wide.u32 %%0, 4\n  %%4 = add.u64 %%1, %%3\n"
+                        "  %%5 = add.u64 %%2, %%3\n",
+                        r->wave, r->wave == 64 ? "gfx942" : "gfx1100");
+  unsigned nin = r->na + r->nb + r->nc;
+  for (unsigned k = 0; k < nin; k++) n += (size_t)snprintf(t + n, cap - n, "  %%%u = ld.global.b32 [%%4+%u]\n", 10 + k, 4 * r->wave * k);
+  for (unsigned k = 0; k < r->nc; k++) n += (size_t)snprintf(t + n, cap - n, "%s%%%u:b32", k ? ", " : "  ", 100 + k);
+  n += (size_t)snprintf(t + n, cap - n, " = wave_mma.b32 %u", row);
+  for (unsigned k = 0; k < nin; k++) n += (size_t)snprintf(t + n, cap - n, ", %%%u", 10 + k);
+  n += (size_t)snprintf(t + n, cap - n, "\n");
+  for (unsigned k = 0; k < r->nc; k++)
+    n += (size_t)snprintf(t + n, cap - n, "  st.global.b32 [%%5+%u], %%%u\n", 4 * r->wave * k, 100 + k);
+  snprintf(t + n, cap - n, "  ret\n}\n");
+  return t;
+}
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static int small(void) {
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return (int)(rng_state % 9) - 4;
+}
+
+/* Runs row with random small-integer matrices; break_lane >= 0 changes that
+ * lane's first A register (a repetition violation on RDNA3).  Checks every
+ * element of D; returns the number of NaN rows seen. */
+static unsigned run_row(unsigned row, int break_lane) {
+  const ir_amx_info *r = ir_amx_info_of(row);
+  ir_amx_layout lay = (ir_amx_layout)r->layout;
+  unsigned W = r->wave, nin = r->na + r->nb + r->nc;
+  int A[16][16][16], B[16][16][16], C[16][16][16];
+  uint32_t *in = calloc(nin * W, 4), *out = calloc(r->nc * W, 4);
+  for (unsigned b = 0; b < r->blocks; b++)
+    for (unsigned x = 0; x < 16; x++)
+      for (unsigned y = 0; y < 16; y++) A[b][x][y] = small(), B[b][x][y] = small(), C[b][x][y] = small();
+  for (unsigned b = 0; b < r->blocks; b++)
+    for (unsigned k = 0; k < r->k; k++) {
+      for (unsigned i = 0; i < r->m; i++) {
+        place p = ab_place(lay, b, i, k);
+        uint16_t e = r->ta == ir_type_bf16 ? bf16_of(A[b][i][k]) : f16_of(A[b][i][k]);
+        for (unsigned q = 0; q < p.nlanes; q++) in[p.gpr * W + p.lane[q]] |= (uint32_t)e << (16 * p.half);
+      }
+      for (unsigned j = 0; j < r->n; j++) {
+        place p = ab_place(lay, b, j, k);
+        uint16_t e = r->ta == ir_type_bf16 ? bf16_of(B[b][k][j]) : f16_of(B[b][k][j]);
+        for (unsigned q = 0; q < p.nlanes; q++) in[(r->na + p.gpr) * W + p.lane[q]] |= (uint32_t)e << (16 * p.half);
+      }
+    }
+  for (unsigned b = 0; b < r->blocks; b++)
+    for (unsigned i = 0; i < r->m; i++)
+      for (unsigned j = 0; j < r->n; j++) {
+        place p = cd_place(lay, b, i, j);
+        float f = (float)C[b][i][j];
+        memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &f, 4);
+      }
+  if (break_lane >= 0) in[(unsigned)break_lane] ^= 0x3c00u;   /* + 1.0 in the low half: another value */
+  char *text = kernel_text(row);
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ir_parse("amx.pwir", text, strlen(text), &d);
+  ck_assert_msg(m != NULL, "the test IR does not parse: %s\n%s", pw_diag_text(&d), text);
+  ck_assert_msg(ir_verify(m, NULL, &d), "the test IR does not verify: %s", pw_diag_text(&d));
+  {
+    /* printed IR parses back to the same text (style.md #10) */
+    char *p1 = NULL, *p2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&p1, &n1);
+    ir_print_module(f, m);
+    fclose(f);
+    ir_module *m2 = ir_parse("amx2.pwir", p1, n1, &d);
+    ck_assert_msg(m2 != NULL, "printed IR does not parse: %s", pw_diag_text(&d));
+    f = open_memstream(&p2, &n2);
+    ir_print_module(f, m2);
+    fclose(f);
+    ck_assert_str_eq(p1, p2);
+    ck_assert_msg(strstr(p1, "wave_mma") != NULL, "no wave_mma printed");
+    ir_module_destroy(m2);
+    free(p1);
+    free(p2);
+  }
+  pw_diag_fini(&d);
+  emu_context *ctx;
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
+  emu_module *em;
+  ck_assert_msg(emu_module_load(ctx, m, &em) == EMU_OK, "load: %s", emu_error_message(ctx));
+  uint64_t din, dout;
+  emu_malloc(ctx, nin * W * 4, &din);
+  emu_malloc(ctx, r->nc * W * 4, &dout);
+  emu_memcpy_htod(ctx, din, in, nin * W * 4);
+  uint64_t params[2] = {din, dout};
+  emu_status st = emu_launch_buffer(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){W, 1, 1}, 0, params, sizeof params);
+  ck_assert_msg(st == EMU_OK, "launch: %s", emu_error_message(ctx));
+  emu_memcpy_dtoh(ctx, out, dout, r->nc * W * 4);
+  unsigned nan_rows = 0;
+  for (unsigned b = 0; b < r->blocks; b++)
+    for (unsigned i = 0; i < r->m; i++) {
+      bool row_nan = false;
+      for (unsigned j = 0; j < r->n; j++) {
+        int want = C[b][i][j];
+        for (unsigned k = 0; k < r->k; k++) want += A[b][i][k] * B[b][k][j];
+        place p = cd_place(lay, b, i, j);
+        float got;
+        memcpy(&got, &out[p.gpr * W + p.lane[0]], 4);
+        if (isnan(got)) {
+          row_nan = true;
+          continue;
+        }
+        ck_assert_msg(got == (float)want, "%s: D[%u][%u][%u] = %g, expected %d", r->name, b, i, j, got, want);
+      }
+      nan_rows += row_nan;
+      ck_assert_msg(break_lane >= 0 || !row_nan, "%s: row %u of block %u is NaN", r->name, i, b);
+    }
+  emu_module_unload(em);
+  emu_context_destroy(ctx);
+  ir_module_destroy(m);
+  free(text);
+  free(in);
+  free(out);
+  return nan_rows;
+}
+
+START_TEST(every_row) {
+  for (unsigned row = 0; row < IR_AMX_COUNT; row++)
+    for (unsigned rep = 0; rep < 4; rep++) run_row(row, -1);
+}
+END_TEST
+
+START_TEST(gfx11_repetition) {
+  /* lane 20 holds A row 4 again (lane 4's copy): changing it poisons row 4 only */
+  ck_assert_uint_eq(run_row(IR_AMX_wmma_f32_16x16x16_f16, 20), 1);
+  ck_assert_uint_eq(run_row(IR_AMX_wmma_f32_16x16x16_f16, 4), 1);
+}
+END_TEST
+
+START_TEST(table_facts) {
+  /* register counts: (M*K*blocks*16 bits) / (32 bits * W) for A; the calculator's "GPRs required" */
+  for (unsigned row = 0; row < IR_AMX_COUNT; row++) {
+    const ir_amx_info *r = ir_amx_info_of(row);
+    unsigned rep = r->layout == IR_AMX_L_WMMA_GFX11 ? 2 : 1;
+    ck_assert_uint_eq(r->na * 32u * r->wave, (unsigned)r->m * r->k * r->blocks * 16u * rep);
+    ck_assert_uint_eq(r->nb * 32u * r->wave, (unsigned)r->n * r->k * r->blocks * 16u * rep);
+    ck_assert_uint_eq(r->nc * 32u * r->wave, (unsigned)r->m * r->n * r->blocks * 32u);
+  }
+  ck_assert(ir_amx_on_target(IR_AMX_mfma_f32_4x4x4_16b_f16, "gfx942"));
+  ck_assert(!ir_amx_on_target(IR_AMX_mfma_f32_4x4x4_16b_f16, "gfx94"));
+  ck_assert(!ir_amx_on_target(IR_AMX_wmma_f32_16x16x16_f16, "gfx1200"));
+  ck_assert(ir_amx_on_target(IR_AMX_wmma_f32_16x16x16_f16_gfx12, "gfx1201"));
+  ck_assert_int_eq(ir_amx_find("wave64", ir_type_f16, ir_type_f32, 4, 4, 4), -1);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("emu_amx");
+  TCase *tc = tcase_create("wave_mma");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, every_row);
+  tcase_add_test(tc, gfx11_repetition);
+  tcase_add_test(tc, table_facts);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
