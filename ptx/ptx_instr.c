@@ -897,6 +897,15 @@ void ptx_parse_instruction(ptx_parser *p) {
   uint8_t mov_vec = op == ir_op_copy && known ? I->m.vec : 0;
   if (mov_vec) I->m.vec = 0;
   known = known && ir_mods_fit_op(op, &I->m);
+  /* .lo/.hi/.wide are integer multiplies (PTX ISA 9.7.1.5/9.7.1.6):
+   * mul.wide.e4m3 was kept and failed inside LLVM; ptxas 13 refuses it
+   * ("Unexpected instruction types specified for 'mul.wide'") */
+  if (known && (op == ir_op_mul || op == ir_op_mad) && I->m.mulmode != IR_MUL_NONE) {
+    ir_type_kind k = ir_type_kind_of(I->type);
+    if (k != IR_TK_UINT && k != IR_TK_SINT)
+      ptx_fail(p, &I->at, "'%.*s' with .%s: .lo, .hi and .wide take an integer type", (int)I->at.len,
+               I->at.text, ir_type_name(I->type));
+  }
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
