@@ -83,7 +83,10 @@ static const char ptx90[] =
     "  .reg .b64 %rd<2>;\n  .reg .b32 %r<2>;\n"
     "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd1, %rd1;\n"
     "  mov.u32 %r1, 42;\n  st.global.u32 [%rd1], %r1;\n  ret;\n}\n";
-static const char ptx_bad[] = HEAD ".visible .entry bad_k() {\n  frobnicate;\n}\n";
+/* PTX that does not parse (an unknown instruction would parse and fail
+ * only the launches of the kernels reaching it: docs/runtime.md
+ * "Per-kernel failure") */
+static const char ptx_bad[] = HEAD ".visible .entry bad_k( {\n  ret;\n}\n";
 
 int main(void) {
   uint8_t cubin[448];
@@ -155,7 +158,7 @@ int main(void) {
   WANT(cuModuleGetFunction(&k, m, "ptx_k"), CUDA_ERROR_NOT_FOUND);
   CK(cuModuleUnload(m));
 
-  /* PTX that does not translate: the load does not look at it */
+  /* PTX that does not parse: the load does not look at it */
   CUlibrary lib;
   CK(cuLibraryLoadData(&lib, fat_bad, NULL, NULL, 0, NULL, NULL, 0));
   CUkernel bk;

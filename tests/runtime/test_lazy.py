@@ -15,8 +15,8 @@ if p.returncode != 0 or 'lazy_client: ok' not in p.stdout:
 sass = [l for l in p.stderr.splitlines() if 'SASS only, no PTX' in l and 'sass_k' in l]
 if len(sass) != 3:  # once per module: the mixed fatbin's, the cubin-only one's, the cubin's
     fails.append(f'{len(sass)} "SASS only" lines for sass_k, want 3 (one per module)')
-if 'frobnicate' not in p.stderr:
-    fails.append('the PTX that does not translate is not reported')
+if 'does not parse' not in p.stderr or 'bad_k( {' not in p.stderr:
+    fails.append('the PTX that does not parse is not reported with its source line')
 for f in fails:
     print('FAIL', f)
 print(p.stdout)
