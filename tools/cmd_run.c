@@ -5,6 +5,17 @@
  * and the dynamic loader finds ours.  The library is looked for in
  * $PTXWAVE_LIBDIR, then next to this executable in the build tree
  * (../runtime) and in an installed tree (../lib/ptxwave, ../lib).
+ *
+ * In a sanitized build (meson -Db_sanitize=...) libcuda.so.1 links the
+ * sanitizer runtimes, and ASan must be the first library of a process
+ * ("ASan runtime does not come first in initial library list" otherwise:
+ * cudart dlopens libcuda.so.1 long after startup).  Only the loader's
+ * LD_PRELOAD can put it there in a program we do not build, so this build
+ * preloads the runtimes its compiler links (PW_SANITIZER_PRELOAD, set by
+ * tools/meson.build) and, unless LSAN_OPTIONS already names suppressions,
+ * the leak suppressions for NVIDIA's closed libraries (runtime/
+ * nvidia.lsan.supp): their leaks are theirs, ours are still reported.
+ * docs/runtime.md "Sanitizer builds" has why here and not in the tests.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +60,41 @@ static const char *find_libdir(char *buf, size_t cap) {
   return NULL;
 }
 
+/* Sets NAME to FIRST, then SEP and the old value if there is one; false
+ * when out of memory. */
+static bool prepend_env(const char *name, const char *first, const char *sep) {
+  const char *old = getenv(name);
+  size_t len = strlen(first) + (old ? strlen(old) : 0) + strlen(sep) + 1;
+  char *v = malloc(len);
+  if (!v) return false;
+  snprintf(v, len, "%s%s%s", first, old && *old ? sep : "", old && *old ? old : "");
+  setenv(name, v, 1);
+  free(v);
+  return true;
+}
+
+#ifdef PW_SANITIZER_PRELOAD
+static bool sanitizer_env(void) {
+  const char *pre = getenv("LD_PRELOAD");
+  if (!pre || !strstr(pre, PW_SANITIZER_PRELOAD))
+    if (!prepend_env("LD_PRELOAD", PW_SANITIZER_PRELOAD, ":")) return false;
+  const char *lsan = getenv("LSAN_OPTIONS");
+  if (lsan && strstr(lsan, "suppressions=")) return true;
+  /* the sanitizer runtimes take the last of repeated options: ours last */
+  const char *opt = "suppressions=" PW_LSAN_SUPPRESSIONS;
+  if (!lsan || !*lsan) return setenv("LSAN_OPTIONS", opt, 1) == 0;
+  size_t len = strlen(lsan) + strlen(opt) + 2;
+  char *v = malloc(len);
+  if (!v) return false;
+  snprintf(v, len, "%s:%s", lsan, opt);
+  setenv("LSAN_OPTIONS", v, 1);
+  free(v);
+  return true;
+}
+#else
+static bool sanitizer_env(void) { return true; }
+#endif
+
 int cmd_run(int argc, char **argv) {
   const char *backend = NULL, *log = NULL;
   int i = 1;
@@ -85,13 +131,10 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "ptxwave run: libcuda.so.1 not found (set PTXWAVE_LIBDIR)\n");
     return 1;
   }
-  const char *old = getenv("LD_LIBRARY_PATH");
-  size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
-  char *path = malloc(len);
-  if (!path) return 1;
-  snprintf(path, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
-  setenv("LD_LIBRARY_PATH", path, 1);
-  free(path);
+  if (!prepend_env("LD_LIBRARY_PATH", dir, ":") || !sanitizer_env()) {
+    fprintf(stderr, "ptxwave run: out of memory\n");
+    return 1;
+  }
   if (backend) setenv("PTXWAVE_BACKEND", backend, 1);
   if (log) setenv("PTXWAVE_LOG", log, 1);
   execvp(argv[i], argv + i);

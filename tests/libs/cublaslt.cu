@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* a failing call fails the operation it is part of (returns 1) */
-#define CHECK(x) do { int r_ = (int)(x); if (r_) { printf("%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_); return 1; } } while (0)
+/* a failing call fails the operation it is part of (rc 1), and what the
+ * operation holds is released: an ASan build's leak check runs this */
+#define CHECK(x) do { int r_ = (int)(x); if (r_) { printf("%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_); rc = 1; goto done; } } while (0)
 
 enum { M = 16, N = 8, K = 16 };
 static int bad;
@@ -31,55 +32,59 @@ static int run(cublasLtHandle_t lt, cudaDataType_t t, const char *name) {
       for (int p = 0; p < K; p++) s += (double)A[i + p * M] * B[p + j * K];
       R[i + j * M] = (float)s;
     }
+  /* every resource, declared before the first CHECK can jump to done */
+  int rc = 0, found = 0;
+  void *dA = NULL, *dB = NULL, *db = NULL, *dD = NULL, *work = NULL;
+  size_t wsize = 1 << 20;
+  cublasLtMatmulDesc_t op = NULL;
+  cublasLtMatrixLayout_t la = NULL, lb = NULL, ld = NULL;
+  cublasLtMatmulPreference_t pref = NULL;
+  cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+  cudaDataType_t bt = t;
+  cublasLtMatmulHeuristicResult_t h[4];
+  float alpha = 1, beta = 0;
+  double tol = es == 2 ? 1e-3 : 1e-6;
   /* device copies in the element type (the values are exact in f16) */
   void *hA = malloc(M * K * es), *hB = malloc(K * N * es), *hb = malloc(M * es), *hD = malloc(M * N * es);
   for (int i = 0; i < M * K; i++) if (es == 2) ((__half *)hA)[i] = __float2half(A[i]); else ((float *)hA)[i] = A[i];
   for (int i = 0; i < K * N; i++) if (es == 2) ((__half *)hB)[i] = __float2half(B[i]); else ((float *)hB)[i] = B[i];
   for (int i = 0; i < M; i++) if (es == 2) ((__half *)hb)[i] = __float2half(bias[i]); else ((float *)hb)[i] = bias[i];
-  void *dA, *dB, *db, *dD, *work;
-  size_t wsize = 1 << 20;
   CHECK(cudaMalloc(&dA, M * K * es)); CHECK(cudaMalloc(&dB, K * N * es));
   CHECK(cudaMalloc(&db, M * es)); CHECK(cudaMalloc(&dD, M * N * es)); CHECK(cudaMalloc(&work, wsize));
   CHECK(cudaMemcpy(dA, hA, M * K * es, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(dB, hB, K * N * es, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(db, hb, M * es, cudaMemcpyHostToDevice));
 
-  cublasLtMatmulDesc_t op;
-  cublasLtMatrixLayout_t la, lb, ld;
   CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
   CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
   CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &db, sizeof db));
-  cudaDataType_t bt = t;
   CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt));
   CHECK(cublasLtMatrixLayoutCreate(&la, t, M, K, M));
   CHECK(cublasLtMatrixLayoutCreate(&lb, t, K, N, K));
   CHECK(cublasLtMatrixLayoutCreate(&ld, t, M, N, M));
-  cublasLtMatmulPreference_t pref;
   CHECK(cublasLtMatmulPreferenceCreate(&pref));
   CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsize,
                                              sizeof wsize));
-  cublasLtMatmulHeuristicResult_t h[4];
-  int found = 0;
   CHECK(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, ld, ld, pref, 4, h, &found));
-  if (found < 1) { printf("%s: no algorithm\n", name); return 1; }
-  float alpha = 1, beta = 0;
+  if (found < 1) { printf("%s: no algorithm\n", name); rc = 1; goto done; }
   CHECK(cublasLtMatmul(lt, op, &alpha, dA, la, dB, lb, &beta, dD, ld, dD, ld, &h[0].algo, work,
                        wsize, 0));
   CHECK(cudaMemcpy(hD, dD, M * N * es, cudaMemcpyDeviceToHost));
   for (int i = 0; i < M * N; i++) D[i] = es == 2 ? __half2float(((__half *)hD)[i]) : ((float *)hD)[i];
-  double tol = es == 2 ? 1e-3 : 1e-6;
   for (int i = 0; i < M * N; i++)
     if (!(fabs(D[i] - R[i]) <= tol * (1 + fabs(R[i])))) {
       if (bad < 20) printf("%s[%d]: got %.7g, want %.7g\n", name, i, D[i], R[i]);
       bad++;
     }
-  cublasLtMatmulPreferenceDestroy(pref);
-  cublasLtMatrixLayoutDestroy(la); cublasLtMatrixLayoutDestroy(lb); cublasLtMatrixLayoutDestroy(ld);
-  cublasLtMatmulDescDestroy(op);
+done:
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  if (la) cublasLtMatrixLayoutDestroy(la);
+  if (lb) cublasLtMatrixLayoutDestroy(lb);
+  if (ld) cublasLtMatrixLayoutDestroy(ld);
+  if (op) cublasLtMatmulDescDestroy(op);
   cudaFree(dA); cudaFree(dB); cudaFree(db); cudaFree(dD); cudaFree(work);
   free(hA); free(hB); free(hb); free(hD);
-  return 0;
+  return rc;
 }
 
 int main(void) {
