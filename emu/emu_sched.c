@@ -442,6 +442,10 @@ emu_status emu_launch(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3
     emu_set_error(m->ctx, "no kernel named '%s'", kernel);
     return EMU_ERR_NOT_FOUND;
   }
+  /* A kernel that cannot run is refused by emu_launch_buffer before it
+   * reads a parameter; its parameters may have no layout at all (one past
+   * CUDA's limit leaves kparam_size 0), so nothing is packed for it. */
+  if (k->closure_error) return emu_launch_buffer(m, kernel, grid, block, shared_bytes, NULL, 0);
   uint8_t *buf = calloc(1, k->kparam_size ? k->kparam_size : 1);
   if (!buf) return EMU_ERR_OUT_OF_MEMORY;
   for (uint32_t i = 0; i < k->ir->nparams; i++) {
