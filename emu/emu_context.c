@@ -417,6 +417,10 @@ emu_status emu_kernel_params(emu_module *m, const char *kernel, unsigned *nparam
     emu_set_error(m->ctx, "no kernel named '%s'", kernel);
     return EMU_ERR_NOT_FOUND;
   }
+  if (!k->kparams) {   /* its parameters have no layout (emu_decode.c) */
+    emu_set_error(m->ctx, "kernel '%s' cannot run in the emulator: %s", kernel, k->closure_error);
+    return EMU_ERR_UNSUPPORTED;
+  }
   if (nparams) *nparams = k->ir->nparams;
   if (params) *params = k->kparams;
   if (buffer_size) *buffer_size = k->kparam_size;

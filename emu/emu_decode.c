@@ -1158,6 +1158,9 @@ static void kernel_layout(emu_module *em, emu_func *k) {
       snprintf(buf, sizeof buf, "its parameters do not fit: '%s' ends at byte %llu, CUDA allows %u bytes",
                pp->name ? pp->name : "?", (unsigned long long)(o + sz), EMU_KPARAM_MAX);
       if (!k->closure_error) k->closure_error = pw_arena_strdup(&em->arena, buf);
+      /* no layout: emu_kernel_params refuses the kernel, so no caller packs
+       * parameters by a half-built table */
+      k->kparams = NULL;
       end = 0;
       break;
     }
