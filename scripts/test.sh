@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc)
 passed=0
 failed=0
-note() { printf '\n== %s\n' "$*"; }
+# Each heading carries the seconds since the start, so a CI log shows where
+# the time goes (the target is under 25 minutes on 2 cores).
+note() { printf '\n== [%4ds] %s\n' "$SECONDS" "$*"; }
 
 setup() { # dir, meson options...
   local dir=$1; shift
@@ -84,5 +86,5 @@ if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
 fi
 
 echo
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed (${SECONDS}s)"
 [ "$failed" -eq 0 ]
