@@ -198,6 +198,12 @@ CUresult rt_copy2d_array(const CUDA_MEMCPY2D *c, CUstream s, bool async);
 bool rt_ir_left_out(const ir_module *m, const char *name, const char *kernel, const char *target, char *err,
                     size_t cap);
 
+/* ---- rt_forward.c: counts for the forwarding layer (rt_forward.h) ------ */
+void rt_fwd_launched(void);
+void rt_fwd_mem_op(void);
+void rt_fwd_refused(const char *kernel);
+extern void *rt_fwd_table[];
+
 /* ---- rt_export.c ------------------------------------------------------ */
 /* The HMAC-MD2 of CUDA's integrity check (docs/runtime.md), exposed for
  * the unit test. */

@@ -190,6 +190,7 @@ static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype s
   if (r != CUDA_SUCCESS) return r;
   if (dk == CU_MEMORYTYPE_UNIFIED) dk = kind_of(dst);
   if (sk == CU_MEMORYTYPE_UNIFIED) sk = kind_of(src);
+  rt_fwd_mem_op();
   if (rt_capturing()) {
     /* a memcpy node of s's capture: a 3D copy of one row */
     rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMCPY};
@@ -253,6 +254,7 @@ static CUresult set(CUdeviceptr dst, uint32_t v, unsigned elem, size_t count, CU
   rt_bstream bs = rt_stream_backend(s, &r);
   if (r == CUDA_SUCCESS && !async) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return r;
+  rt_fwd_mem_op();
   if (rt_capturing()) {
     /* a memset node of s's capture: one row */
     rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMSET};
