@@ -202,6 +202,7 @@ bool rt_ir_left_out(const ir_module *m, const char *name, const char *kernel, co
 void rt_fwd_launched(void);
 void rt_fwd_mem_op(void);
 void rt_fwd_refused(const char *kernel);
+bool rt_fwd_covered(void);
 extern void *rt_fwd_table[];
 
 /* ---- rt_export.c ------------------------------------------------------ */

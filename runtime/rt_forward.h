@@ -14,7 +14,10 @@
  * The table: slot 0 its size in bytes; slot 1 counts(out, size): copies the
  * calling thread's counts into *out (size: sizeof(rt_fwd_counts), checked);
  * slot 2 vlog(level, fmt, ap): a line in the driver's log (PTXWAVE_LOG,
- * PTXWAVE_LOG_FILE) at level 0 error .. 4 trace.
+ * PTXWAVE_LOG_FILE) at level 0 error .. 4 trace; slot 3 covered(on): the
+ * calling thread is (1) or is no longer (0) inside a call the layer may
+ * take over, so a SASS-only refusal there is logged at info, not error (the
+ * layer says at warn when it does not take over).
  */
 #ifndef PW_RT_FORWARD_H
 #define PW_RT_FORWARD_H
@@ -37,9 +40,10 @@ typedef struct rt_fwd_counts {
   char last_refused[256];  /* the last refused kernel's name, truncated */
 } rt_fwd_counts;
 
-enum { rt_fwd_slot_size, rt_fwd_slot_counts, rt_fwd_slot_vlog, rt_fwd_slots };
+enum { rt_fwd_slot_size, rt_fwd_slot_counts, rt_fwd_slot_vlog, rt_fwd_slot_covered, rt_fwd_slots };
 
 typedef CUresult (*rt_fwd_counts_fn)(rt_fwd_counts *out, size_t size);
 typedef void (*rt_fwd_vlog_fn)(int level, const char *fmt, va_list ap);
+typedef void (*rt_fwd_covered_fn)(int on);
 
 #endif

@@ -892,8 +892,9 @@ static CUresult sass_only_refused(CUfunction f) {
   if (!atomic_flag_test_and_set(&f->sass_logged)) {
     char lib[256];
     origin_name(f->mod->origin, lib, sizeof lib);
-    RT_LOG(rt_error, "kernel %s of %s: SASS only, no PTX: its launches fail with "
-           "CUDA_ERROR_NO_BINARY_FOR_GPU", f->name, lib);
+    /* inside a call the forwarding layer covers, the layer reports */
+    RT_LOG(rt_fwd_covered() ? rt_info : rt_error, "kernel %s of %s: SASS only, no PTX: its "
+           "launches fail with CUDA_ERROR_NO_BINARY_FOR_GPU", f->name, lib);
   }
   return CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
