@@ -123,19 +123,19 @@ bool fw_may_take(fw_call *c, bool reads_output) {
   unsigned long long launches = c->after.launches - c->before.launches;
   unsigned long long ops = c->after.mem_ops - c->before.mem_ops;
   if ((launches || ops) && reads_output) {
-    fw_log(fw_warn, "%s: not taken over: NVIDIA's kernel %s is SASS only, and the call also ran "
+    fw_log(fw_warn, "%s: not taken over: the library's kernel %s is SASS only, and the call also ran "
            "%llu launches and %llu memory operations, which may have changed the output it "
            "reads (beta != 0): the library's error stands", c->name, c->after.last_refused,
            launches, ops);
     return false;
   }
-  fw_log(fw_info, "%s: taken over (NVIDIA's kernel %s is SASS only)", c->name,
+  fw_log(fw_info, "%s: taken over (the library's kernel %s is SASS only)", c->name,
          c->after.last_refused);
   return true;
 }
 
 void fw_decline(const fw_call *c, const char *why) {
-  fw_log(fw_warn, "%s: not taken over (NVIDIA's kernel %s is SASS only): %s", c->name,
+  fw_log(fw_warn, "%s: not taken over (the library's kernel %s is SASS only): %s", c->name,
          c->after.last_refused, why);
 }
 
