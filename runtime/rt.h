@@ -174,6 +174,8 @@ void rt_capture_event_destroyed(CUevent e);
 /* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
 /* ptr is freed (cuMemFree): off its pool's books, if it came from one. */
 void rt_pool_forget(CUdeviceptr ptr);
+/* The pool the allocation starting at base came from, or NULL. */
+CUmemoryPool rt_pool_of(CUdeviceptr base);
 
 /* ---- rt_array.c: CUDA arrays ------------------------------------------ */
 typedef struct rt_array_info {
