@@ -129,8 +129,8 @@ bool fw_may_take(fw_call *c, bool reads_output) {
            launches, ops);
     return false;
   }
-  fw_log(fw_info, "%s: taken over (the library's kernel %s is SASS only)", c->name,
-         c->after.last_refused);
+  fw_log(fw_info, "%s: taken over (the library's kernel %s is SASS only; the call also ran "
+         "%llu launches, %llu memory operations)", c->name, c->after.last_refused, launches, ops);
   return true;
 }
 

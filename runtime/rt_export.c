@@ -17,7 +17,7 @@
  *       context is not a wrapped one, 3 returns 0
  *   d4082055-bde6-704b-8d34-ba123c66e1f2  INTEGRITY_CHECK (3): 1 answers the
  *       runtime's check of the driver with an HMAC-MD2 (below)
- *   d0821a48-98c3-4c34-b23e-99cd05741268  PTXWAVE_FORWARD (3): ptxwave's own,
+ *   d0821a48-98c3-4c34-b23e-99cd05741268  PTXWAVE_FORWARD (4): ptxwave's own,
  *       for its forwarding layer (rt_forward.h)
  *
  * Unknown UUIDs (f8cff951-... among them, asked before cuInit) answer
