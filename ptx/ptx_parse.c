@@ -1378,8 +1378,13 @@ static void version_directive(ptx_parser *p) {
   } else {
     ptx_expected(p, "a version number");
   }
-  if (major < 6)
-    ptx_fail(p, &t, "PTX ISA %u.%u is not supported (6.0 or later)", major, minor);
+  /* 5.x is accepted: 6.0 added to it (the .sync warp forms, wmma, the
+   * memory model's scopes) and removed nothing, and its warp operations
+   * without .sync parse as 6.x takes them for targets before sm_70.
+   * cuDNN 9 loads such a module at start to see that the JIT works
+   * (nopCudnnHardwareDetection, .version 5.0, .target sm_50). */
+  if (major < 5)
+    ptx_fail(p, &t, "PTX ISA %u.%u is not supported (5.0 or later)", major, minor);
   p->m->ptx_version = (uint16_t)(major * 10 + minor);
   ptx_next(p);
 }

@@ -1,6 +1,6 @@
 /* ptx/ptx_parse.h: the PTX front end's entry point: PTX text -> SSA IR.
  *
- * One call parses one module (PTX ISA 6.0 to 9.1, .address_size 64) into a
+ * One call parses one module (PTX ISA 5.0 to 9.1, .address_size 64) into a
  * new ir_module.  Errors go to d as file:line:col with the source line and
  * a caret; the parser recovers at the next ';' (or the end of a function)
  * and reports several per run.  On any error the result is NULL.  The text

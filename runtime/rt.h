@@ -174,6 +174,8 @@ void rt_capture_event_destroyed(CUevent e);
 /* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
 /* ptr is freed (cuMemFree): off its pool's books, if it came from one. */
 void rt_pool_forget(CUdeviceptr ptr);
+/* The pool the allocation starting at base came from, or NULL. */
+CUmemoryPool rt_pool_of(CUdeviceptr base);
 
 /* ---- rt_array.c: CUDA arrays ------------------------------------------ */
 typedef struct rt_array_info {
@@ -197,6 +199,13 @@ CUresult rt_copy2d_array(const CUDA_MEMCPY2D *c, CUstream s, bool async);
  * where an opaque instruction explains it. */
 bool rt_ir_left_out(const ir_module *m, const char *name, const char *kernel, const char *target, char *err,
                     size_t cap);
+
+/* ---- rt_forward.c: counts for the forwarding layer (rt_forward.h) ------ */
+void rt_fwd_launched(void);
+void rt_fwd_mem_op(void);
+void rt_fwd_refused(const char *kernel);
+bool rt_fwd_covered(void);
+extern void *rt_fwd_table[];
 
 /* ---- rt_export.c ------------------------------------------------------ */
 /* The HMAC-MD2 of CUDA's integrity check (docs/runtime.md), exposed for

@@ -17,6 +17,8 @@
  *       context is not a wrapped one, 3 returns 0
  *   d4082055-bde6-704b-8d34-ba123c66e1f2  INTEGRITY_CHECK (3): 1 answers the
  *       runtime's check of the driver with an HMAC-MD2 (below)
+ *   d0821a48-98c3-4c34-b23e-99cd05741268  PTXWAVE_FORWARD (4): ptxwave's own,
+ *       for its forwarding layer (rt_forward.h)
  *
  * Unknown UUIDs (f8cff951-... among them, asked before cuInit) answer
  * CUDA_ERROR_INVALID_VALUE; cudart goes on without them.
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "runtime/rt.h"
+#include "runtime/rt_forward.h"
 
 /* ---- MD2 (RFC 1319) and the integrity check ---------------------------- */
 /* S: the RFC's permutation of 0..255 built from the digits of pi. */
@@ -634,6 +637,8 @@ static const struct {
      "STREAM_INFO", stream_info},
     {{0x6e, 0x16, 0x3f, 0xbe, 0xb9, 0x58, 0x44, 0x4d, 0x83, 0x5c, 0xe1, 0x82, 0xaf, 0xf1, 0x99, 0x1e},
      "TOOLS_MODULE", tools_module},
+    /* ptxwave's own, for its forwarding layer (rt_forward.h) */
+    {RT_FORWARD_UUID, "PTXWAVE_FORWARD", rt_fwd_table},
 };
 
 RT_EXPORT CUresult cuGetExportTable(const void **pp, const CUuuid *id) {

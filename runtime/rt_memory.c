@@ -190,6 +190,7 @@ static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype s
   if (r != CUDA_SUCCESS) return r;
   if (dk == CU_MEMORYTYPE_UNIFIED) dk = kind_of(dst);
   if (sk == CU_MEMORYTYPE_UNIFIED) sk = kind_of(src);
+  rt_fwd_mem_op();
   if (rt_capturing()) {
     /* a memcpy node of s's capture: a 3D copy of one row */
     rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMCPY};
@@ -253,6 +254,7 @@ static CUresult set(CUdeviceptr dst, uint32_t v, unsigned elem, size_t count, CU
   rt_bstream bs = rt_stream_backend(s, &r);
   if (r == CUDA_SUCCESS && !async) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return r;
+  rt_fwd_mem_op();
   if (rt_capturing()) {
     /* a memset node of s's capture: one row */
     rt_op op = {.type = CU_GRAPH_NODE_TYPE_MEMSET};
@@ -290,14 +292,22 @@ RT_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUs
   return rt_ret(set(d, v, 4, n, s, true));
 }
 
-RT_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
-  RT_TRACE("%p, %d, %#llx", data, (int)a, (unsigned long long)p);
-  if (!data) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  CUresult r = rt_check_init();
-  if (r != CUDA_SUCCESS) return rt_ret(r);
+/* One attribute of the memory at p (CUDA Driver API, cuPointerGetAttribute):
+ * CUDA_ERROR_INVALID_VALUE where it does not apply to p. */
+static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
   CUmemorytype k = kind_of(D(p));
+  uint64_t base = 0;
+  size_t size = 0;
+  bool found = k == CU_MEMORYTYPE_DEVICE &&
+               rt.backend->mem_range(rt.backend, p, &base, &size) == CUDA_SUCCESS;
   switch (a) {
-  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = k; break;
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = k; return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_MAPPED: *(int *)data = found; return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_P2P_TOKENS: return CUDA_ERROR_NOT_SUPPORTED;   /* no nv-p2p.h here */
+  default: break;
+  }
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  switch (a) {
   case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
   case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = D(p); break;
   case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[0]; break;
@@ -305,27 +315,95 @@ RT_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUde
   case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = 0; break;
   /* cuFFT asks for the buffer id of its work area (issue 18): the
    * allocation's base address is unique among live allocations, as CUDA's
-   * id is; the range attributes come from the same lookup. */
+   * id is; the range attributes come from the same lookup.  An allocation
+   * of cuMemAlloc is one mapping and one physical block: the mapping and
+   * block attributes are the same range. */
+  case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+  case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: *(unsigned long long *)data = base; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+  case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: *(CUdeviceptr *)data = base; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+  case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: *(size_t *)data = size; break;
+  /* every synchronous operation here is synchronous (docs/runtime.md) */
+  case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(unsigned *)data = 1; break;
+  /* no IPC, no shareable handles, no GPUDirect RDMA, no decompression
+   * engine; the calling context's device reads and writes */
+  case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+  case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(unsigned *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: *(unsigned *)data = CU_MEM_ACCESS_FLAGS_PROT_READWRITE; break;
+  case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(CUmemoryPool *)data = rt_pool_of(base); break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
+  RT_TRACE("%p, %d, %#llx", data, (int)a, (unsigned long long)p);
+  if (!data) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(pointer_attribute(data, a, p));
+}
+
+/* The size of each attribute's value, 0 for a value that is not an
+ * attribute (CUDA Driver API, cuPointerGetAttribute: the types named there;
+ * the flags and booleans are 32-bit, the ids 64-bit). */
+static size_t attribute_size(CUpointer_attribute a) {
+  switch (a) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+  case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+  case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_MAPPED:
+  case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+  case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+  case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return 4;
+  case CU_POINTER_ATTRIBUTE_CONTEXT:
+  case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+  case CU_POINTER_ATTRIBUTE_HOST_POINTER:
   case CU_POINTER_ATTRIBUTE_BUFFER_ID:
   case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
   case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-  case CU_POINTER_ATTRIBUTE_MAPPED: {
-    uint64_t base = 0;
-    size_t size = 0;
-    bool found = k == CU_MEMORYTYPE_DEVICE &&
-                 rt.backend->mem_range(rt.backend, p, &base, &size) == CUDA_SUCCESS;
-    if (a == CU_POINTER_ATTRIBUTE_MAPPED) *(int *)data = found;
-    else if (!found) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-    else if (a == CU_POINTER_ATTRIBUTE_RANGE_SIZE) *(size_t *)data = size;
-    else if (a == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) *(CUdeviceptr *)data = base;
-    else *(unsigned long long *)data = base;
-    if (a == CU_POINTER_ATTRIBUTE_MAPPED) return rt_ret(CUDA_SUCCESS);
-    break;
+  case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+  case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+  case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+  case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: return 8;
+  case CU_POINTER_ATTRIBUTE_P2P_TOKENS: return sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS);
   }
-  default: return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-  }
-  return rt_ret(k == CU_MEMORYTYPE_DEVICE || a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE
-                    ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+  return 0;
+}
+
+/* Unlike cuPointerGetAttribute, a pointer CUDA does not know is no error:
+ * its attributes are zero (NULL, CU_MEMORYTYPE 0: cudart's
+ * cudaMemoryTypeUnregistered), and so is an attribute that does not apply
+ * to a known one (a pool handle of memory from no pool ...). */
+RT_EXPORT CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs, void **data,
+                                          CUdeviceptr p) {
+  RT_TRACE("%u, %p, %p, %#llx", n, (void *)attrs, (void *)data, (unsigned long long)p);
+  if (n && (!attrs || !data)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  for (unsigned i = 0; i < n; i++)
+    if (!data[i] || !attribute_size(attrs[i])) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  bool known = kind_of(D(p)) == CU_MEMORYTYPE_DEVICE;
+  for (unsigned i = 0; i < n; i++)
+    if (!known || pointer_attribute(data[i], attrs[i], p) != CUDA_SUCCESS)
+      memset(data[i], 0, attribute_size(attrs[i]));
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* SYNC_MEMOPS is the one settable attribute; every synchronous operation
+ * here already synchronises, so setting it changes nothing. */
+RT_EXPORT CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute a, CUdeviceptr p) {
+  RT_TRACE("%p, %d, %#llx", value, (int)a, (unsigned long long)p);
+  if (!value || a != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(kind_of(D(p)) == CU_MEMORYTYPE_DEVICE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
 /* ---- streams ----------------------------------------------------------- */

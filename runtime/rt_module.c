@@ -888,11 +888,13 @@ extern rt_bstream rt_stream_backend(CUstream s, CUresult *r);
 /* A kernel only a cubin defines: its launches (and graph kernel nodes)
  * fail, logged once per function. */
 static CUresult sass_only_refused(CUfunction f) {
+  rt_fwd_refused(f->name);
   if (!atomic_flag_test_and_set(&f->sass_logged)) {
     char lib[256];
     origin_name(f->mod->origin, lib, sizeof lib);
-    RT_LOG(rt_error, "kernel %s of %s: SASS only, no PTX: its launches fail with "
-           "CUDA_ERROR_NO_BINARY_FOR_GPU", f->name, lib);
+    /* inside a call the forwarding layer covers, the layer reports */
+    RT_LOG(rt_fwd_covered() ? rt_info : rt_error, "kernel %s of %s: SASS only, no PTX: its "
+           "launches fail with CUDA_ERROR_NO_BINARY_FOR_GPU", f->name, lib);
   }
   return CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
@@ -1023,6 +1025,7 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     r = rt_capture_op(hs, &op, &captured);
   }
   if (r == CUDA_SUCCESS && !captured) r = rt_launch_packed(f, grid, block, shared, hs, buf, size);
+  if (r == CUDA_SUCCESS) rt_fwd_launched();
   if (owned) free(buf);
   return r;
 }

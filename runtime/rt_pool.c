@@ -79,6 +79,15 @@ void rt_pool_forget(CUdeviceptr ptr) {
   pthread_mutex_unlock(&P.lock);
 }
 
+CUmemoryPool rt_pool_of(CUdeviceptr base) {
+  CUmemoryPool pool = NULL;
+  pthread_mutex_lock(&P.lock);
+  for (size_t i = 0; i < P.n && !pool; i++)
+    if (P.allocs[i].ptr == base) pool = P.allocs[i].pool;
+  pthread_mutex_unlock(&P.lock);
+  return pool;
+}
+
 static CUresult alloc_from(CUdeviceptr *dptr, size_t bytes, struct CUmemPoolHandle_st *pool,
                            CUstream s) {
   if (!dptr || !bytes) return CUDA_ERROR_INVALID_VALUE;

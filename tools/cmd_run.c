@@ -6,6 +6,12 @@
  * $PTXWAVE_LIBDIR, then next to this executable in the build tree
  * (../runtime) and in an installed tree (../lib/ptxwave, ../lib).
  *
+ * It also preloads ptxwave's forwarding layer (libptxwave_forward.so, next
+ * to libcuda.so.1 or in the build tree's forward/), which stands in front of
+ * NVIDIA's libraries and runs, with kernels of its own, the calls for which
+ * they pick a kernel they ship as SASS only (docs/runtime.md "The
+ * forwarding layer"; docs/decisions.md for why a preload).
+ *
  * In a sanitized build (meson -Db_sanitize=...) libcuda.so.1 links the
  * sanitizer runtimes, and ASan must be the first library of a process
  * ("ASan runtime does not come first in initial library list" otherwise:
@@ -73,6 +79,19 @@ static bool prepend_env(const char *name, const char *first, const char *sep) {
   return true;
 }
 
+/* The forwarding layer: next to libcuda.so.1 (installed, $PTXWAVE_LIBDIR),
+ * else in the build tree beside runtime/ (forward/); NULL without one. */
+static const char *find_forward(const char *libdir, char *buf, size_t cap) {
+  static const char *const rel[] = {"", "/../forward"};
+  for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+    char p[2 * PATH_MAX];
+    snprintf(p, sizeof p, "%s%s/libptxwave_forward.so", libdir, rel[i]);
+    if (access(p, R_OK) == 0 && realpath(p, buf)) return buf;
+  }
+  (void)cap;
+  return NULL;
+}
+
 #ifdef PW_SANITIZER_PRELOAD
 static bool sanitizer_env(void) {
   const char *pre = getenv("LD_PRELOAD");
@@ -131,7 +150,12 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "ptxwave run: libcuda.so.1 not found (set PTXWAVE_LIBDIR)\n");
     return 1;
   }
-  if (!prepend_env("LD_LIBRARY_PATH", dir, ":") || !sanitizer_env()) {
+  char fwd_buf[PATH_MAX];
+  const char *fwd = find_forward(dir, fwd_buf, sizeof fwd_buf);
+  const char *pre = getenv("LD_PRELOAD");
+  bool fwd_ok = !fwd || (pre && strstr(pre, fwd)) || prepend_env("LD_PRELOAD", fwd, ":");
+  /* the sanitizer runtimes go first, before the layer (sanitizer_env) */
+  if (!prepend_env("LD_LIBRARY_PATH", dir, ":") || !fwd_ok || !sanitizer_env()) {
     fprintf(stderr, "ptxwave run: out of memory\n");
     return 1;
   }

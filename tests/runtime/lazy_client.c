@@ -20,39 +20,11 @@
 #include <string.h>
 
 #include "client.h"
+#include "cubin.h"
 
 static _Alignas(16) uint8_t fat_mixed[4096], fat_sass[4096], fat_bad[4096];
 
 static void put(uint8_t *p, uint64_t v, int n) { memcpy(p, &v, (size_t)n); }
-
-/* An SASS cubin defining one kernel, `sass_k`: an ELF64 for EM_CUDA with
- * .strtab and .symtab, the symbol STT_FUNC with STO_CUDA_ENTRY (0x10). */
-static size_t make_cubin(uint8_t *b) {
-  static const char strtab[] = "\0sass_k";
-  memset(b, 0, 448);
-  memcpy(b, "\177ELF", 4);
-  b[4] = 2;
-  b[5] = 1;
-  put(b + 18, 190, 2);
-  put(b + 40, 256, 8);
-  put(b + 58, 64, 2);
-  put(b + 60, 3, 2);
-  memcpy(b + 64, strtab, sizeof strtab);
-  uint8_t *y = b + 128 + 24;
-  put(y, 1, 4);
-  y[4] = 0x12;   /* STB_GLOBAL, STT_FUNC */
-  y[5] = 0x10;   /* STO_CUDA_ENTRY */
-  uint8_t *s1 = b + 256 + 64, *s2 = b + 256 + 128;
-  put(s1 + 4, 3, 4);
-  put(s1 + 24, 64, 8);
-  put(s1 + 32, sizeof strtab, 8);
-  put(s2 + 4, 2, 4);
-  put(s2 + 24, 128, 8);
-  put(s2 + 32, 48, 8);
-  put(s2 + 40, 1, 4);
-  put(s2 + 56, 24, 8);
-  return 448;
-}
 
 /* Appends an uncompressed entry (kind 1 PTX, 2 cubin) at `at`. */
 static size_t entry(uint8_t *c, size_t at, uint16_t kind, uint32_t arch, const void *p, size_t n) {

@@ -96,14 +96,41 @@ END_TEST
 
 START_TEST(unsupported_versions_refused) {
   pw_diag d;
-  ck_assert_ptr_null(parse(".version 5.0\n.target sm_60\n.address_size 64\n", &d, NULL));
-  ck_assert_ptr_nonnull(strstr(pw_diag_text(&d), "PTX ISA 5.0 is not supported"));
+  ck_assert_ptr_null(parse(".version 4.3\n.target sm_60\n.address_size 64\n", &d, NULL));
+  ck_assert_ptr_nonnull(strstr(pw_diag_text(&d), "PTX ISA 4.3 is not supported (5.0 or later)"));
   pw_diag_fini(&d);
   ck_assert_ptr_null(parse(".version 8.0\n.target sm_80\n.address_size 32\n", &d, NULL));
   ck_assert_ptr_nonnull(strstr(pw_diag_text(&d), ".address_size 32 is not supported"));
   pw_diag_fini(&d);
   ck_assert_ptr_null(parse(".target sm_80\n", &d, NULL));
   ck_assert_ptr_nonnull(strstr(pw_diag_text(&d), "missing .version"));
+  pw_diag_fini(&d);
+}
+END_TEST
+
+/* PTX ISA 5.0 (CUDA 8): cuDNN's JIT probe, and the warp operations of that
+ * ISA, which have no .sync form and no member mask. */
+START_TEST(isa_5_0_parses) {
+  pw_diag d;
+  ir_module *m = parse(".version 5.0\n.target sm_50\n.address_size 64\n"
+                       ".visible .entry nopCudnnHardwareDetection()\n{\n  ret;\n}\n"
+                       ".visible .entry w(.param .u64 p) {\n"
+                       "  .reg .b32 %r<4>; .reg .pred %q; .reg .b64 %rd1;\n"
+                       "  ld.param.u64 %rd1, [p];\n"
+                       "  mov.u32 %r1, %tid.x;\n"
+                       "  shfl.bfly.b32 %r2, %r1, 1, 31;\n"
+                       "  setp.ne.u32 %q, %r2, 0;\n"
+                       "  vote.ballot.b32 %r3, %q;\n"
+                       "  st.global.u32 [%rd1], %r3;\n"
+                       "  ret;\n"
+                       "}\n",
+                       &d, NULL);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  ck_assert_int_eq(m->ptx_version, 50);
+  ck_assert(ir_verify(m, NULL, &d));
+  ck_assert_uint_eq(count_op(ir_module_find_func(m, "w"), ir_op_shfl), 1);
+  ck_assert_uint_eq(count_op(ir_module_find_func(m, "w"), ir_op_vote), 1);
+  ir_module_destroy(m);
   pw_diag_fini(&d);
 }
 END_TEST
@@ -165,6 +192,7 @@ int main(void) {
   tcase_add_test(tc, errors_are_all_reported);
   tcase_add_test(tc, reads_only_len_bytes);
   tcase_add_test(tc, unsupported_versions_refused);
+  tcase_add_test(tc, isa_5_0_parses);
   tcase_add_test(tc, diamond_has_one_phi);
   tcase_add_test(tc, loop_phis_only_where_written);
   suite_add_tcase(s, tc);
