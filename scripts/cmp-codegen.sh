@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/cmp-codegen.sh: are two builds' code objects byte-identical?
 #
-#   scripts/cmp-codegen.sh [--arch gfx942[,gfx1100...]] [--quick] BUILD_A BUILD_B
+#   scripts/cmp-codegen.sh [--arch gfx942[,gfx1100...]] [--quick] [--a-objects DIR] BUILD_A BUILD_B
 #
 # For a refactoring that must not change codegen (issue 22): each build's
 # benchmarks/cg_bench compiles the same modules with its own parser, lowering
@@ -12,14 +12,20 @@
 # both builds); --quick takes only the latter.  Prints the modules that
 # differ or that only one build compiled, and a summary line per target;
 # exits 1 if anything differs, 0 if every object is identical.
+# --a-objects DIR: BUILD_A's objects were written before, DIR/<target>/
+# (what this script compiles for side A, kept): only BUILD_B compiles.  The
+# full sample costs about 15 CPU-minutes per build and target, so on a
+# shared machine the baseline is compiled once and reused.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 arches=gfx942
 quick=false
+a_objects=
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arches=$2; shift 2 ;;
     --quick) quick=true; shift ;;
+    --a-objects) a_objects=$2; shift 2 ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "cmp-codegen: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -30,6 +36,9 @@ if [ $# -ne 2 ]; then
   exit 2
 fi
 a=$1 b=$2
+if $quick && [ -n "$a_objects" ]; then
+  echo "cmp-codegen: --quick compiles little; give it without --a-objects" >&2; exit 2
+fi
 for d in "$a" "$b"; do
   [ -x "$d/benchmarks/cg_bench" ] || { echo "cmp-codegen: no $d/benchmarks/cg_bench (ninja -C $d)" >&2; exit 2; }
 done
@@ -45,6 +54,11 @@ for t in "${targets[@]}"; do
   for side in a b; do
     dir=$a; [ $side = b ] && dir=$b
     out=$work/$side/$t
+    if [ $side = a ] && [ -n "$a_objects" ]; then
+      [ -d "$a_objects/$t" ] || { echo "cmp-codegen: no $a_objects/$t" >&2; exit 2; }
+      mkdir -p "$work/a"; cp -r "$a_objects/$t" "$out"
+      continue
+    fi
     mkdir -p "$out"
     # cg_bench exits 77 where the libraries are missing: the sample is skipped
     if ! $quick && [ -d "$libdir" ]; then
