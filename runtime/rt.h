@@ -64,6 +64,7 @@ struct CUctx_st {
    * context is destroyed or (primary) reset.  CUDA Runtime API,
    * "Error Handling"; rt_fault. */
   CUresult sticky;
+  uint32_t peers;               /* devices whose memory it may access (cuCtxEnablePeerAccess) */
 };
 
 /* The compute capability reported without PTXWAVE_CC, major * 10 + minor
@@ -170,6 +171,8 @@ CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *hand
 CUresult rt_capture_mem(CUstream s, bool alloc, size_t bytes, CUdeviceptr *ptr, bool *captured);
 void rt_capture_stream_destroyed(CUstream s);
 void rt_capture_event_destroyed(CUevent e);
+
+/* ---- rt_umem.c: managed memory, peers, IPC, virtual memory ------------- */
 
 /* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
 /* ptr is freed (cuMemFree): off its pool's books, if it came from one. */

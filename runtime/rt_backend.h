@@ -102,6 +102,25 @@ struct rt_backend {
   CUresult (*event_sync)(rt_backend *b, void *e);
   CUresult (*event_elapsed)(rt_backend *b, float *ms, void *start, void *end);
   CUresult (*stream_wait_event)(rt_backend *b, rt_bstream s, void *e);
+
+  /* ---- several devices (rt_umem.c) -----------------------------------
+   * set_device: the device the calling thread works on.  CUDA's current
+   * context is per thread, and so is HIP's device (hipSetDevice); the API
+   * layer calls it whenever a thread's current context changes, and the
+   * thread's allocations (mem_alloc, mem_alloc_managed, vmm_create's
+   * accounting) belong to that device.  mem_device: the device of the
+   * allocation holding p, -1 when p is not device memory. */
+  CUresult (*set_device)(rt_backend *b, int dev);
+  int (*mem_device)(rt_backend *b, uint64_t p);
+  CUresult (*can_access_peer)(rt_backend *b, int dev, int peer, int *can);
+  /* the calling thread's device's access to peer's memory */
+  CUresult (*peer_access)(rt_backend *b, int peer, bool enable);
+  CUresult (*p2p_attribute)(rt_backend *b, CUdevice_P2PAttribute a, int src, int dst, int *value);
+  CUresult (*memcpy_peer)(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
+                          rt_bstream s, bool async);
+
+
+
 };
 
 /* rt_backend_emu.c, rt_backend_hip.c: NULL when unavailable (hip: no

@@ -18,7 +18,17 @@
  * and unloading a module take it, so they wait for a launch on another
  * host thread that may still use what they free (ordered freeing).
  *
- * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1.
+ * Several devices (PTXWAVE_EMU_DEVICES=N, default 1, at most 16): one
+ * emulator context and one address space serve them all, as unified
+ * addressing would; each device has its own accounting (an allocation is
+ * tagged with the device of the thread that made it: set_device), a share
+ * of the host's memory (RAM / N) as its total, and its own contexts (the
+ * API layer's).  Every device can access every other's memory (peer
+ * access is a permission the API layer keeps; the emulator does not
+ * refuse an access without it).
+ *
+ * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1,
+ * PTXWAVE_EMU_DEVICES.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,14 +52,20 @@ struct rt_bmodule {
   unsigned nlayouts;
 };
 
+#define EMU_MAX_DEVICES 16
+
 typedef struct emu_be {
   rt_backend b;
   emu_context *ctx;
   unsigned threads;
-  size_t total;               /* the device's memory: the host's RAM */
-  _Atomic size_t allocated;   /* bytes in live allocations (cuMemGetInfo) */
+  int ndev;
+  size_t total;                          /* each device's memory: its share of the host's RAM */
+  _Atomic size_t allocated[EMU_MAX_DEVICES]; /* bytes in live allocations (cuMemGetInfo) */
   pthread_mutex_t lock;       /* the emulator's context is not thread-safe across launches */
 } emu_be;
+
+/* The calling thread's device (set_device). */
+static __thread int emu_dev;
 
 static emu_context *C(rt_backend *b) { return ((emu_be *)b)->ctx; }
 
@@ -70,15 +86,15 @@ static CUresult from_emu(rt_backend *b, emu_status s) {
   return CUDA_ERROR_UNKNOWN;
 }
 
-static int device_count(rt_backend *b) { return 1; }
+static int device_count(rt_backend *b) { return ((emu_be *)b)->ndev; }
 
 static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
-  struct sysinfo si;
-  sysinfo(&si);
+  emu_be *e = (emu_be *)b;
   memset(p, 0, sizeof *p);
   snprintf(p->name, sizeof p->name, "ptxwave emulator");
   snprintf(p->arch, sizeof p->arch, "emu");
-  p->total_mem = (size_t)si.totalram * si.mem_unit;
+  p->total_mem = e->total;
+  p->pci_device = dev;        /* distinct bus ids (NCCL tells devices apart by them) */
   p->sm_count = (int)((emu_be *)b)->threads;
   p->max_threads_per_block = 1024;
   p->max_block[0] = 1024;
@@ -103,25 +119,39 @@ static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
   return CUDA_SUCCESS;
 }
 
-/* cuMemGetInfo: the device's memory is the host's RAM, and what is free is
- * what the application has not allocated (not the host's free RAM, which
- * other processes move and which allocations touch only when written). */
+/* cuMemGetInfo: each device's memory is its share of the host's RAM, and
+ * what is free is what the application has not allocated on it (not the
+ * host's free RAM, which other processes move and which allocations touch
+ * only when written). */
 static CUresult mem_info(rt_backend *b, int dev, size_t *free_bytes, size_t *total) {
   emu_be *e = (emu_be *)b;
-  size_t used = atomic_load(&e->allocated);
+  if (dev < 0 || dev >= e->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  size_t used = atomic_load(&e->allocated[dev]);
   *total = e->total;
   *free_bytes = used < e->total ? e->total - used : 0;
   return CUDA_SUCCESS;
 }
 
+/* n more bytes on device dev, if they fit in its memory. */
+static bool charge(emu_be *e, int dev, size_t n) {
+  size_t cur = atomic_load(&e->allocated[dev]);
+  do {
+    if (n > e->total || cur > e->total - n) return false;
+  } while (!atomic_compare_exchange_weak(&e->allocated[dev], &cur, cur + n));
+  return true;
+}
+
 static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) {
-  CUresult r = from_emu(b, emu_malloc(C(b), n, p));
-  if (r == CUDA_SUCCESS) {
-    uint64_t base;
-    size_t size = n;
-    emu_mem_range(C(b), *p, &base, &size);
-    atomic_fetch_add(&((emu_be *)b)->allocated, size);
+  emu_be *e = (emu_be *)b;
+  int dev = emu_dev;
+  size_t bytes = n ? n : 1;
+  if (!charge(e, dev, bytes)) {
+    snprintf(b->error, sizeof b->error, "out of memory: %zu bytes asked of device %d, %zu of %zu in use", n,
+             dev, atomic_load(&e->allocated[dev]), e->total);
+    return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  CUresult r = from_emu(b, emu_malloc_tagged(C(b), n, (uint16_t)dev, p));
+  if (r != CUDA_SUCCESS) atomic_fetch_sub(&e->allocated[dev], bytes);
   return r;
 }
 /* Freeing is ordered (CUDA: cuMemFree, cuModuleUnload and cuMemHostUnregister
@@ -131,13 +161,12 @@ static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) {
  * the lock waits for it. */
 static CUresult mem_free(rt_backend *b, uint64_t p) {
   emu_be *e = (emu_be *)b;
-  uint64_t base;
-  size_t size = 0;
+  emu_mem_desc md;
+  bool found = emu_mem_query(C(b), p, &md) == EMU_OK && md.base == p && md.owned;
   pthread_mutex_lock(&e->lock);
-  if (emu_mem_range(C(b), p, &base, &size) != EMU_OK || base != p) size = 0;
   CUresult r = from_emu(b, emu_free(C(b), p));
   pthread_mutex_unlock(&e->lock);
-  if (r == CUDA_SUCCESS) atomic_fetch_sub(&e->allocated, size);
+  if (r == CUDA_SUCCESS && found && md.tag < EMU_MAX_DEVICES) atomic_fetch_sub(&e->allocated[md.tag], md.bytes);
   return r;
 }
 static CUresult host_register(rt_backend *b, void *p, size_t n) {
@@ -302,6 +331,44 @@ static CUresult stream_destroy(rt_backend *b, rt_bstream s) { return CUDA_SUCCES
 static CUresult stream_sync(rt_backend *b, rt_bstream s) { return CUDA_SUCCESS; }
 static CUresult device_sync(rt_backend *b) { return from_emu(b, emu_synchronize(C(b))); }
 
+
+/* ---- several devices ------------------------------------------------------ */
+static CUresult set_device(rt_backend *b, int dev) {
+  if (dev < 0 || dev >= ((emu_be *)b)->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  emu_dev = dev;
+  return CUDA_SUCCESS;
+}
+
+static int mem_device(rt_backend *b, uint64_t p) {
+  emu_mem_desc md;
+  if (emu_mem_query(C(b), p, &md) != EMU_OK) return -1;
+  return md.tag < ((emu_be *)b)->ndev ? md.tag : 0;
+}
+
+/* One address space: every device reaches every other's memory. */
+static CUresult can_access_peer(rt_backend *b, int dev, int peer, int *can) {
+  *can = dev != peer;
+  return CUDA_SUCCESS;
+}
+static CUresult peer_access(rt_backend *b, int peer, bool enable) { return CUDA_SUCCESS; }
+
+static CUresult p2p_attribute(rt_backend *b, CUdevice_P2PAttribute a, int src, int dst, int *v) {
+  switch (a) {
+  case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *v = 0; return CUDA_SUCCESS;
+  case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+  case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:   /* the host's atomics on the same bytes */
+  case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *v = 1; return CUDA_SUCCESS;
+  case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *v = 0; return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
+                            rt_bstream s, bool async) {
+  return from_emu(b, emu_memcpy_dtod(C(b), dst, src, n));
+}
+
+
 rt_backend *rt_backend_emu_create(void) {
   emu_be *e = calloc(1, sizeof *e);
   if (!e) return NULL;
@@ -314,9 +381,15 @@ rt_backend *rt_backend_emu_create(void) {
     free(e);
     return NULL;
   }
+  const char *nd = getenv("PTXWAVE_EMU_DEVICES");
+  e->ndev = nd && *nd ? atoi(nd) : 1;
+  if (e->ndev < 1 || e->ndev > EMU_MAX_DEVICES) {
+    RT_LOG(rt_warn, "PTXWAVE_EMU_DEVICES=%s: 1 to %d devices; using 1", nd, EMU_MAX_DEVICES);
+    e->ndev = 1;
+  }
   struct sysinfo si;
   sysinfo(&si);
-  e->total = (size_t)si.totalram * si.mem_unit;
+  e->total = (size_t)si.totalram * si.mem_unit / (size_t)e->ndev;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   e->threads = opt.threads ? opt.threads : (unsigned)(cores > 0 ? cores : 1);
   pthread_mutex_init(&e->lock, NULL);
@@ -339,6 +412,13 @@ rt_backend *rt_backend_emu_create(void) {
                       .stream_create = stream_create,
                       .stream_destroy = stream_destroy,
                       .stream_sync = stream_sync,
-                      .device_sync = device_sync};
+                      .device_sync = device_sync,
+                      .set_device = set_device,
+                      .mem_device = mem_device,
+                      .can_access_peer = can_access_peer,
+                      .peer_access = peer_access,
+                      .p2p_attribute = p2p_attribute,
+                      .memcpy_peer = memcpy_peer,
+};
   return &e->b;
 }

@@ -122,6 +122,24 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
   X(hipEventElapsedTime, (float *, void *, void *))                                         \
   X(hipStreamWaitEvent, (void *, void *, unsigned))
 
+/* Optional entry points, X(name, params): managed memory, peers, IPC and
+ * virtual memory (rt_umem.c).  A family whose functions the library lacks
+ * answers CUDA_ERROR_NOT_SUPPORTED; the rest of the backend works.  HIP's
+ * types here are CUDA's in layout (hipIpcMemHandle_t and
+ * hipIpcEventHandle_t: 64 bytes; hipMemLocation, hipMemAccessDesc: two
+ * ints and an int; hipMemAllocationProp: type, handle types, location,
+ * a pointer, flags, as CUmemAllocationProp), and the enumerations used
+ * have CUDA's values (hipMemoryAdvise 1-6, hipDeviceP2PAttr 0-3 as
+ * CUdevice_P2PAttribute 1-4 minus one; hipMemAccessFlags 0, 1, 3). */
+#define HIP_OPT_FUNCS(X)                                                                    \
+  X(hipDeviceCanAccessPeer, (int *, int, int))                                              \
+  X(hipDeviceEnablePeerAccess, (int, unsigned))                                             \
+  X(hipDeviceDisablePeerAccess, (int))                                                      \
+  X(hipDeviceGetP2PAttribute, (int *, int, int, int))                                       \
+  X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                \
+  X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, void *))                   \
+  X(hipPointerGetAttribute, (void *, int, hip_ptr))                                         \
+
 /* The numeric limits, X(field of rt_device_props, hipDeviceAttribute_t):
  * the values of hip_runtime_api.h's CUDA-compatible block (ROCm 6/7
  * headers; attributes are appended there; not yet checked on a real HIP,
@@ -149,6 +167,7 @@ typedef struct hip_be {
   void *lib;
 #define X(name, params) hip_err (*name) params;
   HIP_FUNCS(X)
+  HIP_OPT_FUNCS(X)
 #undef X
   /* optional: hipGetDeviceProperties(R0600) for gcnArchName */
   hip_err (*get_props)(void *, int);
@@ -1058,6 +1077,67 @@ static CUresult stream_wait_event(rt_backend *b, rt_bstream s, void *e) {
   return from_hip(b, "hipStreamWaitEvent", H(b)->hipStreamWaitEvent(s, e, 0));
 }
 
+
+/* ---- several devices, managed memory, IPC, VMM: HIP's, one to one ------- */
+static __thread int hip_dev;   /* what hipSetDevice was last told on this thread */
+
+static CUresult set_device(rt_backend *b, int dev) {
+  if (dev == hip_dev) return CUDA_SUCCESS;
+  CUresult r = from_hip(b, "hipSetDevice", H(b)->hipSetDevice(dev));
+  if (r == CUDA_SUCCESS) hip_dev = dev;
+  return r;
+}
+
+static int mem_device(rt_backend *b, uint64_t p) {
+  int dev = -1;
+  if (!H(b)->hipPointerGetAttribute ||
+      H(b)->hipPointerGetAttribute(&dev, 9 /* HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL */, (hip_ptr)(uintptr_t)p) != 0)
+    return -1;
+  return dev;
+}
+
+static CUresult can_access_peer(rt_backend *b, int dev, int peer, int *can) {
+  return from_hip(b, "hipDeviceCanAccessPeer", H(b)->hipDeviceCanAccessPeer(can, dev, peer));
+}
+
+static CUresult peer_access(rt_backend *b, int peer, bool enable) {
+  hip_be *h = H(b);
+  return enable ? from_hip(b, "hipDeviceEnablePeerAccess", h->hipDeviceEnablePeerAccess(peer, 0))
+                : from_hip(b, "hipDeviceDisablePeerAccess", h->hipDeviceDisablePeerAccess(peer));
+}
+
+static CUresult p2p_attribute(rt_backend *b, CUdevice_P2PAttribute a, int src, int dst, int *v) {
+  /* hipDevP2PAttrPerformanceRank 0 ... HipArrayAccessSupported 3: CUDA's 1-4 */
+  if (a < CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK || a > CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED) {
+    *v = 0;   /* ONLY_PARTIAL_NATIVE_ATOMIC: HIP has no such attribute; full or none */
+    return CUDA_SUCCESS;
+  }
+  return from_hip(b, "hipDeviceGetP2PAttribute", H(b)->hipDeviceGetP2PAttribute(v, (int)a - 1, src, dst));
+}
+
+static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
+                            rt_bstream s, bool async) {
+  hip_be *h = H(b);
+  void *d = (void *)(uintptr_t)dst;
+  const void *sp = (const void *)(uintptr_t)src;
+  if (async) return from_hip(b, "hipMemcpyPeerAsync", h->hipMemcpyPeerAsync(d, ddev, sp, sdev, n, s));
+  return from_hip(b, "hipMemcpyPeer", h->hipMemcpyPeer(d, ddev, sp, sdev, n));
+}
+
+/* The optional families, where the library has every function of one. */
+static void hip_optional(hip_be *h) {
+  rt_backend *b = &h->b;
+  b->set_device = set_device;
+  if (h->hipPointerGetAttribute) b->mem_device = mem_device;
+  if (h->hipDeviceCanAccessPeer && h->hipDeviceEnablePeerAccess && h->hipDeviceDisablePeerAccess &&
+      h->hipDeviceGetP2PAttribute && h->hipMemcpyPeer && h->hipMemcpyPeerAsync) {
+    b->can_access_peer = can_access_peer;
+    b->peer_access = peer_access;
+    b->p2p_attribute = p2p_attribute;
+    b->memcpy_peer = memcpy_peer;
+  }
+}
+
 rt_backend *rt_backend_hip_create(void) {
   const char *want = getenv("PTXWAVE_HIP_LIBRARY");
   static const char *const libs[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"};
@@ -1081,6 +1161,9 @@ rt_backend *rt_backend_hip_create(void) {
     goto fail;                                                                  \
   }
   HIP_FUNCS(X)
+#undef X
+#define X(name, params) *(void **)&h->name = dlsym(lib, #name);
+  HIP_OPT_FUNCS(X)
 #undef X
   int n = 0;
   hip_err e = h->hipInit(0);
@@ -1124,6 +1207,7 @@ rt_backend *rt_backend_hip_create(void) {
                       .event_sync = event_sync,
                       .event_elapsed = event_elapsed,
                       .stream_wait_event = stream_wait_event};
+  hip_optional(h);
   RT_LOG(rt_info, "hip: %d device(s); kernel cache %s; JIT %s", n,
          h->cache ? rt_cache_dir(h->cache) : "disabled",
          jit_subprocess() ? "in a helper process" : "in process");

@@ -307,11 +307,17 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   default: break;
   }
   if (!found) return CUDA_ERROR_INVALID_VALUE;
+  /* the device the allocation belongs to (several devices, rt_umem.c) */
+  int dev = 0;
+  if (rt.backend->mem_device) {
+    int d = rt.backend->mem_device(rt.backend, p);
+    if (d >= 0 && d < rt.ndev) dev = d;
+  }
   switch (a) {
   case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
   case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = D(p); break;
-  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[0]; break;
-  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[dev]; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = dev; break;
   case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = 0; break;
   /* cuFFT asks for the buffer id of its work area (issue 18): the
    * allocation's base address is unique among live allocations, as CUDA's
