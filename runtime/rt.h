@@ -173,6 +173,10 @@ void rt_capture_stream_destroyed(CUstream s);
 void rt_capture_event_destroyed(CUevent e);
 
 /* ---- rt_umem.c: managed memory, peers, IPC, virtual memory ------------- */
+/* p lies in a cuMemAllocManaged allocation: its base, size and device. */
+bool rt_managed_find(CUdeviceptr p, CUdeviceptr *base, size_t *bytes, int *dev);
+/* cuMemFree of a managed allocation: off the books. */
+void rt_managed_forget(CUdeviceptr p);
 
 /* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
 /* ptr is freed (cuMemFree): off its pool's books, if it came from one. */

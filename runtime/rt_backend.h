@@ -37,6 +37,11 @@ typedef struct rt_device_props {
   int pci_domain, pci_bus, pci_device;
   int wave_size;                /* the backend's wave (the runtime always reports warp 32) */
   bool integrated;
+  /* managed memory and its relatives (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
+   * CONCURRENT_MANAGED_ACCESS, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
+   * PAGEABLE_MEMORY_ACCESS, HOST_NATIVE_ATOMIC_SUPPORTED), virtual memory
+   * management (VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) */
+  bool managed, concurrent_managed, direct_managed_host, pageable_access, host_native_atomics;
 } rt_device_props;
 
 typedef struct rt_bmodule rt_bmodule;  /* a backend's loaded module */
@@ -119,6 +124,10 @@ struct rt_backend {
   CUresult (*memcpy_peer)(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
                           rt_bstream s, bool async);
 
+  /* ---- managed memory: flags CU_MEM_ATTACH_*; dev -1 is the host --- */
+  CUresult (*mem_alloc_managed)(rt_backend *b, size_t n, unsigned flags, uint64_t *p);
+  CUresult (*mem_prefetch)(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s);
+  CUresult (*mem_advise)(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev);
 
 
 };

@@ -116,6 +116,12 @@ static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
   p->l2_bytes = 4 << 20;
   p->wave_size = 32;
   p->integrated = true;
+  /* host and device share memory: managed memory is device memory the
+   * host reads and writes in place, at any time, with the host's atomics
+   * on the same bytes; pageable host memory is not device memory (the
+   * emulator's checks refuse it unless registered) */
+  p->managed = p->concurrent_managed = p->direct_managed_host = p->host_native_atomics = true;
+  p->pageable_access = false;
   return CUDA_SUCCESS;
 }
 
@@ -368,6 +374,14 @@ static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src,
   return from_emu(b, emu_memcpy_dtod(C(b), dst, src, n));
 }
 
+/* ---- managed memory: device memory the host reads and writes in place ---- */
+static CUresult mem_alloc_managed(rt_backend *b, size_t n, unsigned flags, uint64_t *p) {
+  return mem_alloc(b, n, p);
+}
+/* Nothing moves: every processor reads the same bytes. */
+static CUresult mem_prefetch(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s) { return CUDA_SUCCESS; }
+static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev) { return CUDA_SUCCESS; }
+
 
 rt_backend *rt_backend_emu_create(void) {
   emu_be *e = calloc(1, sizeof *e);
@@ -419,6 +433,9 @@ rt_backend *rt_backend_emu_create(void) {
                       .peer_access = peer_access,
                       .p2p_attribute = p2p_attribute,
                       .memcpy_peer = memcpy_peer,
+                      .mem_alloc_managed = mem_alloc_managed,
+                      .mem_prefetch = mem_prefetch,
+                      .mem_advise = mem_advise,
 };
   return &e->b;
 }

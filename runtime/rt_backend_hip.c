@@ -132,6 +132,9 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
  * have CUDA's values (hipMemoryAdvise 1-6, hipDeviceP2PAttr 0-3 as
  * CUdevice_P2PAttribute 1-4 minus one; hipMemAccessFlags 0, 1, 3). */
 #define HIP_OPT_FUNCS(X)                                                                    \
+  X(hipMallocManaged, (void **, size_t, unsigned))                                          \
+  X(hipMemPrefetchAsync, (const void *, size_t, int, void *))                               \
+  X(hipMemAdvise, (const void *, size_t, int, int))                                         \
   X(hipDeviceCanAccessPeer, (int *, int, int))                                              \
   X(hipDeviceEnablePeerAccess, (int, unsigned))                                             \
   X(hipDeviceDisablePeerAccess, (int))                                                      \
@@ -265,6 +268,15 @@ static void read_props(hip_be *h, int dev, rt_device_props *p) {
   HIP_ATTRS(X)
 #undef X
   if (h->hipDeviceGetAttribute(&v, 16 /* Integrated */, dev) == 0) p->integrated = v != 0;
+  /* managed memory and its relatives, as HIP reports them (ManagedMemory
+   * 24, ConcurrentManagedAccess 9, DirectManagedMemAccessFromHost 13,
+   * PageableMemoryAccess 65, HostNativeAtomicSupported 15,
+   * VirtualMemoryManagementSupported 89) */
+  if (h->hipMallocManaged && h->hipDeviceGetAttribute(&v, 24, dev) == 0) p->managed = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 9, dev) == 0) p->concurrent_managed = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 13, dev) == 0) p->direct_managed_host = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 65, dev) == 0) p->pageable_access = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 15, dev) == 0) p->host_native_atomics = v != 0;
   /* CUDA's static __shared__ limit is 48 KiB whatever the device; more is
    * opt-in (cuFuncSetAttribute), up to the LDS a workgroup may have. */
   int optin = p->shared_per_block_optin;
@@ -1124,6 +1136,21 @@ static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src,
   return from_hip(b, "hipMemcpyPeer", h->hipMemcpyPeer(d, ddev, sp, sdev, n));
 }
 
+static CUresult mem_alloc_managed(rt_backend *b, size_t n, unsigned flags, uint64_t *p) {
+  void *q = NULL;
+  /* hipMemAttachGlobal 1, Host 2: CUDA's CU_MEM_ATTACH_* */
+  CUresult r = from_hip(b, "hipMallocManaged", H(b)->hipMallocManaged(&q, n, flags));
+  *p = (uint64_t)(uintptr_t)q;
+  return r;
+}
+static CUresult mem_prefetch(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s) {
+  /* dev -1: the host (hipCpuDeviceId, CU_DEVICE_CPU) */
+  return from_hip(b, "hipMemPrefetchAsync", H(b)->hipMemPrefetchAsync((const void *)(uintptr_t)p, n, dev, s));
+}
+static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev) {
+  return from_hip(b, "hipMemAdvise", H(b)->hipMemAdvise((const void *)(uintptr_t)p, n, (int)a, dev));
+}
+
 /* The optional families, where the library has every function of one. */
 static void hip_optional(hip_be *h) {
   rt_backend *b = &h->b;
@@ -1135,6 +1162,11 @@ static void hip_optional(hip_be *h) {
     b->peer_access = peer_access;
     b->p2p_attribute = p2p_attribute;
     b->memcpy_peer = memcpy_peer;
+  }
+  if (h->hipMallocManaged && h->hipMemPrefetchAsync && h->hipMemAdvise) {
+    b->mem_alloc_managed = mem_alloc_managed;
+    b->mem_prefetch = mem_prefetch;
+    b->mem_advise = mem_advise;
   }
 }
 

@@ -278,6 +278,14 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return p->shared_per_sm;
   case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: return p->regs_per_sm;
+  /* managed memory (rt_umem.c) and its relatives, as the backend has
+   * them: on the emulator host and device share memory, so managed memory
+   * is device memory the host reads in place, concurrently, coherently */
+  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return p->managed;
+  case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: return p->managed && p->concurrent_managed;
+  case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: return p->managed && p->direct_managed_host;
+  case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: return p->pageable_access;
+  case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: return p->host_native_atomics;
   case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
   /* No multicast objects (cuMulticast* are not done, even with several
    * emulated devices), so none binds a second device's memory, which is

@@ -88,7 +88,10 @@ RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_SUCCESS);
   r = rt.backend->mem_free(rt.backend, dptr);
-  if (r == CUDA_SUCCESS) rt_pool_forget(dptr);   /* cuMemFree takes cuMemAllocAsync's memory too */
+  if (r == CUDA_SUCCESS) {
+    rt_pool_forget(dptr);      /* cuMemFree takes cuMemAllocAsync's memory too */
+    rt_managed_forget(dptr);   /* and cuMemAllocManaged's */
+  }
   return rt_ret(r);
 }
 
@@ -300,6 +303,18 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   size_t size = 0;
   bool found = k == CU_MEMORYTYPE_DEVICE &&
                rt.backend->mem_range(rt.backend, p, &base, &size) == CUDA_SUCCESS;
+  /* managed memory (rt_umem.c) is device memory, found by its own books
+   * where the backend's range lookup does not know it (HIP) */
+  CUdeviceptr mbase;
+  size_t msize;
+  int mdev = 0;
+  bool is_managed = rt_managed_find(p, &mbase, &msize, &mdev);
+  if (is_managed && !found) {
+    k = CU_MEMORYTYPE_DEVICE;
+    found = true;
+    base = mbase;
+    size = msize;
+  }
   switch (a) {
   case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = k; return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_MAPPED: *(int *)data = found; return CUDA_SUCCESS;
@@ -308,8 +323,8 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   }
   if (!found) return CUDA_ERROR_INVALID_VALUE;
   /* the device the allocation belongs to (several devices, rt_umem.c) */
-  int dev = 0;
-  if (rt.backend->mem_device) {
+  int dev = is_managed ? mdev : 0;
+  if (!is_managed && rt.backend->mem_device) {
     int d = rt.backend->mem_device(rt.backend, p);
     if (d >= 0 && d < rt.ndev) dev = d;
   }
@@ -318,7 +333,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = D(p); break;
   case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[dev]; break;
   case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = dev; break;
-  case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = is_managed; break;
   /* cuFFT asks for the buffer id of its work area (issue 18): the
    * allocation's base address is unique among live allocations, as CUDA's
    * id is; the range attributes come from the same lookup.  An allocation

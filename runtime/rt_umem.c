@@ -23,6 +23,391 @@
 
 #include "runtime/rt.h"
 
+static pthread_mutex_t U = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- managed memory -------------------------------------------------------- */
+typedef struct upage {
+  int8_t pref, last;          /* device, CU_DEVICE_CPU (-1) or CU_DEVICE_INVALID (-2) */
+  uint8_t read_mostly;
+  uint32_t accessed;          /* bit d: device d; bit 31: the host */
+} upage;
+
+typedef struct managed {
+  CUdeviceptr base;
+  size_t size;
+  int dev;
+  unsigned flags;
+  upage *pages;               /* NULL until advised or prefetched */
+} managed;
+
+static managed *M;
+static size_t nM, capM;
+
+static size_t page_size(void) {
+  static size_t ps;
+  if (!ps) ps = (size_t)sysconf(_SC_PAGESIZE);
+  return ps;
+}
+
+/* Under U: the allocation holding p, or NULL. */
+static managed *managed_at(CUdeviceptr p) {
+  size_t lo = 0, hi = nM;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (M[mid].base <= p) lo = mid + 1;
+    else hi = mid;
+  }
+  if (!lo) return NULL;
+  managed *m = &M[lo - 1];
+  return p < m->base + m->size ? m : NULL;
+}
+
+bool rt_managed_find(CUdeviceptr p, CUdeviceptr *base, size_t *bytes, int *dev) {
+  pthread_mutex_lock(&U);
+  managed *m = managed_at(p);
+  if (m) {
+    if (base) *base = m->base;
+    if (bytes) *bytes = m->size;
+    if (dev) *dev = m->dev;
+  }
+  pthread_mutex_unlock(&U);
+  return m != NULL;
+}
+
+void rt_managed_forget(CUdeviceptr p) {
+  pthread_mutex_lock(&U);
+  managed *m = managed_at(p);
+  if (m && m->base == p) {
+    free(m->pages);
+    size_t i = (size_t)(m - M);
+    memmove(&M[i], &M[i + 1], (nM - i - 1) * sizeof *M);
+    nM--;
+  }
+  pthread_mutex_unlock(&U);
+}
+
+static int current_device(void) {
+  CUcontext c = rt_current_ctx();
+  return c ? c->device : 0;
+}
+
+RT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags) {
+  RT_TRACE("%p, %zu, %#x", (void *)dptr, bytes, flags);
+  if (!dptr || !bytes || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_ctx();
+  if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!rt.backend->mem_alloc_managed) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  pthread_mutex_lock(&U);
+  if (nM == capM) {
+    size_t nc = capM ? capM * 2 : 16;
+    managed *nm = realloc(M, nc * sizeof *nm);
+    if (!nm) {
+      pthread_mutex_unlock(&U);
+      return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    M = nm;
+    capM = nc;
+  }
+  pthread_mutex_unlock(&U);
+  uint64_t p;
+  r = rt.backend->mem_alloc_managed(rt.backend, bytes, flags, &p);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  pthread_mutex_lock(&U);
+  size_t i = nM;
+  while (i > 0 && M[i - 1].base > p) i--;
+  memmove(&M[i + 1], &M[i], (nM - i) * sizeof *M);
+  M[i] = (managed){.base = p, .size = bytes, .dev = current_device(), .flags = flags};
+  nM++;
+  pthread_mutex_unlock(&U);
+  *dptr = p;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* A __managed__ variable (cudart registers each with cuLibraryGetManaged
+ * and points the host's symbol at the address it gets).  On the emulator a
+ * module's variables are host memory the device uses, so the variable
+ * itself is managed memory.  On HIP a module variable is device memory the
+ * host cannot read: a managed variable would need its own hipMallocManaged
+ * storage that the code object reaches through a pointer, which codegen
+ * does not make (docs/runtime.md "Not done yet"). */
+RT_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary l, const char *name) {
+  RT_TRACE("%p, %p, %p, %s", (void *)dptr, (void *)bytes, (void *)l, name ? name : "(null)");
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (strcmp(rt.backend->name, "emu") != 0) {
+    RT_LOG(rt_warn, "__managed__ variable %s: not supported on the %s backend", name ? name : "?", rt.backend->name);
+    return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  }
+  return rt_ret(cuLibraryGetGlobal(dptr, bytes, l, name));
+}
+
+/* A device ordinal or CU_DEVICE_CPU as CUDA's managed calls take it. */
+static CUresult check_target(int dev, bool cpu_ok) {
+  if (dev == CU_DEVICE_CPU) return cpu_ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return dev >= 0 && dev < rt.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+/* A CUmemLocation as a device ordinal (hosts: CU_DEVICE_CPU). */
+static CUresult location_device(CUmemLocation l, int *dev) {
+  switch (l.type) {
+  case CU_MEM_LOCATION_TYPE_DEVICE: *dev = l.id; return check_target(l.id, false);
+  case CU_MEM_LOCATION_TYPE_HOST:
+  case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+  case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: *dev = CU_DEVICE_CPU; return CUDA_SUCCESS;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+/* Under U: [p, p + n) rounded out to host pages, inside one managed
+ * allocation whose page records exist; its first page and page count. */
+static CUresult managed_pages(CUdeviceptr p, size_t n, managed **out, size_t *first, size_t *count) {
+  if (!n) return CUDA_ERROR_INVALID_VALUE;
+  managed *m = managed_at(p);
+  if (!m || n > m->base + m->size - p) return CUDA_ERROR_INVALID_VALUE;
+  size_t ps = page_size();
+  size_t npages = (m->size + (m->base % ps) + ps - 1) / ps;
+  if (!m->pages) {
+    m->pages = malloc(npages * sizeof *m->pages);
+    if (!m->pages) return CUDA_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < npages; i++)
+      m->pages[i] = (upage){.pref = CU_DEVICE_INVALID, .last = CU_DEVICE_INVALID};
+  }
+  CUdeviceptr first_page = m->base / ps * ps;
+  *first = (size_t)((p / ps * ps - first_page) / ps);
+  *count = (size_t)(((p + n + ps - 1) / ps * ps - p / ps * ps) / ps);
+  if (*first + *count > npages) *count = npages - *first;
+  *out = m;
+  return CUDA_SUCCESS;
+}
+
+static CUresult prefetch(CUdeviceptr p, size_t n, int dev, CUstream s) {
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return r;
+  rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS) r = check_target(dev, true);
+  if (r != CUDA_SUCCESS) return r;
+  if (dev >= 0 && !rt.props[dev].concurrent_managed) return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&U);
+  managed *m;
+  size_t first, count;
+  r = managed_pages(p, n, &m, &first, &count);
+  if (r == CUDA_SUCCESS)
+    for (size_t i = 0; i < count; i++) m->pages[first + i].last = (int8_t)dev;
+  pthread_mutex_unlock(&U);
+  if (r != CUDA_SUCCESS) return r;
+  return rt.backend->mem_prefetch ? rt.backend->mem_prefetch(rt.backend, p, n, dev, bs) : CUDA_SUCCESS;
+}
+
+/* CUDA 8's form, with a device ordinal. */
+RT_EXPORT CUresult rt_cuMemPrefetchAsync_v1(CUdeviceptr p, size_t n, CUdevice dev, CUstream s)
+    __asm__("cuMemPrefetchAsync");
+RT_EXPORT CUresult rt_cuMemPrefetchAsync_v1(CUdeviceptr p, size_t n, CUdevice dev, CUstream s) {
+  RT_TRACE("%#llx, %zu, %d, %p", (unsigned long long)p, n, dev, (void *)s);
+  return rt_ret(prefetch(p, n, dev, s));
+}
+
+RT_EXPORT CUresult cuMemPrefetchAsync(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags,
+                                      CUstream s) {
+  RT_TRACE("%#llx, %zu, {%d, %d}, %#x, %p", (unsigned long long)p, n, (int)loc.type, loc.id, flags, (void *)s);
+  if (flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  int dev;
+  CUresult r = location_device(loc, &dev);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(prefetch(p, n, dev, s));
+}
+
+/* CUDA 13's batches: prefetchLocs[k] applies to ranges prefetchLocIdxs[k]
+ * up to the next index (the last to the end); every range is managed. */
+static CUresult prefetch_batch(CUdeviceptr *p, size_t *n, size_t count, CUmemLocation *locs, size_t *idx,
+                               size_t nlocs, unsigned long long flags, CUstream s, bool discard) {
+  if (flags || !count || !p || !n) return CUDA_ERROR_INVALID_VALUE;
+  if (!discard && (!locs || !idx || !nlocs || idx[0] != 0)) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t k = 0; k + 1 < nlocs; k++)
+    if (idx[k + 1] <= idx[k] || idx[k + 1] > count) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < count; i++) {
+    CUdeviceptr base;
+    size_t bytes;
+    if (!rt_managed_find(p[i], &base, &bytes, NULL) || n[i] > base + bytes - p[i]) return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUresult r = CUDA_SUCCESS;
+  for (size_t k = 0; !discard && r == CUDA_SUCCESS && k < nlocs; k++) {
+    int dev;
+    if ((r = location_device(locs[k], &dev)) != CUDA_SUCCESS) break;
+    size_t end = k + 1 < nlocs ? idx[k + 1] : count;
+    for (size_t i = idx[k]; r == CUDA_SUCCESS && i < end; i++) r = prefetch(p[i], n[i], dev, s);
+  }
+  return r;
+}
+
+RT_EXPORT CUresult cuMemPrefetchBatchAsync(CUdeviceptr *p, size_t *n, size_t count, CUmemLocation *locs,
+                                           size_t *idx, size_t nlocs, unsigned long long flags, CUstream s) {
+  RT_TRACE("%p, %p, %zu, %p, %p, %zu, %#llx, %p", (void *)p, (void *)n, count, (void *)locs, (void *)idx, nlocs,
+           flags, (void *)s);
+  return rt_ret(prefetch_batch(p, n, count, locs, idx, nlocs, flags, s, false));
+}
+
+/* A discard leaves the contents undefined: keeping them is one choice of
+ * undefined, and nothing else changes (no memory moves here). */
+RT_EXPORT CUresult cuMemDiscardBatchAsync(CUdeviceptr *p, size_t *n, size_t count, unsigned long long flags,
+                                          CUstream s) {
+  RT_TRACE("%p, %p, %zu, %#llx, %p", (void *)p, (void *)n, count, flags, (void *)s);
+  CUresult r = rt_check_ctx();
+  if (r == CUDA_SUCCESS) rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(prefetch_batch(p, n, count, NULL, NULL, 0, flags, s, true));
+}
+
+RT_EXPORT CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *p, size_t *n, size_t count, CUmemLocation *locs,
+                                                     size_t *idx, size_t nlocs, unsigned long long flags,
+                                                     CUstream s) {
+  RT_TRACE("%p, %p, %zu, %p, %p, %zu, %#llx, %p", (void *)p, (void *)n, count, (void *)locs, (void *)idx, nlocs,
+           flags, (void *)s);
+  return rt_ret(prefetch_batch(p, n, count, locs, idx, nlocs, flags, s, false));
+}
+
+static CUresult advise(CUdeviceptr p, size_t n, CUmem_advise a, int dev) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  bool uses_dev = a != CU_MEM_ADVISE_SET_READ_MOSTLY && a != CU_MEM_ADVISE_UNSET_READ_MOSTLY;
+  if (a < CU_MEM_ADVISE_SET_READ_MOSTLY || a > CU_MEM_ADVISE_UNSET_ACCESSED_BY) return CUDA_ERROR_INVALID_VALUE;
+  if (uses_dev && (r = check_target(dev, true)) != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&U);
+  managed *m;
+  size_t first, count;
+  r = managed_pages(p, n, &m, &first, &count);
+  for (size_t i = 0; r == CUDA_SUCCESS && i < count; i++) {
+    upage *pg = &m->pages[first + i];
+    uint32_t bit = dev == CU_DEVICE_CPU ? 1u << 31 : 1u << (dev & 15);
+    switch (a) {
+    case CU_MEM_ADVISE_SET_READ_MOSTLY: pg->read_mostly = 1; break;
+    case CU_MEM_ADVISE_UNSET_READ_MOSTLY: pg->read_mostly = 0; break;
+    case CU_MEM_ADVISE_SET_PREFERRED_LOCATION: pg->pref = (int8_t)dev; break;
+    case CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: pg->pref = CU_DEVICE_INVALID; break;
+    case CU_MEM_ADVISE_SET_ACCESSED_BY: pg->accessed |= bit; break;
+    case CU_MEM_ADVISE_UNSET_ACCESSED_BY: pg->accessed &= ~bit; break;
+    }
+  }
+  pthread_mutex_unlock(&U);
+  if (r != CUDA_SUCCESS) return r;
+  return rt.backend->mem_advise ? rt.backend->mem_advise(rt.backend, p, n, a, uses_dev ? dev : 0) : CUDA_SUCCESS;
+}
+
+RT_EXPORT CUresult rt_cuMemAdvise_v1(CUdeviceptr p, size_t n, CUmem_advise a, CUdevice dev) __asm__("cuMemAdvise");
+RT_EXPORT CUresult rt_cuMemAdvise_v1(CUdeviceptr p, size_t n, CUmem_advise a, CUdevice dev) {
+  RT_TRACE("%#llx, %zu, %d, %d", (unsigned long long)p, n, (int)a, dev);
+  return rt_ret(advise(p, n, a, dev));
+}
+
+RT_EXPORT CUresult cuMemAdvise(CUdeviceptr p, size_t n, CUmem_advise a, CUmemLocation loc) {
+  RT_TRACE("%#llx, %zu, %d, {%d, %d}", (unsigned long long)p, n, (int)a, (int)loc.type, loc.id);
+  int dev = 0;
+  if (a != CU_MEM_ADVISE_SET_READ_MOSTLY && a != CU_MEM_ADVISE_UNSET_READ_MOSTLY) {
+    CUresult r = location_device(loc, &dev);
+    if (r != CUDA_SUCCESS) return rt_ret(r);
+  }
+  return rt_ret(advise(p, n, a, dev));
+}
+
+RT_EXPORT CUresult cuStreamAttachMemAsync(CUstream s, CUdeviceptr p, size_t n, unsigned int flags) {
+  RT_TRACE("%p, %#llx, %zu, %#x", (void *)s, (unsigned long long)p, n, flags);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  rt_stream_backend(s, &r);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUdeviceptr base;
+  size_t size;
+  if (!rt_managed_find(p, &base, &size, NULL) || (n && (base != p || n != size)))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);   /* length 0 or the whole allocation */
+  /* which streams may touch it changes nothing where the host always may */
+  return rt_ret(CUDA_SUCCESS);
+}
+
+/* One attribute over a range of pages: the common value, or `mixed`. */
+static int common(const managed *m, size_t first, size_t count, int (*get)(const upage *), int mixed) {
+  int v = get(&m->pages[first]);
+  for (size_t i = 1; i < count; i++)
+    if (get(&m->pages[first + i]) != v) return mixed;
+  return v;
+}
+static int get_rm(const upage *p) { return p->read_mostly; }
+static int get_pref(const upage *p) { return p->pref; }
+static int get_last(const upage *p) { return p->last; }
+
+static CUmemLocationType loc_type(int dev) {
+  return dev == CU_DEVICE_INVALID ? CU_MEM_LOCATION_TYPE_INVALID
+         : dev == CU_DEVICE_CPU   ? CU_MEM_LOCATION_TYPE_HOST
+                                  : CU_MEM_LOCATION_TYPE_DEVICE;
+}
+
+static CUresult range_attribute(void *data, size_t size, CUmem_range_attribute a, CUdeviceptr p, size_t n) {
+  if (!data) return CUDA_ERROR_INVALID_VALUE;
+  bool list = a == CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY;
+  if (list ? (!size || size % 4) : size != 4) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&U);
+  managed *m;
+  size_t first, count;
+  CUresult r = managed_pages(p, n, &m, &first, &count);
+  int *out = data;
+  if (r == CUDA_SUCCESS) switch (a) {
+    case CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: *out = common(m, first, count, get_rm, 0); break;
+    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
+      *out = common(m, first, count, get_pref, CU_DEVICE_INVALID);
+      break;
+    case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
+      *out = common(m, first, count, get_last, CU_DEVICE_INVALID);
+      break;
+    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE:
+      *out = loc_type(common(m, first, count, get_pref, CU_DEVICE_INVALID));
+      break;
+    case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE:
+      *out = loc_type(common(m, first, count, get_last, CU_DEVICE_INVALID));
+      break;
+    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID:
+    case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID: {
+      /* the device ordinal; for the host, its NUMA node (one node here: 0) */
+      int d = common(m, first, count, a == CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID ? get_pref : get_last,
+                     CU_DEVICE_INVALID);
+      *out = d == CU_DEVICE_CPU ? 0 : d;
+      break;
+    }
+    case CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY: {
+      /* the devices advised for the whole range, then CU_DEVICE_INVALID */
+      uint32_t all = ~0u;
+      for (size_t i = 0; i < count; i++) all &= m->pages[first + i].accessed;
+      size_t k = 0, cap = size / 4;
+      if ((all >> 31) & 1 && k < cap) out[k++] = CU_DEVICE_CPU;
+      for (int d = 0; d < rt.ndev && k < cap; d++)
+        if ((all >> d) & 1) out[k++] = d;
+      while (k < cap) out[k++] = CU_DEVICE_INVALID;
+      break;
+    }
+    default: r = CUDA_ERROR_INVALID_VALUE; break;
+    }
+  pthread_mutex_unlock(&U);
+  return r;
+}
+
+RT_EXPORT CUresult cuMemRangeGetAttribute(void *data, size_t size, CUmem_range_attribute a, CUdeviceptr p,
+                                          size_t n) {
+  RT_TRACE("%p, %zu, %d, %#llx, %zu", data, size, (int)a, (unsigned long long)p, n);
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  return rt_ret(range_attribute(data, size, a, p, n));
+}
+
+RT_EXPORT CUresult cuMemRangeGetAttributes(void **data, size_t *sizes, CUmem_range_attribute *attrs, size_t num,
+                                           CUdeviceptr p, size_t n) {
+  RT_TRACE("%p, %p, %p, %zu, %#llx, %zu", (void *)data, (void *)sizes, (void *)attrs, num, (unsigned long long)p, n);
+  if (!data || !sizes || !attrs || !num) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_init();
+  for (size_t i = 0; r == CUDA_SUCCESS && i < num; i++) r = range_attribute(data[i], sizes[i], attrs[i], p, n);
+  return rt_ret(r);
+}
+
 /* ---- several devices: peer access ------------------------------------------ */
 RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
   RT_TRACE("%p, %d, %d", (void *)can, dev, peer);
