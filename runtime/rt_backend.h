@@ -42,6 +42,7 @@ typedef struct rt_device_props {
    * PAGEABLE_MEMORY_ACCESS, HOST_NATIVE_ATOMIC_SUPPORTED), virtual memory
    * management (VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) */
   bool managed, concurrent_managed, direct_managed_host, pageable_access, host_native_atomics;
+  bool vmm;
 } rt_device_props;
 
 typedef struct rt_bmodule rt_bmodule;  /* a backend's loaded module */
@@ -130,6 +131,21 @@ struct rt_backend {
   CUresult (*mem_advise)(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev);
 
 
+  /* ---- virtual memory management (rt_umem.c checks CUDA's rules
+   * first): address ranges reserved, physical allocations (void *), a
+   * mapping of one into a range, access per device, POSIX file
+   * descriptors as shareable handles.  vmm_granularity 0: none. */
+  size_t vmm_granularity;
+  CUresult (*vmm_reserve)(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out);
+  CUresult (*vmm_free)(rt_backend *b, uint64_t p, size_t size);
+  CUresult (*vmm_create)(rt_backend *b, size_t size, int dev, bool fd_handle, void **out);
+  CUresult (*vmm_release)(rt_backend *b, void *h);
+  CUresult (*vmm_map)(rt_backend *b, uint64_t p, size_t size, size_t offset, void *h);
+  CUresult (*vmm_unmap)(rt_backend *b, uint64_t p, size_t size);
+  /* flags CU_MEM_ACCESS_FLAGS_PROT_*, for device dev, over whole mappings */
+  CUresult (*vmm_set_access)(rt_backend *b, uint64_t p, size_t size, int dev, unsigned flags);
+  CUresult (*vmm_export_fd)(rt_backend *b, void *h, int *fd);
+  CUresult (*vmm_import_fd)(rt_backend *b, int fd, void **h, size_t *size);
 };
 
 /* rt_backend_emu.c, rt_backend_hip.c: NULL when unavailable (hip: no

@@ -30,11 +30,15 @@
  * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1,
  * PTXWAVE_EMU_DEVICES.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -54,6 +58,23 @@ struct rt_bmodule {
 
 #define EMU_MAX_DEVICES 16
 
+/* A VMM physical allocation: a memfd of its own. */
+typedef struct emu_phys {
+  int fd;
+  size_t size;
+  int dev;
+  bool counted;               /* made here (cuMemCreate), not imported: in dev's accounting */
+} emu_phys;
+
+/* A mapping of (part of) a physical allocation into a reservation. */
+typedef struct emu_map {
+  uint64_t va;
+  size_t size;
+  int dev;                    /* the physical allocation's device */
+  uint32_t access;            /* the devices that may access it; any: registered with the emulator */
+  uint64_t reg;               /* the start of the run it is registered in, 0 if none */
+} emu_map;
+
 typedef struct emu_be {
   rt_backend b;
   emu_context *ctx;
@@ -62,6 +83,9 @@ typedef struct emu_be {
   size_t total;                          /* each device's memory: its share of the host's RAM */
   _Atomic size_t allocated[EMU_MAX_DEVICES]; /* bytes in live allocations (cuMemGetInfo) */
   pthread_mutex_t lock;       /* the emulator's context is not thread-safe across launches */
+  pthread_mutex_t vlock;      /* maps, ipcs */
+  emu_map *maps;              /* sorted by va */
+  size_t nmaps, capmaps;
 } emu_be;
 
 /* The calling thread's device (set_device). */
@@ -122,6 +146,7 @@ static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
    * emulator's checks refuse it unless registered) */
   p->managed = p->concurrent_managed = p->direct_managed_host = p->host_native_atomics = true;
   p->pageable_access = false;
+  p->vmm = true;
   return CUDA_SUCCESS;
 }
 
@@ -382,6 +407,208 @@ static CUresult mem_alloc_managed(rt_backend *b, size_t n, unsigned flags, uint6
 static CUresult mem_prefetch(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s) { return CUDA_SUCCESS; }
 static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev) { return CUDA_SUCCESS; }
 
+/* ---- virtual memory management ------------------------------------------- */
+#define VMM_GRANULARITY ((size_t)2 << 20)   /* CUDA's on current GPUs: 2 MiB */
+
+static CUresult vmm_reserve(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out) {
+  if (align < VMM_GRANULARITY) align = VMM_GRANULARITY;
+  size_t len = size + align;
+  if (len < size) return CUDA_ERROR_OUT_OF_MEMORY;
+  /* a hint is honoured where it is free and aligned, as CUDA takes it */
+  if (hint && hint % align == 0) {
+    void *p = mmap((void *)(uintptr_t)hint, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p != MAP_FAILED) {
+      if ((uint64_t)(uintptr_t)p == hint) {
+        *out = hint;
+        return CUDA_SUCCESS;
+      }
+      munmap(p, size);
+    }
+  }
+  uint8_t *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    snprintf(b->error, sizeof b->error, "cuMemAddressReserve: mmap of %zu bytes: %s", len, strerror(errno));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  uintptr_t a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+  if (a > (uintptr_t)p) munmap(p, a - (uintptr_t)p);
+  if ((uintptr_t)p + len > a + size) munmap((void *)(a + size), (uintptr_t)p + len - (a + size));
+  if ((uint64_t)(a + size) > (1ull << 47)) {
+    munmap((void *)a, size);
+    snprintf(b->error, sizeof b->error, "cuMemAddressReserve: the range is above 2^47");
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *out = a;
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_free(rt_backend *b, uint64_t p, size_t size) {
+  return munmap((void *)(uintptr_t)p, size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* dev -1: host memory, in no device's accounting */
+static CUresult vmm_create(rt_backend *b, size_t size, int dev, bool fd_handle, void **out) {
+  emu_be *e = (emu_be *)b;
+  if (dev < -1 || dev >= e->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  emu_phys *ph = calloc(1, sizeof *ph);
+  if (!ph) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (dev >= 0 && !charge(e, dev, size)) {
+    free(ph);
+    snprintf(b->error, sizeof b->error, "cuMemCreate: %zu bytes do not fit in device %d's memory", size, dev);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ph->fd = memfd_create("ptxwave-vmm", MFD_CLOEXEC);
+  if (ph->fd < 0 || ftruncate(ph->fd, (off_t)size) != 0) {
+    snprintf(b->error, sizeof b->error, "cuMemCreate: memfd of %zu bytes: %s", size, strerror(errno));
+    if (ph->fd >= 0) close(ph->fd);
+    free(ph);
+    if (dev >= 0) atomic_fetch_sub(&e->allocated[dev], size);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ph->size = size;
+  ph->dev = dev >= 0 ? dev : 0;
+  ph->counted = dev >= 0;
+  *out = ph;
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_release(rt_backend *b, void *h) {
+  emu_be *e = (emu_be *)b;
+  emu_phys *ph = h;
+  close(ph->fd);
+  if (ph->counted) atomic_fetch_sub(&e->allocated[ph->dev], ph->size);
+  free(ph);
+  return CUDA_SUCCESS;
+}
+
+/* Re-registers the runs of accessible mappings around [lo, hi): the
+ * emulator sees each maximal run of adjacent accessible mappings as one
+ * range of device memory.  Under vlock. */
+static void vmm_rerun(emu_be *e, uint64_t lo, uint64_t hi) {
+  size_t i = 0;
+  while (i < e->nmaps && e->maps[i].va + e->maps[i].size < lo) i++;
+  /* widen to the adjacent mappings on either side */
+  while (i > 0 && e->maps[i - 1].va + e->maps[i - 1].size == e->maps[i].va) i--;
+  size_t j = i;
+  while (j < e->nmaps && (e->maps[j].va < hi || (j > i && e->maps[j - 1].va + e->maps[j - 1].size == e->maps[j].va)))
+    j++;
+  pthread_mutex_lock(&e->lock);   /* after a launch that may use them */
+  for (size_t k = i; k < j; k++)
+    if (e->maps[k].reg) {
+      uint64_t r = e->maps[k].reg;
+      emu_unregister(e->ctx, (void *)(uintptr_t)r);
+      for (size_t m = i; m < j; m++)
+        if (e->maps[m].reg == r) e->maps[m].reg = 0;
+    }
+  for (size_t k = i; k < j;) {
+    if (!e->maps[k].access) {
+      k++;
+      continue;
+    }
+    size_t end = k + 1;
+    while (end < j && e->maps[end].access && e->maps[end - 1].va + e->maps[end - 1].size == e->maps[end].va) end++;
+    uint64_t base = e->maps[k].va, top = e->maps[end - 1].va + e->maps[end - 1].size;
+    if (emu_register_tagged(e->ctx, (void *)(uintptr_t)base, (size_t)(top - base), (uint16_t)e->maps[k].dev) == EMU_OK)
+      for (size_t m = k; m < end; m++) e->maps[m].reg = base;
+    k = end;
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
+static CUresult vmm_map(rt_backend *b, uint64_t p, size_t size, size_t off, void *h) {
+  emu_be *e = (emu_be *)b;
+  emu_phys *ph = h;
+  void *m = mmap((void *)(uintptr_t)p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ph->fd, (off_t)off);
+  if (m == MAP_FAILED) {
+    snprintf(b->error, sizeof b->error, "cuMemMap: mmap: %s", strerror(errno));
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  pthread_mutex_lock(&e->vlock);
+  if (e->nmaps == e->capmaps) {
+    size_t nc = e->capmaps ? e->capmaps * 2 : 16;
+    emu_map *nm = realloc(e->maps, nc * sizeof *nm);
+    if (!nm) {
+      pthread_mutex_unlock(&e->vlock);
+      mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    e->maps = nm;
+    e->capmaps = nc;
+  }
+  size_t i = 0;
+  while (i < e->nmaps && e->maps[i].va < p) i++;
+  memmove(&e->maps[i + 1], &e->maps[i], (e->nmaps - i) * sizeof *e->maps);
+  e->maps[i] = (emu_map){.va = p, .size = size, .dev = ph->dev};
+  e->nmaps++;
+  pthread_mutex_unlock(&e->vlock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_unmap(rt_backend *b, uint64_t p, size_t size) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->vlock);
+  for (size_t i = 0; i < e->nmaps;) {
+    if (e->maps[i].va >= p && e->maps[i].va + e->maps[i].size <= p + size) {
+      e->maps[i].access = 0;
+      vmm_rerun(e, e->maps[i].va, e->maps[i].va + e->maps[i].size);
+      memmove(&e->maps[i], &e->maps[i + 1], (e->nmaps - i - 1) * sizeof *e->maps);
+      e->nmaps--;
+    } else {
+      i++;
+    }
+  }
+  pthread_mutex_unlock(&e->vlock);
+  /* back to reserved address space (the memfd keeps its pages while other
+   * mappings or the handle hold it) */
+  void *m = mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  return m == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+/* One address space for all devices: a range is device memory while any
+ * device may access it. */
+static CUresult vmm_set_access(rt_backend *b, uint64_t p, size_t size, int dev, unsigned flags) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->vlock);
+  bool any = false;
+  for (size_t i = 0; i < e->nmaps; i++)
+    if (e->maps[i].va >= p && e->maps[i].va + e->maps[i].size <= p + size) {
+      if (flags != CU_MEM_ACCESS_FLAGS_PROT_NONE) e->maps[i].access |= 1u << dev;
+      else e->maps[i].access &= ~(1u << dev);
+      any = true;
+    }
+  if (any) vmm_rerun(e, p, p + size);
+  pthread_mutex_unlock(&e->vlock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_export_fd(rt_backend *b, void *h, int *fd) {
+  emu_phys *ph = h;
+  *fd = fcntl(ph->fd, F_DUPFD_CLOEXEC, 0);
+  return *fd >= 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+/* The descriptor stays the caller's: the allocation keeps a duplicate. */
+static CUresult vmm_import_fd(rt_backend *b, int fd, void **out, size_t *size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    snprintf(b->error, sizeof b->error, "cuMemImportFromShareableHandle: %d is not a memory file", fd);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  emu_phys *ph = calloc(1, sizeof *ph);
+  if (!ph) return CUDA_ERROR_OUT_OF_MEMORY;
+  ph->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (ph->fd < 0) {
+    free(ph);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ph->size = (size_t)st.st_size;
+  ph->dev = emu_dev;
+  /* the memory is the exporter's: not counted again here (as IPC) */
+  *out = ph;
+  *size = ph->size;
+  return CUDA_SUCCESS;
+}
 
 rt_backend *rt_backend_emu_create(void) {
   emu_be *e = calloc(1, sizeof *e);
@@ -407,6 +634,7 @@ rt_backend *rt_backend_emu_create(void) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   e->threads = opt.threads ? opt.threads : (unsigned)(cores > 0 ? cores : 1);
   pthread_mutex_init(&e->lock, NULL);
+  pthread_mutex_init(&e->vlock, NULL);
   e->b = (rt_backend){.name = "emu",
                       .device_count = device_count,
                       .device_props = device_props,
@@ -436,6 +664,15 @@ rt_backend *rt_backend_emu_create(void) {
                       .mem_alloc_managed = mem_alloc_managed,
                       .mem_prefetch = mem_prefetch,
                       .mem_advise = mem_advise,
-};
+                      .vmm_granularity = VMM_GRANULARITY,
+                      .vmm_reserve = vmm_reserve,
+                      .vmm_free = vmm_free,
+                      .vmm_create = vmm_create,
+                      .vmm_release = vmm_release,
+                      .vmm_map = vmm_map,
+                      .vmm_unmap = vmm_unmap,
+                      .vmm_set_access = vmm_set_access,
+                      .vmm_export_fd = vmm_export_fd,
+                      .vmm_import_fd = vmm_import_fd};
   return &e->b;
 }

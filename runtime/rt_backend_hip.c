@@ -142,6 +142,16 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
   X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                \
   X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, void *))                   \
   X(hipPointerGetAttribute, (void *, int, hip_ptr))                                         \
+  X(hipMemAddressReserve, (void **, size_t, size_t, void *, unsigned long long))            \
+  X(hipMemAddressFree, (void *, size_t))                                                    \
+  X(hipMemCreate, (void **, size_t, const CUmemAllocationProp *, unsigned long long))       \
+  X(hipMemRelease, (void *))                                                                \
+  X(hipMemMap, (void *, size_t, size_t, void *, unsigned long long))                        \
+  X(hipMemUnmap, (void *, size_t))                                                          \
+  X(hipMemSetAccess, (void *, size_t, const CUmemAccessDesc *, size_t))                     \
+  X(hipMemExportToShareableHandle, (void *, void *, int, unsigned long long))               \
+  X(hipMemImportFromShareableHandle, (void **, void *, int))                                \
+  X(hipMemGetAllocationGranularity, (size_t *, const CUmemAllocationProp *, int))
 
 /* The numeric limits, X(field of rt_device_props, hipDeviceAttribute_t):
  * the values of hip_runtime_api.h's CUDA-compatible block (ROCm 6/7
@@ -277,6 +287,7 @@ static void read_props(hip_be *h, int dev, rt_device_props *p) {
   if (h->hipDeviceGetAttribute(&v, 13, dev) == 0) p->direct_managed_host = v != 0;
   if (h->hipDeviceGetAttribute(&v, 65, dev) == 0) p->pageable_access = v != 0;
   if (h->hipDeviceGetAttribute(&v, 15, dev) == 0) p->host_native_atomics = v != 0;
+  if (h->hipMemCreate && h->hipDeviceGetAttribute(&v, 89, dev) == 0) p->vmm = v != 0;
   /* CUDA's static __shared__ limit is 48 KiB whatever the device; more is
    * opt-in (cuFuncSetAttribute), up to the LDS a workgroup may have. */
   int optin = p->shared_per_block_optin;
@@ -1151,6 +1162,53 @@ static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, 
   return from_hip(b, "hipMemAdvise", H(b)->hipMemAdvise((const void *)(uintptr_t)p, n, (int)a, dev));
 }
 
+static CUresult vmm_reserve(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out) {
+  void *p = NULL;
+  CUresult r = from_hip(b, "hipMemAddressReserve",
+                        H(b)->hipMemAddressReserve(&p, size, align, (void *)(uintptr_t)hint, 0));
+  *out = (uint64_t)(uintptr_t)p;
+  return r;
+}
+static CUresult vmm_free(rt_backend *b, uint64_t p, size_t size) {
+  return from_hip(b, "hipMemAddressFree", H(b)->hipMemAddressFree((void *)(uintptr_t)p, size));
+}
+static CUresult vmm_create(rt_backend *b, size_t size, int dev, bool fd_handle, void **out) {
+  CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                              .requestedHandleTypes = fd_handle ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                                                                : CU_MEM_HANDLE_TYPE_NONE,
+                              .location = {.type = dev >= 0 ? CU_MEM_LOCATION_TYPE_DEVICE
+                                                            : CU_MEM_LOCATION_TYPE_HOST,
+                                           .id = dev >= 0 ? dev : 0}};
+  return from_hip(b, "hipMemCreate", H(b)->hipMemCreate(out, size, &prop, 0));
+}
+static CUresult vmm_release(rt_backend *b, void *hd) {
+  return from_hip(b, "hipMemRelease", H(b)->hipMemRelease(hd));
+}
+static CUresult vmm_map(rt_backend *b, uint64_t p, size_t size, size_t off, void *hd) {
+  return from_hip(b, "hipMemMap", H(b)->hipMemMap((void *)(uintptr_t)p, size, off, hd, 0));
+}
+static CUresult vmm_unmap(rt_backend *b, uint64_t p, size_t size) {
+  return from_hip(b, "hipMemUnmap", H(b)->hipMemUnmap((void *)(uintptr_t)p, size));
+}
+static CUresult vmm_set_access(rt_backend *b, uint64_t p, size_t size, int dev, unsigned flags) {
+  CUmemAccessDesc d = {.location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev},
+                       .flags = (CUmemAccess_flags)flags};
+  return from_hip(b, "hipMemSetAccess", H(b)->hipMemSetAccess((void *)(uintptr_t)p, size, &d, 1));
+}
+static CUresult vmm_export_fd(rt_backend *b, void *hd, int *fd) {
+  return from_hip(b, "hipMemExportToShareableHandle",
+                  H(b)->hipMemExportToShareableHandle(fd, hd, 1 /* POSIX file descriptor */, 0));
+}
+static CUresult vmm_import_fd(rt_backend *b, int fd, void **out, size_t *size) {
+  CUresult r = from_hip(b, "hipMemImportFromShareableHandle",
+                        H(b)->hipMemImportFromShareableHandle(out, (void *)(intptr_t)fd, 1));
+  /* the size is the exporter's: lseek of the descriptor where it is a
+   * file, else unknown (0: the API layer then trusts the mappings) */
+  off_t end = r == CUDA_SUCCESS ? lseek(fd, 0, SEEK_END) : -1;
+  *size = end > 0 ? (size_t)end : 0;
+  return r;
+}
+
 /* The optional families, where the library has every function of one. */
 static void hip_optional(hip_be *h) {
   rt_backend *b = &h->b;
@@ -1167,6 +1225,24 @@ static void hip_optional(hip_be *h) {
     b->mem_alloc_managed = mem_alloc_managed;
     b->mem_prefetch = mem_prefetch;
     b->mem_advise = mem_advise;
+  }
+  size_t gran = 0;
+  CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                              .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+  if (h->hipMemAddressReserve && h->hipMemAddressFree && h->hipMemCreate && h->hipMemRelease && h->hipMemMap &&
+      h->hipMemUnmap && h->hipMemSetAccess && h->hipMemExportToShareableHandle &&
+      h->hipMemImportFromShareableHandle && h->hipMemGetAllocationGranularity &&
+      h->hipMemGetAllocationGranularity(&gran, &prop, 0) == 0 && gran) {
+    b->vmm_granularity = gran;
+    b->vmm_reserve = vmm_reserve;
+    b->vmm_free = vmm_free;
+    b->vmm_create = vmm_create;
+    b->vmm_release = vmm_release;
+    b->vmm_map = vmm_map;
+    b->vmm_unmap = vmm_unmap;
+    b->vmm_set_access = vmm_set_access;
+    b->vmm_export_fd = vmm_export_fd;
+    b->vmm_import_fd = vmm_import_fd;
   }
 }
 

@@ -286,6 +286,10 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: return p->managed && p->direct_managed_host;
   case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: return p->pageable_access;
   case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: return p->host_native_atomics;
+  /* virtual memory management with POSIX file descriptors as shareable
+   * handles (rt_umem.c); IPC of memory and events */
+  case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return p->vmm;
+  case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: return p->vmm;
   case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
   /* No multicast objects (cuMulticast* are not done, even with several
    * emulated devices), so none binds a second device's memory, which is

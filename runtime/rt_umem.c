@@ -527,3 +527,385 @@ RT_EXPORT CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *c, CUstream s) 
   RT_TRACE("%p, %p", (const void *)c, (void *)s);
   return rt_ret(copy3d_peer(c, s, true));
 }
+
+/* ---- virtual memory management ------------------------------------------------ */
+typedef struct vphys {
+  void *bh;                   /* the backend's */
+  size_t size;
+  CUmemAllocationProp prop;
+  int handles;                /* handles not yet released (cuMemCreate, Retain, Import) */
+  int mapped;                 /* mappings of it */
+  struct vphys *next;
+} vphys;
+
+typedef struct vmap {
+  CUdeviceptr va;
+  size_t size;
+  vphys *ph;
+  unsigned long long access[16];   /* CUmemAccess_flags per device */
+  unsigned long long host;         /* the host's (host-located allocations) */
+} vmap;
+
+typedef struct vres {
+  CUdeviceptr va;
+  size_t size;
+} vres;
+
+static vphys *phys_list;
+static vmap *maps;
+static size_t nmaps, capmaps;
+static vres *res;
+static size_t nres, capres;
+
+static bool phys_valid(vphys *p) {
+  for (vphys *q = phys_list; q; q = q->next)
+    if (q == p) return true;
+  return false;
+}
+
+/* Under U: with its last handle released and its last mapping unmapped,
+ * the memory goes (cuMemRelease's documentation). */
+static void phys_drop(vphys *p) {
+  if (p->handles || p->mapped) return;
+  for (vphys **q = &phys_list; *q; q = &(*q)->next)
+    if (*q == p) {
+      *q = p->next;
+      break;
+    }
+  rt.backend->vmm_release(rt.backend, p->bh);
+  free(p);
+}
+
+static CUresult vmm_ready(void) {
+  CUresult r = rt_check_init();
+  if (r != CUDA_SUCCESS) return r;
+  return rt.backend->vmm_granularity ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* A pinned allocation on a device or on the host (CUDA 12.2's host
+ * locations: a host NUMA node, or the host; the node closest to the
+ * caller is refused, as the driver API documents). */
+static CUresult check_prop(const CUmemAllocationProp *p) {
+  if (!p || p->type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  switch (p->location.type) {
+  case CU_MEM_LOCATION_TYPE_DEVICE:
+    if (p->location.id < 0 || p->location.id >= rt.ndev) return CUDA_ERROR_INVALID_DEVICE;
+    break;
+  case CU_MEM_LOCATION_TYPE_HOST: break;
+  case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    if (p->location.id < 0) return CUDA_ERROR_INVALID_VALUE;
+    break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (p->requestedHandleTypes & ~(unsigned)CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+  return CUDA_SUCCESS;
+}
+
+/* The device an allocation's memory counts against; -1 for the host. */
+static int prop_device(const CUmemAllocationProp *p) {
+  return p->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? p->location.id : -1;
+}
+
+RT_EXPORT CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *prop,
+                                                 CUmemAllocationGranularity_flags option) {
+  RT_TRACE("%p, %p, %d", (void *)g, (const void *)prop, (int)option);
+  if (!g || (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = vmm_ready();
+  if (r == CUDA_SUCCESS) r = check_prop(prop);
+  if (r == CUDA_SUCCESS) *g = rt.backend->vmm_granularity;
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdeviceptr addr,
+                                       unsigned long long flags) {
+  RT_TRACE("%p, %zu, %zu, %#llx, %#llx", (void *)ptr, size, align, (unsigned long long)addr, flags);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  size_t g = rt.backend->vmm_granularity;
+  if (!ptr || !size || size % g || (align & (align - 1)) || flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  uint64_t p;
+  pthread_mutex_lock(&U);
+  if (nres == capres) {
+    size_t nc = capres ? capres * 2 : 8;
+    vres *nr = realloc(res, nc * sizeof *nr);
+    if (!nr) {
+      pthread_mutex_unlock(&U);
+      return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    res = nr;
+    capres = nc;
+  }
+  r = rt.backend->vmm_reserve(rt.backend, size, align, addr, &p);
+  if (r == CUDA_SUCCESS) {
+    res[nres++] = (vres){p, size};
+    *ptr = p;
+  }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) {
+  RT_TRACE("%#llx, %zu", (unsigned long long)ptr, size);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  pthread_mutex_lock(&U);
+  size_t i = 0;
+  while (i < nres && !(res[i].va == ptr && res[i].size == size)) i++;
+  r = i < nres ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  for (size_t k = 0; r == CUDA_SUCCESS && k < nmaps; k++)
+    if (maps[k].va >= ptr && maps[k].va < ptr + size) r = CUDA_ERROR_INVALID_VALUE;   /* still mapped */
+  if (r == CUDA_SUCCESS) r = rt.backend->vmm_free(rt.backend, ptr, size);
+  if (r == CUDA_SUCCESS) res[i] = res[--nres];
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop,
+                               unsigned long long flags) {
+  RT_TRACE("%p, %zu, %p, %#llx", (void *)h, size, (const void *)prop, flags);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!h || !size || flags || size % rt.backend->vmm_granularity) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if ((r = check_prop(prop)) != CUDA_SUCCESS) return rt_ret(r);
+  vphys *p = calloc(1, sizeof *p);
+  if (!p) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  r = rt.backend->vmm_create(rt.backend, size, prop_device(prop),
+                             prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, &p->bh);
+  if (r != CUDA_SUCCESS) {
+    free(p);
+    return rt_ret(r);
+  }
+  p->size = size;
+  p->prop = *prop;
+  p->handles = 1;
+  pthread_mutex_lock(&U);
+  p->next = phys_list;
+  phys_list = p;
+  pthread_mutex_unlock(&U);
+  *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
+  RT_TRACE("%#llx", (unsigned long long)h);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  vphys *p = (vphys *)(uintptr_t)h;
+  pthread_mutex_lock(&U);
+  if (!phys_valid(p) || !p->handles) {
+    r = CUDA_ERROR_INVALID_VALUE;
+  } else {
+    p->handles--;
+    phys_drop(p);
+  }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+/* Under U: the reservation holding [p, p + n), or NULL. */
+static vres *reservation(CUdeviceptr p, size_t n) {
+  for (size_t i = 0; i < nres; i++)
+    if (p >= res[i].va && n <= res[i].size && p - res[i].va <= res[i].size - n) return &res[i];
+  return NULL;
+}
+
+RT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,
+                            unsigned long long flags) {
+  RT_TRACE("%#llx, %zu, %zu, %#llx, %#llx", (unsigned long long)ptr, size, offset, (unsigned long long)h, flags);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  size_t g = rt.backend->vmm_granularity;
+  /* CUDA: the offset "must currently be zero" */
+  if (!size || size % g || ptr % g || offset || flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  vphys *p = (vphys *)(uintptr_t)h;
+  pthread_mutex_lock(&U);
+  if (!phys_valid(p) || size > p->size || !reservation(ptr, size)) r = CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < nmaps; i++)
+    if (maps[i].va < ptr + size && ptr < maps[i].va + maps[i].size) r = CUDA_ERROR_INVALID_VALUE;  /* mapped */
+  if (r == CUDA_SUCCESS && nmaps == capmaps) {
+    size_t nc = capmaps ? capmaps * 2 : 16;
+    vmap *nm = realloc(maps, nc * sizeof *nm);
+    if (nm) {
+      maps = nm;
+      capmaps = nc;
+    } else {
+      r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  if (r == CUDA_SUCCESS) r = rt.backend->vmm_map(rt.backend, ptr, size, offset, p->bh);
+  if (r == CUDA_SUCCESS) {
+    maps[nmaps++] = (vmap){.va = ptr, .size = size, .ph = p};
+    p->mapped++;
+  }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
+  RT_TRACE("%#llx, %zu", (unsigned long long)ptr, size);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!size) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  pthread_mutex_lock(&U);
+  /* whole mappings only, and at least one */
+  bool any = false;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < nmaps; i++) {
+    if (!(maps[i].va < ptr + size && ptr < maps[i].va + maps[i].size)) continue;
+    if (maps[i].va < ptr || maps[i].va + maps[i].size > ptr + size) r = CUDA_ERROR_INVALID_VALUE;
+    any = true;
+  }
+  if (r == CUDA_SUCCESS && !any) r = CUDA_ERROR_INVALID_VALUE;
+  if (r == CUDA_SUCCESS) r = rt.backend->vmm_unmap(rt.backend, ptr, size);
+  if (r == CUDA_SUCCESS)
+    for (size_t i = 0; i < nmaps;) {
+      if (maps[i].va >= ptr && maps[i].va < ptr + size) {
+        vphys *ph = maps[i].ph;
+        maps[i] = maps[--nmaps];
+        ph->mapped--;
+        phys_drop(ph);
+      } else {
+        i++;
+      }
+    }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count) {
+  RT_TRACE("%#llx, %zu, %p, %zu", (unsigned long long)ptr, size, (const void *)desc, count);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!size || !desc || !count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  for (size_t k = 0; k < count; k++) {
+    CUmemLocationType t = desc[k].location.type;
+    if (t != CU_MEM_LOCATION_TYPE_DEVICE && t != CU_MEM_LOCATION_TYPE_HOST && t != CU_MEM_LOCATION_TYPE_HOST_NUMA)
+      return rt_ret(CUDA_ERROR_INVALID_VALUE);
+    if (t == CU_MEM_LOCATION_TYPE_DEVICE && (desc[k].location.id < 0 || desc[k].location.id >= rt.ndev))
+      return rt_ret(CUDA_ERROR_INVALID_DEVICE);
+    if (desc[k].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[k].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+        desc[k].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+      return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  }
+  pthread_mutex_lock(&U);
+  /* the range is mapped throughout, by whole mappings */
+  size_t covered = 0;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < nmaps; i++) {
+    if (!(maps[i].va < ptr + size && ptr < maps[i].va + maps[i].size)) continue;
+    if (maps[i].va < ptr || maps[i].va + maps[i].size > ptr + size) r = CUDA_ERROR_INVALID_VALUE;
+    covered += maps[i].size;
+  }
+  if (r == CUDA_SUCCESS && covered != size) r = CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < nmaps; i++) {
+    if (!(maps[i].va >= ptr && maps[i].va < ptr + size)) continue;
+    for (size_t k = 0; r == CUDA_SUCCESS && k < count; k++) {
+      if (desc[k].location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
+        /* the host's access to host memory: every mapping here is host
+         * memory to the host (the emulator), or HIP's to set */
+        maps[i].host = desc[k].flags;
+        continue;
+      }
+      int d = desc[k].location.id;
+      r = rt.backend->vmm_set_access(rt.backend, maps[i].va, maps[i].size, d, desc[k].flags);
+      if (r == CUDA_SUCCESS) maps[i].access[d] = desc[k].flags;
+    }
+  }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr ptr) {
+  RT_TRACE("%p, %p, %#llx", (void *)flags, (const void *)loc, (unsigned long long)ptr);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!flags || !loc) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  bool dev = loc->type == CU_MEM_LOCATION_TYPE_DEVICE;
+  if (!dev && loc->type != CU_MEM_LOCATION_TYPE_HOST && loc->type != CU_MEM_LOCATION_TYPE_HOST_NUMA)
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (dev && (loc->id < 0 || loc->id >= rt.ndev)) return rt_ret(CUDA_ERROR_INVALID_DEVICE);
+  pthread_mutex_lock(&U);
+  r = CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < nmaps; i++)
+    if (ptr >= maps[i].va && ptr < maps[i].va + maps[i].size) {
+      *flags = dev ? maps[i].access[loc->id] : maps[i].host;
+      r = CUDA_SUCCESS;
+    }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle h) {
+  RT_TRACE("%p, %#llx", (void *)prop, (unsigned long long)h);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!prop) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  vphys *p = (vphys *)(uintptr_t)h;
+  pthread_mutex_lock(&U);
+  if (phys_valid(p)) *prop = p->prop;
+  else r = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr) {
+  RT_TRACE("%p, %p", (void *)h, addr);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!h) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUdeviceptr a = (CUdeviceptr)(uintptr_t)addr;
+  pthread_mutex_lock(&U);
+  r = CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < nmaps; i++)
+    if (a >= maps[i].va && a < maps[i].va + maps[i].size) {
+      maps[i].ph->handles++;   /* one more handle to release */
+      *h = (CUmemGenericAllocationHandle)(uintptr_t)maps[i].ph;
+      r = CUDA_SUCCESS;
+      break;
+    }
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h,
+                                                CUmemAllocationHandleType type, unsigned long long flags) {
+  RT_TRACE("%p, %#llx, %d, %#llx", out, (unsigned long long)h, (int)type, flags);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!out || flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  vphys *p = (vphys *)(uintptr_t)h;
+  pthread_mutex_lock(&U);
+  if (!phys_valid(p) || !(p->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+    r = CUDA_ERROR_INVALID_VALUE;   /* not made exportable (cuMemCreate's requestedHandleTypes) */
+  else r = rt.backend->vmm_export_fd(rt.backend, p->bh, (int *)out);
+  pthread_mutex_unlock(&U);
+  return rt_ret(r);
+}
+
+RT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os,
+                                                  CUmemAllocationHandleType type) {
+  RT_TRACE("%p, %p, %d", (void *)h, os, (int)type);
+  CUresult r = vmm_ready();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!h) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  vphys *p = calloc(1, sizeof *p);
+  if (!p) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  /* POSIX: the descriptor itself, passed as the pointer's value */
+  r = rt.backend->vmm_import_fd(rt.backend, (int)(intptr_t)os, &p->bh, &p->size);
+  if (r != CUDA_SUCCESS) {
+    free(p);
+    return rt_ret(r);
+  }
+  if (!p->size) p->size = SIZE_MAX;   /* the backend cannot tell: mappings are not bounded here */
+  p->prop = (CUmemAllocationProp){.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                  .requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                                  .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = current_device()}};
+  p->handles = 1;
+  pthread_mutex_lock(&U);
+  p->next = phys_list;
+  phys_list = p;
+  pthread_mutex_unlock(&U);
+  *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
+  return rt_ret(CUDA_SUCCESS);
+}
