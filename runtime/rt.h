@@ -177,6 +177,8 @@ void rt_capture_event_destroyed(CUevent e);
 bool rt_managed_find(CUdeviceptr p, CUdeviceptr *base, size_t *bytes, int *dev);
 /* cuMemFree of a managed allocation: off the books. */
 void rt_managed_forget(CUdeviceptr p);
+/* p lies in a mapping of virtual memory management (cuMemMap). */
+bool rt_vmm_mapped(CUdeviceptr p);
 
 /* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
 /* ptr is freed (cuMemFree): off its pool's books, if it came from one. */

@@ -130,6 +130,14 @@ struct rt_backend {
   CUresult (*mem_prefetch)(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s);
   CUresult (*mem_advise)(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev);
 
+  /* ---- IPC between processes: CUDA's 64-byte handles --------------- */
+  CUresult (*ipc_mem_get)(rt_backend *b, uint64_t p, CUipcMemHandle *h);
+  CUresult (*ipc_mem_open)(rt_backend *b, const CUipcMemHandle *h, uint64_t *p);
+  CUresult (*ipc_mem_close)(rt_backend *b, uint64_t p);
+  /* events of a backend with events (event_create); without, rt_memory.c
+   * makes the handle itself */
+  CUresult (*ipc_event_get)(rt_backend *b, void *e, CUipcEventHandle *h);
+  CUresult (*ipc_event_open)(rt_backend *b, const CUipcEventHandle *h, void **e);
 
   /* ---- virtual memory management (rt_umem.c checks CUDA's rules
    * first): address ranges reserved, physical allocations (void *), a

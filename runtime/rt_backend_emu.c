@@ -27,6 +27,16 @@
  * access is a permission the API layer keeps; the emulator does not
  * refuse an access without it).
  *
+ * Device memory lives in a shared memfd mapping (emu_heap.c), so IPC
+ * hands another process (descriptor, offset, size): it maps the pages
+ * through /proc/PID/fd/FD.  Virtual memory management: a reservation is
+ * PROT_NONE address space, a physical allocation a memfd of its own, a
+ * mapping mmap(MAP_SHARED | MAP_FIXED) of it into the reservation, and a
+ * run of adjacent mappings with access set is registered with the
+ * emulator as one range of device memory (its checks then accept
+ * accesses and copies across mapping boundaries, as a GPU's page tables
+ * do).
+ *
  * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1,
  * PTXWAVE_EMU_DEVICES.
  */
@@ -75,6 +85,15 @@ typedef struct emu_map {
   uint64_t reg;               /* the start of the run it is registered in, 0 if none */
 } emu_map;
 
+/* An IPC mapping of another process's allocation. */
+typedef struct emu_ipc {
+  uint64_t ptr;               /* what cuIpcOpenMemHandle returned */
+  void *map;
+  size_t map_len;
+  uint64_t key[3];            /* pid, inode, offset: the same handle opens once */
+  int refs;
+} emu_ipc;
+
 typedef struct emu_be {
   rt_backend b;
   emu_context *ctx;
@@ -86,6 +105,8 @@ typedef struct emu_be {
   pthread_mutex_t vlock;      /* maps, ipcs */
   emu_map *maps;              /* sorted by va */
   size_t nmaps, capmaps;
+  emu_ipc *ipcs;
+  size_t nipcs, capipcs;
 } emu_be;
 
 /* The calling thread's device (set_device). */
@@ -407,6 +428,159 @@ static CUresult mem_alloc_managed(rt_backend *b, size_t n, unsigned flags, uint6
 static CUresult mem_prefetch(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s) { return CUDA_SUCCESS; }
 static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev) { return CUDA_SUCCESS; }
 
+/* ---- IPC -------------------------------------------------------------------
+ * A handle names the exporting process's memfd and the allocation in it:
+ * the process (pid and its start time, so a reused pid is refused), the
+ * descriptor, the file's inode (checked after opening), the offset and
+ * size.  The importer opens /proc/PID/fd/FD (same user: the kernel allows
+ * it as it allows reading the process's /proc entries) and maps the pages
+ * holding the allocation. */
+#define IPC_MAGIC 0x50574950u   /* "PWIP" */
+typedef struct ipc_wire {
+  uint32_t magic, version;
+  int32_t pid, fd;
+  uint64_t start, inode, offset, size;
+  uint32_t dev, pad;
+} ipc_wire;
+_Static_assert(sizeof(ipc_wire) <= sizeof(CUipcMemHandle), "the handle holds it");
+
+/* A process's start time in clock ticks since boot (proc(5), field 22). */
+static uint64_t proc_start(pid_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *q = strrchr(buf, ')');   /* the command may hold spaces */
+  if (!q) return 0;
+  unsigned long long v = 0;
+  /* fields 3..22 after the name: skip 19 */
+  for (int f = 0; f < 20 && q; f++) q = strchr(q + 1, ' ');
+  if (!q || sscanf(q + 1, "%llu", &v) != 1) return 0;
+  return v;
+}
+
+static CUresult ipc_mem_get(rt_backend *b, uint64_t p, CUipcMemHandle *h) {
+  emu_mem_desc md;
+  if (emu_mem_query(C(b), p, &md) != EMU_OK || !md.owned) {
+    snprintf(b->error, sizeof b->error, "cuIpcGetMemHandle: 0x%llx is not in a cuMemAlloc'ed allocation",
+             (unsigned long long)p);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  struct stat st;
+  if (md.fd < 0 || fstat(md.fd, &st) != 0) {
+    snprintf(b->error, sizeof b->error, "cuIpcGetMemHandle: the emulator's device memory is not shareable here "
+             "(no memfd mapping)");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  ipc_wire w = {.magic = IPC_MAGIC, .version = 1, .pid = getpid(), .fd = md.fd, .start = proc_start(getpid()),
+                .inode = st.st_ino, .offset = md.offset, .size = md.bytes, .dev = md.tag};
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, &w, sizeof w);
+  return CUDA_SUCCESS;
+}
+
+static CUresult ipc_mem_open(rt_backend *b, const CUipcMemHandle *h, uint64_t *out) {
+  emu_be *e = (emu_be *)b;
+  ipc_wire w;
+  memcpy(&w, h->reserved, sizeof w);
+  if (w.magic != IPC_MAGIC || w.version != 1 || w.size == 0) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: not a handle of ptxwave's emulator");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (w.pid == getpid()) {
+    /* CUDA: a handle is opened by another process (cudaErrorDeviceUninitialized,
+     * "invalid device context", in the exporting one) */
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: the handle was made in this process");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  uint64_t key[3] = {(uint64_t)w.pid, w.inode, w.offset};
+  pthread_mutex_lock(&e->vlock);
+  for (size_t i = 0; i < e->nipcs; i++)
+    if (!memcmp(e->ipcs[i].key, key, sizeof key)) {
+      e->ipcs[i].refs++;   /* opened again: the same pointer, counted (CUDA) */
+      *out = e->ipcs[i].ptr;
+      pthread_mutex_unlock(&e->vlock);
+      return CUDA_SUCCESS;
+    }
+  pthread_mutex_unlock(&e->vlock);
+  if (proc_start(w.pid) != w.start) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: process %d, which made the handle, has ended",
+             (int)w.pid);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)w.pid, (int)w.fd);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_ino != w.inode) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: cannot open %s: %s", path,
+             fd < 0 ? strerror(errno) : "another file");
+    if (fd >= 0) close(fd);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t start = w.offset & ~(page - 1);
+  size_t len = (size_t)(w.offset - start + w.size);
+  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
+  close(fd);
+  if (m == MAP_FAILED) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: mmap: %s", strerror(errno));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  uint64_t ptr = (uint64_t)(uintptr_t)m + (w.offset - start);
+  /* the exporter's device, if this process has it */
+  int dev = (int)w.dev < e->ndev ? (int)w.dev : 0;
+  CUresult r = from_emu(b, emu_register_tagged(C(b), (void *)(uintptr_t)ptr, (size_t)w.size, (uint16_t)dev));
+  pthread_mutex_lock(&e->vlock);
+  if (r == CUDA_SUCCESS && e->nipcs == e->capipcs) {
+    size_t nc = e->capipcs ? e->capipcs * 2 : 8;
+    emu_ipc *ni = realloc(e->ipcs, nc * sizeof *ni);
+    if (ni) {
+      e->ipcs = ni;
+      e->capipcs = nc;
+    } else {
+      r = CUDA_ERROR_OUT_OF_MEMORY;
+      emu_unregister(C(b), (void *)(uintptr_t)ptr);
+    }
+  }
+  if (r == CUDA_SUCCESS) {
+    e->ipcs[e->nipcs++] = (emu_ipc){.ptr = ptr, .map = m, .map_len = len, .key = {key[0], key[1], key[2]},
+                                    .refs = 1};
+    *out = ptr;
+  }
+  pthread_mutex_unlock(&e->vlock);
+  if (r != CUDA_SUCCESS) munmap(m, len);
+  return r;
+}
+
+static CUresult ipc_mem_close(rt_backend *b, uint64_t p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->vlock);
+  for (size_t i = 0; i < e->nipcs; i++) {
+    if (e->ipcs[i].ptr != p) continue;
+    emu_ipc c = e->ipcs[i];
+    if (--e->ipcs[i].refs > 0) {
+      pthread_mutex_unlock(&e->vlock);
+      return CUDA_SUCCESS;
+    }
+    e->ipcs[i] = e->ipcs[--e->nipcs];
+    pthread_mutex_unlock(&e->vlock);
+    pthread_mutex_lock(&e->lock);   /* after a launch that may use it (ordered freeing) */
+    emu_unregister(C(b), (void *)(uintptr_t)p);
+    pthread_mutex_unlock(&e->lock);
+    munmap(c.map, c.map_len);
+    return CUDA_SUCCESS;
+  }
+  pthread_mutex_unlock(&e->vlock);
+  snprintf(b->error, sizeof b->error, "cuIpcCloseMemHandle: 0x%llx was not opened by cuIpcOpenMemHandle",
+           (unsigned long long)p);
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
 /* ---- virtual memory management ------------------------------------------- */
 #define VMM_GRANULARITY ((size_t)2 << 20)   /* CUDA's on current GPUs: 2 MiB */
 
@@ -664,6 +838,9 @@ rt_backend *rt_backend_emu_create(void) {
                       .mem_alloc_managed = mem_alloc_managed,
                       .mem_prefetch = mem_prefetch,
                       .mem_advise = mem_advise,
+                      .ipc_mem_get = ipc_mem_get,
+                      .ipc_mem_open = ipc_mem_open,
+                      .ipc_mem_close = ipc_mem_close,
                       .vmm_granularity = VMM_GRANULARITY,
                       .vmm_reserve = vmm_reserve,
                       .vmm_free = vmm_free,

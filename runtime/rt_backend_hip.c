@@ -142,6 +142,11 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
   X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                \
   X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, void *))                   \
   X(hipPointerGetAttribute, (void *, int, hip_ptr))                                         \
+  X(hipIpcGetMemHandle, (void *, void *))                                                   \
+  X(hipIpcOpenMemHandle, (void **, CUipcMemHandle, unsigned))                               \
+  X(hipIpcCloseMemHandle, (void *))                                                         \
+  X(hipIpcGetEventHandle, (void *, void *))                                                 \
+  X(hipIpcOpenEventHandle, (void **, CUipcEventHandle))                                     \
   X(hipMemAddressReserve, (void **, size_t, size_t, void *, unsigned long long))            \
   X(hipMemAddressFree, (void *, size_t))                                                    \
   X(hipMemCreate, (void **, size_t, const CUmemAllocationProp *, unsigned long long))       \
@@ -1162,6 +1167,25 @@ static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, 
   return from_hip(b, "hipMemAdvise", H(b)->hipMemAdvise((const void *)(uintptr_t)p, n, (int)a, dev));
 }
 
+static CUresult ipc_mem_get(rt_backend *b, uint64_t p, CUipcMemHandle *out) {
+  return from_hip(b, "hipIpcGetMemHandle", H(b)->hipIpcGetMemHandle(out, (void *)(uintptr_t)p));
+}
+static CUresult ipc_mem_open(rt_backend *b, const CUipcMemHandle *hd, uint64_t *p) {
+  void *q = NULL;
+  CUresult r = from_hip(b, "hipIpcOpenMemHandle", H(b)->hipIpcOpenMemHandle(&q, *hd, 1 /* lazy peer access */));
+  *p = (uint64_t)(uintptr_t)q;
+  return r;
+}
+static CUresult ipc_mem_close(rt_backend *b, uint64_t p) {
+  return from_hip(b, "hipIpcCloseMemHandle", H(b)->hipIpcCloseMemHandle((void *)(uintptr_t)p));
+}
+static CUresult ipc_event_get(rt_backend *b, void *e, CUipcEventHandle *out) {
+  return from_hip(b, "hipIpcGetEventHandle", H(b)->hipIpcGetEventHandle(out, e));
+}
+static CUresult ipc_event_open(rt_backend *b, const CUipcEventHandle *hd, void **e) {
+  return from_hip(b, "hipIpcOpenEventHandle", H(b)->hipIpcOpenEventHandle(e, *hd));
+}
+
 static CUresult vmm_reserve(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out) {
   void *p = NULL;
   CUresult r = from_hip(b, "hipMemAddressReserve",
@@ -1225,6 +1249,15 @@ static void hip_optional(hip_be *h) {
     b->mem_alloc_managed = mem_alloc_managed;
     b->mem_prefetch = mem_prefetch;
     b->mem_advise = mem_advise;
+  }
+  if (h->hipIpcGetMemHandle && h->hipIpcOpenMemHandle && h->hipIpcCloseMemHandle) {
+    b->ipc_mem_get = ipc_mem_get;
+    b->ipc_mem_open = ipc_mem_open;
+    b->ipc_mem_close = ipc_mem_close;
+  }
+  if (h->hipIpcGetEventHandle && h->hipIpcOpenEventHandle) {
+    b->ipc_event_get = ipc_event_get;
+    b->ipc_event_open = ipc_event_open;
   }
   size_t gran = 0;
   CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,

@@ -290,6 +290,8 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
    * handles (rt_umem.c); IPC of memory and events */
   case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return p->vmm;
   case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: return p->vmm;
+  case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:   /* the emulator makes its own (rt_memory.c) */
+    return rt.backend->event_create ? rt.backend->ipc_event_get != NULL : 1;
   case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
   /* No multicast objects (cuMulticast* are not done, even with several
    * emulated devices), so none binds a second device's memory, which is

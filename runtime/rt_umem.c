@@ -528,6 +528,44 @@ RT_EXPORT CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *c, CUstream s) 
   return rt_ret(copy3d_peer(c, s, true));
 }
 
+/* ---- IPC of memory (events: rt_memory.c) -------------------------------- */
+RT_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
+  RT_TRACE("%p, %#llx", (void *)h, (unsigned long long)p);
+  if (!h || !p) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!rt.backend->ipc_mem_get) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  return rt_ret(rt.backend->ipc_mem_get(rt.backend, p, h));
+}
+
+RT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags) {
+  RT_TRACE("%p, %#x", (void *)p, flags);
+  if (!p || (flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!rt.backend->ipc_mem_open) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  uint64_t q = 0;
+  r = rt.backend->ipc_mem_open(rt.backend, &h, &q);
+  if (r == CUDA_SUCCESS) *p = q;
+  else RT_LOG(rt_debug, "cuIpcOpenMemHandle: %s", rt.backend->error);
+  return rt_ret(r);
+}
+
+/* CUDA 4.1's symbol: the same signature. */
+RT_EXPORT CUresult rt_cuIpcOpenMemHandle_v1(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags)
+    __asm__("cuIpcOpenMemHandle");
+RT_EXPORT CUresult rt_cuIpcOpenMemHandle_v1(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags) {
+  return cuIpcOpenMemHandle(p, h, flags);
+}
+
+RT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
+  RT_TRACE("%#llx", (unsigned long long)p);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!rt.backend->ipc_mem_close) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  return rt_ret(rt.backend->ipc_mem_close(rt.backend, p));
+}
+
 /* ---- virtual memory management ------------------------------------------------ */
 typedef struct vphys {
   void *bh;                   /* the backend's */
@@ -908,4 +946,12 @@ RT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *
   pthread_mutex_unlock(&U);
   *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
   return rt_ret(CUDA_SUCCESS);
+}
+
+bool rt_vmm_mapped(CUdeviceptr p) {
+  pthread_mutex_lock(&U);
+  bool found = false;
+  for (size_t i = 0; i < nmaps && !found; i++) found = p >= maps[i].va && p < maps[i].va + maps[i].size;
+  pthread_mutex_unlock(&U);
+  return found;
 }
