@@ -32,6 +32,12 @@
  * A fork()ed child does not inherit the mapping (MADV_DONTFORK): the
  * child's copy of the allocator would otherwise hand out memory the
  * parent is using; CUDA's device memory is not the child's either.
+ *
+ * Under AddressSanitizer the heap tells ASan what is allocated, as malloc
+ * did for the memory it replaced: a freed block is poisoned (a host-side
+ * use after free of device memory is reported), an allocation's bytes past
+ * the size asked for too.  Memory never handed out stays unpoisoned
+ * (poisoning the whole reservation would write gigabytes of shadow).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -41,6 +47,15 @@
 #include <unistd.h>
 
 #include "emu_heap.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define HEAP_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define HEAP_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define HEAP_POISON(p, n) ((void)(p), (void)(n))
+#define HEAP_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 #define UNIT_SHIFT 8                  /* 256-byte units */
 #define SL_SHIFT 4                    /* 16 second-level classes per power of two */
@@ -268,6 +283,9 @@ emu_heap *emu_heap_create(uint64_t bytes) {
 
 void emu_heap_destroy(emu_heap *h) {
   if (!h) return;
+  /* the addresses go back to the system: no poison may stay on them (only
+   * memory handed out was ever poisoned) */
+  HEAP_UNPOISON(h->base, (size_t)(h->hwm << UNIT_SHIFT));
   munmap(h->base, h->bytes);
   close(h->fd);
   free(h->blk);
@@ -316,7 +334,11 @@ void *emu_heap_alloc(emu_heap *h, size_t bytes) {
   p = h->base + (off << UNIT_SHIFT);
 out:
   pthread_mutex_unlock(&h->lock);
-  if (p && !fresh) memset(p, 0, (size_t)(u << UNIT_SHIFT));
+  if (p) {
+    HEAP_UNPOISON(p, (size_t)(u << UNIT_SHIFT));
+    if (!fresh) memset(p, 0, (size_t)(u << UNIT_SHIFT));
+    HEAP_POISON((uint8_t *)p + (bytes ? bytes : 1), (size_t)(u << UNIT_SHIFT) - (bytes ? bytes : 1));
+  }
   return p;
 }
 
@@ -337,6 +359,7 @@ bool emu_heap_free(emu_heap *h, void *ptr, bool reuse) {
     return false;
   }
   uint64_t n = h->blk[i].units << UNIT_SHIFT;
+  HEAP_POISON(ptr, (size_t)n);
   if (n >= HEAP_PUNCH || !reuse) punch(ptr, n);
   if (!reuse) {
     /* memcheck: the address range is never handed out again, so a stale

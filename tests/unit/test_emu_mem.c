@@ -481,6 +481,26 @@ START_TEST(heap_shared) {
 }
 END_TEST
 
+/* Under ASan the heap marks what is not allocated, as malloc did: the
+ * bytes past an allocation's size and a freed block are poisoned. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+START_TEST(heap_asan) {
+  emu_heap *h = emu_heap_create((uint64_t)16 << 20);
+  ck_assert_ptr_nonnull(h);
+  uint8_t *p = emu_heap_alloc(h, 1000);
+  ck_assert(!__asan_address_is_poisoned(p) && !__asan_address_is_poisoned(p + 999));
+  ck_assert(__asan_address_is_poisoned(p + 1000));
+  ck_assert(emu_heap_free(h, p, true));
+  ck_assert(__asan_address_is_poisoned(p));
+  uint8_t *q = emu_heap_alloc(h, 2048);   /* the same block again: usable */
+  ck_assert_ptr_eq(q, p);
+  ck_assert(!__asan_address_is_poisoned(q + 2047));
+  emu_heap_destroy(h);
+}
+END_TEST
+#endif
+
 /* emu_malloc's memory is shareable and tagged; registered memory is not
  * shareable. */
 START_TEST(malloc_query) {
@@ -520,6 +540,9 @@ Suite *emu_mem_suite(void) {
   tcase_add_test(tc, heap_random);
   tcase_add_test(tc, heap_shared);
   tcase_add_test(tc, malloc_query);
+#if defined(__SANITIZE_ADDRESS__)
+  tcase_add_test(tc, heap_asan);
+#endif
   suite_add_tcase(s, tc);
   return s;
 }
