@@ -434,7 +434,8 @@ RT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
     if (c->cls[i].dtor) c->cls[i].dtor(c, c->cls[i].key, c->cls[i].value);
   c->ncls = 0;
   c->refs = 0;
-  c->sticky = CUDA_SUCCESS;   /* a new context: the fault is gone with the old one */
+  c->sticky = CUDA_SUCCESS;   /* a new context: the fault is gone with the old one, */
+  c->peers = 0;               /* and so is its peer access */
   return rt_ret(CUDA_SUCCESS);
 }
 

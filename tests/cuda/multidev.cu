@@ -12,7 +12,8 @@
  * disabling twice cudaErrorPeerAccessNotEnabled; with access enabled a
  * kernel on device 0 reads device 1's buffer; cudaMemcpyPeer and
  * cudaMemcpyPeerAsync copy between the devices; the P2P attributes say
- * access is supported.
+ * access is supported; cudaDeviceReset takes the peer access with the
+ * context.
  */
 #include <cuda.h>
 
@@ -131,5 +132,11 @@ int main(void)
     CHECK(cudaFree(buf[0]));
     CHECK(cudaSetDevice(1));
     CHECK(cudaFree(buf[1]));
+    /* a reset context has no peer access left: enabling it again succeeds */
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaDeviceReset());
+    CHECK(cudaSetDevice(0));
+    e = cudaDeviceEnablePeerAccess(1, 0);
+    pw_expect(&rep, e == cudaSuccess, "enabling peer access after cudaDeviceReset: %s", cudaGetErrorName(e));
     return pw_finish(&rep);
 }
