@@ -61,12 +61,20 @@ void emu_context_destroy(emu_context *c);
 const char *emu_error_message(const emu_context *c);
 
 /* ---- memory ----------------------------------------------------------- */
-/* Device pointers are host addresses; bytes == 0 allocates a 1-byte block. */
+/* Device pointers are host addresses; bytes == 0 allocates a 1-byte block.
+ * The memory lives in one shared mapping of a memfd (emu_heap.c), so that
+ * another process can map an allocation (emu_mem_query's fd and offset);
+ * where the system refuses one, in private memory. */
 emu_status emu_malloc(emu_context *c, size_t bytes, uint64_t *dptr);
+/* The same with a tag the caller reads back (emu_mem_query): the runtime
+ * keeps there the device an allocation belongs to. */
+emu_status emu_malloc_tagged(emu_context *c, size_t bytes, uint16_t tag, uint64_t *dptr);
 emu_status emu_free(emu_context *c, uint64_t dptr);
 /* Makes host memory the caller owns addressable by device code (mapped or
- * registered host memory); emu_unregister forgets it. */
+ * registered host memory, mappings the caller made); emu_unregister forgets
+ * it. */
 emu_status emu_register(emu_context *c, void *host, size_t bytes);
+emu_status emu_register_tagged(emu_context *c, void *host, size_t bytes, uint16_t tag);
 emu_status emu_unregister(emu_context *c, void *host);
 emu_status emu_memcpy_htod(emu_context *c, uint64_t dst, const void *src, size_t bytes);
 emu_status emu_memcpy_dtoh(emu_context *c, void *dst, uint64_t src, size_t bytes);
@@ -75,6 +83,16 @@ emu_status emu_memcpy_dtod(emu_context *c, uint64_t dst, uint64_t src, size_t by
 emu_status emu_memset(emu_context *c, uint64_t dst, uint32_t value, unsigned elem_bytes, size_t count);
 /* The allocation holding dptr: its base and size (cuMemGetAddressRange). */
 emu_status emu_mem_range(emu_context *c, uint64_t dptr, uint64_t *base, size_t *bytes);
+typedef struct emu_mem_desc {
+  uint64_t base;
+  size_t bytes;
+  uint16_t tag;
+  bool owned;               /* emu_malloc'ed (else registered or a module variable) */
+  int fd;                   /* owned and shareable: the memfd holding it, */
+  uint64_t offset;          /* and the allocation's offset in it; else fd -1 */
+} emu_mem_desc;
+/* The live allocation holding dptr; EMU_ERR_NOT_FOUND if none. */
+emu_status emu_mem_query(emu_context *c, uint64_t dptr, emu_mem_desc *out);
 
 /* ---- modules ---------------------------------------------------------- */
 /* Decodes every function of m (which must stay alive while the module is

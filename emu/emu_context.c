@@ -1,8 +1,10 @@
 /* emu/emu_context.c: contexts, device memory and modules.
  *
  * Device memory is host memory: emu_malloc returns the host address of a
- * zeroed, 256-byte aligned block (CUDA's alignment) and enters it in the
- * context's allocation table, a sorted array searched by address.  Module
+ * zeroed, 256-byte aligned block (CUDA's alignment) from the context's
+ * shared heap (emu_heap.c: one memfd mapping, so another process can map
+ * it) and enters it in the context's allocation table, a sorted array
+ * searched by address.  Module
  * .global and .const variables are allocations too (.const ones read-only
  * to device code).  Launches take a snapshot of the table, so device code
  * reads it without locks; memcpy and memset check their ranges against it,
@@ -16,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "emu_heap.h"
 #include "emu_internal.h"
 
 const char *emu_status_name(emu_status s) {
@@ -64,7 +69,9 @@ void emu_context_destroy(emu_context *c) {
   if (!c) return;
   while (c->modules) emu_module_unload(c->modules);
   for (uint32_t i = 0; i < c->nallocs; i++)
-    if (c->allocs[i].owned) free((void *)(uintptr_t)c->allocs[i].base);
+    if (c->allocs[i].owned && !emu_heap_owns(c->dmem, (void *)(uintptr_t)c->allocs[i].base))
+      free((void *)(uintptr_t)c->allocs[i].base);
+  emu_heap_destroy(c->dmem);
   free(c->allocs);
   pthread_mutex_destroy(&c->lock);
   pthread_mutex_destroy(&c->print_lock);
@@ -116,31 +123,64 @@ static const emu_alloc *range_ok(emu_context *c, uint64_t p, size_t n) {
   return a;
 }
 
-emu_status emu_malloc(emu_context *c, size_t bytes, uint64_t *dptr) {
+/* The address space of the shared heap: eight times the host's memory
+ * (memcheck never reuses freed addresses), at least 16 and at most 512
+ * GiB.  It is reserved, not committed; a system that refuses it gets
+ * smaller ones, then private memory. */
+static emu_heap *make_heap(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  uint64_t ram = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (uint64_t)4 << 30;
+  uint64_t want = ram * 8;
+  if (want < (uint64_t)16 << 30) want = (uint64_t)16 << 30;
+  if (want > (uint64_t)512 << 30) want = (uint64_t)512 << 30;
+  for (uint64_t n = want; n >= ((uint64_t)1 << 30); n /= 2) {
+    emu_heap *h = emu_heap_create(n);
+    if (h) return h;
+  }
+  return NULL;
+}
+
+static void *device_bytes(emu_context *c, size_t rounded) {
+  pthread_mutex_lock(&c->lock);
+  if (!c->dmem_tried) {
+    c->dmem = make_heap();
+    c->dmem_tried = true;
+  }
+  pthread_mutex_unlock(&c->lock);
+  if (c->dmem) return emu_heap_alloc(c->dmem, rounded);
+  void *p = aligned_alloc(256, rounded);
+  if (p) memset(p, 0, rounded);
+  return p;
+}
+
+emu_status emu_malloc_tagged(emu_context *c, size_t bytes, uint16_t tag, uint64_t *dptr) {
   if (!c || !dptr) return EMU_ERR_INVALID_VALUE;
   size_t sz = bytes ? bytes : 1;
   size_t rounded = (sz + 255) & ~(size_t)255;
   if (rounded < sz) return EMU_ERR_OUT_OF_MEMORY;
-  void *p = aligned_alloc(256, rounded);
+  void *p = device_bytes(c, rounded);
   if (!p) {
     emu_set_error(c, "out of memory allocating %zu bytes", bytes);
     return EMU_ERR_OUT_OF_MEMORY;
   }
-  memset(p, 0, rounded);
   if ((uint64_t)(uintptr_t)p + rounded > EMU_WIN_SHARED) {
-    free(p);
+    if (!emu_heap_free(c->dmem, p, true)) free(p);
     emu_set_error(c, "the host returned memory above 2^48, where the emulator keeps its address windows");
     return EMU_ERR_OUT_OF_MEMORY;
   }
   pthread_mutex_lock(&c->lock);
-  bool ok = table_insert(c, (emu_alloc){.base = (uint64_t)(uintptr_t)p, .size = sz, .owned = true});
+  bool ok = table_insert(c, (emu_alloc){.base = (uint64_t)(uintptr_t)p, .size = sz, .owned = true, .tag = tag});
   pthread_mutex_unlock(&c->lock);
   if (!ok) {
-    free(p);
+    if (!emu_heap_free(c->dmem, p, true)) free(p);
     return EMU_ERR_OUT_OF_MEMORY;
   }
   *dptr = (uint64_t)(uintptr_t)p;
   return EMU_OK;
+}
+
+emu_status emu_malloc(emu_context *c, size_t bytes, uint64_t *dptr) {
+  return emu_malloc_tagged(c, bytes, 0, dptr);
 }
 
 emu_status emu_free(emu_context *c, uint64_t dptr) {
@@ -153,10 +193,12 @@ emu_status emu_free(emu_context *c, uint64_t dptr) {
     emu_set_error(c, "free of 0x%llx, which is not the start of a live allocation", (unsigned long long)dptr);
     return EMU_ERR_INVALID_VALUE;
   }
+  void *p = (void *)(uintptr_t)dptr;
   if (c->opt.memcheck) {
     c->allocs[i].freed = true;
+    emu_heap_free(c->dmem, p, false);   /* the memory goes, the addresses stay taken */
   } else {
-    free((void *)(uintptr_t)dptr);
+    if (!emu_heap_free(c->dmem, p, true)) free(p);
     table_remove(c, i);
   }
   pthread_mutex_unlock(&c->lock);
@@ -164,9 +206,13 @@ emu_status emu_free(emu_context *c, uint64_t dptr) {
 }
 
 emu_status emu_register(emu_context *c, void *host, size_t bytes) {
+  return emu_register_tagged(c, host, bytes, 0);
+}
+
+emu_status emu_register_tagged(emu_context *c, void *host, size_t bytes, uint16_t tag) {
   if (!c || !host || !bytes) return EMU_ERR_INVALID_VALUE;
   pthread_mutex_lock(&c->lock);
-  bool ok = table_insert(c, (emu_alloc){.base = (uint64_t)(uintptr_t)host, .size = bytes});
+  bool ok = table_insert(c, (emu_alloc){.base = (uint64_t)(uintptr_t)host, .size = bytes, .tag = tag});
   pthread_mutex_unlock(&c->lock);
   return ok ? EMU_OK : EMU_ERR_OUT_OF_MEMORY;
 }
@@ -243,6 +289,20 @@ emu_status emu_mem_range(emu_context *c, uint64_t dptr, uint64_t *base, size_t *
   if (ok) {
     if (base) *base = a->base;
     if (bytes) *bytes = a->size;
+  }
+  pthread_mutex_unlock(&c->lock);
+  return ok ? EMU_OK : EMU_ERR_NOT_FOUND;
+}
+
+emu_status emu_mem_query(emu_context *c, uint64_t dptr, emu_mem_desc *out) {
+  if (!c || !out) return EMU_ERR_INVALID_VALUE;
+  pthread_mutex_lock(&c->lock);
+  const emu_alloc *a = emu_find_alloc(c->allocs, c->nallocs, dptr);
+  bool ok = a && !a->freed;
+  if (ok) {
+    *out = (emu_mem_desc){.base = a->base, .bytes = a->size, .tag = a->tag, .owned = a->owned, .fd = -1};
+    if (!a->owned || !emu_heap_share(c->dmem, (void *)(uintptr_t)a->base, &out->fd, &out->offset))
+      out->fd = -1;
   }
   pthread_mutex_unlock(&c->lock);
   return ok ? EMU_OK : EMU_ERR_NOT_FOUND;

@@ -228,6 +228,7 @@ typedef struct emu_alloc {
   bool owned;                   /* malloc'd by emu_malloc (else module variable or registered) */
   bool freed;                   /* memcheck quarantine */
   bool readonly;                /* .const */
+  uint16_t tag;                 /* the caller's (the runtime: the device it belongs to) */
 } emu_alloc;
 
 struct emu_context {
@@ -240,6 +241,8 @@ struct emu_context {
   char msg[4096];
   emu_stats last;
   uint64_t launches;
+  struct emu_heap *dmem;        /* emu_malloc's memory (emu_heap.c), made on first use */
+  bool dmem_tried;
   uint64_t heap;                /* device malloc heap (registered allocation), 0 until needed */
   uint64_t heap_size, heap_used;
 };

@@ -64,6 +64,7 @@ struct CUctx_st {
    * context is destroyed or (primary) reset.  CUDA Runtime API,
    * "Error Handling"; rt_fault. */
   CUresult sticky;
+  uint32_t peers;               /* devices whose memory it may access (cuCtxEnablePeerAccess) */
 };
 
 /* The compute capability reported without PTXWAVE_CC, major * 10 + minor
@@ -170,6 +171,14 @@ CUresult rt_capture_wait_event(CUstream s, CUevent e, unsigned flags, bool *hand
 CUresult rt_capture_mem(CUstream s, bool alloc, size_t bytes, CUdeviceptr *ptr, bool *captured);
 void rt_capture_stream_destroyed(CUstream s);
 void rt_capture_event_destroyed(CUevent e);
+
+/* ---- rt_umem.c: managed memory, peers, IPC, virtual memory ------------- */
+/* p lies in a cuMemAllocManaged allocation: its base, size and device. */
+bool rt_managed_find(CUdeviceptr p, CUdeviceptr *base, size_t *bytes, int *dev);
+/* cuMemFree of a managed allocation: off the books. */
+void rt_managed_forget(CUdeviceptr p);
+/* p lies in a mapping of virtual memory management (cuMemMap). */
+bool rt_vmm_mapped(CUdeviceptr p);
 
 /* ---- rt_pool.c: the stream-ordered allocator ----------------------------- */
 /* ptr is freed (cuMemFree): off its pool's books, if it came from one. */

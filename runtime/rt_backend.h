@@ -37,6 +37,12 @@ typedef struct rt_device_props {
   int pci_domain, pci_bus, pci_device;
   int wave_size;                /* the backend's wave (the runtime always reports warp 32) */
   bool integrated;
+  /* managed memory and its relatives (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
+   * CONCURRENT_MANAGED_ACCESS, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
+   * PAGEABLE_MEMORY_ACCESS, HOST_NATIVE_ATOMIC_SUPPORTED), virtual memory
+   * management (VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) */
+  bool managed, concurrent_managed, direct_managed_host, pageable_access, host_native_atomics;
+  bool vmm;
 } rt_device_props;
 
 typedef struct rt_bmodule rt_bmodule;  /* a backend's loaded module */
@@ -102,6 +108,52 @@ struct rt_backend {
   CUresult (*event_sync)(rt_backend *b, void *e);
   CUresult (*event_elapsed)(rt_backend *b, float *ms, void *start, void *end);
   CUresult (*stream_wait_event)(rt_backend *b, rt_bstream s, void *e);
+
+  /* ---- several devices (rt_umem.c) -----------------------------------
+   * set_device: the device the calling thread works on.  CUDA's current
+   * context is per thread, and so is HIP's device (hipSetDevice); the API
+   * layer calls it whenever a thread's current context changes, and the
+   * thread's allocations (mem_alloc, mem_alloc_managed, vmm_create's
+   * accounting) belong to that device.  mem_device: the device of the
+   * allocation holding p, -1 when p is not device memory. */
+  CUresult (*set_device)(rt_backend *b, int dev);
+  int (*mem_device)(rt_backend *b, uint64_t p);
+  CUresult (*can_access_peer)(rt_backend *b, int dev, int peer, int *can);
+  /* the calling thread's device's access to peer's memory */
+  CUresult (*peer_access)(rt_backend *b, int peer, bool enable);
+  CUresult (*p2p_attribute)(rt_backend *b, CUdevice_P2PAttribute a, int src, int dst, int *value);
+  CUresult (*memcpy_peer)(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
+                          rt_bstream s, bool async);
+
+  /* ---- managed memory: flags CU_MEM_ATTACH_*; dev -1 is the host --- */
+  CUresult (*mem_alloc_managed)(rt_backend *b, size_t n, unsigned flags, uint64_t *p);
+  CUresult (*mem_prefetch)(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s);
+  CUresult (*mem_advise)(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev);
+
+  /* ---- IPC between processes: CUDA's 64-byte handles --------------- */
+  CUresult (*ipc_mem_get)(rt_backend *b, uint64_t p, CUipcMemHandle *h);
+  CUresult (*ipc_mem_open)(rt_backend *b, const CUipcMemHandle *h, uint64_t *p);
+  CUresult (*ipc_mem_close)(rt_backend *b, uint64_t p);
+  /* events of a backend with events (event_create); without, rt_memory.c
+   * makes the handle itself */
+  CUresult (*ipc_event_get)(rt_backend *b, void *e, CUipcEventHandle *h);
+  CUresult (*ipc_event_open)(rt_backend *b, const CUipcEventHandle *h, void **e);
+
+  /* ---- virtual memory management (rt_umem.c checks CUDA's rules
+   * first): address ranges reserved, physical allocations (void *), a
+   * mapping of one into a range, access per device, POSIX file
+   * descriptors as shareable handles.  vmm_granularity 0: none. */
+  size_t vmm_granularity;
+  CUresult (*vmm_reserve)(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out);
+  CUresult (*vmm_free)(rt_backend *b, uint64_t p, size_t size);
+  CUresult (*vmm_create)(rt_backend *b, size_t size, int dev, bool fd_handle, void **out);
+  CUresult (*vmm_release)(rt_backend *b, void *h);
+  CUresult (*vmm_map)(rt_backend *b, uint64_t p, size_t size, size_t offset, void *h);
+  CUresult (*vmm_unmap)(rt_backend *b, uint64_t p, size_t size);
+  /* flags CU_MEM_ACCESS_FLAGS_PROT_*, for device dev, over whole mappings */
+  CUresult (*vmm_set_access)(rt_backend *b, uint64_t p, size_t size, int dev, unsigned flags);
+  CUresult (*vmm_export_fd)(rt_backend *b, void *h, int *fd);
+  CUresult (*vmm_import_fd)(rt_backend *b, int fd, void **h, size_t *size);
 };
 
 /* rt_backend_emu.c, rt_backend_hip.c: NULL when unavailable (hip: no

@@ -18,13 +18,37 @@
  * and unloading a module take it, so they wait for a launch on another
  * host thread that may still use what they free (ordered freeing).
  *
- * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1.
+ * Several devices (PTXWAVE_EMU_DEVICES=N, default 1, at most 16): one
+ * emulator context and one address space serve them all, as unified
+ * addressing would; each device has its own accounting (an allocation is
+ * tagged with the device of the thread that made it: set_device), a share
+ * of the host's memory (RAM / N) as its total, and its own contexts (the
+ * API layer's).  Every device can access every other's memory (peer
+ * access is a permission the API layer keeps; the emulator does not
+ * refuse an access without it).
+ *
+ * Device memory lives in a shared memfd mapping (emu_heap.c), so IPC
+ * hands another process (descriptor, offset, size): it maps the pages
+ * through /proc/PID/fd/FD.  Virtual memory management: a reservation is
+ * PROT_NONE address space, a physical allocation a memfd of its own, a
+ * mapping mmap(MAP_SHARED | MAP_FIXED) of it into the reservation, and a
+ * run of adjacent mappings with access set is registered with the
+ * emulator as one range of device memory (its checks then accept
+ * accesses and copies across mapping boundaries, as a GPU's page tables
+ * do).
+ *
+ * Environment: PTXWAVE_EMU_THREADS (host threads), PTXWAVE_EMU_MEMCHECK=1,
+ * PTXWAVE_EMU_DEVICES.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -42,14 +66,51 @@ struct rt_bmodule {
   unsigned nlayouts;
 };
 
+#define EMU_MAX_DEVICES 16
+
+/* A VMM physical allocation: a memfd of its own. */
+typedef struct emu_phys {
+  int fd;
+  size_t size;
+  int dev;
+  bool counted;               /* made here (cuMemCreate), not imported: in dev's accounting */
+} emu_phys;
+
+/* A mapping of (part of) a physical allocation into a reservation. */
+typedef struct emu_map {
+  uint64_t va;
+  size_t size;
+  int dev;                    /* the physical allocation's device */
+  uint32_t access;            /* the devices that may access it; any: registered with the emulator */
+  uint64_t reg;               /* the start of the run it is registered in, 0 if none */
+} emu_map;
+
+/* An IPC mapping of another process's allocation. */
+typedef struct emu_ipc {
+  uint64_t ptr;               /* what cuIpcOpenMemHandle returned */
+  void *map;
+  size_t map_len;
+  uint64_t key[3];            /* pid, inode, offset: the same handle opens once */
+  int refs;
+} emu_ipc;
+
 typedef struct emu_be {
   rt_backend b;
   emu_context *ctx;
   unsigned threads;
-  size_t total;               /* the device's memory: the host's RAM */
-  _Atomic size_t allocated;   /* bytes in live allocations (cuMemGetInfo) */
+  int ndev;
+  size_t total;                          /* each device's memory: its share of the host's RAM */
+  _Atomic size_t allocated[EMU_MAX_DEVICES]; /* bytes in live allocations (cuMemGetInfo) */
   pthread_mutex_t lock;       /* the emulator's context is not thread-safe across launches */
+  pthread_mutex_t vlock;      /* maps, ipcs */
+  emu_map *maps;              /* sorted by va */
+  size_t nmaps, capmaps;
+  emu_ipc *ipcs;
+  size_t nipcs, capipcs;
 } emu_be;
+
+/* The calling thread's device (set_device). */
+static __thread int emu_dev;
 
 static emu_context *C(rt_backend *b) { return ((emu_be *)b)->ctx; }
 
@@ -70,15 +131,15 @@ static CUresult from_emu(rt_backend *b, emu_status s) {
   return CUDA_ERROR_UNKNOWN;
 }
 
-static int device_count(rt_backend *b) { return 1; }
+static int device_count(rt_backend *b) { return ((emu_be *)b)->ndev; }
 
 static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
-  struct sysinfo si;
-  sysinfo(&si);
+  emu_be *e = (emu_be *)b;
   memset(p, 0, sizeof *p);
   snprintf(p->name, sizeof p->name, "ptxwave emulator");
   snprintf(p->arch, sizeof p->arch, "emu");
-  p->total_mem = (size_t)si.totalram * si.mem_unit;
+  p->total_mem = e->total;
+  p->pci_device = dev;        /* distinct bus ids (NCCL tells devices apart by them) */
   p->sm_count = (int)((emu_be *)b)->threads;
   p->max_threads_per_block = 1024;
   p->max_block[0] = 1024;
@@ -100,28 +161,49 @@ static CUresult device_props(rt_backend *b, int dev, rt_device_props *p) {
   p->l2_bytes = 4 << 20;
   p->wave_size = 32;
   p->integrated = true;
+  /* host and device share memory: managed memory is device memory the
+   * host reads and writes in place, at any time, with the host's atomics
+   * on the same bytes; pageable host memory is not device memory (the
+   * emulator's checks refuse it unless registered) */
+  p->managed = p->concurrent_managed = p->direct_managed_host = p->host_native_atomics = true;
+  p->pageable_access = false;
+  p->vmm = true;
   return CUDA_SUCCESS;
 }
 
-/* cuMemGetInfo: the device's memory is the host's RAM, and what is free is
- * what the application has not allocated (not the host's free RAM, which
- * other processes move and which allocations touch only when written). */
+/* cuMemGetInfo: each device's memory is its share of the host's RAM, and
+ * what is free is what the application has not allocated on it (not the
+ * host's free RAM, which other processes move and which allocations touch
+ * only when written). */
 static CUresult mem_info(rt_backend *b, int dev, size_t *free_bytes, size_t *total) {
   emu_be *e = (emu_be *)b;
-  size_t used = atomic_load(&e->allocated);
+  if (dev < 0 || dev >= e->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  size_t used = atomic_load(&e->allocated[dev]);
   *total = e->total;
   *free_bytes = used < e->total ? e->total - used : 0;
   return CUDA_SUCCESS;
 }
 
+/* n more bytes on device dev, if they fit in its memory. */
+static bool charge(emu_be *e, int dev, size_t n) {
+  size_t cur = atomic_load(&e->allocated[dev]);
+  do {
+    if (n > e->total || cur > e->total - n) return false;
+  } while (!atomic_compare_exchange_weak(&e->allocated[dev], &cur, cur + n));
+  return true;
+}
+
 static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) {
-  CUresult r = from_emu(b, emu_malloc(C(b), n, p));
-  if (r == CUDA_SUCCESS) {
-    uint64_t base;
-    size_t size = n;
-    emu_mem_range(C(b), *p, &base, &size);
-    atomic_fetch_add(&((emu_be *)b)->allocated, size);
+  emu_be *e = (emu_be *)b;
+  int dev = emu_dev;
+  size_t bytes = n ? n : 1;
+  if (!charge(e, dev, bytes)) {
+    snprintf(b->error, sizeof b->error, "out of memory: %zu bytes asked of device %d, %zu of %zu in use", n,
+             dev, atomic_load(&e->allocated[dev]), e->total);
+    return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  CUresult r = from_emu(b, emu_malloc_tagged(C(b), n, (uint16_t)dev, p));
+  if (r != CUDA_SUCCESS) atomic_fetch_sub(&e->allocated[dev], bytes);
   return r;
 }
 /* Freeing is ordered (CUDA: cuMemFree, cuModuleUnload and cuMemHostUnregister
@@ -131,13 +213,12 @@ static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) {
  * the lock waits for it. */
 static CUresult mem_free(rt_backend *b, uint64_t p) {
   emu_be *e = (emu_be *)b;
-  uint64_t base;
-  size_t size = 0;
+  emu_mem_desc md;
+  bool found = emu_mem_query(C(b), p, &md) == EMU_OK && md.base == p && md.owned;
   pthread_mutex_lock(&e->lock);
-  if (emu_mem_range(C(b), p, &base, &size) != EMU_OK || base != p) size = 0;
   CUresult r = from_emu(b, emu_free(C(b), p));
   pthread_mutex_unlock(&e->lock);
-  if (r == CUDA_SUCCESS) atomic_fetch_sub(&e->allocated, size);
+  if (r == CUDA_SUCCESS && found && md.tag < EMU_MAX_DEVICES) atomic_fetch_sub(&e->allocated[md.tag], md.bytes);
   return r;
 }
 static CUresult host_register(rt_backend *b, void *p, size_t n) {
@@ -302,6 +383,407 @@ static CUresult stream_destroy(rt_backend *b, rt_bstream s) { return CUDA_SUCCES
 static CUresult stream_sync(rt_backend *b, rt_bstream s) { return CUDA_SUCCESS; }
 static CUresult device_sync(rt_backend *b) { return from_emu(b, emu_synchronize(C(b))); }
 
+
+/* ---- several devices ------------------------------------------------------ */
+static CUresult set_device(rt_backend *b, int dev) {
+  if (dev < 0 || dev >= ((emu_be *)b)->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  emu_dev = dev;
+  return CUDA_SUCCESS;
+}
+
+static int mem_device(rt_backend *b, uint64_t p) {
+  emu_mem_desc md;
+  if (emu_mem_query(C(b), p, &md) != EMU_OK) return -1;
+  return md.tag < ((emu_be *)b)->ndev ? md.tag : 0;
+}
+
+/* One address space: every device reaches every other's memory. */
+static CUresult can_access_peer(rt_backend *b, int dev, int peer, int *can) {
+  *can = dev != peer;
+  return CUDA_SUCCESS;
+}
+static CUresult peer_access(rt_backend *b, int peer, bool enable) { return CUDA_SUCCESS; }
+
+static CUresult p2p_attribute(rt_backend *b, CUdevice_P2PAttribute a, int src, int dst, int *v) {
+  switch (a) {
+  case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *v = 0; return CUDA_SUCCESS;
+  case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+  case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:   /* the host's atomics on the same bytes */
+  case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *v = 1; return CUDA_SUCCESS;
+  case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *v = 0; return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
+                            rt_bstream s, bool async) {
+  return from_emu(b, emu_memcpy_dtod(C(b), dst, src, n));
+}
+
+/* ---- managed memory: device memory the host reads and writes in place ---- */
+static CUresult mem_alloc_managed(rt_backend *b, size_t n, unsigned flags, uint64_t *p) {
+  return mem_alloc(b, n, p);
+}
+/* Nothing moves: every processor reads the same bytes. */
+static CUresult mem_prefetch(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s) { return CUDA_SUCCESS; }
+static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev) { return CUDA_SUCCESS; }
+
+/* ---- IPC -------------------------------------------------------------------
+ * A handle names the exporting process's memfd and the allocation in it:
+ * the process (pid and its start time, so a reused pid is refused), the
+ * descriptor, the file's inode (checked after opening), the offset and
+ * size.  The importer opens /proc/PID/fd/FD (same user: the kernel allows
+ * it as it allows reading the process's /proc entries) and maps the pages
+ * holding the allocation. */
+#define IPC_MAGIC 0x50574950u   /* "PWIP" */
+typedef struct ipc_wire {
+  uint32_t magic, version;
+  int32_t pid, fd;
+  uint64_t start, inode, offset, size;
+  uint32_t dev, pad;
+} ipc_wire;
+_Static_assert(sizeof(ipc_wire) <= sizeof(CUipcMemHandle), "the handle holds it");
+
+/* A process's start time in clock ticks since boot (proc(5), field 22). */
+static uint64_t proc_start(pid_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *q = strrchr(buf, ')');   /* the command may hold spaces */
+  if (!q) return 0;
+  unsigned long long v = 0;
+  /* fields 3..22 after the name: skip 19 */
+  for (int f = 0; f < 20 && q; f++) q = strchr(q + 1, ' ');
+  if (!q || sscanf(q + 1, "%llu", &v) != 1) return 0;
+  return v;
+}
+
+static CUresult ipc_mem_get(rt_backend *b, uint64_t p, CUipcMemHandle *h) {
+  emu_mem_desc md;
+  if (emu_mem_query(C(b), p, &md) != EMU_OK || !md.owned) {
+    snprintf(b->error, sizeof b->error, "cuIpcGetMemHandle: 0x%llx is not in a cuMemAlloc'ed allocation",
+             (unsigned long long)p);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  struct stat st;
+  if (md.fd < 0 || fstat(md.fd, &st) != 0) {
+    snprintf(b->error, sizeof b->error, "cuIpcGetMemHandle: the emulator's device memory is not shareable here "
+             "(no memfd mapping)");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  ipc_wire w = {.magic = IPC_MAGIC, .version = 1, .pid = getpid(), .fd = md.fd, .start = proc_start(getpid()),
+                .inode = st.st_ino, .offset = md.offset, .size = md.bytes, .dev = md.tag};
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, &w, sizeof w);
+  return CUDA_SUCCESS;
+}
+
+static CUresult ipc_mem_open(rt_backend *b, const CUipcMemHandle *h, uint64_t *out) {
+  emu_be *e = (emu_be *)b;
+  ipc_wire w;
+  memcpy(&w, h->reserved, sizeof w);
+  if (w.magic != IPC_MAGIC || w.version != 1 || w.size == 0) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: not a handle of ptxwave's emulator");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (w.pid == getpid()) {
+    /* CUDA: a handle is opened by another process (cudaErrorDeviceUninitialized,
+     * "invalid device context", in the exporting one) */
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: the handle was made in this process");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  uint64_t key[3] = {(uint64_t)w.pid, w.inode, w.offset};
+  pthread_mutex_lock(&e->vlock);
+  for (size_t i = 0; i < e->nipcs; i++)
+    if (!memcmp(e->ipcs[i].key, key, sizeof key)) {
+      e->ipcs[i].refs++;   /* opened again: the same pointer, counted (CUDA) */
+      *out = e->ipcs[i].ptr;
+      pthread_mutex_unlock(&e->vlock);
+      return CUDA_SUCCESS;
+    }
+  pthread_mutex_unlock(&e->vlock);
+  if (proc_start(w.pid) != w.start) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: process %d, which made the handle, has ended",
+             (int)w.pid);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)w.pid, (int)w.fd);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_ino != w.inode) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: cannot open %s: %s", path,
+             fd < 0 ? strerror(errno) : "another file");
+    if (fd >= 0) close(fd);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t start = w.offset & ~(page - 1);
+  size_t len = (size_t)(w.offset - start + w.size);
+  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
+  close(fd);
+  if (m == MAP_FAILED) {
+    snprintf(b->error, sizeof b->error, "cuIpcOpenMemHandle: mmap: %s", strerror(errno));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  uint64_t ptr = (uint64_t)(uintptr_t)m + (w.offset - start);
+  /* the exporter's device, if this process has it */
+  int dev = (int)w.dev < e->ndev ? (int)w.dev : 0;
+  CUresult r = from_emu(b, emu_register_tagged(C(b), (void *)(uintptr_t)ptr, (size_t)w.size, (uint16_t)dev));
+  pthread_mutex_lock(&e->vlock);
+  if (r == CUDA_SUCCESS && e->nipcs == e->capipcs) {
+    size_t nc = e->capipcs ? e->capipcs * 2 : 8;
+    emu_ipc *ni = realloc(e->ipcs, nc * sizeof *ni);
+    if (ni) {
+      e->ipcs = ni;
+      e->capipcs = nc;
+    } else {
+      r = CUDA_ERROR_OUT_OF_MEMORY;
+      emu_unregister(C(b), (void *)(uintptr_t)ptr);
+    }
+  }
+  if (r == CUDA_SUCCESS) {
+    e->ipcs[e->nipcs++] = (emu_ipc){.ptr = ptr, .map = m, .map_len = len, .key = {key[0], key[1], key[2]},
+                                    .refs = 1};
+    *out = ptr;
+  }
+  pthread_mutex_unlock(&e->vlock);
+  if (r != CUDA_SUCCESS) munmap(m, len);
+  return r;
+}
+
+static CUresult ipc_mem_close(rt_backend *b, uint64_t p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->vlock);
+  for (size_t i = 0; i < e->nipcs; i++) {
+    if (e->ipcs[i].ptr != p) continue;
+    emu_ipc c = e->ipcs[i];
+    if (--e->ipcs[i].refs > 0) {
+      pthread_mutex_unlock(&e->vlock);
+      return CUDA_SUCCESS;
+    }
+    e->ipcs[i] = e->ipcs[--e->nipcs];
+    pthread_mutex_unlock(&e->vlock);
+    pthread_mutex_lock(&e->lock);   /* after a launch that may use it (ordered freeing) */
+    emu_unregister(C(b), (void *)(uintptr_t)p);
+    pthread_mutex_unlock(&e->lock);
+    munmap(c.map, c.map_len);
+    return CUDA_SUCCESS;
+  }
+  pthread_mutex_unlock(&e->vlock);
+  snprintf(b->error, sizeof b->error, "cuIpcCloseMemHandle: 0x%llx was not opened by cuIpcOpenMemHandle",
+           (unsigned long long)p);
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* ---- virtual memory management ------------------------------------------- */
+#define VMM_GRANULARITY ((size_t)2 << 20)   /* CUDA's on current GPUs: 2 MiB */
+
+static CUresult vmm_reserve(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out) {
+  if (align < VMM_GRANULARITY) align = VMM_GRANULARITY;
+  size_t len = size + align;
+  if (len < size) return CUDA_ERROR_OUT_OF_MEMORY;
+  /* a hint is honoured where it is free and aligned, as CUDA takes it */
+  if (hint && hint % align == 0) {
+    void *p = mmap((void *)(uintptr_t)hint, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p != MAP_FAILED) {
+      if ((uint64_t)(uintptr_t)p == hint) {
+        *out = hint;
+        return CUDA_SUCCESS;
+      }
+      munmap(p, size);
+    }
+  }
+  uint8_t *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    snprintf(b->error, sizeof b->error, "cuMemAddressReserve: mmap of %zu bytes: %s", len, strerror(errno));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  uintptr_t a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+  if (a > (uintptr_t)p) munmap(p, a - (uintptr_t)p);
+  if ((uintptr_t)p + len > a + size) munmap((void *)(a + size), (uintptr_t)p + len - (a + size));
+  if ((uint64_t)(a + size) > (1ull << 47)) {
+    munmap((void *)a, size);
+    snprintf(b->error, sizeof b->error, "cuMemAddressReserve: the range is above 2^47");
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *out = a;
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_free(rt_backend *b, uint64_t p, size_t size) {
+  return munmap((void *)(uintptr_t)p, size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* dev -1: host memory, in no device's accounting */
+static CUresult vmm_create(rt_backend *b, size_t size, int dev, bool fd_handle, void **out) {
+  emu_be *e = (emu_be *)b;
+  if (dev < -1 || dev >= e->ndev) return CUDA_ERROR_INVALID_DEVICE;
+  emu_phys *ph = calloc(1, sizeof *ph);
+  if (!ph) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (dev >= 0 && !charge(e, dev, size)) {
+    free(ph);
+    snprintf(b->error, sizeof b->error, "cuMemCreate: %zu bytes do not fit in device %d's memory", size, dev);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ph->fd = memfd_create("ptxwave-vmm", MFD_CLOEXEC);
+  if (ph->fd < 0 || ftruncate(ph->fd, (off_t)size) != 0) {
+    snprintf(b->error, sizeof b->error, "cuMemCreate: memfd of %zu bytes: %s", size, strerror(errno));
+    if (ph->fd >= 0) close(ph->fd);
+    free(ph);
+    if (dev >= 0) atomic_fetch_sub(&e->allocated[dev], size);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ph->size = size;
+  ph->dev = dev >= 0 ? dev : 0;
+  ph->counted = dev >= 0;
+  *out = ph;
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_release(rt_backend *b, void *h) {
+  emu_be *e = (emu_be *)b;
+  emu_phys *ph = h;
+  close(ph->fd);
+  if (ph->counted) atomic_fetch_sub(&e->allocated[ph->dev], ph->size);
+  free(ph);
+  return CUDA_SUCCESS;
+}
+
+/* Re-registers the runs of accessible mappings around [lo, hi): the
+ * emulator sees each maximal run of adjacent accessible mappings as one
+ * range of device memory.  Under vlock. */
+static void vmm_rerun(emu_be *e, uint64_t lo, uint64_t hi) {
+  size_t i = 0;
+  while (i < e->nmaps && e->maps[i].va + e->maps[i].size < lo) i++;
+  /* widen to the adjacent mappings on either side */
+  while (i > 0 && e->maps[i - 1].va + e->maps[i - 1].size == e->maps[i].va) i--;
+  size_t j = i;
+  while (j < e->nmaps && (e->maps[j].va < hi || (j > i && e->maps[j - 1].va + e->maps[j - 1].size == e->maps[j].va)))
+    j++;
+  pthread_mutex_lock(&e->lock);   /* after a launch that may use them */
+  for (size_t k = i; k < j; k++)
+    if (e->maps[k].reg) {
+      uint64_t r = e->maps[k].reg;
+      emu_unregister(e->ctx, (void *)(uintptr_t)r);
+      for (size_t m = i; m < j; m++)
+        if (e->maps[m].reg == r) e->maps[m].reg = 0;
+    }
+  for (size_t k = i; k < j;) {
+    if (!e->maps[k].access) {
+      k++;
+      continue;
+    }
+    size_t end = k + 1;
+    while (end < j && e->maps[end].access && e->maps[end - 1].va + e->maps[end - 1].size == e->maps[end].va) end++;
+    uint64_t base = e->maps[k].va, top = e->maps[end - 1].va + e->maps[end - 1].size;
+    if (emu_register_tagged(e->ctx, (void *)(uintptr_t)base, (size_t)(top - base), (uint16_t)e->maps[k].dev) == EMU_OK)
+      for (size_t m = k; m < end; m++) e->maps[m].reg = base;
+    k = end;
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
+static CUresult vmm_map(rt_backend *b, uint64_t p, size_t size, size_t off, void *h) {
+  emu_be *e = (emu_be *)b;
+  emu_phys *ph = h;
+  void *m = mmap((void *)(uintptr_t)p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ph->fd, (off_t)off);
+  if (m == MAP_FAILED) {
+    snprintf(b->error, sizeof b->error, "cuMemMap: mmap: %s", strerror(errno));
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  pthread_mutex_lock(&e->vlock);
+  if (e->nmaps == e->capmaps) {
+    size_t nc = e->capmaps ? e->capmaps * 2 : 16;
+    emu_map *nm = realloc(e->maps, nc * sizeof *nm);
+    if (!nm) {
+      pthread_mutex_unlock(&e->vlock);
+      mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    e->maps = nm;
+    e->capmaps = nc;
+  }
+  size_t i = 0;
+  while (i < e->nmaps && e->maps[i].va < p) i++;
+  memmove(&e->maps[i + 1], &e->maps[i], (e->nmaps - i) * sizeof *e->maps);
+  e->maps[i] = (emu_map){.va = p, .size = size, .dev = ph->dev};
+  e->nmaps++;
+  pthread_mutex_unlock(&e->vlock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_unmap(rt_backend *b, uint64_t p, size_t size) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->vlock);
+  for (size_t i = 0; i < e->nmaps;) {
+    if (e->maps[i].va >= p && e->maps[i].va + e->maps[i].size <= p + size) {
+      e->maps[i].access = 0;
+      vmm_rerun(e, e->maps[i].va, e->maps[i].va + e->maps[i].size);
+      memmove(&e->maps[i], &e->maps[i + 1], (e->nmaps - i - 1) * sizeof *e->maps);
+      e->nmaps--;
+    } else {
+      i++;
+    }
+  }
+  pthread_mutex_unlock(&e->vlock);
+  /* back to reserved address space (the memfd keeps its pages while other
+   * mappings or the handle hold it) */
+  void *m = mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  return m == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+/* One address space for all devices: a range is device memory while any
+ * device may access it. */
+static CUresult vmm_set_access(rt_backend *b, uint64_t p, size_t size, int dev, unsigned flags) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->vlock);
+  bool any = false;
+  for (size_t i = 0; i < e->nmaps; i++)
+    if (e->maps[i].va >= p && e->maps[i].va + e->maps[i].size <= p + size) {
+      if (flags != CU_MEM_ACCESS_FLAGS_PROT_NONE) e->maps[i].access |= 1u << dev;
+      else e->maps[i].access &= ~(1u << dev);
+      any = true;
+    }
+  if (any) vmm_rerun(e, p, p + size);
+  pthread_mutex_unlock(&e->vlock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult vmm_export_fd(rt_backend *b, void *h, int *fd) {
+  emu_phys *ph = h;
+  *fd = fcntl(ph->fd, F_DUPFD_CLOEXEC, 0);
+  return *fd >= 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+/* The descriptor stays the caller's: the allocation keeps a duplicate. */
+static CUresult vmm_import_fd(rt_backend *b, int fd, void **out, size_t *size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    snprintf(b->error, sizeof b->error, "cuMemImportFromShareableHandle: %d is not a memory file", fd);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  emu_phys *ph = calloc(1, sizeof *ph);
+  if (!ph) return CUDA_ERROR_OUT_OF_MEMORY;
+  ph->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (ph->fd < 0) {
+    free(ph);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ph->size = (size_t)st.st_size;
+  ph->dev = emu_dev;
+  /* the memory is the exporter's: not counted again here (as IPC) */
+  *out = ph;
+  *size = ph->size;
+  return CUDA_SUCCESS;
+}
+
 rt_backend *rt_backend_emu_create(void) {
   emu_be *e = calloc(1, sizeof *e);
   if (!e) return NULL;
@@ -314,12 +796,19 @@ rt_backend *rt_backend_emu_create(void) {
     free(e);
     return NULL;
   }
+  const char *nd = getenv("PTXWAVE_EMU_DEVICES");
+  e->ndev = nd && *nd ? atoi(nd) : 1;
+  if (e->ndev < 1 || e->ndev > EMU_MAX_DEVICES) {
+    RT_LOG(rt_warn, "PTXWAVE_EMU_DEVICES=%s: 1 to %d devices; using 1", nd, EMU_MAX_DEVICES);
+    e->ndev = 1;
+  }
   struct sysinfo si;
   sysinfo(&si);
-  e->total = (size_t)si.totalram * si.mem_unit;
+  e->total = (size_t)si.totalram * si.mem_unit / (size_t)e->ndev;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   e->threads = opt.threads ? opt.threads : (unsigned)(cores > 0 ? cores : 1);
   pthread_mutex_init(&e->lock, NULL);
+  pthread_mutex_init(&e->vlock, NULL);
   e->b = (rt_backend){.name = "emu",
                       .device_count = device_count,
                       .device_props = device_props,
@@ -339,6 +828,28 @@ rt_backend *rt_backend_emu_create(void) {
                       .stream_create = stream_create,
                       .stream_destroy = stream_destroy,
                       .stream_sync = stream_sync,
-                      .device_sync = device_sync};
+                      .device_sync = device_sync,
+                      .set_device = set_device,
+                      .mem_device = mem_device,
+                      .can_access_peer = can_access_peer,
+                      .peer_access = peer_access,
+                      .p2p_attribute = p2p_attribute,
+                      .memcpy_peer = memcpy_peer,
+                      .mem_alloc_managed = mem_alloc_managed,
+                      .mem_prefetch = mem_prefetch,
+                      .mem_advise = mem_advise,
+                      .ipc_mem_get = ipc_mem_get,
+                      .ipc_mem_open = ipc_mem_open,
+                      .ipc_mem_close = ipc_mem_close,
+                      .vmm_granularity = VMM_GRANULARITY,
+                      .vmm_reserve = vmm_reserve,
+                      .vmm_free = vmm_free,
+                      .vmm_create = vmm_create,
+                      .vmm_release = vmm_release,
+                      .vmm_map = vmm_map,
+                      .vmm_unmap = vmm_unmap,
+                      .vmm_set_access = vmm_set_access,
+                      .vmm_export_fd = vmm_export_fd,
+                      .vmm_import_fd = vmm_import_fd};
   return &e->b;
 }

@@ -122,6 +122,42 @@ enum { hip_h2h = 0, hip_h2d = 1, hip_d2h = 2, hip_d2d = 3 };
   X(hipEventElapsedTime, (float *, void *, void *))                                         \
   X(hipStreamWaitEvent, (void *, void *, unsigned))
 
+/* Optional entry points, X(name, params): managed memory, peers, IPC and
+ * virtual memory (rt_umem.c).  A family whose functions the library lacks
+ * answers CUDA_ERROR_NOT_SUPPORTED; the rest of the backend works.  HIP's
+ * types here are CUDA's in layout (hipIpcMemHandle_t and
+ * hipIpcEventHandle_t: 64 bytes; hipMemLocation, hipMemAccessDesc: two
+ * ints and an int; hipMemAllocationProp: type, handle types, location,
+ * a pointer, flags, as CUmemAllocationProp), and the enumerations used
+ * have CUDA's values (hipMemoryAdvise 1-6, hipDeviceP2PAttr 0-3 as
+ * CUdevice_P2PAttribute 1-4 minus one; hipMemAccessFlags 0, 1, 3). */
+#define HIP_OPT_FUNCS(X)                                                                    \
+  X(hipMallocManaged, (void **, size_t, unsigned))                                          \
+  X(hipMemPrefetchAsync, (const void *, size_t, int, void *))                               \
+  X(hipMemAdvise, (const void *, size_t, int, int))                                         \
+  X(hipDeviceCanAccessPeer, (int *, int, int))                                              \
+  X(hipDeviceEnablePeerAccess, (int, unsigned))                                             \
+  X(hipDeviceDisablePeerAccess, (int))                                                      \
+  X(hipDeviceGetP2PAttribute, (int *, int, int, int))                                       \
+  X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                \
+  X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, void *))                   \
+  X(hipPointerGetAttribute, (void *, int, hip_ptr))                                         \
+  X(hipIpcGetMemHandle, (void *, void *))                                                   \
+  X(hipIpcOpenMemHandle, (void **, CUipcMemHandle, unsigned))                               \
+  X(hipIpcCloseMemHandle, (void *))                                                         \
+  X(hipIpcGetEventHandle, (void *, void *))                                                 \
+  X(hipIpcOpenEventHandle, (void **, CUipcEventHandle))                                     \
+  X(hipMemAddressReserve, (void **, size_t, size_t, void *, unsigned long long))            \
+  X(hipMemAddressFree, (void *, size_t))                                                    \
+  X(hipMemCreate, (void **, size_t, const CUmemAllocationProp *, unsigned long long))       \
+  X(hipMemRelease, (void *))                                                                \
+  X(hipMemMap, (void *, size_t, size_t, void *, unsigned long long))                        \
+  X(hipMemUnmap, (void *, size_t))                                                          \
+  X(hipMemSetAccess, (void *, size_t, const CUmemAccessDesc *, size_t))                     \
+  X(hipMemExportToShareableHandle, (void *, void *, int, unsigned long long))               \
+  X(hipMemImportFromShareableHandle, (void **, void *, int))                                \
+  X(hipMemGetAllocationGranularity, (size_t *, const CUmemAllocationProp *, int))
+
 /* The numeric limits, X(field of rt_device_props, hipDeviceAttribute_t):
  * the values of hip_runtime_api.h's CUDA-compatible block (ROCm 6/7
  * headers; attributes are appended there; not yet checked on a real HIP,
@@ -149,6 +185,7 @@ typedef struct hip_be {
   void *lib;
 #define X(name, params) hip_err (*name) params;
   HIP_FUNCS(X)
+  HIP_OPT_FUNCS(X)
 #undef X
   /* optional: hipGetDeviceProperties(R0600) for gcnArchName */
   hip_err (*get_props)(void *, int);
@@ -246,6 +283,16 @@ static void read_props(hip_be *h, int dev, rt_device_props *p) {
   HIP_ATTRS(X)
 #undef X
   if (h->hipDeviceGetAttribute(&v, 16 /* Integrated */, dev) == 0) p->integrated = v != 0;
+  /* managed memory and its relatives, as HIP reports them (ManagedMemory
+   * 24, ConcurrentManagedAccess 9, DirectManagedMemAccessFromHost 13,
+   * PageableMemoryAccess 65, HostNativeAtomicSupported 15,
+   * VirtualMemoryManagementSupported 89) */
+  if (h->hipMallocManaged && h->hipDeviceGetAttribute(&v, 24, dev) == 0) p->managed = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 9, dev) == 0) p->concurrent_managed = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 13, dev) == 0) p->direct_managed_host = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 65, dev) == 0) p->pageable_access = v != 0;
+  if (h->hipDeviceGetAttribute(&v, 15, dev) == 0) p->host_native_atomics = v != 0;
+  if (h->hipMemCreate && h->hipDeviceGetAttribute(&v, 89, dev) == 0) p->vmm = v != 0;
   /* CUDA's static __shared__ limit is 48 KiB whatever the device; more is
    * opt-in (cuFuncSetAttribute), up to the LDS a workgroup may have. */
   int optin = p->shared_per_block_optin;
@@ -1058,6 +1105,180 @@ static CUresult stream_wait_event(rt_backend *b, rt_bstream s, void *e) {
   return from_hip(b, "hipStreamWaitEvent", H(b)->hipStreamWaitEvent(s, e, 0));
 }
 
+
+/* ---- several devices, managed memory, IPC, VMM: HIP's, one to one ------- */
+static __thread int hip_dev;   /* what hipSetDevice was last told on this thread */
+
+static CUresult set_device(rt_backend *b, int dev) {
+  if (dev == hip_dev) return CUDA_SUCCESS;
+  CUresult r = from_hip(b, "hipSetDevice", H(b)->hipSetDevice(dev));
+  if (r == CUDA_SUCCESS) hip_dev = dev;
+  return r;
+}
+
+static int mem_device(rt_backend *b, uint64_t p) {
+  int dev = -1;
+  if (!H(b)->hipPointerGetAttribute ||
+      H(b)->hipPointerGetAttribute(&dev, 9 /* HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL */, (hip_ptr)(uintptr_t)p) != 0)
+    return -1;
+  return dev;
+}
+
+static CUresult can_access_peer(rt_backend *b, int dev, int peer, int *can) {
+  return from_hip(b, "hipDeviceCanAccessPeer", H(b)->hipDeviceCanAccessPeer(can, dev, peer));
+}
+
+static CUresult peer_access(rt_backend *b, int peer, bool enable) {
+  hip_be *h = H(b);
+  return enable ? from_hip(b, "hipDeviceEnablePeerAccess", h->hipDeviceEnablePeerAccess(peer, 0))
+                : from_hip(b, "hipDeviceDisablePeerAccess", h->hipDeviceDisablePeerAccess(peer));
+}
+
+static CUresult p2p_attribute(rt_backend *b, CUdevice_P2PAttribute a, int src, int dst, int *v) {
+  /* hipDevP2PAttrPerformanceRank 0 ... HipArrayAccessSupported 3: CUDA's 1-4 */
+  if (a < CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK || a > CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED) {
+    *v = 0;   /* ONLY_PARTIAL_NATIVE_ATOMIC: HIP has no such attribute; full or none */
+    return CUDA_SUCCESS;
+  }
+  return from_hip(b, "hipDeviceGetP2PAttribute", H(b)->hipDeviceGetP2PAttribute(v, (int)a - 1, src, dst));
+}
+
+static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
+                            rt_bstream s, bool async) {
+  hip_be *h = H(b);
+  void *d = (void *)(uintptr_t)dst;
+  const void *sp = (const void *)(uintptr_t)src;
+  if (async) return from_hip(b, "hipMemcpyPeerAsync", h->hipMemcpyPeerAsync(d, ddev, sp, sdev, n, s));
+  return from_hip(b, "hipMemcpyPeer", h->hipMemcpyPeer(d, ddev, sp, sdev, n));
+}
+
+static CUresult mem_alloc_managed(rt_backend *b, size_t n, unsigned flags, uint64_t *p) {
+  void *q = NULL;
+  /* hipMemAttachGlobal 1, Host 2: CUDA's CU_MEM_ATTACH_* */
+  CUresult r = from_hip(b, "hipMallocManaged", H(b)->hipMallocManaged(&q, n, flags));
+  *p = (uint64_t)(uintptr_t)q;
+  return r;
+}
+static CUresult mem_prefetch(rt_backend *b, uint64_t p, size_t n, int dev, rt_bstream s) {
+  /* dev -1: the host (hipCpuDeviceId, CU_DEVICE_CPU) */
+  return from_hip(b, "hipMemPrefetchAsync", H(b)->hipMemPrefetchAsync((const void *)(uintptr_t)p, n, dev, s));
+}
+static CUresult mem_advise(rt_backend *b, uint64_t p, size_t n, CUmem_advise a, int dev) {
+  return from_hip(b, "hipMemAdvise", H(b)->hipMemAdvise((const void *)(uintptr_t)p, n, (int)a, dev));
+}
+
+static CUresult ipc_mem_get(rt_backend *b, uint64_t p, CUipcMemHandle *out) {
+  return from_hip(b, "hipIpcGetMemHandle", H(b)->hipIpcGetMemHandle(out, (void *)(uintptr_t)p));
+}
+static CUresult ipc_mem_open(rt_backend *b, const CUipcMemHandle *hd, uint64_t *p) {
+  void *q = NULL;
+  CUresult r = from_hip(b, "hipIpcOpenMemHandle", H(b)->hipIpcOpenMemHandle(&q, *hd, 1 /* lazy peer access */));
+  *p = (uint64_t)(uintptr_t)q;
+  return r;
+}
+static CUresult ipc_mem_close(rt_backend *b, uint64_t p) {
+  return from_hip(b, "hipIpcCloseMemHandle", H(b)->hipIpcCloseMemHandle((void *)(uintptr_t)p));
+}
+static CUresult ipc_event_get(rt_backend *b, void *e, CUipcEventHandle *out) {
+  return from_hip(b, "hipIpcGetEventHandle", H(b)->hipIpcGetEventHandle(out, e));
+}
+static CUresult ipc_event_open(rt_backend *b, const CUipcEventHandle *hd, void **e) {
+  return from_hip(b, "hipIpcOpenEventHandle", H(b)->hipIpcOpenEventHandle(e, *hd));
+}
+
+static CUresult vmm_reserve(rt_backend *b, size_t size, size_t align, uint64_t hint, uint64_t *out) {
+  void *p = NULL;
+  CUresult r = from_hip(b, "hipMemAddressReserve",
+                        H(b)->hipMemAddressReserve(&p, size, align, (void *)(uintptr_t)hint, 0));
+  *out = (uint64_t)(uintptr_t)p;
+  return r;
+}
+static CUresult vmm_free(rt_backend *b, uint64_t p, size_t size) {
+  return from_hip(b, "hipMemAddressFree", H(b)->hipMemAddressFree((void *)(uintptr_t)p, size));
+}
+static CUresult vmm_create(rt_backend *b, size_t size, int dev, bool fd_handle, void **out) {
+  CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                              .requestedHandleTypes = fd_handle ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                                                                : CU_MEM_HANDLE_TYPE_NONE,
+                              .location = {.type = dev >= 0 ? CU_MEM_LOCATION_TYPE_DEVICE
+                                                            : CU_MEM_LOCATION_TYPE_HOST,
+                                           .id = dev >= 0 ? dev : 0}};
+  return from_hip(b, "hipMemCreate", H(b)->hipMemCreate(out, size, &prop, 0));
+}
+static CUresult vmm_release(rt_backend *b, void *hd) {
+  return from_hip(b, "hipMemRelease", H(b)->hipMemRelease(hd));
+}
+static CUresult vmm_map(rt_backend *b, uint64_t p, size_t size, size_t off, void *hd) {
+  return from_hip(b, "hipMemMap", H(b)->hipMemMap((void *)(uintptr_t)p, size, off, hd, 0));
+}
+static CUresult vmm_unmap(rt_backend *b, uint64_t p, size_t size) {
+  return from_hip(b, "hipMemUnmap", H(b)->hipMemUnmap((void *)(uintptr_t)p, size));
+}
+static CUresult vmm_set_access(rt_backend *b, uint64_t p, size_t size, int dev, unsigned flags) {
+  CUmemAccessDesc d = {.location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev},
+                       .flags = (CUmemAccess_flags)flags};
+  return from_hip(b, "hipMemSetAccess", H(b)->hipMemSetAccess((void *)(uintptr_t)p, size, &d, 1));
+}
+static CUresult vmm_export_fd(rt_backend *b, void *hd, int *fd) {
+  return from_hip(b, "hipMemExportToShareableHandle",
+                  H(b)->hipMemExportToShareableHandle(fd, hd, 1 /* POSIX file descriptor */, 0));
+}
+static CUresult vmm_import_fd(rt_backend *b, int fd, void **out, size_t *size) {
+  CUresult r = from_hip(b, "hipMemImportFromShareableHandle",
+                        H(b)->hipMemImportFromShareableHandle(out, (void *)(intptr_t)fd, 1));
+  /* the size is the exporter's: lseek of the descriptor where it is a
+   * file, else unknown (0: the API layer then trusts the mappings) */
+  off_t end = r == CUDA_SUCCESS ? lseek(fd, 0, SEEK_END) : -1;
+  *size = end > 0 ? (size_t)end : 0;
+  return r;
+}
+
+/* The optional families, where the library has every function of one. */
+static void hip_optional(hip_be *h) {
+  rt_backend *b = &h->b;
+  b->set_device = set_device;
+  if (h->hipPointerGetAttribute) b->mem_device = mem_device;
+  if (h->hipDeviceCanAccessPeer && h->hipDeviceEnablePeerAccess && h->hipDeviceDisablePeerAccess &&
+      h->hipDeviceGetP2PAttribute && h->hipMemcpyPeer && h->hipMemcpyPeerAsync) {
+    b->can_access_peer = can_access_peer;
+    b->peer_access = peer_access;
+    b->p2p_attribute = p2p_attribute;
+    b->memcpy_peer = memcpy_peer;
+  }
+  if (h->hipMallocManaged && h->hipMemPrefetchAsync && h->hipMemAdvise) {
+    b->mem_alloc_managed = mem_alloc_managed;
+    b->mem_prefetch = mem_prefetch;
+    b->mem_advise = mem_advise;
+  }
+  if (h->hipIpcGetMemHandle && h->hipIpcOpenMemHandle && h->hipIpcCloseMemHandle) {
+    b->ipc_mem_get = ipc_mem_get;
+    b->ipc_mem_open = ipc_mem_open;
+    b->ipc_mem_close = ipc_mem_close;
+  }
+  if (h->hipIpcGetEventHandle && h->hipIpcOpenEventHandle) {
+    b->ipc_event_get = ipc_event_get;
+    b->ipc_event_open = ipc_event_open;
+  }
+  size_t gran = 0;
+  CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                              .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+  if (h->hipMemAddressReserve && h->hipMemAddressFree && h->hipMemCreate && h->hipMemRelease && h->hipMemMap &&
+      h->hipMemUnmap && h->hipMemSetAccess && h->hipMemExportToShareableHandle &&
+      h->hipMemImportFromShareableHandle && h->hipMemGetAllocationGranularity &&
+      h->hipMemGetAllocationGranularity(&gran, &prop, 0) == 0 && gran) {
+    b->vmm_granularity = gran;
+    b->vmm_reserve = vmm_reserve;
+    b->vmm_free = vmm_free;
+    b->vmm_create = vmm_create;
+    b->vmm_release = vmm_release;
+    b->vmm_map = vmm_map;
+    b->vmm_unmap = vmm_unmap;
+    b->vmm_set_access = vmm_set_access;
+    b->vmm_export_fd = vmm_export_fd;
+    b->vmm_import_fd = vmm_import_fd;
+  }
+}
+
 rt_backend *rt_backend_hip_create(void) {
   const char *want = getenv("PTXWAVE_HIP_LIBRARY");
   static const char *const libs[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"};
@@ -1081,6 +1302,9 @@ rt_backend *rt_backend_hip_create(void) {
     goto fail;                                                                  \
   }
   HIP_FUNCS(X)
+#undef X
+#define X(name, params) *(void **)&h->name = dlsym(lib, #name);
+  HIP_OPT_FUNCS(X)
 #undef X
   int n = 0;
   hip_err e = h->hipInit(0);
@@ -1124,6 +1348,7 @@ rt_backend *rt_backend_hip_create(void) {
                       .event_sync = event_sync,
                       .event_elapsed = event_elapsed,
                       .stream_wait_event = stream_wait_event};
+  hip_optional(h);
   RT_LOG(rt_info, "hip: %d device(s); kernel cache %s; JIT %s", n,
          h->cache ? rt_cache_dir(h->cache) : "disabled",
          jit_subprocess() ? "in a helper process" : "in process");

@@ -15,6 +15,9 @@
  * Contexts: one primary context per device (retain counted) and explicit
  * ones (cuCtxCreate); a per-thread stack of current contexts.  A context
  * carries no device state of its own: every backend has one address space.
+ * Whenever a thread's current context changes, the backend is told the
+ * device it now works on (set_device: HIP's hipSetDevice, the emulator's
+ * accounting), so allocations belong to the current context's device.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,14 @@ rt_state rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread CUcontext ctx_stack[32];
 static __thread int ctx_depth;
+
+/* The backend works on the current context's device (device 0 with none,
+ * where work_ctx falls back to the primary context of device 0). */
+static void device_follows(void) {
+  if (!rt.backend || !rt.backend->set_device) return;
+  CUcontext c = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
+  rt.backend->set_device(rt.backend, c ? c->device : 0);
+}
 
 static void parse_cc(void) {
   rt.cc_major = RT_DEFAULT_CC / 10;
@@ -251,6 +262,7 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: return p->pci_bus;
   case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: return p->pci_device;
   case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: return p->pci_domain;
+  case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: return 0;
   case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: return 0;
   case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: return p->mem_clock_khz;
   case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: return p->mem_bus_width;
@@ -266,10 +278,25 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return p->shared_per_sm;
   case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: return p->regs_per_sm;
-  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return 0;
+  /* managed memory (rt_umem.c) and its relatives, as the backend has
+   * them: on the emulator host and device share memory, so managed memory
+   * is device memory the host reads in place, concurrently, coherently */
+  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return p->managed;
+  case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: return p->managed && p->concurrent_managed;
+  case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: return p->managed && p->direct_managed_host;
+  case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: return p->pageable_access;
+  case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: return p->host_native_atomics;
+  /* virtual memory management with POSIX file descriptors as shareable
+   * handles (rt_umem.c); IPC of memory and events */
+  case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return p->vmm;
+  case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: return p->vmm;
+  case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:   /* the emulator makes its own (rt_memory.c) */
+    return rt.backend->event_create ? rt.backend->ipc_event_get != NULL : 1;
   case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
-  /* One device: no multicast object can bind a second one, which is what
-   * lets lower/lower_multimem.c make multimem.* plain ld/st/red.  Keep 0. */
+  /* No multicast objects (cuMulticast* are not done, even with several
+   * emulated devices), so none binds a second device's memory, which is
+   * what lets lower/lower_multimem.c make multimem.* plain ld/st/red.
+   * Keep 0. */
   case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: return 0;
   case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
   /* grid.sync needs the grid workspace in %envreg1/2 and every block of
@@ -342,15 +369,6 @@ RT_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
   return rt_ret(CUDA_SUCCESS);
 }
 
-RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
-  RT_TRACE("%p, %d, %d", (void *)can, dev, peer);
-  if (!can) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  CUresult r = rt_check_device(dev);
-  if (r == CUDA_SUCCESS) r = rt_check_device(peer);
-  if (r == CUDA_SUCCESS) *can = 0;
-  return rt_ret(r);
-}
-
 /* ---- contexts ---------------------------------------------------------- */
 static bool ctx_valid(CUcontext c) { return rt_handle_valid(rt_h_context, c); }
 
@@ -364,6 +382,7 @@ static void set_current(CUcontext c) {
   } else {
     ctx_depth--;
   }
+  device_follows();
 }
 
 RT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
@@ -415,7 +434,8 @@ RT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
     if (c->cls[i].dtor) c->cls[i].dtor(c, c->cls[i].key, c->cls[i].value);
   c->ncls = 0;
   c->refs = 0;
-  c->sticky = CUDA_SUCCESS;   /* a new context: the fault is gone with the old one */
+  c->sticky = CUDA_SUCCESS;   /* a new context: the fault is gone with the old one, */
+  c->peers = 0;               /* and so is its peer access */
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -443,6 +463,7 @@ static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   if (ctx_depth < 32) ctx_stack[ctx_depth++] = c;
+  device_follows();
   *pctx = c;
   return CUDA_SUCCESS;
 }
@@ -470,6 +491,7 @@ RT_EXPORT CUresult cuCtxDestroy(CUcontext ctx) {
       ctx_depth--;
       i--;
     }
+  device_follows();
   if (!ctx->primary) {
     rt_handle_remove(rt_h_context, ctx);
     ctx->magic = 0;
@@ -500,6 +522,7 @@ RT_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx) {
   if (!ctx_valid(ctx)) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
   if (ctx_depth >= 32) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
   ctx_stack[ctx_depth++] = ctx;
+  device_follows();
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -507,6 +530,7 @@ RT_EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx) {
   RT_TRACE("%p", (void *)pctx);
   if (!ctx_depth) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);
   CUcontext c = ctx_stack[--ctx_depth];
+  device_follows();
   if (pctx) *pctx = c;
   return rt_ret(CUDA_SUCCESS);
 }

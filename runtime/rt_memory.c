@@ -16,9 +16,12 @@
  * complete before they return) a record synchronises its stream and takes
  * the host's clock, which is then exact.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runtime/rt.h"
 
@@ -88,7 +91,10 @@ RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_SUCCESS);
   r = rt.backend->mem_free(rt.backend, dptr);
-  if (r == CUDA_SUCCESS) rt_pool_forget(dptr);   /* cuMemFree takes cuMemAllocAsync's memory too */
+  if (r == CUDA_SUCCESS) {
+    rt_pool_forget(dptr);      /* cuMemFree takes cuMemAllocAsync's memory too */
+    rt_managed_forget(dptr);   /* and cuMemAllocManaged's */
+  }
   return rt_ret(r);
 }
 
@@ -300,6 +306,18 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   size_t size = 0;
   bool found = k == CU_MEMORYTYPE_DEVICE &&
                rt.backend->mem_range(rt.backend, p, &base, &size) == CUDA_SUCCESS;
+  /* managed memory (rt_umem.c) is device memory, found by its own books
+   * where the backend's range lookup does not know it (HIP) */
+  CUdeviceptr mbase;
+  size_t msize;
+  int mdev = 0;
+  bool is_managed = rt_managed_find(p, &mbase, &msize, &mdev);
+  if (is_managed && !found) {
+    k = CU_MEMORYTYPE_DEVICE;
+    found = true;
+    base = mbase;
+    size = msize;
+  }
   switch (a) {
   case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = k; return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_MAPPED: *(int *)data = found; return CUDA_SUCCESS;
@@ -307,12 +325,18 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   default: break;
   }
   if (!found) return CUDA_ERROR_INVALID_VALUE;
+  /* the device the allocation belongs to (several devices, rt_umem.c) */
+  int dev = is_managed ? mdev : 0;
+  if (!is_managed && rt.backend->mem_device) {
+    int d = rt.backend->mem_device(rt.backend, p);
+    if (d >= 0 && d < rt.ndev) dev = d;
+  }
   switch (a) {
   case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
   case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = D(p); break;
-  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[0]; break;
-  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
-  case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = 0; break;
+  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[dev]; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = dev; break;
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = is_managed; break;
   /* cuFFT asks for the buffer id of its work area (issue 18): the
    * allocation's base address is unique among live allocations, as CUDA's
    * id is; the range attributes come from the same lookup.  An allocation
@@ -326,9 +350,13 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: *(size_t *)data = size; break;
   /* every synchronous operation here is synchronous (docs/runtime.md) */
   case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(unsigned *)data = 1; break;
-  /* no IPC, no shareable handles, no GPUDirect RDMA, no decompression
-   * engine; the calling context's device reads and writes */
+  /* cuIpcGetMemHandle takes cuMemAlloc's memory, not managed or VMM
+   * memory (rt_umem.c) */
   case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+    *(unsigned *)data = rt.backend->ipc_mem_get && !is_managed && !rt_vmm_mapped(p);
+    break;
+  /* no shareable handles on cuMemAlloc's memory, no GPUDirect RDMA, no
+   * decompression engine; the calling context's device reads and writes */
   case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
   case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
   case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(unsigned *)data = 0; break;
@@ -649,6 +677,69 @@ RT_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
 RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) __asm__("cuEventElapsedTime");
 RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
   return cuEventElapsedTime(ms, a, b);
+}
+
+/* ---- IPC of events ----------------------------------------------------------
+ * A backend with events (HIP) hands out its own handles.  Without (the
+ * emulator), every operation completes before it returns, so an event is
+ * complete once recorded: an event opened in another process is one that
+ * is always complete, which is what waiting on it there would find (a
+ * record in the exporter happens after the work before it is done).  The
+ * handle names the event and its process (pid and start time) so a made-up
+ * or stale one is refused. */
+#define IPC_EVENT_MAGIC 0x50574945u   /* "PWIE" */
+typedef struct ipc_event_wire {
+  uint32_t magic, version;
+  int32_t pid, pad;
+  uint64_t event;
+} ipc_event_wire;
+
+RT_EXPORT CUresult cuIpcGetEventHandle(CUipcEventHandle *h, CUevent e) {
+  RT_TRACE("%p, %p", (void *)h, (void *)e);
+  if (!h) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  /* CUDA: only events made with CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING */
+  if (!(e->flags & CU_EVENT_INTERPROCESS) || !(e->flags & CU_EVENT_DISABLE_TIMING))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (e->be) {
+    if (!rt.backend->ipc_event_get) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+    return rt_ret(rt.backend->ipc_event_get(rt.backend, e->be, h));
+  }
+  ipc_event_wire w = {.magic = IPC_EVENT_MAGIC, .version = 1, .pid = getpid(), .event = (uint64_t)(uintptr_t)e};
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, &w, sizeof w);
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuIpcOpenEventHandle(CUevent *pe, CUipcEventHandle h) {
+  RT_TRACE("%p", (void *)pe);
+  if (!pe) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  void *be = NULL;
+  if (backend_events()) {
+    if (!rt.backend->ipc_event_open) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+    if ((r = rt.backend->ipc_event_open(rt.backend, &h, &be)) != CUDA_SUCCESS) return rt_ret(r);
+  } else {
+    ipc_event_wire w;
+    memcpy(&w, h.reserved, sizeof w);
+    if (w.magic != IPC_EVENT_MAGIC || w.version != 1 || !w.event) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+    if (w.pid == getpid()) return rt_ret(CUDA_ERROR_INVALID_CONTEXT);   /* as for memory handles */
+    if (kill(w.pid, 0) != 0 && errno == ESRCH) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  }
+  struct CUevent_st *e = calloc(1, sizeof *e);
+  if (!e) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  *e = (struct CUevent_st){.magic = EVENT_MAGIC, .flags = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING,
+                           .recorded = true, .ms = now_ms(), .be = be};
+  if (!rt_handle_add(rt_h_event, e)) {
+    if (be) rt.backend->event_destroy(rt.backend, be);
+    free(e);
+    return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  }
+  *pe = e;
+  return rt_ret(CUDA_SUCCESS);
 }
 
 /* ---- 2D copies: one row at a time (arrays: rt_array.c) ------------------- */

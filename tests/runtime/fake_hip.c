@@ -23,14 +23,29 @@
  * past the name (the runtime finds the string by content, whatever the
  * layout): PW_FAKE_HIP_ARCH, default "gfx90a:sramecc+:xnack-".
  *
+ * Several devices: PW_FAKE_HIP_DEVICES=N (default 1); hipSetDevice selects
+ * the calling thread's, and each hipMalloc/hipMallocManaged remembers it
+ * (hipPointerGetAttribute's device ordinal).  Managed memory, peers, IPC
+ * and virtual memory (runtime/rt_umem.c's HIP mapping) are recorded with
+ * their arguments; their memory is host memory as above (VMM: a memfd per
+ * hipMemCreate, mapped by hipMemMap, so copies through a mapping really
+ * read the allocation); the granularity is 64 KiB, not the emulator's
+ * 2 MiB, so a test sees it came from here.  hipDeviceGetAttribute answers
+ * ManagedMemory 1, ConcurrentManagedAccess 1, DirectManagedMemAccessFromHost
+ * 0, PageableMemoryAccess 0, HostNativeAtomicSupported 0,
+ * VirtualMemoryManagementSupported 1.
+ *
  * Events are recorded with a fake clock: each hipEventRecord is 1.5 ms
  * after the previous one, so ElapsedTime is known to the test; each
  * event stays "not ready" (hipErrorNotReady 600) for PW_FAKE_HIP_PENDING
  * queries after its record (default 0), then completes.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +62,8 @@ static void rec(const char *fmt, ...) {
   fclose(f);
 }
 
-static struct { char *p; size_t n; } allocs[256];
+static struct { char *p; size_t n; int dev; } allocs[256];
+static __thread int cur_dev;
 
 /* The kernel's strings, in one block as a code object's .rodata would be:
  * hipMemcpy fails for a copy that runs past its end, as HIP does past an
@@ -65,8 +81,17 @@ static int no_device(void) {
 }
 
 int hipInit(unsigned f) { rec("hipInit %u", f); return no_device() ? 100 : 0; }
-int hipGetDeviceCount(int *n) { *n = no_device() ? 0 : 1; return no_device() ? 100 : 0; }
-int hipSetDevice(int d) { rec("hipSetDevice %d", d); return 0; }
+static int ndevices(void) {
+  const char *d = getenv("PW_FAKE_HIP_DEVICES");
+  return d && *d ? atoi(d) : 1;
+}
+int hipGetDeviceCount(int *n) { *n = no_device() ? 0 : ndevices(); return no_device() ? 100 : 0; }
+int hipSetDevice(int d) {
+  rec("hipSetDevice %d", d);
+  if (d < 0 || d >= ndevices()) return 101;
+  cur_dev = d;
+  return 0;
+}
 int hipDeviceGetName(char *s, int n, int d) { snprintf(s, (size_t)n, "Fake AMD GPU"); return 0; }
 int hipDeviceTotalMem(size_t *b, int d) { *b = (size_t)1 << 34; return 0; }
 int hipMemGetInfo(size_t *f, size_t *t) { *f = (size_t)1 << 33; *t = (size_t)1 << 34; return 0; }
@@ -87,7 +112,7 @@ int hipMalloc(void **p, size_t n) {
     *p = calloc(1, n);
   }
   for (int i = 0; i < 256; i++)
-    if (!allocs[i].p) { allocs[i].p = *p; allocs[i].n = n; break; }
+    if (!allocs[i].p) { allocs[i].p = *p; allocs[i].n = n; allocs[i].dev = cur_dev; break; }
   rec("hipMalloc %zu", n);
   return 0;
 }
@@ -271,6 +296,12 @@ int hipDeviceGetAttribute(int *v, int attr, int dev) {
       {74, 65536},     /* MaxSharedMemoryPerBlock */
       {76, 65536},     /* SharedMemPerMultiprocessor */
       {87, 64},        /* WarpSize */
+      {24, 1},         /* ManagedMemory */
+      {9, 1},          /* ConcurrentManagedAccess */
+      {13, 0},         /* DirectManagedMemAccessFromHost */
+      {65, 0},         /* PageableMemoryAccess */
+      {15, 0},         /* HostNativeAtomicSupported */
+      {89, 1},         /* VirtualMemoryManagementSupported */
   };
   for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
     if (table[i].attr == attr) {
@@ -325,5 +356,150 @@ int hipEventElapsedTime(float *ms, void *a, void *b) {
 }
 int hipStreamWaitEvent(void *s, void *e, unsigned flags) {
   rec("hipStreamWaitEvent stream=%s %u", s ? "user" : "null", flags);
+  return 0;
+}
+
+/* ---- managed memory, peers, IPC, virtual memory ------------------------- */
+int hipMallocManaged(void **p, size_t n, unsigned flags) {
+  int r = hipMalloc(p, n);
+  rec("hipMallocManaged %zu flags=%u dev=%d", n, flags, cur_dev);
+  return r;
+}
+int hipMemPrefetchAsync(const void *p, size_t n, int dev, void *s) {
+  rec("hipMemPrefetchAsync %zu dev=%d stream=%s", n, dev, s ? "user" : "null");
+  return 0;
+}
+int hipMemAdvise(const void *p, size_t n, int advice, int dev) {
+  rec("hipMemAdvise %zu advice=%d dev=%d", n, advice, dev);
+  return 0;
+}
+int hipPointerGetAttribute(void *data, int attr, void *p) {
+  if (attr != 9) return 1;
+  for (int i = 0; i < 256; i++)
+    if (allocs[i].p && (char *)p >= allocs[i].p && (char *)p < allocs[i].p + allocs[i].n) {
+      *(int *)data = allocs[i].dev;
+      return 0;
+    }
+  return 1;
+}
+int hipDeviceCanAccessPeer(int *can, int dev, int peer) {
+  *can = dev != peer;
+  rec("hipDeviceCanAccessPeer %d %d", dev, peer);
+  return 0;
+}
+int hipDeviceEnablePeerAccess(int peer, unsigned flags) { rec("hipDeviceEnablePeerAccess %d from %d", peer, cur_dev); return 0; }
+int hipDeviceDisablePeerAccess(int peer) { rec("hipDeviceDisablePeerAccess %d from %d", peer, cur_dev); return 0; }
+int hipDeviceGetP2PAttribute(int *v, int attr, int src, int dst) {
+  *v = attr == 0 ? 0 : 1;
+  rec("hipDeviceGetP2PAttribute %d %d %d", attr, src, dst);
+  return 0;
+}
+int hipMemcpyPeer(void *d, int dd, const void *s, int sd, size_t n) {
+  memmove(d, s, n);
+  rec("hipMemcpyPeer %zu %d<-%d", n, dd, sd);
+  return 0;
+}
+int hipMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n, void *st) {
+  memmove(d, s, n);
+  rec("hipMemcpyPeerAsync %zu %d<-%d stream=%s", n, dd, sd, st ? "user" : "null");
+  return 0;
+}
+/* IPC handles: the pointer and a marker; opening one maps nothing new (one
+ * process plays both sides in the tests) */
+typedef struct { char reserved[64]; } fake_ipc;
+int hipIpcGetMemHandle(fake_ipc *h, void *p) {
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, "fakeipc", 8);
+  memcpy(h->reserved + 8, &p, sizeof p);
+  rec("hipIpcGetMemHandle");
+  return 0;
+}
+int hipIpcOpenMemHandle(void **p, fake_ipc h, unsigned flags) {
+  if (memcmp(h.reserved, "fakeipc", 8)) return 400;
+  memcpy(p, h.reserved + 8, sizeof *p);
+  rec("hipIpcOpenMemHandle flags=%u", flags);
+  return 0;
+}
+int hipIpcCloseMemHandle(void *p) { rec("hipIpcCloseMemHandle"); return 0; }
+int hipIpcGetEventHandle(fake_ipc *h, void *e) {
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, "fakeevt", 8);
+  memcpy(h->reserved + 8, &e, sizeof e);
+  rec("hipIpcGetEventHandle");
+  return 0;
+}
+int hipIpcOpenEventHandle(void **e, fake_ipc h) {
+  if (memcmp(h.reserved, "fakeevt", 8)) return 400;
+  hipEventCreateWithFlags(e, 6);
+  rec("hipIpcOpenEventHandle");
+  return 0;
+}
+#define FAKE_GRAN ((size_t)64 << 10)
+typedef struct fake_phys { int fd; size_t n; } fake_phys;
+int hipMemGetAllocationGranularity(size_t *g, const void *prop, int option) {
+  *g = FAKE_GRAN;
+  rec("hipMemGetAllocationGranularity %d", option);
+  return 0;
+}
+int hipMemAddressReserve(void **p, size_t n, size_t align, void *addr, unsigned long long flags) {
+  /* aligned to the granularity, as HIP's reservations are */
+  char *m = mmap(NULL, n + FAKE_GRAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return 2;
+  *p = (void *)(((uintptr_t)m + FAKE_GRAN - 1) & ~(uintptr_t)(FAKE_GRAN - 1));
+  rec("hipMemAddressReserve %zu", n);
+  return 0;
+}
+int hipMemAddressFree(void *p, size_t n) { munmap(p, n); rec("hipMemAddressFree %zu", n); return 0; }
+/* hipMemAllocationProp: type, requestedHandleType, {location type, id}, ... */
+int hipMemCreate(void **h, size_t n, const int *prop, unsigned long long flags) {
+  fake_phys *f = calloc(1, sizeof *f);
+  f->fd = memfd_create("fakehip", MFD_CLOEXEC);
+  if (f->fd < 0 || ftruncate(f->fd, (off_t)n)) return 2;
+  f->n = n;
+  *h = f;
+  rec("hipMemCreate %zu type=%d handles=%d loc=%d,%d", n, prop[0], prop[1], prop[2], prop[3]);
+  return 0;
+}
+int hipMemRelease(void *h) {
+  fake_phys *f = h;
+  close(f->fd);
+  free(f);
+  rec("hipMemRelease");
+  return 0;
+}
+int hipMemMap(void *p, size_t n, size_t off, void *h, unsigned long long flags) {
+  fake_phys *f = h;
+  if (mmap(p, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f->fd, (off_t)off) == MAP_FAILED) return 1;
+  for (int i = 0; i < 256; i++)   /* a range hipMemGetAddressRange knows, as HIP's */
+    if (!allocs[i].p) { allocs[i].p = p; allocs[i].n = n; allocs[i].dev = cur_dev; break; }
+  rec("hipMemMap %zu offset=%zu", n, off);
+  return 0;
+}
+int hipMemUnmap(void *p, size_t n) {
+  for (int i = 0; i < 256; i++)
+    if (allocs[i].p == p) allocs[i].p = NULL;
+  mmap(p, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  rec("hipMemUnmap %zu", n);
+  return 0;
+}
+/* hipMemAccessDesc: {location type, id}, flags */
+int hipMemSetAccess(void *p, size_t n, const int *desc, size_t count) {
+  rec("hipMemSetAccess %zu loc=%d,%d flags=%d count=%zu", n, desc[0], desc[1], desc[2], count);
+  return 0;
+}
+int hipMemExportToShareableHandle(void *out, void *h, int type, unsigned long long flags) {
+  fake_phys *f = h;
+  *(int *)out = dup(f->fd);
+  rec("hipMemExportToShareableHandle type=%d", type);
+  return 0;
+}
+int hipMemImportFromShareableHandle(void **h, void *os, int type) {
+  fake_phys *f = calloc(1, sizeof *f);
+  f->fd = dup((int)(intptr_t)os);
+  struct stat st;
+  fstat(f->fd, &st);
+  f->n = (size_t)st.st_size;
+  *h = f;
+  rec("hipMemImportFromShareableHandle type=%d", type);
   return 0;
 }

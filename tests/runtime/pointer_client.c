@@ -54,7 +54,10 @@ int main(void) {
   want[CU_POINTER_ATTRIBUTE_MAPPING_SIZE] = size;
   want[CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR] = base;
   want[CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID] = base;
-  /* IS_MANAGED, DEVICE_ORDINAL, IPC, handle types, RDMA, pool, decompress: 0 */
+  /* cuMemAlloc's memory is what cuIpcGetMemHandle takes (the emulator
+   * shares it: docs/runtime.md "IPC") */
+  want[CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE] = 1;
+  /* IS_MANAGED, DEVICE_ORDINAL, handle types, RDMA, pool, decompress: 0 */
   for (unsigned i = 0; i < n; i++) {
     /* 4-byte attributes leave the slot's upper half alone */
     unsigned long long got = v[i];

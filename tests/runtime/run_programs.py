@@ -7,7 +7,9 @@ takes its own verdict: exit 0 and "<name>: PASS" on stdout, and stdout equal
 to tests/cuda/<name>.expected where that file exists.  The emulated device
 reports the compute capability the program was built for (programs.txt's
 arch column, through PTXWAVE_CC), as a real GPU of that generation would.
-Programs listed in emu_gaps.txt that fail are skipped (77).  In a
+Programs listed in emu_gaps.txt that fail are skipped (77).  A program
+that needs an emulator setting has it from EMU_ENV (multidev: two
+emulated devices).  In a
 sanitized build `ptxwave run` preloads the sanitizer runtimes
 (tools/cmd_run.c), so these run there too, ASan and UBSan watching our
 libcuda.so.1 and emulator inside NVIDIA's host code.
@@ -26,11 +28,13 @@ for line in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'emu_g
     f = line.split(None, 1)
     if f and not f[0].startswith('#'):
         gaps[f[0]] = f[1].strip() if len(f) > 1 else ''
+# what a program needs of the emulated machine
+EMU_ENV = {'multidev': {'PTXWAVE_EMU_DEVICES': '2'}}
 fails, gap_fails = [], []
 for n in names:
     base = n[:-len('_shared')] if n not in arch and n.endswith('_shared') else n
     exe = os.path.join(pdir, n)
-    env = dict(os.environ, PTXWAVE_CC=arch.get(base, '80'), PTXWAVE_LOG='warn')
+    env = dict(os.environ, PTXWAVE_CC=arch.get(base, '80'), PTXWAVE_LOG='warn', **EMU_ENV.get(base, {}))
     t = time.time()
     try:
         p = subprocess.run([ptxwave, 'run', '--backend', 'emu', '--', exe], env=env,

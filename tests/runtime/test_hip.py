@@ -294,6 +294,58 @@ if not got_ok:
 else:
     print('graph replay on HIP: two launches replayed the captured 3 kernels and memset in order')
 
+# managed memory, two devices, IPC and VMM mapped to HIP (hip_memory_client.c)
+mclient = os.path.join(os.path.dirname(os.path.abspath(client)), 'hip_memory_client')
+if os.path.exists(log):
+    os.remove(log)
+p = subprocess.run([mclient], env=dict(base, PW_FAKE_HIP_DEVICES='2', PTXWAVE_CACHE_DIR=cdir + '-umem'),
+                   capture_output=True, text=True, timeout=120)
+mlines = open(log).read().splitlines() if os.path.exists(log) else []
+if p.returncode != 0 or 'hip_memory_client: ok' not in p.stdout:
+    fails.append(f'memory families on HIP: client failed: {p.returncode} {p.stdout} {p.stderr[-800:]}')
+want_in_order = [
+    'hipMemGetAllocationGranularity 0',              # once, at start: the backend's granularity
+    'hipSetDevice 1',                                # device 1's context made current
+    'hipMallocManaged 4096 flags=1 dev=1',
+    'hipMemPrefetchAsync 4096 dev=1 stream=user',
+    'hipMemAdvise 4096 advice=1 dev=0',              # read mostly: no device
+    'hipMemAdvise 4096 advice=3 dev=1',              # preferred location
+    'hipMemPrefetchAsync 4096 dev=-1 stream=user',   # the host: hipCpuDeviceId
+    'hipMalloc 256',                                 # on device 1
+    'hipSetDevice 0',
+    'hipMalloc 256',                                 # on device 0
+    'hipDeviceGetP2PAttribute 1 0 1',                # ACCESS_SUPPORTED (CUDA 2) is HIP's 1
+    'hipDeviceEnablePeerAccess 1 from 0',
+    'hipMemcpyPeer 256 0<-1',
+    'hipDeviceDisablePeerAccess 1 from 0',
+    'hipIpcGetMemHandle',
+    'hipIpcGetEventHandle',
+    'hipIpcOpenMemHandle flags=1',
+    'hipIpcCloseMemHandle',
+    'hipIpcOpenEventHandle',
+    'hipMemCreate 131072 type=1 handles=1 loc=1,1',  # 2 x the stand-in's 64 KiB, fd-exportable, device 1
+    'hipMemAddressReserve 131072',
+    'hipMemMap 131072 offset=0',
+    'hipMemSetAccess 131072 loc=1,1 flags=3 count=1',
+    'hipMemExportToShareableHandle type=1',
+    'hipMemImportFromShareableHandle type=1',
+    'hipMemUnmap 131072',
+    'hipMemRelease',
+    'hipMemAddressFree 131072',
+]
+at = 0
+for w in want_in_order:
+    while at < len(mlines) and mlines[at] != w:
+        at += 1
+    if at == len(mlines):
+        fails.append(f'memory families on HIP: {w!r} missing or out of order: {mlines}')
+        break
+    at += 1
+if 'vmm: granularity 65536' not in p.stdout:
+    fails.append(f'memory families on HIP: the granularity is not HIP\'s: {p.stdout}')
+if not any(f.startswith('memory families') for f in fails):
+    print('memory families on HIP: managed, peers, IPC and VMM reached their hip* calls in order')
+
 env0 = dict(base, PW_FAKE_HIP_DEVICES='0', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache0'), PTXWAVE_BACKEND='auto')
 p, lines = run(env0)
 if 'backend emu:' not in p.stderr:

@@ -393,6 +393,139 @@ START_TEST(unsupported_named) {
 }
 END_TEST
 
+
+/* ---- the shared heap (emu/emu_heap.c) ------------------------------------- */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emu/emu_heap.h"
+
+/* Random allocations and frees against a list of what is live: every block
+ * 256-byte aligned, zeroed, inside the heap, disjoint from every live one
+ * (each is filled with its own byte and checked at free). */
+START_TEST(heap_random) {
+  emu_heap *h = emu_heap_create((uint64_t)64 << 20);
+  ck_assert_ptr_nonnull(h);
+  enum { N = 600 };
+  struct { uint8_t *p; size_t n; } live[N] = {{0}};
+  static uint8_t zeros[1 << 20], pattern[1 << 20];
+  uint32_t seed = 12345;
+  for (int step = 0; step < 20000; step++) {
+    seed = seed * 1103515245u + 12345u;
+    int k = (int)((seed >> 8) % N);
+    if (live[k].p) {
+      memset(pattern, k, live[k].n);
+      ck_assert_msg(!memcmp(live[k].p, pattern, live[k].n), "block %d overwritten", k);
+      ck_assert(emu_heap_free(h, live[k].p, true));
+      live[k].p = NULL;
+      continue;
+    }
+    seed = seed * 1103515245u + 12345u;
+    /* mostly small, sometimes up to 1 MiB */
+    size_t n = (seed >> 4) % 8 ? 1 + (seed >> 12) % 3000 : 1 + (seed >> 12) % (1u << 20);
+    uint8_t *p = emu_heap_alloc(h, n);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 256, 0);
+    ck_assert(emu_heap_owns(h, p) && emu_heap_owns(h, p + n - 1));
+    ck_assert_msg(!memcmp(p, zeros, n), "%zu bytes not zeroed", n);
+    memset(p, k, n);
+    live[k].p = p;
+    live[k].n = n;
+  }
+  for (int k = 0; k < N; k++)
+    if (live[k].p) ck_assert(emu_heap_free(h, live[k].p, true));
+  /* everything merged back: the whole heap is one block again */
+  uint8_t *all = emu_heap_alloc(h, (size_t)64 << 20);
+  ck_assert_ptr_nonnull(all);
+  ck_assert_ptr_null(emu_heap_alloc(h, 1));
+  ck_assert(emu_heap_free(h, all, true));
+  ck_assert(!emu_heap_free(h, all, true));          /* twice */
+  int x;
+  ck_assert(!emu_heap_free(h, &x, true));           /* not its memory */
+  emu_heap_destroy(h);
+}
+END_TEST
+
+/* The memfd is what another process maps (IPC): a second mapping of the
+ * same file through /proc/self/fd sees the allocation's bytes at its offset,
+ * and writes through it are seen through the heap.  A block freed without
+ * reuse (memcheck) is never handed out again. */
+START_TEST(heap_shared) {
+  emu_heap *h = emu_heap_create((uint64_t)16 << 20);
+  ck_assert_ptr_nonnull(h);
+  uint8_t *a = emu_heap_alloc(h, 1000), *b = emu_heap_alloc(h, 5000);
+  memcpy(b, "device bytes", 13);
+  int fd;
+  uint64_t off;
+  ck_assert(emu_heap_share(h, b, &fd, &off));
+  ck_assert_uint_eq(off, (uint64_t)(b - a));   /* the first blocks come in address order */
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  int fd2 = open(path, O_RDWR);
+  ck_assert_int_ge(fd2, 0);
+  long pg = sysconf(_SC_PAGESIZE);
+  uint64_t start = off & ~(uint64_t)(pg - 1);
+  uint8_t *m = mmap(NULL, (size_t)(off - start) + 5000, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, (off_t)start);
+  ck_assert_ptr_ne(m, MAP_FAILED);
+  ck_assert_str_eq((char *)m + (off - start), "device bytes");
+  memcpy(m + (off - start), "written there", 14);
+  ck_assert_str_eq((char *)b, "written there");
+  munmap(m, (size_t)(off - start) + 5000);
+  close(fd2);
+  ck_assert(emu_heap_free(h, b, false));
+  uint8_t *c = emu_heap_alloc(h, 5000);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_ptr_ne(c, b);
+  emu_heap_destroy(h);
+}
+END_TEST
+
+/* Under ASan the heap marks what is not allocated, as malloc did: the
+ * bytes past an allocation's size and a freed block are poisoned. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+START_TEST(heap_asan) {
+  emu_heap *h = emu_heap_create((uint64_t)16 << 20);
+  ck_assert_ptr_nonnull(h);
+  uint8_t *p = emu_heap_alloc(h, 1000);
+  ck_assert(!__asan_address_is_poisoned(p) && !__asan_address_is_poisoned(p + 999));
+  ck_assert(__asan_address_is_poisoned(p + 1000));
+  ck_assert(emu_heap_free(h, p, true));
+  ck_assert(__asan_address_is_poisoned(p));
+  uint8_t *q = emu_heap_alloc(h, 2048);   /* the same block again: usable */
+  ck_assert_ptr_eq(q, p);
+  ck_assert(!__asan_address_is_poisoned(q + 2047));
+  emu_heap_destroy(h);
+}
+END_TEST
+#endif
+
+/* emu_malloc's memory is shareable and tagged; registered memory is not
+ * shareable. */
+START_TEST(malloc_query) {
+  emu_context *c;
+  ck_assert_int_eq(emu_context_create(NULL, &c), EMU_OK);
+  uint64_t d;
+  ck_assert_int_eq(emu_malloc_tagged(c, 3000, 7, &d), EMU_OK);
+  emu_mem_desc md;
+  ck_assert_int_eq(emu_mem_query(c, d + 100, &md), EMU_OK);
+  ck_assert_uint_eq(md.base, d);
+  ck_assert_uint_eq(md.bytes, 3000);
+  ck_assert_uint_eq(md.tag, 7);
+  ck_assert(md.owned);
+  ck_assert_int_ge(md.fd, 0);
+  static char host[64];
+  ck_assert_int_eq(emu_register_tagged(c, host, sizeof host, 3), EMU_OK);
+  ck_assert_int_eq(emu_mem_query(c, (uint64_t)(uintptr_t)host, &md), EMU_OK);
+  ck_assert_int_eq(md.fd, -1);
+  ck_assert_uint_eq(md.tag, 3);
+  ck_assert_int_eq(emu_free(c, d), EMU_OK);
+  ck_assert_int_eq(emu_mem_query(c, d, &md), EMU_ERR_NOT_FOUND);
+  emu_context_destroy(c);
+}
+END_TEST
+
 Suite *emu_mem_suite(void) {
   Suite *s = suite_create("emu_mem");
   TCase *tc = tcase_create("memory");
@@ -404,6 +537,12 @@ Suite *emu_mem_suite(void) {
   tcase_add_test(tc, printf_and_assert);
   tcase_add_test(tc, cp_async);
   tcase_add_test(tc, unsupported_named);
+  tcase_add_test(tc, heap_random);
+  tcase_add_test(tc, heap_shared);
+  tcase_add_test(tc, malloc_query);
+#if defined(__SANITIZE_ADDRESS__)
+  tcase_add_test(tc, heap_asan);
+#endif
   suite_add_tcase(s, tc);
   return s;
 }
