@@ -289,7 +289,7 @@ static ir_block *once_block(ir_func *f) {
     ir_instr *t = ir_block_terminator(blk);
     if (!t) continue;
     for (uint32_t k = 0; k < t->ntargets; k++)
-      if (t->targets[k] == e) t->targets[k] = body;
+      if (t->targets[k] == e) ir_instr_set_target(t, k, body);
   }
   ir_builder b = ir_builder_at_end(e);
   b.loc = body->first ? body->first->loc : (ir_loc){0};

@@ -85,9 +85,7 @@ static ir_value *fi(ir_builder *b, float f) { return ir_imm_f32(b, f); }
 static ir_value *pred_true(ir_builder *b) { return ir_imm(b, PRED, 1); }
 
 static ir_value *cvt(ir_builder *b, ir_type to, ir_type from, ir_value *x, ir_rnd rnd) {
-  ir_instr *c = ir_build(b, ir_op_cvt, to, 1, &x, 1, &to, IR_MODS(.rnd = (uint8_t)rnd));
-  c->type2 = (uint8_t)from;
-  return c->dst[0];
+  return ir_convert(b, to, from, x, .rnd = (uint8_t)rnd);
 }
 /* The same bits as another type of the same width. */
 static ir_value *as(ir_builder *b, ir_type t, ir_value *x) {

@@ -62,8 +62,7 @@ static ir_block *unguard(ir_instr *i) {
   b.loc = i->loc;
   if (i->guard_neg) ir_cbr(&b, i->guard, c, bb);
   else ir_cbr(&b, i->guard, bb, c);
-  i->guard = NULL;
-  i->guard_neg = 0;
+  ir_instr_set_guard(&b, i, NULL, false, NULL);
   (void)bb;
   return c;
 }
