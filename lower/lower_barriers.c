@@ -326,11 +326,10 @@ static bool names_array(const ir_instr *i, const ir_global *arr) {
   return false;
 }
 
-static fn_use *array_users(ir_module *m, const ir_global *arr, size_t *count) {
+static fn_use *array_users(pw_arena *scratch, ir_module *m, const ir_global *arr, size_t *count) {
   size_t n = 0;
   ir_foreach_func(m, f) n++;
-  fn_use *t = calloc(n ? n : 1, sizeof *t);
-  if (!t) PW_DIE("out of memory");
+  fn_use *t = LOWER_SCRATCH(scratch, fn_use, n);
   size_t k = 0;
   ir_foreach_func(m, f) t[k++].f = f;
   qsort(t, n, sizeof *t, by_func);
@@ -365,8 +364,10 @@ static fn_use *array_users(ir_module *m, const ir_global *arr, size_t *count) {
 static void init_kernels(ir_module *m, bars_state *s) {
   size_t nf = 0;
   fn_use *users[NSEC] = {NULL};
+  pw_arena scratch;
+  pw_arena_init(&scratch);
   for (unsigned k = 0; k < NSEC; k++)
-    if (s->arr[k]) users[k] = array_users(m, s->arr[k], &nf);
+    if (s->arr[k]) users[k] = array_users(&scratch, m, s->arr[k], &nf);
   ir_foreach_func(m, f) {
     if (!f->is_kernel || f->is_decl || !f->entry) continue;
     bool reach[NSEC] = {false}, any = false;
@@ -403,7 +404,7 @@ static void init_kernels(ir_module *m, bars_state *s) {
     }
     wg_barrier(&b);
   }
-  for (unsigned k = 0; k < NSEC; k++) free(users[k]);
+  pw_arena_free(&scratch);
 }
 
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt) {

@@ -20,6 +20,28 @@ typedef bool (*lower_want_fn)(const ir_instr *i, void *data);
 typedef bool (*lower_instr_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
 bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *data);
 
+/* ---- scratch memory ------------------------------------------------------ */
+/* A pass's scratch memory (style.md #5: QBE's per-function pool): an arena
+ * the pass owns for its run, freed in one call (pw_arena_free) at its end;
+ * nothing in it outlives the pass, and no piece of it is freed on its own.
+ * Allocation dies on exhaustion, as the IR's own does (ir_alloc): running
+ * out of memory is not an error in the input.  What they return aliases
+ * nothing else (attribute malloc: loops over it vectorize as they did over
+ * malloc's). */
+void *lower_scratch_array(pw_arena *a, size_t n, size_t elem) __attribute__((malloc));   /* zeroed */
+/* A copy of old (n elements) with room for want (the old one stays in a). */
+void *lower_scratch_grow(pw_arena *a, void *old, size_t n, size_t want, size_t elem) __attribute__((malloc));
+#define LOWER_SCRATCH(a, T, n) ((T *)lower_scratch_array((a), (n), sizeof(T)))
+/* An array a pass uses for each function in turn: LOWER_RESERVE makes room
+ * for n elements, reusing the memory of the functions before (contents
+ * not kept, not cleared: the arena zeroes memory only when it is new, so
+ * reusing it costs no zeroing and a pass allocates about what its largest
+ * function needs, not the sum over functions). */
+#define LOWER_SCRATCH_BUF(T) struct { T *p; size_t cap; }
+#define LOWER_RESERVE(a, buf, n) \
+  ((buf).p = lower_scratch_reserve((a), (buf).p, &(buf).cap, (n), sizeof *(buf).p))
+void *lower_scratch_reserve(pw_arena *a, void *old, size_t *cap, size_t n, size_t elem);
+
 /* Reports "cannot lower" for an instruction (to d, if set). */
 void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
