@@ -57,6 +57,14 @@ static bool want(const ir_instr *i, void *data) {
   return i->op == ir_op_bar || i->op == ir_op_bar_red;
 }
 
+/* Eliminates bar/barrier and bar.red; builds blocks (spin loops, the
+ * arrays' zeroing). */
+const lower_contract lower_barriers_contract = {
+    .pass = "lower_barriers",
+    .ops = (const ir_op[]){ir_op_bar, ir_op_bar_red, ir_op_count},
+    .preserves = 0,
+};
+
 static bar_layout layout(const ir_module *m) {
   bool named = false, red = false, redc = false;
   unsigned n = 0;

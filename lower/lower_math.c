@@ -989,6 +989,17 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates the forms of these ops that want() selects (codegen maps the
+ * others one to one); its expansions must not rebuild one (the check would
+ * name it). */
+const lower_contract lower_math_contract = {
+    .pass = "lower_math",
+    .ops = (const ir_op[]){ir_op_cvt, ir_op_cvt_pack, ir_op_fns, ir_op_div, ir_op_rcp, ir_op_sqrt, ir_op_ex2,
+                           ir_op_tanh, ir_op_count},
+    .form = want,
+    .preserves = 0,
+};
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   (void)data;
   switch ((ir_op)i->op) {

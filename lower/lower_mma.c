@@ -430,6 +430,21 @@ static bool want(const ir_instr *i, void *data) {
   return is_matrix((ir_op)i->op) || is_opaque_wgmma(i);
 }
 
+/* Eliminates ldmatrix, stmatrix, movmatrix and mma in the forms it expands
+ * (lower_matrix_why: none); the others are reported, here (wgmma.*) or by
+ * lower_warps. */
+static bool expandable(const ir_instr *i, void *data) {
+  (void)data;
+  return lower_matrix_why(i) == NULL;
+}
+
+const lower_contract lower_mma_contract = {
+    .pass = "lower_mma",
+    .ops = (const ir_op[]){ir_op_mma, ir_op_ldmatrix, ir_op_stmatrix, ir_op_movmatrix, ir_op_count},
+    .form = expandable,
+    .preserves = 0,
+};
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   mma_state *s = data;
   const char *why = lower_matrix_why(i);

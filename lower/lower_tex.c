@@ -78,6 +78,15 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates the texture and surface ops; builds blocks (filtering,
+ * bounds). */
+const lower_contract lower_tex_contract = {
+    .pass = "lower_tex",
+    .ops = (const ir_op[]){ir_op_tex, ir_op_tld4, ir_op_txq, ir_op_suld, ir_op_sust, ir_op_sured, ir_op_suq,
+                           ir_op_count},
+    .preserves = 0,
+};
+
 /* ---- small constructors ------------------------------------------------- */
 static ir_value *si(ir_builder *b, int32_t v) { return ir_imm(b, S32, (uint32_t)v); }
 static ir_value *ui(ir_builder *b, uint32_t v) { return ir_imm(b, U32, v); }

@@ -116,7 +116,7 @@ bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *da
       ir_block *join = NULL;
       if (i->guard) {
         join = unguard(i);
-        cfg_changed = true;
+        cfg_changed = progress = true;   /* a change even if lower() then leaves i */
       }
       ir_builder b = ir_builder_before(i);
       b.loc = i->loc;

@@ -26,6 +26,15 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates the scalar video ops.  Preserves nothing: the walker turns a
+ * guarded instruction into a branch. */
+const lower_contract lower_video_contract = {
+    .pass = "lower_video",
+    .ops = (const ir_op[]){ir_op_vadd, ir_op_vsub, ir_op_vabsdiff, ir_op_vmin, ir_op_vmax, ir_op_vshl, ir_op_vshr,
+                           ir_op_count},
+    .preserves = 0,
+};
+
 static bool is_signed(ir_type t) { return ir_type_kind_of(t) == IR_TK_SINT; }
 
 /* x (32 bits) widened to s64 by t's signedness */

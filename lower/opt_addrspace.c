@@ -193,6 +193,14 @@ static void solve(addr_scratch *S, const ir_func *f, uint8_t *st) {
   }
 }
 
+/* Eliminates nothing (an opt_ pass); rewrites accesses in place, so the
+ * CFG and its analyses stay; the new values are not in the divergence
+ * analysis. */
+const lower_contract opt_addrspace_contract = {
+    .pass = "opt_addrspace",
+    .preserves = IR_ANALYSIS_DOMINANCE | IR_ANALYSIS_POST_DOMINANCE,
+};
+
 bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
   bool progress = false;
   addr_scratch S = {0};

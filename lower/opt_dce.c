@@ -40,6 +40,14 @@ static bool dead(const ir_instr *i, const uint32_t *uses) {
   return true;
 }
 
+/* Eliminates nothing it could name by op (dead results of any op);
+ * removes only instructions without uses, no terminator: the CFG and every
+ * remaining value's divergence stay. */
+const lower_contract opt_dce_contract = {
+    .pass = "opt_dce",
+    .preserves = IR_ANALYSIS_ALL,
+};
+
 /* The worklist, pushing onto a scratch array that doubles when full. */
 typedef struct worklist {
   pw_arena *scratch;
