@@ -336,7 +336,7 @@ typedef struct ir_value {
   uint32_t id;             /* dense per function */
   uint8_t kind;            /* ir_value_kind */
   uint8_t type;            /* ir_type */
-  uint8_t divergent : 1;   /* filled by ir_compute_divergence */
+  uint8_t divergent : 1;   /* may differ between the lanes of a wave: ir_compute_divergence */
   uint16_t index;          /* result or parameter number */
   union {
     ir_instr *def;         /* IR_VAL_INSTR */
@@ -477,6 +477,8 @@ struct ir_func {
    * value's divergence.  cg_compile_ptx leaves out the kernels that reach
    * such a function (docs/codegen.md "Per-kernel failure"). */
   const ir_instr *failed_at;
+  uint8_t analyses;        /* IR_ANALYSIS_*: the analyses whose results are current */
+  uint8_t divergence_wave; /* the wave size ir_compute_divergence assumed */
   ir_loc loc;
 };
 
@@ -527,7 +529,22 @@ ir_instr *ir_block_terminator(const ir_block *b);  /* NULL if the block is open 
 static inline uint32_t ir_block_nsuccs(const ir_block *b) { return b->last && ir_is_terminator(b->last) ? b->last->ntargets : 0; }
 static inline ir_block *ir_block_succ(const ir_block *b, uint32_t i) { return b->last->targets[i]; }
 
-/* ---- analyses (ir_dom.c) ---------------------------------------------- */
+/* ---- analyses (ir_dom.c, ir_divergence.c) ------------------------------ */
+/* The analyses whose results live in the IR.  ir_func.analyses says which
+ * are current: each ir_compute_* sets its bit; whoever changes what one
+ * depends on clears it (lower_module does, after each pass, for the analyses
+ * the pass does not preserve: lower/lower_contract.c; NIR's nir_metadata). */
+enum {
+  IR_ANALYSIS_DOMINANCE = 1 << 0,      /* block idom, dom_pre, dom_post */
+  IR_ANALYSIS_POST_DOMINANCE = 1 << 1, /* block ipdom */
+  IR_ANALYSIS_DIVERGENCE = 1 << 2,     /* ir_value.divergent */
+  IR_ANALYSIS_ALL = (1 << 3) - 1,
+};
+/* Clears every analysis of f but those in keep. */
+static inline void ir_invalidate_analyses(ir_func *f, unsigned keep) { f->analyses &= (uint8_t)keep; }
+/* Computes the dominance analyses of which (IR_ANALYSIS_DOMINANCE,
+ * _POST_DOMINANCE) that are not current. */
+void ir_require_analyses(ir_func *f, unsigned which);
 /* Recomputes block preds from terminators and numbers blocks in layout order. */
 void ir_compute_preds(ir_func *f);
 /* Dominator and post-dominator trees (Cooper, Harvey, Kennedy).  The
@@ -536,6 +553,18 @@ void ir_compute_preds(ir_func *f);
 void ir_compute_dominators(ir_func *f);
 void ir_compute_post_dominators(ir_func *f);
 bool ir_block_dominates(const ir_block *a, const ir_block *b);
+/* Uniformity (ir_divergence.c): sets ir_value.divergent on every result
+ * and register parameter of f that may differ between the lanes of one
+ * wave of wave_size lanes (a warp is 32 of them: on wave64 a warp-level
+ * result differs between the wave's two warps).  Sources: lane-varying
+ * special registers and target ops (%tid, %laneid, wave_lane_id ...),
+ * atomics, calls, per-lane memory, lane-dependent warp ops; then whatever
+ * reads a divergent value or is guarded by one; then sync dependence: the
+ * phis where the paths of a divergent branch meet, and the values that
+ * leave a loop with a divergent exit.  Register parameters and constants
+ * are uniform (per function: a callee does not see its callers' values).
+ * Computes the post-dominators it needs. */
+void ir_compute_divergence(ir_func *f, unsigned wave_size);
 
 /* ---- printing, parsing, verifying ------------------------------------- */
 #include <stdio.h>

@@ -396,6 +396,44 @@ void ir_instr_set_guard(ir_builder *b, ir_instr *i, ir_value *pred, bool neg,
   }
 }
 
+/* ---- conversions and clones ------------------------------------------ */
+
+ir_value *ir_build_convert(ir_builder *b, ir_type to, ir_type from, ir_value *x, const ir_mods *mods) {
+  ir_instr *i = ir_build(b, ir_op_cvt, to, 1, &x, 1, &to, mods);
+  i->type2 = (uint8_t)from;
+  return i->dst[0];
+}
+
+ir_instr *ir_clone(ir_builder *b, const ir_instr *i, ir_value *const *src, const ir_mods *mods) {
+  ir_instr *n = ir_instr_new(b, (ir_op)i->op, (ir_type)i->type, i->nsrc, i->ndst);
+  n->type2 = i->type2;
+  n->type3 = i->type3;
+  n->type4 = i->type4;
+  n->sreg = i->sreg;
+  n->sreg_comp = i->sreg_comp;
+  n->mods = mods ? *mods : i->mods;
+  n->offset = i->offset;
+  n->opaque = i->opaque;
+  n->aux = i->aux;
+  for (unsigned k = 0; k < i->nsrc; k++) n->src[k] = src ? src[k] : i->src[k];
+  for (unsigned k = 0; k < i->ndst; k++) ir_instr_make_dst(n, k, (ir_type)i->dst[k]->type);
+  if (i->ntargets) {
+    n->ntargets = i->ntargets;
+    n->targets = IR_NEW_ARRAY(arena_of(b), ir_block *, i->ntargets);
+    for (uint32_t k = 0; k < i->ntargets; k++) {
+      n->targets[k] = i->targets[k];
+      if (i->targets[k]) ir_block_add_pred(i->targets[k], b->block);
+    }
+  }
+  if (i->guard) ir_instr_set_guard(b, n, i->guard, i->guard_neg, i->keep);
+  return n;
+}
+
+void ir_instr_set_target(ir_instr *i, unsigned k, ir_block *t) {
+  PW_ASSERT(k < i->ntargets);
+  i->targets[k] = t;
+}
+
 /* ---- editing ---------------------------------------------------------- */
 
 /* Block preds are not updated when a terminator goes: ir_compute_preds. */

@@ -122,6 +122,24 @@ ir_instr *ir_exit(ir_builder *b);
  * value dst[i] takes when the guard is false (ir.h, ir_instr.keep). */
 void ir_instr_set_guard(ir_builder *b, ir_instr *i, ir_value *pred, bool neg, ir_value *const *keep);
 
+/* ---- conversions and clones ------------------------------------------ */
+/* cvt.<to>.<from> x (PTX ISA 9.7.9.21): the result has type `to`, the
+ * instruction's type; the source type is its second type.  Modifiers
+ * through the compound literal:
+ *     ir_value *f = ir_convert(b, ir_type_f32, ir_type_f16, h, .rnd = IR_RND_RN);
+ */
+#define ir_convert(b, to, from, x, ...) ir_build_convert((b), (to), (from), (x), IR_MODS(__VA_ARGS__))
+ir_value *ir_build_convert(ir_builder *b, ir_type to, ir_type from, ir_value *x, const ir_mods *mods);
+/* A copy of i at the cursor: the same op, types, special register, address
+ * offset, opaque text, family data (aux: shared, not copied), branch targets
+ * and guard with its keep values; operands src (NULL: i's own), modifiers
+ * mods (NULL: i's own); fresh results of i's result types.  i is not
+ * changed: the caller replaces its uses and removes it. */
+ir_instr *ir_clone(ir_builder *b, const ir_instr *i, ir_value *const *src, const ir_mods *mods);
+/* Makes target k of branch i (br, cbr, brx) the block t.  Block preds are
+ * not updated: ir_compute_preds. */
+void ir_instr_set_target(ir_instr *i, unsigned k, ir_block *t);
+
 /* Unlinks an instruction from its block (its memory stays in the arena). */
 void ir_instr_remove(ir_instr *i);
 /* Replaces every use (src, keep, guard) of value v by map[v->id] where that

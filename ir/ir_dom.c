@@ -13,7 +13,8 @@
  * The CFG is read from the terminators (ir_block_succ), not from
  * block->preds, so the analyses are right even when preds are stale.
  * Both analyses renumber block ids in layout order (ir.h: ids are dense, in
- * layout order; inserting blocks breaks that until the next analysis).
+ * layout order; inserting blocks breaks that until the next analysis), and
+ * mark themselves current in ir_func.analyses.
  *
  * Unreachable blocks (nvcc leaves some after a ret): idom NULL, dom_pre and
  * dom_post 0; such a block dominates and is dominated only by itself.
@@ -275,6 +276,7 @@ void ir_compute_dominators(ir_func *f) {
     b->dom_post = post[v];
   }
   pw_arena_free(&a);
+  f->analyses |= IR_ANALYSIS_DOMINANCE;
 }
 
 void ir_compute_post_dominators(ir_func *f) {
@@ -315,6 +317,13 @@ void ir_compute_post_dominators(ir_func *f) {
   for (uint32_t v = 0; v < n; v++)
     g.blocks[v]->ipdom = idom[v] == IR_DOM_NONE || idom[v] == x ? NULL : g.blocks[idom[v]];
   pw_arena_free(&a);
+  f->analyses |= IR_ANALYSIS_POST_DOMINANCE;
+}
+
+void ir_require_analyses(ir_func *f, unsigned which) {
+  if ((which & IR_ANALYSIS_DOMINANCE) && !(f->analyses & IR_ANALYSIS_DOMINANCE)) ir_compute_dominators(f);
+  if ((which & IR_ANALYSIS_POST_DOMINANCE) && !(f->analyses & IR_ANALYSIS_POST_DOMINANCE))
+    ir_compute_post_dominators(f);
 }
 
 bool ir_block_dominates(const ir_block *a, const ir_block *b) {

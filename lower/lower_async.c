@@ -47,6 +47,15 @@ static bool want(const ir_instr *i, void *data) {
          i->op == ir_op_cp_async_bulk_wait_group;
 }
 
+/* Eliminates the cp.async family (the tensor, reduction and mbarrier forms
+ * are not lowered here: codegen reports them); builds blocks. */
+const lower_contract lower_async_contract = {
+    .pass = "lower_async",
+    .ops = (const ir_op[]){ir_op_cp_async, ir_op_cp_async_commit_group, ir_op_cp_async_wait_group, ir_op_cp_async_bulk,
+                           ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group, ir_op_count},
+    .preserves = 0,
+};
+
 /* cp.async.bulk [dst], [src], size{, [mbar]}:
  *   pre:  br head
  *   head: k = phi(0, k + 16); cbr k < size, body, exit

@@ -57,6 +57,14 @@ static bool want(const ir_instr *i, void *data) {
   return i->op == ir_op_bar || i->op == ir_op_bar_red;
 }
 
+/* Eliminates bar/barrier and bar.red; builds blocks (spin loops, the
+ * arrays' zeroing). */
+const lower_contract lower_barriers_contract = {
+    .pass = "lower_barriers",
+    .ops = (const ir_op[]){ir_op_bar, ir_op_bar_red, ir_op_count},
+    .preserves = 0,
+};
+
 static bar_layout layout(const ir_module *m) {
   bool named = false, red = false, redc = false;
   unsigned n = 0;
@@ -289,7 +297,7 @@ static ir_block *once_block(ir_func *f) {
     ir_instr *t = ir_block_terminator(blk);
     if (!t) continue;
     for (uint32_t k = 0; k < t->ntargets; k++)
-      if (t->targets[k] == e) t->targets[k] = body;
+      if (t->targets[k] == e) ir_instr_set_target(t, k, body);
   }
   ir_builder b = ir_builder_at_end(e);
   b.loc = body->first ? body->first->loc : (ir_loc){0};
@@ -326,11 +334,10 @@ static bool names_array(const ir_instr *i, const ir_global *arr) {
   return false;
 }
 
-static fn_use *array_users(ir_module *m, const ir_global *arr, size_t *count) {
+static fn_use *array_users(pw_arena *scratch, ir_module *m, const ir_global *arr, size_t *count) {
   size_t n = 0;
   ir_foreach_func(m, f) n++;
-  fn_use *t = calloc(n ? n : 1, sizeof *t);
-  if (!t) PW_DIE("out of memory");
+  fn_use *t = LOWER_SCRATCH(scratch, fn_use, n);
   size_t k = 0;
   ir_foreach_func(m, f) t[k++].f = f;
   qsort(t, n, sizeof *t, by_func);
@@ -365,8 +372,10 @@ static fn_use *array_users(ir_module *m, const ir_global *arr, size_t *count) {
 static void init_kernels(ir_module *m, bars_state *s) {
   size_t nf = 0;
   fn_use *users[NSEC] = {NULL};
+  pw_arena scratch;
+  pw_arena_init(&scratch);
   for (unsigned k = 0; k < NSEC; k++)
-    if (s->arr[k]) users[k] = array_users(m, s->arr[k], &nf);
+    if (s->arr[k]) users[k] = array_users(&scratch, m, s->arr[k], &nf);
   ir_foreach_func(m, f) {
     if (!f->is_kernel || f->is_decl || !f->entry) continue;
     bool reach[NSEC] = {false}, any = false;
@@ -403,7 +412,7 @@ static void init_kernels(ir_module *m, bars_state *s) {
     }
     wg_barrier(&b);
   }
-  for (unsigned k = 0; k < NSEC; k++) free(users[k]);
+  pw_arena_free(&scratch);
 }
 
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt) {

@@ -12,9 +12,12 @@
  *      waves, not warps);
  *   2. a spin loop waiting on memory that the other warp of the same wave
  *      writes after the loop's reconvergence point.
- * This analysis finds the places where that can happen, by a conservative
- * divergence analysis (values derived from %tid, %laneid, %warpid, lane
- * masks, atomics and loads through varying addresses vary within a wave):
+ * This analysis finds the places where that can happen, by the IR's
+ * divergence analysis (ir_compute_divergence, ir/ir_divergence.c, for a
+ * wave of 64: values derived from %tid, %laneid, %warpid, lane masks,
+ * atomics, calls and loads through varying addresses vary within a wave,
+ * and so do the phis where a varying branch's paths meet; bar.red's result
+ * is one for the CTA):
  *   - a barrier, or a call of a function that has one, in a block control
  *     dependent on a varying branch (between the branch and its immediate
  *     post-dominator);
@@ -24,8 +27,6 @@
  * is uniform in the IR but the data makes warps of one wave wait on each
  * other) is documented in docs/lowering.md.
  */
-#include <stdlib.h>
-
 #include "lower_internal.h"
 
 static bool is_barrier(const ir_instr *i) {
@@ -51,38 +52,6 @@ static bool calls_barrier(const ir_instr *i) {
          i->src[0]->symref.sym.kind == IR_SYM_FUNC && func_has_barrier(i->src[0]->symref.sym.func, 0);
 }
 
-static bool varying_sreg(const ir_instr *i) {
-  switch ((ir_sreg)i->sreg) {
-  case ir_sreg_tid: case ir_sreg_laneid: case ir_sreg_warpid: case ir_sreg_lanemask_eq:
-  case ir_sreg_lanemask_le: case ir_sreg_lanemask_lt: case ir_sreg_lanemask_ge: case ir_sreg_lanemask_gt:
-    return true;
-  default: return false;
-  }
-}
-
-/* A fixpoint over the function: div[id] for each value. */
-static void divergence(ir_func *f, uint8_t *div) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    ir_foreach_block(f, b) ir_foreach_instr(b, i) {
-      bool d = false;
-      if (i->op == ir_op_sreg) d = varying_sreg(i);
-      else if (i->op == ir_op_atom || i->op == ir_op_call || i->op == ir_op_wave_lane_id ||
-               i->op == ir_op_workitem_id)
-        d = true;
-      for (unsigned k = 0; k < i->nsrc && !d; k++)
-        if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && div[i->src[k]->id]) d = true;
-      if (i->guard && div[i->guard->id]) d = true;
-      for (unsigned k = 0; k < i->ndst; k++)
-        if (d && !div[i->dst[k]->id]) {
-          div[i->dst[k]->id] = 1;
-          changed = true;
-        }
-    }
-  }
-}
-
 /* Does the value depend on a volatile load or an atomic (a spin's flag)? */
 static bool reads_flag(const ir_value *v, unsigned depth) {
   if (!v || v->kind != IR_VAL_INSTR || depth > 8) return false;
@@ -97,25 +66,25 @@ static bool reads_flag(const ir_value *v, unsigned depth) {
   return false;
 }
 
+/* Scratch: one arena, emptied after each function. */
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
   if (opt->wave_size != 64) return 0;
   unsigned nwarn = 0;
+  pw_arena scratch;
+  pw_arena_init(&scratch);
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     ir_compute_preds(f);
-    ir_compute_dominators(f);
-    ir_compute_post_dominators(f);
-    uint8_t *div = calloc(f->nvalues + 1, 1);
+    ir_require_analyses(f, IR_ANALYSIS_DOMINANCE | IR_ANALYSIS_POST_DOMINANCE);
+    ir_compute_divergence(f, 64);   /* the hazards are those of wave64 (above) */
     uint32_t nb = 0;
     ir_foreach_block(f, b) b->id = nb++;
-    uint8_t *seen = calloc(nb + 1, 1);
-    ir_block **stack = calloc(nb + 1, sizeof *stack);
-    uint8_t *warned = calloc(nb + 1, 1);
-    divergence(f, div);
+    uint8_t *seen = LOWER_SCRATCH(&scratch, uint8_t, nb + 1);
+    ir_block **stack = LOWER_SCRATCH(&scratch, ir_block *, nb + 1);
+    uint8_t *warned = LOWER_SCRATCH(&scratch, uint8_t, nb + 1);
     ir_foreach_block(f, a) {
       ir_instr *t = ir_block_terminator(a);
-      if (!t || t->op != ir_op_cbr || !t->src[0] || t->src[0]->kind != IR_VAL_INSTR || !div[t->src[0]->id])
-        continue;
+      if (!t || t->op != ir_op_cbr || !t->src[0] || !t->src[0]->divergent) continue;
       /* blocks between the branch and its immediate post-dominator */
       for (uint32_t k = 0; k < nb; k++) seen[k] = 0;
       uint32_t sp = 0;
@@ -163,10 +132,7 @@ unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
                    "wave64, it cannot run until this loop exits");
       }
     }
-    free(div);
-    free(seen);
-    free(stack);
-    free(warned);
+    pw_arena_free(&scratch);
   }
   return nwarn;
 }

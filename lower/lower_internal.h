@@ -20,6 +20,63 @@ typedef bool (*lower_want_fn)(const ir_instr *i, void *data);
 typedef bool (*lower_instr_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
 bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *data);
 
+/* ---- scratch memory ------------------------------------------------------ */
+/* A pass's scratch memory (style.md #5: QBE's per-function pool): an arena
+ * the pass owns for its run, freed in one call (pw_arena_free) at its end;
+ * nothing in it outlives the pass, and no piece of it is freed on its own.
+ * Allocation dies on exhaustion, as the IR's own does (ir_alloc): running
+ * out of memory is not an error in the input.  What they return aliases
+ * nothing else (attribute malloc: loops over it vectorize as they did over
+ * malloc's). */
+void *lower_scratch_array(pw_arena *a, size_t n, size_t elem) __attribute__((malloc));   /* zeroed */
+/* A copy of old (n elements) with room for want (the old one stays in a). */
+void *lower_scratch_grow(pw_arena *a, void *old, size_t n, size_t want, size_t elem) __attribute__((malloc));
+#define LOWER_SCRATCH(a, T, n) ((T *)lower_scratch_array((a), (n), sizeof(T)))
+/* An array a pass uses for each function in turn: LOWER_RESERVE makes room
+ * for n elements, reusing the memory of the functions before (contents
+ * not kept, not cleared: the arena zeroes memory only when it is new, so
+ * reusing it costs no zeroing and a pass allocates about what its largest
+ * function needs, not the sum over functions). */
+#define LOWER_SCRATCH_BUF(T) struct { T *p; size_t cap; }
+#define LOWER_RESERVE(a, buf, n) \
+  ((buf).p = lower_scratch_reserve((a), (buf).p, &(buf).cap, (n), sizeof *(buf).p))
+void *lower_scratch_reserve(pw_arena *a, void *old, size_t *cap, size_t n, size_t elem);
+
+/* ---- pass contracts (lower_contract.c) ------------------------------------ */
+/* What a pass promises (style.md #7; NIR's nir_metadata): the operations
+ * it eliminates, none of which remains after it (those it reports with
+ * lower_error aside: their function is marked failed), and the analyses
+ * (IR_ANALYSIS_*) whose results it keeps current.  The eliminated set is
+ * the instructions whose op is in ops or has one of op_flags, or that read
+ * a special register in sregs or with one of sreg_flags; of those, only
+ * the ones form accepts when form is set (called with data NULL: a pass
+ * passes its walker's want, for passes that lower some forms of an op). */
+typedef struct lower_contract {
+  const char *pass;
+  const ir_op *ops;        /* ir_op_count ends the list; NULL: none */
+  uint16_t op_flags;       /* IR_F_* */
+  const ir_sreg *sregs;    /* ir_sreg_count ends the list; NULL: none */
+  uint8_t sreg_flags;      /* IR_SR_* */
+  lower_want_fn form;
+  unsigned preserves;      /* IR_ANALYSIS_* */
+} lower_contract;
+
+/* One per pass, next to the pass. */
+extern const lower_contract lower_async_contract, lower_mbarrier_contract, lower_video_contract,
+    lower_multimem_contract, lower_tex_contract, lower_printf_contract, lower_mma_contract, lower_warps_contract,
+    lower_barriers_contract, lower_sregs_contract, lower_math_contract, opt_addrspace_contract, opt_dce_contract;
+
+/* Whether i is in c's eliminated set. */
+bool lower_contract_covers(const lower_contract *c, const ir_instr *i);
+/* After a pass that returned progress (NIR_PASS): when it made progress,
+ * invalidates the analyses it does not preserve, prints the IR when asked
+ * (opt->print_after) and verifies the module in verifying builds; in
+ * verifying builds, with or without progress, checks that nothing it
+ * eliminates remains, naming the pass and the instruction.  False (with
+ * the error in opt->diag) when the module does not verify or the contract
+ * does not hold. */
+bool lower_pass_done(ir_module *m, const lower_contract *c, bool progress, const lower_pipeline_options *opt);
+
 /* Reports "cannot lower" for an instruction (to d, if set). */
 void lower_error(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

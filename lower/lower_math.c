@@ -132,10 +132,7 @@ static ir_value *join64(ir_builder *b, ir_value *lo, ir_value *hi) {
 /* A b32 value narrowed to a 16- or 8-bit register type (cvt.u16.u32). */
 static ir_value *narrow_to(ir_builder *b, ir_value *x, unsigned bits) {
   if (bits >= 32) return x;
-  ir_type t = bits > 8 ? ir_type_u16 : ir_type_u8;
-  ir_instr *c = ir_build(b, ir_op_cvt, t, 1, (ir_value *[]){x}, 1, (ir_type[]){t}, NULL);
-  c->type2 = ir_type_u32;
-  return c->dst[0];
+  return ir_convert(b, bits > 8 ? ir_type_u16 : ir_type_u8, ir_type_u32, x);
 }
 
 /* ---- decode: an encoding to the bits of the same value as an f64 ------- */
@@ -581,18 +578,10 @@ static bool is_int(ir_type t) {
 static ir_value *int_to_float_directed(ir_builder *b, ir_value *x, ir_type st, ir_type dt, ir_rnd rnd) {
   bool sgn = ir_type_kind_of(st) == IR_TK_SINT;
   ir_type wt = sgn ? ir_type_s64 : ir_type_u64;
-  if (ir_type_bits(st) < 64) {
-    ir_instr *w = ir_build(b, ir_op_cvt, wt, 1, (ir_value *[]){x}, 1, (ir_type[]){wt}, NULL);
-    w->type2 = st;
-    x = w->dst[0];
-  }
-  ir_instr *n = ir_build(b, ir_op_cvt, dt, 1, (ir_value *[]){x}, 1, (ir_type[]){dt}, IR_MODS(.rnd = IR_RND_RN));
-  n->type2 = wt;
-  ir_value *r = n->dst[0];
+  if (ir_type_bits(st) < 64) x = ir_convert(b, wt, st, x);
+  ir_value *r = ir_convert(b, dt, wt, x, .rnd = IR_RND_RN);
   if (ir_type_bits(st) <= 32 && dt == ir_type_f64) return r;     /* exact */
-  ir_instr *bk = ir_build(b, ir_op_cvt, wt, 1, (ir_value *[]){r}, 1, (ir_type[]){wt}, IR_MODS(.rnd = IR_RND_RZI));
-  bk->type2 = dt;
-  ir_value *ri = bk->dst[0];
+  ir_value *ri = ir_convert(b, wt, dt, r, .rnd = IR_RND_RZI);
   bool d64 = dt == ir_type_f64;
   ir_type bt = d64 ? ir_type_b64 : ir_type_b32, st_bits = d64 ? ir_type_s64 : ir_type_s32;
   /* 2^63 (s64) or 2^64 (u64) as bits of dt; positive floats order as integers */
@@ -629,15 +618,11 @@ static ir_value *lower_cvt_int_bf16_rn(ir_builder *b, ir_instr *i) {
   ir_value *r;
   enc_opts o = {.rnd = IR_RND_RN};
   if (ir_type_bits(st) <= 32) {
-    ir_instr *w = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){x}, 1, (ir_type[]){ir_type_f64},
-                           IR_MODS(.rnd = IR_RND_RN));
-    w->type2 = st;
-    r = w->dst[0];
+    r = ir_convert(b, ir_type_f64, st, x, .rnd = IR_RND_RN);
   } else {
     r = int_to_float_directed(b, x, st, ir_type_f64, IR_RND_RZ);
-    ir_instr *bk = ir_build(b, ir_op_cvt, st, 1, (ir_value *[]){r}, 1, (ir_type[]){st}, IR_MODS(.rnd = IR_RND_RZI));
-    bk->type2 = ir_type_f64;
-    ir_value *inexact = cmp(b, IR_CMP_NE, ir_type_b64, bk->dst[0], x);
+    ir_value *back = ir_convert(b, st, ir_type_f64, r, .rnd = IR_RND_RZI);
+    ir_value *inexact = cmp(b, IR_CMP_NE, ir_type_b64, back, x);
     r = lower_alu(b, ir_op_or, ir_type_b64, r, sel(b, ir_type_b64, inexact, k64(b, 1), k64(b, 0)));
   }
   return narrow_to(b, enc_from_f64(b, fmt_of(ir_type_bf16), r, &o), 16);
@@ -800,11 +785,7 @@ static ir_value *lower_div_f32_directed(ir_builder *b, ir_instr *i) {
   ir_rnd rnd = (ir_rnd)i->mods.rnd;
   bool rcp = i->op == ir_op_rcp, sq = i->op == ir_op_sqrt;
   ir_value *w[2];
-  for (unsigned k = 0; k < (rcp || sq ? 1u : 2u); k++) {
-    ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){i->src[k]}, 1, (ir_type[]){ir_type_f64}, NULL);
-    c->type2 = ir_type_f32;
-    w[k] = c->dst[0];
-  }
+  for (unsigned k = 0; k < (rcp || sq ? 1u : 2u); k++) w[k] = ir_convert(b, ir_type_f64, ir_type_f32, i->src[k]);
   ir_value *a, *d, *q;
   if (sq) {   /* q = sqrt.rn(a), residual a - q*q (exact: q is the nearest) */
     a = w[0];
@@ -819,12 +800,9 @@ static ir_value *lower_div_f32_directed(ir_builder *b, ir_instr *i) {
                       : cmp(b, IR_CMP_NE, ir_type_b64, a64(b, ir_op_and, d, k64(b, 1ull << 63)), k64(b, 0));
   ir_value *rp = fcmp(b, IR_CMP_GT, res, ir_imm_f64(b, 0.0)), *rn = fcmp(b, IR_CMP_LT, res, ir_imm_f64(b, 0.0));
   ir_value *gt = sel(b, ir_type_pred, dneg, rn, rp), *lt = sel(b, ir_type_pred, dneg, rp, rn);   /* exact vs q */
-  ir_instr *n = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){q}, 1, (ir_type[]){ir_type_f32}, IR_MODS(.rnd = (uint8_t)rnd));
-  n->type2 = ir_type_f64;
-  ir_value *r = n->dst[0];
-  ir_instr *back = ir_build(b, ir_op_cvt, ir_type_f64, 1, (ir_value *[]){r}, 1, (ir_type[]){ir_type_f64}, NULL);
-  back->type2 = ir_type_f32;
-  ir_value *onq = fcmp(b, IR_CMP_EQ, back->dst[0], q);   /* q is an f32 value (false for NaN) */
+  ir_value *r = ir_convert(b, ir_type_f32, ir_type_f64, q, .rnd = (uint8_t)rnd);
+  ir_value *back = ir_convert(b, ir_type_f64, ir_type_f32, r);
+  ir_value *onq = fcmp(b, IR_CMP_EQ, back, q);   /* q is an f32 value (false for NaN) */
   gt = pand(b, gt, onq);
   lt = pand(b, lt, onq);
   ir_value *rpos = cmp(b, IR_CMP_GT, ir_type_f32, r, ir_imm_f32(b, 0.0f));
@@ -969,12 +947,9 @@ static ir_value *half_unary(ir_builder *b, const ir_instr *i, ir_type et, ir_val
     ir_mods m = i->mods;
     return ir_build_value(b, ir_op_ex2, et, 1, (ir_value *[]){x}, &m);
   }
-  ir_instr *w = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){x}, 1, (ir_type[]){ir_type_f32}, NULL);
-  w->type2 = et;
-  ir_value *r = ir_build_value(b, (ir_op)i->op, ir_type_f32, 1, (ir_value *[]){w->dst[0]}, IR_MODS(.approx = 1));
-  ir_instr *n = ir_build(b, ir_op_cvt, et, 1, (ir_value *[]){r}, 1, (ir_type[]){et}, IR_MODS(.rnd = IR_RND_RN));
-  n->type2 = ir_type_f32;
-  return n->dst[0];
+  ir_value *w = ir_convert(b, ir_type_f32, et, x);
+  ir_value *r = ir_build_value(b, (ir_op)i->op, ir_type_f32, 1, (ir_value *[]){w}, IR_MODS(.approx = 1));
+  return ir_convert(b, et, ir_type_f32, r, .rnd = IR_RND_RN);
 }
 
 /* f16x2/bf16x2: per half (the emulator evaluates each half alone too). */
@@ -1013,6 +988,17 @@ static bool want(const ir_instr *i, void *data) {
   default: return false;
   }
 }
+
+/* Eliminates the forms of these ops that want() selects (codegen maps the
+ * others one to one); its expansions must not rebuild one (the check would
+ * name it). */
+const lower_contract lower_math_contract = {
+    .pass = "lower_math",
+    .ops = (const ir_op[]){ir_op_cvt, ir_op_cvt_pack, ir_op_fns, ir_op_div, ir_op_rcp, ir_op_sqrt, ir_op_ex2,
+                           ir_op_tanh, ir_op_count},
+    .form = want,
+    .preserves = 0,
+};
 
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   (void)data;

@@ -56,6 +56,17 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates every mbarrier op and cp.async.mbarrier.arrive; builds
+ * compare-and-swap loops. */
+const lower_contract lower_mbarrier_contract = {
+    .pass = "lower_mbarrier",
+    .ops = (const ir_op[]){ir_op_mbarrier_init, ir_op_mbarrier_inval, ir_op_mbarrier_expect_tx,
+                           ir_op_mbarrier_complete_tx, ir_op_mbarrier_arrive, ir_op_mbarrier_arrive_drop,
+                           ir_op_mbarrier_test_wait, ir_op_mbarrier_try_wait, ir_op_mbarrier_pending_count,
+                           ir_op_cp_async_mbarrier_arrive, ir_op_count},
+    .preserves = 0,
+};
+
 static ir_value *k64(ir_builder *b, uint64_t v) { return ir_imm(b, ir_type_b64, v); }
 static ir_value *op64(ir_builder *b, ir_op op, ir_value *x, ir_value *y) { return lower_alu(b, op, ir_type_b64, x, y); }
 

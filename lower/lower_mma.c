@@ -224,9 +224,7 @@ static unsigned split_word(mma_ctx *X, ir_value *w) {
 }
 
 static ir_value *f16_to_f32(ir_builder *b, ir_value *h) {
-  ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, &h, 1, NULL, NULL);
-  c->type2 = ir_type_f16;
-  return c->dst[0];
+  return ir_convert(b, ir_type_f32, ir_type_f16, h);
 }
 
 /* Byte e of w, an e4m3 or e5m2 (PTX ISA 5.2.5.1: bias 7 / 15, 3 / 2
@@ -244,10 +242,8 @@ ir_value *lower_f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e) {
   ir_value *mag = and32(b, byte, 0x7f);
   ir_value *sign = shl32(b, and32(b, byte, 0x80), 24);
   ir_value *norm = add32(b, shl32(b, mag, 23 - mbits), imm(b, (127 - bias) << 23));
-  ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f32, 1, (ir_value *[]){and32(b, mag, (1u << mbits) - 1)}, 1, NULL,
-                         IR_MODS(.rnd = IR_RND_RN));
-  c->type2 = ir_type_u32;
-  ir_value *sub = ir_alu2(b, ir_op_mul, ir_type_f32, c->dst[0], imm(b, (127u + 1 - bias - mbits) << 23), .rnd = IR_RND_RN);
+  ir_value *m = ir_convert(b, ir_type_f32, ir_type_u32, and32(b, mag, (1u << mbits) - 1), .rnd = IR_RND_RN);
+  ir_value *sub = ir_alu2(b, ir_op_mul, ir_type_f32, m, imm(b, (127u + 1 - bias - mbits) << 23), .rnd = IR_RND_RN);
   ir_value *v = lower_selp(b, ir_type_b32, sub, norm, lower_setp(b, IR_CMP_LT, ir_type_u32, mag, imm(b, 1u << mbits)));
   if (e4) {
     v = lower_selp(b, ir_type_b32, imm(b, 0x7fffffffu), v, lower_setp(b, IR_CMP_EQ, ir_type_u32, mag, imm(b, 0x7f)));
@@ -408,11 +404,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
       acc[e] = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), acc[e], .sat = i->mods.satfinite);
   if (X.td == ir_type_f16) {
     ir_value *h[4];
-    for (unsigned e = 0; e < X.fc->nelem; e++) {
-      ir_instr *c = ir_build(b, ir_op_cvt, ir_type_f16, 1, &acc[e], 1, NULL, IR_MODS(.rnd = IR_RND_RN));
-      c->type2 = ir_type_f32;
-      h[e] = c->dst[0];
-    }
+    for (unsigned e = 0; e < X.fc->nelem; e++) h[e] = ir_convert(b, ir_type_f16, ir_type_f32, acc[e], .rnd = IR_RND_RN);
     for (unsigned j = 0; j < i->ndst; j++) out[j] = pack16(b, h[2 * j], h[2 * j + 1]);
   } else {
     for (unsigned j = 0; j < i->ndst; j++) out[j] = acc[j];
@@ -437,6 +429,21 @@ static bool want(const ir_instr *i, void *data) {
   (void)data;
   return is_matrix((ir_op)i->op) || is_opaque_wgmma(i);
 }
+
+/* Eliminates ldmatrix, stmatrix, movmatrix and mma in the forms it expands
+ * (lower_matrix_why: none); the others are reported, here (wgmma.*) or by
+ * lower_warps. */
+static bool expandable(const ir_instr *i, void *data) {
+  (void)data;
+  return lower_matrix_why(i) == NULL;
+}
+
+const lower_contract lower_mma_contract = {
+    .pass = "lower_mma",
+    .ops = (const ir_op[]){ir_op_mma, ir_op_ldmatrix, ir_op_stmatrix, ir_op_movmatrix, ir_op_count},
+    .form = expandable,
+    .preserves = 0,
+};
 
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   mma_state *s = data;

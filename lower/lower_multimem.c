@@ -50,6 +50,14 @@ static bool want(const ir_instr *i, void *data) {
   return i->op == ir_op_multimem_ld_reduce || i->op == ir_op_multimem_st || i->op == ir_op_multimem_red;
 }
 
+/* Eliminates multimem.*.  Preserves nothing: the walker turns a guarded
+ * instruction into a branch. */
+const lower_contract lower_multimem_contract = {
+    .pass = "lower_multimem",
+    .ops = (const ir_op[]){ir_op_multimem_ld_reduce, ir_op_multimem_st, ir_op_multimem_red, ir_op_count},
+    .preserves = 0,
+};
+
 /* The memory-order modifiers that carry over to ld/st/red: state space,
  * semantics and scope.  The reduction's own (.acc::f32 .approx .ftz) have
  * no meaning for one value and are not fields ld/st take. */

@@ -74,6 +74,14 @@ static bool want(const ir_instr *i, void *data) {
   return is_vprintf(f) || is_assertfail(f);
 }
 
+/* Eliminates the calls of vprintf and __assertfail (the form: want). */
+const lower_contract lower_printf_contract = {
+    .pass = "lower_printf",
+    .ops = (const ir_op[]){ir_op_call, ir_op_count},
+    .form = want,
+    .preserves = 0,
+};
+
 static const ir_call_info *call_info(const ir_instr *i) { return (const ir_call_info *)i->aux; }
 
 static bool same_symbol(const ir_value *a, const ir_value *b) {

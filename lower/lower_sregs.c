@@ -36,6 +36,16 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates the reads of the special registers it maps (the others are
+ * not warp level: codegen answers them). */
+const lower_contract lower_sregs_contract = {
+    .pass = "lower_sregs",
+    .sregs = (const ir_sreg[]){ir_sreg_tid, ir_sreg_ntid, ir_sreg_ctaid, ir_sreg_nctaid, ir_sreg_dynamic_smem_size,
+                               ir_sreg_clock, ir_sreg_clock_hi, ir_sreg_clock64, ir_sreg_globaltimer,
+                               ir_sreg_globaltimer_lo, ir_sreg_globaltimer_hi, ir_sreg_smid, ir_sreg_count},
+    .preserves = 0,
+};
+
 static ir_value *dim_op(ir_builder *b, ir_op op, unsigned d) {
   return ir_build_value(b, op, ir_type_u32, 1, (ir_value *[]){ir_imm(b, ir_type_u32, d)}, NULL);
 }

@@ -78,6 +78,15 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates the texture and surface ops; builds blocks (filtering,
+ * bounds). */
+const lower_contract lower_tex_contract = {
+    .pass = "lower_tex",
+    .ops = (const ir_op[]){ir_op_tex, ir_op_tld4, ir_op_txq, ir_op_suld, ir_op_sust, ir_op_sured, ir_op_suq,
+                           ir_op_count},
+    .preserves = 0,
+};
+
 /* ---- small constructors ------------------------------------------------- */
 static ir_value *si(ir_builder *b, int32_t v) { return ir_imm(b, S32, (uint32_t)v); }
 static ir_value *ui(ir_builder *b, uint32_t v) { return ir_imm(b, U32, v); }
@@ -85,9 +94,7 @@ static ir_value *fi(ir_builder *b, float f) { return ir_imm_f32(b, f); }
 static ir_value *pred_true(ir_builder *b) { return ir_imm(b, PRED, 1); }
 
 static ir_value *cvt(ir_builder *b, ir_type to, ir_type from, ir_value *x, ir_rnd rnd) {
-  ir_instr *c = ir_build(b, ir_op_cvt, to, 1, &x, 1, &to, IR_MODS(.rnd = (uint8_t)rnd));
-  c->type2 = (uint8_t)from;
-  return c->dst[0];
+  return ir_convert(b, to, from, x, .rnd = (uint8_t)rnd);
 }
 /* The same bits as another type of the same width. */
 static ir_value *as(ir_builder *b, ir_type t, ir_value *x) {

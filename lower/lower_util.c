@@ -2,7 +2,6 @@
  * the passes share (lower_internal.h). */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -47,13 +46,32 @@ void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* ---- scratch memory ------------------------------------------------------- */
+void *lower_scratch_array(pw_arena *a, size_t n, size_t elem) {
+  void *p = pw_arena_alloc_array(a, n ? n : 1, elem);
+  if (!p) PW_DIE("out of memory (%zu x %zu bytes of scratch)", n, elem);
+  return p;
+}
+
+void *lower_scratch_grow(pw_arena *a, void *old, size_t n, size_t want, size_t elem) {
+  void *p = lower_scratch_array(a, want, elem);
+  if (n) memcpy(p, old, n * elem);
+  return p;
+}
+
+void *lower_scratch_reserve(pw_arena *a, void *old, size_t *cap, size_t n, size_t elem) {
+  if (old && n <= *cap) return old;
+  *cap = n > 2 * *cap ? n : 2 * *cap;
+  return lower_scratch_array(a, *cap, elem);
+}
+
 /* ---- the walker ----------------------------------------------------------- */
 typedef struct repl {
   ir_value *from, *to;
 } repl;
 
 /* Turns `@p i` into  A: cbr p, B, C   B: i; br C   C: phi(keep, result).
- * Returns C; i sits alone in B, without its guard. */
+ * Returns C; i sits alone in B, without its guard (and keep values). */
 static ir_block *unguard(ir_instr *i) {
   ir_block *a = i->block;
   ir_block *bb = ir_block_split_before(i, NULL);
@@ -62,30 +80,35 @@ static ir_block *unguard(ir_instr *i) {
   b.loc = i->loc;
   if (i->guard_neg) ir_cbr(&b, i->guard, c, bb);
   else ir_cbr(&b, i->guard, bb, c);
-  i->guard = NULL;
-  i->guard_neg = 0;
+  ir_instr_set_guard(&b, i, NULL, false, NULL);
   (void)bb;
   return c;
 }
 
+/* One scratch arena for the walk: the list of wanted instructions, the
+ * replacements and the use map, each reused from one function to the
+ * next. */
 bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *data) {
   bool progress = false;
+  pw_arena scratch;
+  pw_arena_init(&scratch);
+  size_t cap = 0, repcap = 0;
+  ir_instr **list = NULL;
+  repl *reps = NULL;
+  LOWER_SCRATCH_BUF(ir_value *) map = {0};
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
-    size_t n = 0, cap = 0;
-    ir_instr **list = NULL;
+    size_t n = 0;
     ir_foreach_block(f, blk) ir_foreach_instr(blk, i) {
       if (!want(i, data)) continue;
       if (n == cap) {
+        list = lower_scratch_grow(&scratch, list, n, cap ? 2 * cap : 64, sizeof *list);
         cap = cap ? 2 * cap : 64;
-        list = realloc(list, cap * sizeof *list);
-        if (!list) PW_DIE("out of memory");
       }
       list[n++] = i;
     }
     if (!n) continue;
-    size_t nrep = 0, repcap = 0;
-    repl *reps = NULL;
+    size_t nrep = 0;
     bool cfg_changed = false;
     for (size_t k = 0; k < n; k++) {
       ir_instr *i = list[k];
@@ -93,17 +116,14 @@ bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *da
       ir_block *join = NULL;
       if (i->guard) {
         join = unguard(i);
-        cfg_changed = true;
+        cfg_changed = progress = true;   /* a change even if lower() then leaves i */
       }
       ir_builder b = ir_builder_before(i);
       b.loc = i->loc;
       ir_value *outv[16] = {0};
-      ir_value **out = i->ndst <= 16 ? outv : calloc(i->ndst, sizeof *out);
+      ir_value **out = i->ndst <= 16 ? outv : LOWER_SCRATCH(&scratch, ir_value *, i->ndst);
       ir_block *before_blk = i->block;
-      if (!lower(&b, i, out, data)) {
-        if (out != outv) free(out);
-        continue;   /* left in place (already unguarded: the same meaning) */
-      }
+      if (!lower(&b, i, out, data)) continue;   /* left in place (already unguarded: the same meaning) */
       progress = true;
       if (i->block != before_blk) cfg_changed = true;
       ir_block *fin = i->block;
@@ -123,25 +143,21 @@ bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *da
           to = phi->dst[0];
         }
         if (nrep == repcap) {
+          reps = lower_scratch_grow(&scratch, reps, nrep, repcap ? 2 * repcap : 64, sizeof *reps);
           repcap = repcap ? 2 * repcap : 64;
-          reps = realloc(reps, repcap * sizeof *reps);
-          if (!reps) PW_DIE("out of memory");
         }
         reps[nrep++] = (repl){i->dst[d], to};
       }
-      if (out != outv) free(out);
     }
     if (nrep) {
-      ir_value **map = calloc(f->nvalues + 1, sizeof *map);
-      if (!map) PW_DIE("out of memory");
-      for (size_t r = 0; r < nrep; r++) map[reps[r].from->id] = reps[r].to;
-      ir_replace_uses(f, map);
-      free(map);
+      LOWER_RESERVE(&scratch, map, f->nvalues + 1);
+      memset(map.p, 0, (f->nvalues + 1) * sizeof *map.p);
+      for (size_t r = 0; r < nrep; r++) map.p[reps[r].from->id] = reps[r].to;
+      ir_replace_uses(f, map.p);
     }
     if (cfg_changed) ir_compute_preds(f);
-    free(reps);
-    free(list);
   }
+  pw_arena_free(&scratch);
   return progress;
 }
 

@@ -26,14 +26,21 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
+/* Eliminates the scalar video ops.  Preserves nothing: the walker turns a
+ * guarded instruction into a branch. */
+const lower_contract lower_video_contract = {
+    .pass = "lower_video",
+    .ops = (const ir_op[]){ir_op_vadd, ir_op_vsub, ir_op_vabsdiff, ir_op_vmin, ir_op_vmax, ir_op_vshl, ir_op_vshr,
+                           ir_op_count},
+    .preserves = 0,
+};
+
 static bool is_signed(ir_type t) { return ir_type_kind_of(t) == IR_TK_SINT; }
 
 /* x (32 bits) widened to s64 by t's signedness */
 static ir_value *ext64(ir_builder *b, ir_value *x, ir_type t) {
   if (!is_signed(t)) return lower_zext64(b, x);
-  ir_instr *c = ir_build(b, ir_op_cvt, ir_type_s64, 1, (ir_value *[]){x}, 1, (ir_type[]){ir_type_s64}, NULL);
-  c->type2 = ir_type_s32;
-  return c->dst[0];
+  return ir_convert(b, ir_type_s64, ir_type_s32, x);
 }
 
 static ir_value *k64(ir_builder *b, int64_t v) { return ir_imm(b, ir_type_s64, (uint64_t)v); }

@@ -346,6 +346,16 @@ static bool want(const ir_instr *i, void *data) {
   return ir_op_infos[i->op].flags & IR_F_WARP;
 }
 
+/* Eliminates every warp-level op and special register (IR_F_WARP,
+ * IR_SR_WARP): it owns the rule that none remains, and reports the matrix
+ * ops lower_mma did not expand.  Builds loops (match, redux). */
+const lower_contract lower_warps_contract = {
+    .pass = "lower_warps",
+    .op_flags = IR_F_WARP,
+    .sreg_flags = IR_SR_WARP,
+    .preserves = 0,
+};
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   warps_state *s = data;
   lower_wave lw;

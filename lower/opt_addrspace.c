@@ -25,7 +25,7 @@
  * parameters, constants) has none.  Values still unknown at the fixpoint (cycles that no cvta
  * reaches) are not converted.
  */
-#include <stdlib.h>
+#include <string.h>
 
 #include "lower_internal.h"
 
@@ -105,33 +105,30 @@ static bool is_generic_access(const ir_instr *i) {
   }
 }
 
-/* Rebuilds i as an access of space s through cvta.to.s of its address. */
-static void convert(ir_instr *i, unsigned s, ir_instr **out) {
+/* The pass's scratch: one arena, its arrays reused from one function to
+ * the next (LOWER_RESERVE). */
+typedef struct addr_scratch {
+  pw_arena a;
+  LOWER_SCRATCH_BUF(uint8_t) st, queued;
+  LOWER_SCRATCH_BUF(size_t) first, fill;
+  LOWER_SCRATCH_BUF(const ir_instr *) use, work;
+  LOWER_SCRATCH_BUF(ir_instr *) nw;
+  LOWER_SCRATCH_BUF(ir_value *) map, src;
+  ir_instr **list;
+  size_t list_cap;
+} addr_scratch;
+
+/* Rebuilds i as an access of space s through cvta.to.s of its address:
+ * a clone with that address operand and space. */
+static void convert(addr_scratch *S, ir_instr *i, unsigned s, ir_instr **out) {
   ir_builder b = ir_builder_before(i);
   b.loc = i->loc;
-  ir_value *p = i->src[0];
-  ir_value *q = ir_alu1(&b, ir_op_cvta, ir_type_u64, p, .space = (uint8_t)s, .cvta_to = 1);
-  ir_value *srcs[64];
-  ir_value **src = i->nsrc <= 64 ? srcs : malloc(i->nsrc * sizeof *src);
-  if (!src) PW_DIE("out of memory");
+  ir_value **src = LOWER_RESERVE(&S->a, S->src, i->nsrc);
   for (unsigned k = 0; k < i->nsrc; k++) src[k] = i->src[k];
-  src[0] = q;
-  ir_type dtypes[64];
-  ir_type *dt = i->ndst <= 64 ? dtypes : malloc(i->ndst * sizeof *dt);
-  if (!dt) PW_DIE("out of memory");
-  for (unsigned k = 0; k < i->ndst; k++) dt[k] = (ir_type)i->dst[k]->type;
+  src[0] = ir_alu1(&b, ir_op_cvta, ir_type_u64, i->src[0], .space = (uint8_t)s, .cvta_to = 1);
   ir_mods mods = i->mods;
   mods.space = (uint8_t)s;
-  ir_instr *n = ir_build(&b, (ir_op)i->op, (ir_type)i->type, i->nsrc, src, i->ndst, dt, &mods);
-  n->offset = i->offset;
-  n->type2 = i->type2;
-  n->type3 = i->type3;
-  n->type4 = i->type4;
-  n->aux = i->aux;
-  if (i->guard) ir_instr_set_guard(&b, n, i->guard, i->guard_neg, i->keep);
-  *out = n;
-  if (src != srcs) free(src);
-  if (dt != dtypes) free(dt);
+  *out = ir_clone(&b, i, src, &mods);
   ir_instr_remove(i);
 }
 
@@ -151,7 +148,7 @@ static uint8_t meet(uint8_t old, uint8_t s) {
  * at most a few times per operand; sweeping the blocks until nothing
  * changed took one sweep per step a state travels against layout order:
  * quadratic, minutes on a large cuBLASLt module. */
-static void solve(const ir_func *f, uint8_t *st) {
+static void solve(addr_scratch *S, const ir_func *f, uint8_t *st) {
   size_t nv = f->nvalues + 1, ninstr = 0, nedges = 0;
   ir_foreach_block(f, b) ir_foreach_instr(b, i) {
     ninstr++;
@@ -159,18 +156,18 @@ static void solve(const ir_func *f, uint8_t *st) {
       if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && i->src[k]->id < nv) nedges++;
   }
   /* users of value v: use[first[v] .. first[v + 1]) (CSR) */
-  size_t *first = calloc(nv + 1, sizeof *first);
-  const ir_instr **use = malloc((nedges ? nedges : 1) * sizeof *use);
-  const ir_instr **work = malloc((ninstr ? ninstr : 1) * sizeof *work);
-  uint8_t *queued = calloc(nv, 1);  /* by the instruction's first result */
-  if (!first || !use || !work || !queued) PW_DIE("out of memory");
+  size_t *first = LOWER_RESERVE(&S->a, S->first, nv + 1);
+  const ir_instr **use = LOWER_RESERVE(&S->a, S->use, nedges);
+  const ir_instr **work = LOWER_RESERVE(&S->a, S->work, ninstr);
+  uint8_t *queued = LOWER_RESERVE(&S->a, S->queued, nv);  /* by the instruction's first result */
+  memset(first, 0, (nv + 1) * sizeof *first);
+  memset(queued, 0, nv);
   ir_foreach_block(f, b) ir_foreach_instr(b, i)
     for (unsigned k = 0; k < i->nsrc; k++)
       if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && i->src[k]->id < nv) first[i->src[k]->id + 1]++;
   for (size_t v = 0; v < nv; v++) first[v + 1] += first[v];
-  size_t *fill = malloc((nv ? nv : 1) * sizeof *fill);
-  if (!fill) PW_DIE("out of memory");
-  for (size_t v = 0; v < nv; v++) fill[v] = first[v];
+  size_t *fill = LOWER_RESERVE(&S->a, S->fill, nv);
+  memcpy(fill, first, nv * sizeof *fill);
   size_t top = 0;
   ir_foreach_block(f, b) ir_foreach_instr(b, i) {
     for (unsigned k = 0; k < i->nsrc; k++)
@@ -180,7 +177,6 @@ static void solve(const ir_func *f, uint8_t *st) {
       queued[i->dst[0]->id] = 1;
     }
   }
-  free(fill);
   while (top) {
     const ir_instr *i = work[--top];
     size_t id = i->dst[0]->id;
@@ -195,50 +191,50 @@ static void solve(const ir_func *f, uint8_t *st) {
       work[top++] = j;  /* at most one entry per instruction: fits in ninstr */
     }
   }
-  free(first);
-  free(use);
-  free(work);
-  free(queued);
 }
+
+/* Eliminates nothing (an opt_ pass); rewrites accesses in place, so the
+ * CFG and its analyses stay; the new values are not in the divergence
+ * analysis. */
+const lower_contract opt_addrspace_contract = {
+    .pass = "opt_addrspace",
+    .preserves = IR_ANALYSIS_DOMINANCE | IR_ANALYSIS_POST_DOMINANCE,
+};
 
 bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
   bool progress = false;
+  addr_scratch S = {0};
+  pw_arena_init(&S.a);
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
-    uint8_t *st = calloc(f->nvalues + 1, 1);
-    if (!st) PW_DIE("out of memory");
-    solve(f, st);
-    size_t n = 0, cap = 0, total = 0;
-    ir_instr **list = NULL;
+    uint8_t *st = LOWER_RESERVE(&S.a, S.st, f->nvalues + 1);
+    memset(st, AS_TOP, f->nvalues + 1);
+    solve(&S, f, st);
+    size_t n = 0, total = 0;
     ir_foreach_block(f, b) ir_foreach_instr(b, i) {
       if (!is_generic_access(i)) continue;
       total++;
       if (!is_space(state_of(st, i->src[0]))) continue;
-      if (n == cap) {
-        cap = cap ? 2 * cap : 16;
-        list = realloc(list, cap * sizeof *list);
-        if (!list) PW_DIE("out of memory");
+      if (n == S.list_cap) {
+        S.list = lower_scratch_grow(&S.a, S.list, n, S.list_cap ? 2 * S.list_cap : 16, sizeof *S.list);
+        S.list_cap = S.list_cap ? 2 * S.list_cap : 16;
       }
-      list[n++] = i;
+      S.list[n++] = i;
     }
     if (n) {
-      ir_instr **nw = malloc(n * sizeof *nw);
-      if (!nw) PW_DIE("out of memory");
-      for (size_t k = 0; k < n; k++) convert(list[k], state_of(st, list[k]->src[0]), &nw[k]);
+      ir_instr **list = S.list, **nw = LOWER_RESERVE(&S.a, S.nw, n);
+      for (size_t k = 0; k < n; k++) convert(&S, list[k], state_of(st, list[k]->src[0]), &nw[k]);
       /* the map covers the values the conversions made, too */
-      ir_value **map = calloc(f->nvalues + 1, sizeof *map);
-      if (!map) PW_DIE("out of memory");
+      ir_value **map = LOWER_RESERVE(&S.a, S.map, f->nvalues + 1);
+      memset(map, 0, (f->nvalues + 1) * sizeof *map);
       for (size_t k = 0; k < n; k++)
         for (unsigned d = 0; d < list[k]->ndst; d++) map[list[k]->dst[d]->id] = nw[k]->dst[d];
-      free(nw);
       ir_replace_uses(f, map);
-      free(map);
       progress = true;
     }
     if (opt && opt->converted) *opt->converted += (unsigned)n;
     if (opt && opt->generic) *opt->generic += (unsigned)total;
-    free(list);
-    free(st);
   }
+  pw_arena_free(&S.a);
   return progress;
 }

@@ -14,7 +14,7 @@
  * Algorithm: use counts over the function, then a worklist of dead
  * instructions whose removal decrements their operands' counts.
  */
-#include <stdlib.h>
+#include <string.h>
 
 #include "lower_internal.h"
 
@@ -40,37 +40,58 @@ static bool dead(const ir_instr *i, const uint32_t *uses) {
   return true;
 }
 
+/* Eliminates nothing it could name by op (dead results of any op);
+ * removes only instructions without uses, no terminator: the CFG and every
+ * remaining value's divergence stay. */
+const lower_contract opt_dce_contract = {
+    .pass = "opt_dce",
+    .preserves = IR_ANALYSIS_ALL,
+};
+
+/* The worklist, pushing onto a scratch array that doubles when full. */
+typedef struct worklist {
+  pw_arena *scratch;
+  ir_instr **v;
+  size_t n, cap;
+} worklist;
+
+static void push(worklist *w, ir_instr *i) {
+  if (w->n == w->cap) {
+    w->v = lower_scratch_grow(w->scratch, w->v, w->n, w->cap ? 2 * w->cap : 256, sizeof *w->v);
+    w->cap = w->cap ? 2 * w->cap : 256;
+  }
+  w->v[w->n++] = i;
+}
+
+/* Scratch: one arena; the use counts and the worklist are reused from one
+ * function to the next. */
 bool opt_dce(ir_module *m, const opt_dce_options *opt) {
   (void)opt;
   bool progress = false;
+  pw_arena scratch;
+  pw_arena_init(&scratch);
+  LOWER_SCRATCH_BUF(uint32_t) ubuf = {0};
+  worklist w = {.scratch = &scratch};
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
-    uint32_t *uses = calloc(f->nvalues + 1, sizeof *uses);
-    size_t n = 0, cap = 256;
-    ir_instr **work = malloc(cap * sizeof *work);
+    uint32_t *uses = LOWER_RESERVE(&scratch, ubuf, f->nvalues + 1);
+    memset(uses, 0, (f->nvalues + 1) * sizeof *uses);
+    w.n = 0;
     ir_foreach_block(f, b) ir_foreach_instr(b, i) count_uses(i, uses, 1);
-    ir_foreach_block(f, b) ir_foreach_instr(b, i) if (dead(i, uses)) {
-      if (n == cap) work = realloc(work, (cap *= 2) * sizeof *work);
-      work[n++] = i;
-    }
-    while (n) {
-      ir_instr *i = work[--n];
-      if (!i->block) continue;            /* already removed */
+    ir_foreach_block(f, b) ir_foreach_instr(b, i) if (dead(i, uses)) push(&w, i);
+    while (w.n) {
+      ir_instr *i = w.v[--w.n];
+      if (!i->block) continue;            /* already removed (ir_instr_remove clears block) */
       if (!dead(i, uses)) continue;
       count_uses(i, uses, -1);
       ir_instr_remove(i);
-      i->block = NULL;
       progress = true;
       for (unsigned k = 0; k < i->nsrc; k++) {
         ir_value *v = i->src[k];
-        if (v && v->kind == IR_VAL_INSTR && v->def && v->def->block && dead(v->def, uses)) {
-          if (n == cap) work = realloc(work, (cap *= 2) * sizeof *work);
-          work[n++] = v->def;
-        }
+        if (v && v->kind == IR_VAL_INSTR && v->def && v->def->block && dead(v->def, uses)) push(&w, v->def);
       }
     }
-    free(work);
-    free(uses);
   }
+  pw_arena_free(&scratch);
   return progress;
 }

@@ -21,14 +21,7 @@
  * lower_mbarrier after it (its arrive on cp.async completion is then due
  * at once).
  */
-#include <string.h>
-
 #include "lower_internal.h"
-#include "pw_config.h"
-
-static bool want_print(const lower_pipeline_options *o, const char *pass) {
-  return o && o->print_after && (!strcmp(o->print_after, pass) || !strcmp(o->print_after, "all"));
-}
 
 /* Verifying the module after every pass names the pass that broke it, but
  * it walks the whole IR once per pass: three fifths of the front end's time in
@@ -36,23 +29,16 @@ static bool want_print(const lower_pipeline_options *o, const char *pass) {
  * parsed module and the lowered one (below, require_lowered); after each
  * pass only with verify_each (ptxwave lower, fuzz_lower) or in a build
  * configured with -Dlower_verify_each=true (the ASan build of
- * scripts/test.sh, so the whole test suite still checks every pass). */
-#define LOWER_VERIFY_DEFAULT (PW_LOWER_VERIFY_EACH != 0)
-
+ * scripts/test.sh, so the whole test suite still checks every pass).
+ * The macro hands the pass's progress to lower_pass_done (lower_contract.c,
+ * as NIR_PASS does): only after progress are the analyses the pass does
+ * not preserve invalidated, the IR printed and verified; verifying builds
+ * then check the pass's contract (nothing it eliminates remains). */
 #define LOWER_PASS(name, ...)                                                                      \
   do {                                                                                             \
     const name##_options o_ = {__VA_ARGS__};                                                       \
-    name(m, &o_);                                                                                  \
-    if (want_print(opt, #name)) {                                                                  \
-      FILE *out_ = opt->print_out ? opt->print_out : stdout;                                       \
-      fprintf(out_, "; IR after %s\n", #name);                                                     \
-      ir_print_module(out_, m);                                                                    \
-    }                                                                                              \
-    if ((LOWER_VERIFY_DEFAULT || (opt && opt->verify_each)) && !ir_verify(m, NULL, diag)) {        \
-      if (diag) pw_error(diag, m->source_name ? m->source_name : "<module>",                       \
-                         "the IR does not verify after %s", #name);                               \
-      return false;                                                                                \
-    }                                                                                              \
+    bool progress_ = name(m, &o_);                                                                 \
+    if (!lower_pass_done(m, &name##_contract, progress_, opt)) return false;                      \
   } while (0)
 
 bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt) {

@@ -949,6 +949,76 @@ START_TEST(verify_big_function_dump) {
 }
 END_TEST
 
+/* ---- conversion and clone builders ---------------------------------------- */
+
+/* ir_convert puts the destination type first and the source second, as
+ * cvt.rn.f16.f32 reads (PTX ISA 9.7.9.21); ir_clone copies everything
+ * but the operands and modifiers it is given, guard and keep included;
+ * ir_instr_set_target moves one edge.  Expected texts by hand. */
+START_TEST(convert_clone_retarget) {
+  ir_module *m = ir_module_create("c");
+  ir_func *f = ir_func_create(m, "k", true);
+  ir_param *pp = ir_func_add_param(f, "p", ir_type_u64, IR_SPACE_PARAM_ENTRY, 0, 1);
+  ir_func_layout_params(f);
+  ir_block *b0 = ir_block_create(f, NULL), *b1 = ir_block_create(f, NULL), *b2 = ir_block_create(f, NULL);
+  ir_builder b = ir_builder_at_end(b0);
+  ir_value *p = ir_build_mem(&b, ir_op_ld, ir_type_u64, ir_symref(&b, ir_sym_param(pp), 0, ir_type_u64), 0, 0, NULL,
+                             1, IR_MODS(.space = IR_SPACE_PARAM_ENTRY))->dst[0];
+  ir_value *x = ir_build_mem(&b, ir_op_ld, ir_type_f32, p, 8, 0, NULL, 1, IR_MODS(.space = IR_SPACE_GLOBAL))->dst[0];
+  ir_value *h = ir_convert(&b, ir_type_f16, ir_type_f32, x, .rnd = IR_RND_RN);
+  ir_value *w = ir_convert(&b, ir_type_f64, ir_type_f16, h);
+  ck_assert_uint_eq(h->def->type, ir_type_f16);
+  ck_assert_uint_eq(h->def->type2, ir_type_f32);
+  ck_assert_uint_eq(h->type, ir_type_f16);
+  ir_value *q = ir_setp(&b, ir_type_f64, w, ir_imm_f64(&b, 0.0), .cmp = IR_CMP_GT);
+  ir_instr *st = ir_build_mem(&b, ir_op_st, ir_type_f64, p, 16, 1, &w, 0, IR_MODS(.space = IR_SPACE_GLOBAL));
+  ir_instr_set_guard(&b, st, q, true, NULL);
+  ir_instr *at = ir_build_mem(&b, ir_op_atom, ir_type_u32, p, 4, 1, (ir_value *[]){ir_imm(&b, ir_type_u32, 1)}, 1,
+                              IR_MODS(.space = IR_SPACE_GLOBAL, .atomop = IR_ATOM_ADD));
+  ir_instr_set_guard(&b, at, q, false, (ir_value *[]){ir_imm(&b, ir_type_u32, 7)});
+  /* the clones: a shared atom at another address, a plain copy of the store */
+  ir_builder c = ir_builder_after(at);
+  ir_mods mods = at->mods;
+  mods.space = IR_SPACE_SHARED;
+  ir_value *a = ir_imm(&c, ir_type_u64, 64);
+  ir_instr *at2 = ir_clone(&c, at, (ir_value *[]){a, at->src[1]}, &mods);
+  ir_instr *st2 = ir_clone(&c, st, NULL, NULL);
+  ck_assert_ptr_ne(at2->dst[0], at->dst[0]);
+  ck_assert_uint_eq(at2->offset, 4);
+  ck_assert_ptr_eq(at2->keep[0], at->keep[0]);
+  ck_assert(st2->guard == q && st2->guard_neg);
+  ir_cbr(&b, q, b1, b1);
+  b = ir_builder_at_end(b1);
+  ir_ret(&b);
+  b = ir_builder_at_end(b2);
+  ir_ret(&b);
+  ir_instr_set_target(b0->last, 1, b2);
+  ir_compute_preds(f);
+  ck_assert(verify_ok(m, true));
+  check_text(m,
+             "module addr64\n"
+             "\n"
+             "kernel @k(param::entry u64 @p align 8 offset 0) {\n"
+             "bb0:\n"
+             "  %0 = ld.param::entry.u64 [@p]\n"
+             "  %1 = ld.global.f32 [%0+8]\n"
+             "  %2 = cvt.rn.f16.f32 %1\n"
+             "  %3 = cvt.f64.f16 %2\n"
+             "  %4 = setp.gt.f64 %3, 0d0000000000000000\n"
+             "  @!%4 st.global.f64 [%0+16], %3\n"
+             "  %5 = @%4 atom.global.add.u32 [%0+4], 1 keep 7\n"
+             "  %6 = @%4 atom.shared.add.u32 [64+4], 1 keep 7\n"
+             "  @!%4 st.global.f64 [%0+16], %3\n"
+             "  cbr %4, bb1, bb2\n"
+             "bb1:  ; preds bb0\n"
+             "  ret\n"
+             "bb2:  ; preds bb0\n"
+             "  ret\n"
+             "}\n");
+  ir_module_destroy(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ir");
   TCase *tc = tcase_create("core");
@@ -973,6 +1043,7 @@ int main(void) {
   tcase_add_test(tc, split_and_compute_preds);
   tcase_add_test(tc, big_phi_and_layout);
   tcase_add_test(tc, verify_big_function_dump);
+  tcase_add_test(tc, convert_clone_retarget);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
