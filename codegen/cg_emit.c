@@ -11,7 +11,7 @@
  * type (pred i1, bN/uN/sN iN, f16 half, bf16 bfloat, f32 float, f64 double,
  * packed types an integer of their width).  PTX lets an instruction read a
  * register of another type of the same size (add.f32 of a .b32), or a wider
- * one, so every use goes through coerce(): bitcast for equal sizes, trunc or
+ * one, so every use goes through cg_coerce(): bitcast for equal sizes, trunc or
  * extension otherwise.  Addresses are i64 integers, as in PTX: a memory
  * operation turns them into a pointer of its state space's address space
  * (inttoptr), and cvta converts between a space's window and the generic
@@ -38,11 +38,11 @@
 
 /* ---- a pointer -> LLVM value map --------------------------------------- */
 
-typedef struct ptr_map {
+typedef struct cg_ptr_map {
   const void **keys;
   LLVMValueRef *vals;
   size_t cap, n;
-} ptr_map;
+} cg_ptr_map;
 
 static size_t ptr_hash(const void *p, size_t cap) {
   uint64_t x = (uint64_t)(uintptr_t)p;
@@ -52,15 +52,15 @@ static size_t ptr_hash(const void *p, size_t cap) {
   return (size_t)x & (cap - 1);
 }
 
-static void map_put(ptr_map *m, const void *k, LLVMValueRef v) {
+static void cg_map_put(cg_ptr_map *m, const void *k, LLVMValueRef v) {
   if ((m->n + 1) * 2 > m->cap) {
-    ptr_map nm = {0};
+    cg_ptr_map nm = {0};
     nm.cap = m->cap ? m->cap * 2 : 64;
     nm.keys = calloc(nm.cap, sizeof *nm.keys);
     nm.vals = calloc(nm.cap, sizeof *nm.vals);
     if (!nm.keys || !nm.vals) PW_DIE("out of memory");
     for (size_t i = 0; i < m->cap; i++)
-      if (m->keys[i]) map_put(&nm, m->keys[i], m->vals[i]);
+      if (m->keys[i]) cg_map_put(&nm, m->keys[i], m->vals[i]);
     free(m->keys);
     free(m->vals);
     *m = nm;
@@ -72,7 +72,7 @@ static void map_put(ptr_map *m, const void *k, LLVMValueRef v) {
   m->vals[i] = v;
 }
 
-static LLVMValueRef map_get(const ptr_map *m, const void *k) {
+static LLVMValueRef cg_map_get(const cg_ptr_map *m, const void *k) {
   if (!m->cap) return NULL;
   size_t i = ptr_hash(k, m->cap);
   while (m->keys[i]) {
@@ -82,7 +82,7 @@ static LLVMValueRef map_get(const ptr_map *m, const void *k) {
   return NULL;
 }
 
-static void map_free(ptr_map *m) {
+static void cg_map_free(cg_ptr_map *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
@@ -90,13 +90,13 @@ static void map_free(ptr_map *m) {
 
 /* ---- the emitter -------------------------------------------------------- */
 
-typedef struct emitter {
+typedef struct cg_emitter {
   cg_context *c;
   LLVMBuilderRef b;
   const ir_module *m;
   const pw_src *src;
   pw_diag *d;
-  ptr_map syms;              /* ir_global / ir_func / ir_param -> LLVM value */
+  cg_ptr_map syms;              /* ir_global / ir_func / ir_param -> LLVM value */
   /* per function */
   const ir_func *f;
   LLVMValueRef fn;
@@ -107,11 +107,11 @@ typedef struct emitter {
   LLVMValueRef ret_buf;      /* a by-value .param return's buffer (ret_by_value) */
   LLVMTypeRef ret_ty;
   bool failed;
-} emitter;
+} cg_emitter;
 
-static void unsupported(emitter *E, const ir_instr *i, const char *fmt, ...)
+static void cg_unsupported(cg_emitter *E, const ir_instr *i, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void unsupported(emitter *E, const ir_instr *i, const char *fmt, ...) {
+static void cg_unsupported(cg_emitter *E, const ir_instr *i, const char *fmt, ...) {
   char why[256];
   va_list ap;
   va_start(ap, fmt);
@@ -129,7 +129,7 @@ static void unsupported(emitter *E, const ir_instr *i, const char *fmt, ...) {
   if (f && !f->failed_at) f->failed_at = i;
 }
 
-static LLVMTypeRef ltype(emitter *E, ir_type t) {
+static LLVMTypeRef cg_ltype(cg_emitter *E, ir_type t) {
   cg_context *c = E->c;
   switch (t) {
   case ir_type_pred: return c->i1;
@@ -161,24 +161,24 @@ static LLVMValueRef fconst(LLVMTypeRef t, double v) {
 }
 static bool is_signed(ir_type t) { return ir_type_kind_of(t) == IR_TK_SINT; }
 
-static unsigned type_bits(LLVMTypeRef t) {
+static unsigned cg_type_bits(LLVMTypeRef t) {
   switch (LLVMGetTypeKind(t)) {
   case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
   case LLVMHalfTypeKind:
   case LLVMBFloatTypeKind: return 16;
   case LLVMFloatTypeKind: return 32;
   case LLVMDoubleTypeKind: return 64;
-  case LLVMVectorTypeKind: return LLVMGetVectorSize(t) * type_bits(LLVMGetElementType(t));
+  case LLVMVectorTypeKind: return LLVMGetVectorSize(t) * cg_type_bits(LLVMGetElementType(t));
   default: return 64;
   }
 }
 
 /* v as type want: bitcast for equal sizes, else through integers, extending
  * with sign when sext. */
-static LLVMValueRef coerce_ext(emitter *E, LLVMValueRef v, LLVMTypeRef want, bool sext) {
+static LLVMValueRef cg_coerce_ext(cg_emitter *E, LLVMValueRef v, LLVMTypeRef want, bool sext) {
   LLVMTypeRef have = LLVMTypeOf(v);
   if (have == want) return v;
-  unsigned hb = type_bits(have), wb = type_bits(want);
+  unsigned hb = cg_type_bits(have), wb = cg_type_bits(want);
   bool hint = LLVMGetTypeKind(have) == LLVMIntegerTypeKind;
   bool wint = LLVMGetTypeKind(want) == LLVMIntegerTypeKind;
   if (hb == wb) return LLVMBuildBitCast(E->b, v, want, "");
@@ -190,54 +190,54 @@ static LLVMValueRef coerce_ext(emitter *E, LLVMValueRef v, LLVMTypeRef want, boo
   return wint ? iv : LLVMBuildBitCast(E->b, iv, want, "");
 }
 
-static LLVMValueRef coerce(emitter *E, LLVMValueRef v, LLVMTypeRef want) {
-  return coerce_ext(E, v, want, false);
+static LLVMValueRef cg_coerce(cg_emitter *E, LLVMValueRef v, LLVMTypeRef want) {
+  return cg_coerce_ext(E, v, want, false);
 }
 
-static LLVMValueRef symbol_ptr(emitter *E, ir_symbol sym, const ir_instr *i);
+static LLVMValueRef cg_symbol_ptr(cg_emitter *E, ir_symbol sym, const ir_instr *i);
 
 /* The LLVM value of an IR value, in its own type. */
-static LLVMValueRef val(emitter *E, const ir_instr *i, const ir_value *v) {
+static LLVMValueRef cg_val(cg_emitter *E, const ir_instr *i, const ir_value *v) {
   switch ((ir_value_kind)v->kind) {
   case IR_VAL_INSTR:
   case IR_VAL_PARAM:
     if (v->id < E->f->nvalues && E->vals[v->id]) return E->vals[v->id];
-    unsupported(E, i, "operand %%%u used before its definition was translated", v->id);
-    return LLVMGetUndef(ltype(E, (ir_type)v->type));
+    cg_unsupported(E, i, "operand %%%u used before its definition was translated", v->id);
+    return LLVMGetUndef(cg_ltype(E, (ir_type)v->type));
   case IR_VAL_CONST: {
-    LLVMTypeRef t = ltype(E, (ir_type)v->type);
-    unsigned bits = type_bits(t);
+    LLVMTypeRef t = cg_ltype(E, (ir_type)v->type);
+    unsigned bits = cg_type_bits(t);
     LLVMValueRef k = LLVMConstInt(LLVMIntTypeInContext(E->c->ctx, bits), v->imm, 0);
     return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? k : LLVMConstBitCast(k, t);
   }
-  case IR_VAL_UNDEF: return LLVMGetUndef(ltype(E, (ir_type)v->type));
+  case IR_VAL_UNDEF: return LLVMGetUndef(cg_ltype(E, (ir_type)v->type));
   case IR_VAL_SYMBOL: {
-    LLVMValueRef p = symbol_ptr(E, v->symref.sym, i);
+    LLVMValueRef p = cg_symbol_ptr(E, v->symref.sym, i);
     LLVMValueRef a = LLVMBuildPtrToInt(E->b, p, LLVMIntTypeInContext(E->c->ctx, 64), "");
     if (v->symref.offset) a = LLVMBuildAdd(E->b, a, LLVMConstInt(E->c->i64, (uint64_t)v->symref.offset, 0), "");
-    return coerce(E, a, ltype(E, (ir_type)v->type));
+    return cg_coerce(E, a, cg_ltype(E, (ir_type)v->type));
   }
   }
   return NULL;
 }
 
 /* Operand k of i as LLVM type t. */
-static LLVMValueRef op_as(emitter *E, const ir_instr *i, unsigned k, LLVMTypeRef t) {
-  return coerce_ext(E, val(E, i, i->src[k]), t, is_signed((ir_type)i->src[k]->type));
+static LLVMValueRef cg_op_as(cg_emitter *E, const ir_instr *i, unsigned k, LLVMTypeRef t) {
+  return cg_coerce_ext(E, cg_val(E, i, i->src[k]), t, is_signed((ir_type)i->src[k]->type));
 }
 
-static LLVMValueRef op(emitter *E, const ir_instr *i, unsigned k) {
-  return op_as(E, i, k, ltype(E, (ir_type)i->type));
+static LLVMValueRef cg_op(cg_emitter *E, const ir_instr *i, unsigned k) {
+  return cg_op_as(E, i, k, cg_ltype(E, (ir_type)i->type));
 }
 
-static void set_dst(emitter *E, const ir_instr *i, unsigned k, LLVMValueRef v, bool sext) {
+static void cg_set_dst(cg_emitter *E, const ir_instr *i, unsigned k, LLVMValueRef v, bool sext) {
   if (k >= i->ndst || !i->dst[k]) return;
-  E->vals[i->dst[k]->id] = coerce_ext(E, v, ltype(E, (ir_type)i->dst[k]->type), sext);
+  E->vals[i->dst[k]->id] = cg_coerce_ext(E, v, cg_ltype(E, (ir_type)i->dst[k]->type), sext);
 }
 
 /* ---- address spaces, symbols, addresses -------------------------------- */
 
-static unsigned space_as(const emitter *E, ir_space s) {
+static unsigned cg_space_as(const cg_emitter *E, ir_space s) {
   switch (s) {
   case IR_SPACE_GLOBAL: return CG_AS_GLOBAL;
   case IR_SPACE_SHARED:
@@ -256,13 +256,13 @@ static unsigned space_as(const emitter *E, ir_space s) {
   return CG_AS_FLAT;
 }
 
-static LLVMValueRef symbol_ptr(emitter *E, ir_symbol sym, const ir_instr *i) {
+static LLVMValueRef cg_symbol_ptr(cg_emitter *E, ir_symbol sym, const ir_instr *i) {
   const void *key = sym.kind == IR_SYM_GLOBAL ? (const void *)sym.global
                     : sym.kind == IR_SYM_FUNC ? (const void *)sym.func
                                               : (const void *)sym.param;
-  LLVMValueRef p = map_get(&E->syms, key);
+  LLVMValueRef p = cg_map_get(&E->syms, key);
   if (!p) {
-    unsupported(E, i, "symbol '%s' has no storage here",
+    cg_unsupported(E, i, "symbol '%s' has no storage here",
                 sym.kind == IR_SYM_GLOBAL ? sym.global->name
                 : sym.kind == IR_SYM_FUNC ? sym.func->name
                                           : sym.param->name);
@@ -271,7 +271,7 @@ static LLVMValueRef symbol_ptr(emitter *E, ir_symbol sym, const ir_instr *i) {
   return p;
 }
 
-static LLVMValueRef gep_bytes(emitter *E, LLVMValueRef p, int64_t off) {
+static LLVMValueRef cg_gep_bytes(cg_emitter *E, LLVMValueRef p, int64_t off) {
   if (!off) return p;
   LLVMValueRef idx = LLVMConstInt(E->c->i64, (uint64_t)off, 1);
   return LLVMBuildGEP2(E->b, E->c->i8, p, &idx, 1, "");
@@ -279,29 +279,29 @@ static LLVMValueRef gep_bytes(emitter *E, LLVMValueRef p, int64_t off) {
 
 /* The pointer a memory instruction's address operand (src[0] + offset)
  * designates, in the address space of `space`. */
-static LLVMValueRef address(emitter *E, const ir_instr *i, ir_space space) {
+static LLVMValueRef address(cg_emitter *E, const ir_instr *i, ir_space space) {
   cg_context *c = E->c;
   const ir_value *a = i->src[0];
-  unsigned as = space_as(E, space);
+  unsigned as = cg_space_as(E, space);
   if (a->kind == IR_VAL_SYMBOL) {
     /* the variable's own address space, whatever space the instruction
      * names: ld.param of a caller's .param buffer in a kernel is private,
      * ld [tile] (generic) of a shared variable is the LDS access */
-    LLVMValueRef p = symbol_ptr(E, a->symref.sym, i);
-    return gep_bytes(E, p, a->symref.offset + i->offset);
+    LLVMValueRef p = cg_symbol_ptr(E, a->symref.sym, i);
+    return cg_gep_bytes(E, p, a->symref.offset + i->offset);
   }
-  LLVMValueRef v = val(E, i, a);
+  LLVMValueRef v = cg_val(E, i, a);
   bool narrow = as == CG_AS_LDS || as == CG_AS_PRIVATE;
-  v = coerce(E, v, narrow ? c->i32 : c->i64);
+  v = cg_coerce(E, v, narrow ? c->i32 : c->i64);
   LLVMValueRef p = LLVMBuildIntToPtr(E->b, v, c->ptr[as], "");
-  return gep_bytes(E, p, i->offset);
+  return cg_gep_bytes(E, p, i->offset);
 }
 
 /* ---- memory model ------------------------------------------------------- */
 
 /* AMDGPUUsage "Memory Model": PTX scopes to AMDGPU sync scopes.  A cluster
  * is no larger than the device here (no cluster launch), so it is agent. */
-static unsigned sync_scope(emitter *E, ir_scope s) {
+static unsigned cg_sync_scope(cg_emitter *E, ir_scope s) {
   switch (s) {
   case IR_SCOPE_CTA: return E->c->ss_workgroup;
   case IR_SCOPE_CLUSTER:
@@ -312,7 +312,7 @@ static unsigned sync_scope(emitter *E, ir_scope s) {
   return E->c->ss_system;
 }
 
-static LLVMAtomicOrdering ordering(ir_sem s, LLVMAtomicOrdering dflt) {
+static LLVMAtomicOrdering cg_ordering(ir_sem s, LLVMAtomicOrdering dflt) {
   switch (s) {
   case IR_SEM_RELAXED: return LLVMAtomicOrderingMonotonic;
   case IR_SEM_ACQUIRE: return LLVMAtomicOrderingAcquire;
@@ -327,25 +327,25 @@ static LLVMAtomicOrdering ordering(ir_sem s, LLVMAtomicOrdering dflt) {
   return dflt;
 }
 
-static void fence(emitter *E, LLVMAtomicOrdering o, unsigned ss) {
+static void cg_fence(cg_emitter *E, LLVMAtomicOrdering o, unsigned ss) {
   LLVMBuildFenceSyncScope(E->b, o, ss, "");
 }
 
 /* CUDA's bar.sync 0 / __syncthreads: every thread's earlier writes are seen
  * by the workgroup after it.  AMDGPUUsage "Memory Model GFX942": release
  * fence at workgroup scope, s_barrier, acquire fence at workgroup scope. */
-static void workgroup_barrier(emitter *E) {
-  fence(E, LLVMAtomicOrderingRelease, E->c->ss_workgroup);
+static void cg_workgroup_barrier(cg_emitter *E) {
+  cg_fence(E, LLVMAtomicOrderingRelease, E->c->ss_workgroup);
   cg_intrinsic(E->c, "llvm.amdgcn.s.barrier", NULL, 0, NULL, 0, true);
-  fence(E, LLVMAtomicOrderingAcquire, E->c->ss_workgroup);
+  cg_fence(E, LLVMAtomicOrderingAcquire, E->c->ss_workgroup);
 }
 
 /* ---- dispatch values ----------------------------------------------------- */
 
-static LLVMValueRef dim_const(emitter *E, const ir_instr *i, unsigned k, unsigned *dim) {
+static LLVMValueRef cg_dim_const(cg_emitter *E, const ir_instr *i, unsigned k, unsigned *dim) {
   const ir_value *v = i->src[k];
   if (v->kind != IR_VAL_CONST || v->imm > 2) {
-    unsupported(E, i, "the dimension must be an immediate 0, 1 or 2");
+    cg_unsupported(E, i, "the dimension must be an immediate 0, 1 or 2");
     *dim = 0;
     return NULL;
   }
@@ -353,20 +353,20 @@ static LLVMValueRef dim_const(emitter *E, const ir_instr *i, unsigned k, unsigne
   return NULL;
 }
 
-static LLVMValueRef load_at(emitter *E, LLVMTypeRef t, LLVMValueRef base, int64_t off, unsigned align) {
-  LLVMValueRef p = gep_bytes(E, base, off);
+static LLVMValueRef load_at(cg_emitter *E, LLVMTypeRef t, LLVMValueRef base, int64_t off, unsigned align) {
+  LLVMValueRef p = cg_gep_bytes(E, base, off);
   LLVMValueRef l = LLVMBuildLoad2(E->b, t, p, "");
   LLVMSetAlignment(l, align);
   return l;
 }
 
-static LLVMValueRef workitem_id(emitter *E, unsigned dim) {
+static LLVMValueRef cg_workitem_id(cg_emitter *E, unsigned dim) {
   static const char *const n[] = {"llvm.amdgcn.workitem.id.x", "llvm.amdgcn.workitem.id.y",
                                   "llvm.amdgcn.workitem.id.z"};
   return cg_intrinsic(E->c, n[dim], NULL, 0, NULL, 0, false);
 }
 
-static LLVMValueRef workgroup_id(emitter *E, unsigned dim) {
+static LLVMValueRef cg_workgroup_id(cg_emitter *E, unsigned dim) {
   static const char *const n[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
                                   "llvm.amdgcn.workgroup.id.z"};
   return cg_intrinsic(E->c, n[dim], NULL, 0, NULL, 0, false);
@@ -380,7 +380,7 @@ static LLVMValueRef workgroup_id(emitter *E, unsigned dim) {
  * the backend merged the x and y loads into a dword that SMEM cannot load
  * (scalar loads need 4-byte alignment): a VMEM load into VGPRs and a wait
  * on vmcnt in nearly every kernel (benchmarks/quality_bench.py). */
-static LLVMValueRef workgroup_size(emitter *E, unsigned dim) {
+static LLVMValueRef cg_workgroup_size(cg_emitter *E, unsigned dim) {
   cg_context *c = E->c;
   LLVMValueRef v;
   unsigned off = c->cov >= 5 ? 12 + 2 * dim : 4 + 2 * dim;
@@ -396,7 +396,7 @@ static LLVMValueRef workgroup_size(emitter *E, unsigned dim) {
 
 /* %nctaid: COV5 hidden_block_count_x/y/z (u32 at offsets 0, 4, 8); COV4
  * grid_size_x (u32 at 12 + 4*dim of the packet) / workgroup size. */
-static LLVMValueRef workgroup_count(emitter *E, unsigned dim) {
+static LLVMValueRef cg_workgroup_count(cg_emitter *E, unsigned dim) {
   cg_context *c = E->c;
   if (c->cov >= 5) {
     LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
@@ -404,10 +404,10 @@ static LLVMValueRef workgroup_count(emitter *E, unsigned dim) {
   }
   LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
   LLVMValueRef g = load_at(E, c->i32, p, 12 + 4 * dim, 4);
-  return LLVMBuildUDiv(E->b, g, workgroup_size(E, dim), "");
+  return LLVMBuildUDiv(E->b, g, cg_workgroup_size(E, dim), "");
 }
 
-static LLVMValueRef dyn_lds_size(emitter *E) {
+static LLVMValueRef cg_dyn_lds_size(cg_emitter *E) {
   cg_context *c = E->c;
   LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
   LLVMValueRef total = load_at(E, c->i32, p, 24, 4);
@@ -415,7 +415,7 @@ static LLVMValueRef dyn_lds_size(emitter *E) {
   return LLVMBuildSub(E->b, total, st, "");
 }
 
-static LLVMValueRef lane_id(emitter *E) {
+static LLVMValueRef cg_lane_id(cg_emitter *E) {
   cg_context *c = E->c;
   LLVMValueRef a[2] = {LLVMConstInt(c->i32, ~0ull, 0), c->i32_0};
   LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false), r = lo;
@@ -432,14 +432,14 @@ static LLVMValueRef lane_id(emitter *E) {
   return r;
 }
 
-static LLVMValueRef realtime(emitter *E) {
+static LLVMValueRef cg_realtime(cg_emitter *E) {
   cg_context *c = E->c;
   if (c->target->features & CG_FEAT_MEMTIME)
     return cg_intrinsic(c, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0, false);
   return cg_intrinsic(c, "llvm.readsteadycounter", NULL, 0, NULL, 0, false);
 }
 
-static LLVMValueRef ballot(emitter *E, LLVMValueRef pred) {
+static LLVMValueRef cg_ballot(cg_emitter *E, LLVMValueRef pred) {
   LLVMTypeRef t = E->c->wave_mask;
   return cg_intrinsic(E->c, E->c->wave_size == 64 ? "llvm.amdgcn.ballot.i64" : "llvm.amdgcn.ballot.i32",
                       &t, 1, &pred, 1, true);
@@ -447,47 +447,47 @@ static LLVMValueRef ballot(emitter *E, LLVMValueRef pred) {
 
 /* Special registers read directly, before lower/ exists: the dispatch
  * values; everything warp-level is left to lower/. */
-static LLVMValueRef sreg(emitter *E, const ir_instr *i) {
+static LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   unsigned k = i->sreg_comp;
   switch ((ir_sreg)i->sreg) {
-  case ir_sreg_tid: return workitem_id(E, k);
-  case ir_sreg_ctaid: return workgroup_id(E, k);
-  case ir_sreg_ntid: return workgroup_size(E, k);
-  case ir_sreg_nctaid: return workgroup_count(E, k);
+  case ir_sreg_tid: return cg_workitem_id(E, k);
+  case ir_sreg_ctaid: return cg_workgroup_id(E, k);
+  case ir_sreg_ntid: return cg_workgroup_size(E, k);
+  case ir_sreg_nctaid: return cg_workgroup_count(E, k);
   case ir_sreg_laneid:
     /* %laneid is the lane of the warp: the wave's lane on wave32. */
-    if (c->wave_size == 32) return lane_id(E);
+    if (c->wave_size == 32) return cg_lane_id(E);
     break;
   case ir_sreg_clock: return LLVMBuildTrunc(E->b, cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false), c->i32, "");
   case ir_sreg_clock64: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
   case ir_sreg_globaltimer: /* ns from the 100 MHz real-time counter */
-    return LLVMBuildMul(E->b, realtime(E), LLVMConstInt(c->i64, 10, 0), "");
+    return LLVMBuildMul(E->b, cg_realtime(E), LLVMConstInt(c->i64, 10, 0), "");
   case ir_sreg_globaltimer_lo:
-    return LLVMBuildTrunc(E->b, LLVMBuildMul(E->b, realtime(E), LLVMConstInt(c->i64, 10, 0), ""), c->i32, "");
-  case ir_sreg_dynamic_smem_size: return dyn_lds_size(E);
+    return LLVMBuildTrunc(E->b, LLVMBuildMul(E->b, cg_realtime(E), LLVMConstInt(c->i64, 10, 0), ""), c->i32, "");
+  case ir_sreg_dynamic_smem_size: return cg_dyn_lds_size(E);
   case ir_sreg_gridid: return c->i64_0;
   case ir_sreg_nsmid: return LLVMConstInt(c->i32, 1, 0);
   default: break;
   }
-  unsupported(E, i, "special register %%%s needs lower/ (not run)", ir_sreg_infos[i->sreg].name);
-  return LLVMGetUndef(ltype(E, ir_sreg_infos[i->sreg].type));
+  cg_unsupported(E, i, "special register %%%s needs lower/ (not run)", ir_sreg_infos[i->sreg].name);
+  return LLVMGetUndef(cg_ltype(E, ir_sreg_infos[i->sreg].type));
 }
 
 /* ---- arithmetic helpers --------------------------------------------------- */
 
-static LLVMValueRef intr1(emitter *E, const char *name, LLVMValueRef a) {
+static LLVMValueRef cg_intr1(cg_emitter *E, const char *name, LLVMValueRef a) {
   LLVMTypeRef t = LLVMTypeOf(a);
   return cg_intrinsic(E->c, name, &t, 1, &a, 1, false);
 }
 
-static LLVMValueRef intr2(emitter *E, const char *name, LLVMValueRef a, LLVMValueRef b) {
+static LLVMValueRef cg_intr2(cg_emitter *E, const char *name, LLVMValueRef a, LLVMValueRef b) {
   LLVMTypeRef t = LLVMTypeOf(a);
   LLVMValueRef v[2] = {a, b};
   return cg_intrinsic(E->c, name, &t, 1, v, 2, false);
 }
 
-static LLVMValueRef intr3(emitter *E, const char *name, LLVMValueRef a, LLVMValueRef b, LLVMValueRef x) {
+static LLVMValueRef cg_intr3(cg_emitter *E, const char *name, LLVMValueRef a, LLVMValueRef b, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(a);
   LLVMValueRef v[3] = {a, b, x};
   return cg_intrinsic(E->c, name, &t, 1, v, 3, false);
@@ -497,21 +497,21 @@ static LLVMValueRef kint(LLVMTypeRef t, uint64_t v) { return LLVMConstInt(t, v, 
 
 /* The f32 value x flushed to sign-preserving zero when subnormal (.ftz on
  * one instruction in a function that keeps subnormals). */
-static LLVMValueRef sat01(emitter *E, LLVMValueRef x) {
+static LLVMValueRef cg_sat01(cg_emitter *E, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   /* PTX .sat: NaN -> 0, then clamp to [0, 1]; maxnum(NaN, 0) = 0. */
-  x = intr2(E, "llvm.maxnum", x, fconst(t, 0.0));
-  return intr2(E, "llvm.minnum", x, fconst(t, 1.0));
+  x = cg_intr2(E, "llvm.maxnum", x, fconst(t, 0.0));
+  return cg_intr2(E, "llvm.minnum", x, fconst(t, 1.0));
 }
 
 /* Float op with PTX rounding: rn (or none) is the plain IEEE op; rz/rm/rp
- * are done by directed() where it applies, else reported. */
-static bool fp_round_ok(emitter *E, const ir_instr *i) {
+ * are done by cg_directed() where it applies, else reported. */
+static bool cg_fp_round_ok(cg_emitter *E, const ir_instr *i) {
   switch ((ir_rnd)i->mods.rnd) {
   case IR_RND_NONE:
   case IR_RND_RN: return true;
   default:
-    unsupported(E, i, "rounding .%s needs mode-register switching (not implemented)", ir_rnd_name((ir_rnd)i->mods.rnd));
+    cg_unsupported(E, i, "rounding .%s needs mode-register switching (not implemented)", ir_rnd_name((ir_rnd)i->mods.rnd));
     return false;
   }
 }
@@ -537,10 +537,10 @@ static bool is_rnd_directed(const ir_instr *i) {
   return i->mods.rnd == IR_RND_RZ || i->mods.rnd == IR_RND_RM || i->mods.rnd == IR_RND_RP;
 }
 
-static LLVMValueRef step_ulp(emitter *E, const ir_instr *i, LLVMValueRef r, LLVMValueRef gt, LLVMValueRef lt) {
+static LLVMValueRef cg_step_ulp(cg_emitter *E, const ir_instr *i, LLVMValueRef r, LLVMValueRef gt, LLVMValueRef lt) {
   LLVMBuilderRef B = E->b;
   LLVMTypeRef ft = LLVMTypeOf(r);
-  unsigned n = type_bits(ft);
+  unsigned n = cg_type_bits(ft);
   LLVMTypeRef it = LLVMIntTypeInContext(E->c->ctx, n);
   LLVMValueRef bits = LLVMBuildBitCast(B, r, it, "");
   LLVMValueRef zero = LLVMConstReal(ft, 0.0);
@@ -575,7 +575,7 @@ static LLVMValueRef step_ulp(emitter *E, const ir_instr *i, LLVMValueRef r, LLVM
 
 /* gt/lt of "exact vs r" from a residual whose sign is the error's sign
  * (times sign_of, when given), with overflow from finite operands. */
-static void residual_sign(emitter *E, LLVMValueRef r, LLVMValueRef res, LLVMValueRef sign_of,
+static void residual_sign(cg_emitter *E, LLVMValueRef r, LLVMValueRef res, LLVMValueRef sign_of,
                           LLVMValueRef ops_finite, LLVMValueRef *gt, LLVMValueRef *lt) {
   LLVMBuilderRef B = E->b;
   LLVMTypeRef ft = LLVMTypeOf(r);
@@ -588,21 +588,21 @@ static void residual_sign(emitter *E, LLVMValueRef r, LLVMValueRef res, LLVMValu
     rn = LLVMBuildSelect(B, sneg, rp, rn, "");
     rp = t;
   }
-  LLVMValueRef inf = LLVMBuildFCmp(B, LLVMRealOEQ, intr1(E, "llvm.fabs", r), LLVMConstReal(ft, __builtin_inf()), "");
+  LLVMValueRef inf = LLVMBuildFCmp(B, LLVMRealOEQ, cg_intr1(E, "llvm.fabs", r), LLVMConstReal(ft, __builtin_inf()), "");
   LLVMValueRef ovf = LLVMBuildAnd(B, inf, ops_finite, "");
   LLVMValueRef rpos = LLVMBuildFCmp(B, LLVMRealOGT, r, zero, "");
   *gt = LLVMBuildSelect(B, ovf, LLVMBuildNot(B, rpos, ""), rp, "");
   *lt = LLVMBuildSelect(B, ovf, rpos, rn, "");
 }
 
-static LLVMValueRef is_finite(emitter *E, LLVMValueRef x) {
+static LLVMValueRef is_finite(cg_emitter *E, LLVMValueRef x) {
   LLVMTypeRef ft = LLVMTypeOf(x);
-  return LLVMBuildFCmp(E->b, LLVMRealOLT, intr1(E, "llvm.fabs", x), LLVMConstReal(ft, __builtin_inf()), "");
+  return LLVMBuildFCmp(E->b, LLVMRealOLT, cg_intr1(E, "llvm.fabs", x), LLVMConstReal(ft, __builtin_inf()), "");
 }
 
 /* a / b with a directed rounding; also sqrt (op 's', b NULL) and rcp
  * (a NULL: 1/b). */
-static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
+static LLVMValueRef cg_directed(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef B = E->b;
   LLVMValueRef r, res, sign_of = NULL, fin, gt, lt;
   LLVMTypeRef ft = LLVMTypeOf(a ? a : b);
@@ -610,18 +610,18 @@ static LLVMValueRef directed(emitter *E, const ir_instr *i, char op, LLVMValueRe
   case '/': /* a/b - q has the sign of fma(-q, b, a) * sign(b) */
     if (!a) a = LLVMConstReal(ft, 1.0);
     r = LLVMBuildFDiv(B, a, b, "");
-    res = intr3(E, "llvm.fma", LLVMBuildFNeg(B, r, ""), b, a);
+    res = cg_intr3(E, "llvm.fma", LLVMBuildFNeg(B, r, ""), b, a);
     sign_of = b;
     fin = LLVMBuildAnd(B, is_finite(E, a), LLVMBuildFCmp(B, LLVMRealONE, b, LLVMConstReal(ft, 0.0), ""), "");
     break;
   default: /* sqrt: sqrt(a) - s has the sign of fma(-s, s, a) */
-    r = intr1(E, "llvm.sqrt", a);
-    res = intr3(E, "llvm.fma", LLVMBuildFNeg(B, r, ""), r, a);
+    r = cg_intr1(E, "llvm.sqrt", a);
+    res = cg_intr3(E, "llvm.fma", LLVMBuildFNeg(B, r, ""), r, a);
     fin = LLVMConstInt(E->c->i1, 0, 0);
     break;
   }
   residual_sign(E, r, res, sign_of, fin, &gt, &lt);
-  return step_ulp(E, i, r, gt, lt);
+  return cg_step_ulp(E, i, r, gt, lt);
 }
 
 /* ---- directed rounding by the mode register -------------------------------
@@ -669,7 +669,7 @@ static unsigned hw_round_mode(ir_rnd r) {
 
 /* i's op ('+', '-', '*', 'f') on n operands of f32 or f64 with i's
  * directed rounding (is_rnd_directed(i)). */
-static LLVMValueRef mode_rounded(emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n) {
+static LLVMValueRef cg_mode_rounded(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n) {
   LLVMTypeRef t = LLVMTypeOf(ops[0]);
   bool f64 = t == E->c->f64;
   const char *insn = NULL;
@@ -696,13 +696,13 @@ static LLVMValueRef mode_rounded(emitter *E, const ir_instr *i, char op, LLVMVal
   return call;
 }
 
-static LLVMValueRef fp_flags(LLVMValueRef v, const ir_instr *i) {
+static LLVMValueRef cg_fp_flags(LLVMValueRef v, const ir_instr *i) {
   if (i->mods.approx && LLVMIsAInstruction(v)) LLVMSetFastMathFlags(v, LLVMFastMathApproxFunc | LLVMFastMathAllowReciprocal);
   return v;
 }
 
 /* mul.hi / mul.wide / mad.hi on N-bit integers. */
-static LLVMValueRef mul_ext(emitter *E, LLVMValueRef a, LLVMValueRef b, bool sgn, unsigned n, bool hi) {
+static LLVMValueRef cg_mul_ext(cg_emitter *E, LLVMValueRef a, LLVMValueRef b, bool sgn, unsigned n, bool hi) {
   LLVMTypeRef w = LLVMIntTypeInContext(E->c->ctx, 2 * n);
   LLVMValueRef x = sgn ? LLVMBuildSExt(E->b, a, w, "") : LLVMBuildZExt(E->b, a, w, "");
   LLVMValueRef y = sgn ? LLVMBuildSExt(E->b, b, w, "") : LLVMBuildZExt(E->b, b, w, "");
@@ -711,7 +711,7 @@ static LLVMValueRef mul_ext(emitter *E, LLVMValueRef a, LLVMValueRef b, bool sgn
   return LLVMBuildTrunc(E->b, LLVMBuildLShr(E->b, p, kint(w, n), ""), LLVMTypeOf(a), "");
 }
 
-static LLVMValueRef fcmp_or_icmp(emitter *E, const ir_instr *i, ir_type t, LLVMValueRef a, LLVMValueRef b) {
+static LLVMValueRef cg_fcmp_or_icmp(cg_emitter *E, const ir_instr *i, ir_type t, LLVMValueRef a, LLVMValueRef b) {
   bool f = is_float(t), s = is_signed(t);
   LLVMRealPredicate rp = LLVMRealOEQ;
   LLVMIntPredicate ip = LLVMIntEQ;
@@ -734,19 +734,19 @@ static LLVMValueRef fcmp_or_icmp(emitter *E, const ir_instr *i, ir_type t, LLVMV
   case IR_CMP_GEU: rp = LLVMRealUGE; break;
   case IR_CMP_NUM: rp = LLVMRealORD; break;
   case IR_CMP_NAN: rp = LLVMRealUNO; break;
-  case IR_CMP_NONE: unsupported(E, i, "comparison without an operator"); break;
+  case IR_CMP_NONE: cg_unsupported(E, i, "comparison without an operator"); break;
   }
   return f ? LLVMBuildFCmp(E->b, rp, a, b, "") : LLVMBuildICmp(E->b, ip, a, b, "");
 }
 
 /* <2 x T> with x in both elements. */
-static LLVMValueRef splat2(emitter *E, LLVMValueRef x) {
+static LLVMValueRef cg_splat2(cg_emitter *E, LLVMValueRef x) {
   LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(x), 2));
   v = LLVMBuildInsertElement(E->b, v, x, E->c->i32_0, "");
   return LLVMBuildInsertElement(E->b, v, x, E->c->i32_1, "");
 }
 
-static LLVMValueRef boolop(emitter *E, const ir_instr *i, LLVMValueRef p, LLVMValueRef q) {
+static LLVMValueRef cg_boolop(cg_emitter *E, const ir_instr *i, LLVMValueRef p, LLVMValueRef q) {
   switch ((ir_boolop)i->mods.boolop) {
   case IR_BOOL_AND: return LLVMBuildAnd(E->b, p, q, "");
   case IR_BOOL_OR: return LLVMBuildOr(E->b, p, q, "");
@@ -758,14 +758,14 @@ static LLVMValueRef boolop(emitter *E, const ir_instr *i, LLVMValueRef p, LLVMVa
 
 /* Shifts with PTX semantics: amounts >= the width give 0 (shl, shr.u) or
  * the sign (shr.s), where LLVM would give poison. */
-static LLVMValueRef shift(emitter *E, const ir_instr *i, bool left) {
-  LLVMTypeRef t = ltype(E, (ir_type)i->type);
-  unsigned n = type_bits(t);
-  LLVMValueRef a = op(E, i, 0);
-  LLVMValueRef s = coerce(E, val(E, i, i->src[1]), E->c->i32);
+static LLVMValueRef cg_int_shift(cg_emitter *E, const ir_instr *i, bool left) {
+  LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
+  unsigned n = cg_type_bits(t);
+  LLVMValueRef a = cg_op(E, i, 0);
+  LLVMValueRef s = cg_coerce(E, cg_val(E, i, i->src[1]), E->c->i32);
   LLVMValueRef big = LLVMBuildICmp(E->b, LLVMIntUGE, s, kint(E->c->i32, n), "");
   LLVMValueRef sc = LLVMBuildSelect(E->b, big, kint(E->c->i32, n - 1), s, "");
-  sc = coerce(E, sc, t);
+  sc = cg_coerce(E, sc, t);
   if (!left && is_signed((ir_type)i->type)) return LLVMBuildAShr(E->b, a, sc, "");
   LLVMValueRef r = left ? LLVMBuildShl(E->b, a, sc, "") : LLVMBuildLShr(E->b, a, sc, "");
   return LLVMBuildSelect(E->b, big, kint(t, 0), r, "");
@@ -773,23 +773,23 @@ static LLVMValueRef shift(emitter *E, const ir_instr *i, bool left) {
 
 /* bfe (9.7.1.19): pos = b & 0xff, len = c & 0xff; bits beyond the msb read
  * as the sign (signed) or zero. */
-static LLVMValueRef bfe(emitter *E, const ir_instr *i) {
+static LLVMValueRef cg_int_bfe(cg_emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
-  LLVMTypeRef t = ltype(E, (ir_type)i->type);
-  unsigned n = type_bits(t);
+  LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
+  unsigned n = cg_type_bits(t);
   bool sgn = is_signed((ir_type)i->type);
-  LLVMValueRef a = op(E, i, 0);
-  LLVMValueRef pos = LLVMBuildAnd(B, coerce(E, val(E, i, i->src[1]), E->c->i32), kint(E->c->i32, 0xff), "");
-  LLVMValueRef len = LLVMBuildAnd(B, coerce(E, val(E, i, i->src[2]), E->c->i32), kint(E->c->i32, 0xff), "");
+  LLVMValueRef a = cg_op(E, i, 0);
+  LLVMValueRef pos = LLVMBuildAnd(B, cg_coerce(E, cg_val(E, i, i->src[1]), E->c->i32), kint(E->c->i32, 0xff), "");
+  LLVMValueRef len = LLVMBuildAnd(B, cg_coerce(E, cg_val(E, i, i->src[2]), E->c->i32), kint(E->c->i32, 0xff), "");
   LLVMValueRef posbig = LLVMBuildICmp(B, LLVMIntUGE, pos, kint(E->c->i32, n), "");
-  LLVMValueRef posc = coerce(E, LLVMBuildSelect(B, posbig, kint(E->c->i32, n - 1), pos, ""), t);
+  LLVMValueRef posc = cg_coerce(E, LLVMBuildSelect(B, posbig, kint(E->c->i32, n - 1), pos, ""), t);
   LLVMValueRef sh = sgn ? LLVMBuildAShr(B, a, posc, "") : LLVMBuildLShr(B, a, posc, "");
   if (!sgn) sh = LLVMBuildSelect(B, posbig, kint(t, 0), sh, "");
   LLVMValueRef lenbig = LLVMBuildICmp(B, LLVMIntUGE, len, kint(E->c->i32, n), "");
   LLVMValueRef lenzero = LLVMBuildICmp(B, LLVMIntEQ, len, E->c->i32_0, "");
   /* 0 < len < n: keep len bits (sign-extend from bit len-1 when signed) */
   LLVMValueRef lensafe = LLVMBuildSelect(B, LLVMBuildOr(B, lenbig, lenzero, ""), kint(E->c->i32, 1), len, "");
-  LLVMValueRef k = coerce(E, LLVMBuildSub(B, kint(E->c->i32, n), lensafe, ""), t);
+  LLVMValueRef k = cg_coerce(E, LLVMBuildSub(B, kint(E->c->i32, n), lensafe, ""), t);
   LLVMValueRef part = LLVMBuildShl(B, sh, k, "");
   part = sgn ? LLVMBuildAShr(B, part, k, "") : LLVMBuildLShr(B, part, k, "");
   LLVMValueRef r = LLVMBuildSelect(B, lenbig, sh, part, "");
@@ -797,17 +797,17 @@ static LLVMValueRef bfe(emitter *E, const ir_instr *i) {
 }
 
 /* bfi (9.7.1.20): insert len bits of a into b at pos. */
-static LLVMValueRef bfi(emitter *E, const ir_instr *i) {
+static LLVMValueRef cg_int_bfi(cg_emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
-  LLVMTypeRef t = ltype(E, (ir_type)i->type);
-  unsigned n = type_bits(t);
-  LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
-  LLVMValueRef pos = LLVMBuildAnd(B, coerce(E, val(E, i, i->src[2]), E->c->i32), kint(E->c->i32, 0xff), "");
-  LLVMValueRef len = LLVMBuildAnd(B, coerce(E, val(E, i, i->src[3]), E->c->i32), kint(E->c->i32, 0xff), "");
+  LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
+  unsigned n = cg_type_bits(t);
+  LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
+  LLVMValueRef pos = LLVMBuildAnd(B, cg_coerce(E, cg_val(E, i, i->src[2]), E->c->i32), kint(E->c->i32, 0xff), "");
+  LLVMValueRef len = LLVMBuildAnd(B, cg_coerce(E, cg_val(E, i, i->src[3]), E->c->i32), kint(E->c->i32, 0xff), "");
   LLVMValueRef posbig = LLVMBuildICmp(B, LLVMIntUGE, pos, kint(E->c->i32, n), "");
   LLVMValueRef lenbig = LLVMBuildICmp(B, LLVMIntUGE, len, kint(E->c->i32, n), "");
-  LLVMValueRef posc = coerce(E, LLVMBuildSelect(B, posbig, E->c->i32_0, pos, ""), t);
-  LLVMValueRef lenc = coerce(E, LLVMBuildSelect(B, lenbig, E->c->i32_0, len, ""), t);
+  LLVMValueRef posc = cg_coerce(E, LLVMBuildSelect(B, posbig, E->c->i32_0, pos, ""), t);
+  LLVMValueRef lenc = cg_coerce(E, LLVMBuildSelect(B, lenbig, E->c->i32_0, len, ""), t);
   LLVMValueRef ones = LLVMBuildSub(B, LLVMBuildShl(B, kint(t, 1), lenc, ""), kint(t, 1), "");
   ones = LLVMBuildSelect(B, lenbig, kint(t, ~0ull), ones, "");
   LLVMValueRef mask = LLVMBuildShl(B, ones, posc, "");
@@ -820,10 +820,10 @@ static LLVMValueRef bfi(emitter *E, const ir_instr *i) {
  * (a the low word), or its sign replicated when bit 3 of the nibble is set.
  * A constant selector without sign bits is exactly v_perm_b32 with src0 = b,
  * src1 = a (llvm.amdgcn.perm); anything else is expanded bytewise. */
-static LLVMValueRef prmt(emitter *E, const ir_instr *i) {
+static LLVMValueRef cg_int_prmt(cg_emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
   cg_context *c = E->c;
-  LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32);
+  LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32);
   if (i->mods.prmt != IR_PRMT_NONE) {
     /* the modes' byte tables (9.7.9.7), d.b0 first, per c[1:0], as
      * v_perm selectors (byte k of the selector picks byte k of d) */
@@ -844,7 +844,7 @@ static LLVMValueRef prmt(emitter *E, const ir_instr *i) {
     if (i->src[2]->kind == IR_VAL_CONST) {
       sel = kint(c->i32, sels[i->src[2]->imm & 3]);
     } else {
-      LLVMValueRef cc = LLVMBuildAnd(B, op_as(E, i, 2, c->i32), kint(c->i32, 3), "");
+      LLVMValueRef cc = LLVMBuildAnd(B, cg_op_as(E, i, 2, c->i32), kint(c->i32, 3), "");
       sel = kint(c->i32, sels[3]);
       for (int k = 2; k >= 0; k--)
         sel = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, cc, kint(c->i32, k), ""), kint(c->i32, sels[k]), sel, "");
@@ -859,7 +859,7 @@ static LLVMValueRef prmt(emitter *E, const ir_instr *i) {
     LLVMValueRef args[3] = {b, a, kint(c->i32, sel)};
     return cg_intrinsic(c, "llvm.amdgcn.perm", NULL, 0, args, 3, false);
   }
-  LLVMValueRef s = op_as(E, i, 2, c->i32);
+  LLVMValueRef s = cg_op_as(E, i, 2, c->i32);
   LLVMValueRef ab = LLVMBuildOr(B, LLVMBuildShl(B, LLVMBuildZExt(B, b, c->i64, ""), kint(c->i64, 32), ""),
                                 LLVMBuildZExt(B, a, c->i64, ""), "");
   LLVMValueRef r = c->i32_0;
@@ -878,12 +878,12 @@ static LLVMValueRef prmt(emitter *E, const ir_instr *i) {
 /* lop3 (9.7.8.6): the sum of the minterms the LUT selects, with the
  * indices of PTX's ta = 0xF0, tb = 0xCC, tc = 0xAA; LLVM folds it and the
  * backend picks v_bfi/v_and_or/v_xor3 ... */
-static LLVMValueRef lop3(emitter *E, const ir_instr *i) {
+static LLVMValueRef cg_int_lop3(cg_emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
-  LLVMTypeRef t = ltype(E, (ir_type)i->type);
-  LLVMValueRef a = op(E, i, 0), b = op(E, i, 1), x = op(E, i, 2);
+  LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
+  LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1), x = cg_op(E, i, 2);
   if (i->src[3]->kind != IR_VAL_CONST) {
-    unsupported(E, i, "the LUT must be an immediate");
+    cg_unsupported(E, i, "the LUT must be an immediate");
     return LLVMGetUndef(t);
   }
   unsigned lut = (unsigned)i->src[3]->imm & 0xff;
@@ -918,12 +918,12 @@ static LLVMValueRef lop3(emitter *E, const ir_instr *i) {
 
 /* ---- cvt (9.7.9.21) ------------------------------------------------------- */
 
-static LLVMValueRef round_float(emitter *E, const ir_instr *i, LLVMValueRef x) {
+static LLVMValueRef round_float(cg_emitter *E, const ir_instr *i, LLVMValueRef x) {
   switch ((ir_rnd)i->mods.rnd) {
-  case IR_RND_RNI: return intr1(E, "llvm.rint", x);
-  case IR_RND_RZI: return intr1(E, "llvm.trunc", x);
-  case IR_RND_RMI: return intr1(E, "llvm.floor", x);
-  case IR_RND_RPI: return intr1(E, "llvm.ceil", x);
+  case IR_RND_RNI: return cg_intr1(E, "llvm.rint", x);
+  case IR_RND_RZI: return cg_intr1(E, "llvm.trunc", x);
+  case IR_RND_RMI: return cg_intr1(E, "llvm.floor", x);
+  case IR_RND_RPI: return cg_intr1(E, "llvm.ceil", x);
   default: return x;
   }
 }
@@ -935,7 +935,7 @@ static LLVMValueRef round_float(emitter *E, const ir_instr *i, LLVMValueRef x) {
  * truncate, then add one ulp of magnitude when rounding away from zero in
  * the asked direction; NaNs stay quiet NaNs).  NULL: not supported (the
  * backend would abort on it, so it must never be emitted). */
-static LLVMValueRef narrow(emitter *E, const ir_instr *i, LLVMValueRef x, LLVMTypeRef el) {
+static LLVMValueRef narrow(cg_emitter *E, const ir_instr *i, LLVMValueRef x, LLVMTypeRef el) {
   LLVMBuilderRef B = E->b;
   cg_context *c = E->c;
   if (!is_rnd_directed(i)) return LLVMBuildFPTrunc(B, x, el, "");
@@ -962,36 +962,36 @@ static LLVMValueRef narrow(emitter *E, const ir_instr *i, LLVMValueRef x, LLVMTy
   return NULL;
 }
 
-static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
+static LLVMValueRef cg_cvt(cg_emitter *E, const ir_instr *i) {
   LLVMBuilderRef B = E->b;
   ir_type dt = (ir_type)i->type, st = (ir_type)i->type2;
-  LLVMTypeRef dl = ltype(E, dt), sl = ltype(E, st);
+  LLVMTypeRef dl = cg_ltype(E, dt), sl = cg_ltype(E, st);
   if (is_fvec(dt) && dt != ir_type_f32x2 && i->nsrc == 2 && st == ir_type_f32 && !i->mods.satfinite) {
     /* cvt.rn[.relu].f16x2.f32 d, a, b (9.7.9.21): a to the upper half,
      * b to the lower */
     LLVMTypeRef el = LLVMGetElementType(dl);
     LLVMValueRef v = LLVMGetUndef(dl);
     for (unsigned k = 0; k < 2; k++) {
-      LLVMValueRef x = op_as(E, i, 1 - k, sl);
+      LLVMValueRef x = cg_op_as(E, i, 1 - k, sl);
       LLVMValueRef h = narrow(E, i, x, el);
       if (!h) {
-        unsupported(E, i, "cvt.%s.%s.%s is not implemented", ir_rnd_name((ir_rnd)i->mods.rnd), ir_type_name(dt), ir_type_name(st));
+        cg_unsupported(E, i, "cvt.%s.%s.%s is not implemented", ir_rnd_name((ir_rnd)i->mods.rnd), ir_type_name(dt), ir_type_name(st));
         return LLVMGetUndef(dl);
       }
-      if (i->mods.relu) h = intr2(E, "llvm.maxnum", h, LLVMConstReal(el, 0.0));
+      if (i->mods.relu) h = cg_intr2(E, "llvm.maxnum", h, LLVMConstReal(el, 0.0));
       v = LLVMBuildInsertElement(B, v, h, kint(E->c->i32, k), "");
     }
     return v;
   }
-  LLVMValueRef x = op_as(E, i, 0, sl);
+  LLVMValueRef x = cg_op_as(E, i, 0, sl);
   bool df = is_float(dt), sf = is_float(st);
   if (i->nsrc != 1 || ir_type_kind_of(dt) == IR_TK_PACKED_FLOAT || ir_type_kind_of(st) == IR_TK_PACKED_FLOAT ||
       (df && ir_type_bits(dt) < 16) || (sf && ir_type_bits(st) < 16) || dt == ir_type_tf32) {
-    unsupported(E, i, "cvt.%s.%s is expanded by lower/ (lower_math.c) where PTX has it", ir_type_name(dt), ir_type_name(st));
+    cg_unsupported(E, i, "cvt.%s.%s is expanded by lower/ (lower_math.c) where PTX has it", ir_type_name(dt), ir_type_name(st));
     return LLVMGetUndef(dl);
   }
   if (df && sf) {
-    unsigned db = type_bits(dl), sb = type_bits(sl);
+    unsigned db = cg_type_bits(dl), sb = cg_type_bits(sl);
     LLVMValueRef r;
     if (db == sb && dt == st) {
       r = round_float(E, i, x);
@@ -1000,11 +1000,11 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
     } else {
       r = narrow(E, i, x, dl);
       if (!r) {
-        unsupported(E, i, "cvt.%s.%s.%s is not implemented", ir_rnd_name((ir_rnd)i->mods.rnd), ir_type_name(dt), ir_type_name(st));
+        cg_unsupported(E, i, "cvt.%s.%s.%s is not implemented", ir_rnd_name((ir_rnd)i->mods.rnd), ir_type_name(dt), ir_type_name(st));
         return LLVMGetUndef(dl);
       }
     }
-    if (i->mods.sat) r = sat01(E, r);
+    if (i->mods.sat) r = cg_sat01(E, r);
     return r;
   }
   if (df) { /* int -> float: rn, or directed by comparing back */
@@ -1013,23 +1013,23 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
       /* back = the result converted back (saturating); the rounding went
        * up when x < back, or when r reached 2^N (signed 2^(N-1)), which
        * the saturated back cannot show */
-      unsigned sb = type_bits(sl);
+      unsigned sb = cg_type_bits(sl);
       LLVMTypeRef tys[2] = {sl, dl};
       LLVMValueRef back = cg_intrinsic(E->c, is_signed(st) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &r, 1, false);
       bool sg = is_signed(st);
       LLVMValueRef big = LLVMBuildFCmp(B, LLVMRealOGE, r, LLVMConstReal(dl, __builtin_ldexp(1.0, sg ? sb - 1 : sb)), "");
       LLVMValueRef lt = LLVMBuildOr(B, big, LLVMBuildICmp(B, sg ? LLVMIntSLT : LLVMIntULT, x, back, ""), "");
       LLVMValueRef gt = LLVMBuildAnd(B, LLVMBuildNot(B, big, ""), LLVMBuildICmp(B, sg ? LLVMIntSGT : LLVMIntUGT, x, back, ""), "");
-      r = step_ulp(E, i, r, gt, lt);
-    } else if (!fp_round_ok(E, i)) {
+      r = cg_step_ulp(E, i, r, gt, lt);
+    } else if (!cg_fp_round_ok(E, i)) {
       return LLVMGetUndef(dl);
     }
-    return i->mods.sat ? sat01(E, r) : r;
+    return i->mods.sat ? cg_sat01(E, r) : r;
   }
   if (sf) { /* float -> int: round as asked, then saturate (NaN -> 0) */
     LLVMValueRef r = x;
     if (i->mods.rnd == IR_RND_NONE) {
-      unsupported(E, i, "float-to-integer cvt needs a rounding modifier");
+      cg_unsupported(E, i, "float-to-integer cvt needs a rounding modifier");
       return LLVMGetUndef(dl);
     }
     r = round_float(E, i, x);
@@ -1038,7 +1038,7 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
   }
   /* int -> int: extend by the source's signedness; .sat clamps to the
    * destination's range. */
-  unsigned db = type_bits(dl), sb = type_bits(sl);
+  unsigned db = cg_type_bits(dl), sb = cg_type_bits(sl);
   if (i->mods.sat) {
     LLVMTypeRef w = LLVMIntTypeInContext(E->c->ctx, (db > sb ? db : sb) + 1);
     LLVMValueRef xw = is_signed(st) ? LLVMBuildSExt(B, x, w, "") : LLVMBuildZExt(B, x, w, "");
@@ -1047,8 +1047,8 @@ static LLVMValueRef cvt(emitter *E, const ir_instr *i) {
     LLVMValueRef vlo = LLVMConstInt(w, lo, 1);
     LLVMValueRef vhi = LLVMConstInt(w, hi, 0);
     if (db == 64 && !is_signed(dt)) vhi = LLVMBuildZExt(B, LLVMConstInt(E->c->i64, ~0ull, 0), w, "");
-    xw = intr2(E, "llvm.smax", xw, vlo);
-    xw = intr2(E, "llvm.smin", xw, vhi);
+    xw = cg_intr2(E, "llvm.smax", xw, vlo);
+    xw = cg_intr2(E, "llvm.smin", xw, vhi);
     return LLVMBuildTrunc(B, xw, dl, "");
   }
   if (db == sb) return x;
@@ -1065,20 +1065,20 @@ static unsigned elem_align(ir_type t) {
 
 /* One atomic on the element at byte offset `off` of the address, with the
  * value operand `vsrc` (atom.cas: vsrc, vsrc + 1). */
-static LLVMValueRef atomic_one(emitter *E, const ir_instr *i, LLVMValueRef base, unsigned off, unsigned vsrc) {
+static LLVMValueRef atomic_one(cg_emitter *E, const ir_instr *i, LLVMValueRef base, unsigned off, unsigned vsrc) {
   cg_context *c = E->c;
   ir_type t = (ir_type)i->type;
-  LLVMTypeRef lt = ltype(E, t);
-  LLVMValueRef p = off ? gep_bytes(E, base, off) : base;
-  LLVMAtomicOrdering o = ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingMonotonic);
-  unsigned ss = sync_scope(E, (ir_scope)i->mods.scope);
+  LLVMTypeRef lt = cg_ltype(E, t);
+  LLVMValueRef p = off ? cg_gep_bytes(E, base, off) : base;
+  LLVMAtomicOrdering o = cg_ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingMonotonic);
+  unsigned ss = cg_sync_scope(E, (ir_scope)i->mods.scope);
   if (i->mods.atomop == IR_ATOM_CAS) {
-    LLVMValueRef cmp = op(E, i, vsrc), nv = op(E, i, vsrc + 1);
+    LLVMValueRef cmp = cg_op(E, i, vsrc), nv = cg_op(E, i, vsrc + 1);
     LLVMAtomicOrdering fo = o == LLVMAtomicOrderingRelease ? LLVMAtomicOrderingMonotonic
                             : o == LLVMAtomicOrderingAcquireRelease ? LLVMAtomicOrderingAcquire : o;
     if (is_float(t)) {
-      cmp = coerce(E, cmp, LLVMIntTypeInContext(c->ctx, ir_type_bits(t)));
-      nv = coerce(E, nv, LLVMTypeOf(cmp));
+      cmp = cg_coerce(E, cmp, LLVMIntTypeInContext(c->ctx, ir_type_bits(t)));
+      nv = cg_coerce(E, nv, LLVMTypeOf(cmp));
     }
     LLVMValueRef x = LLVMBuildAtomicCmpXchgSyncScope(E->b, p, cmp, nv, o, fo, ss);
     return LLVMBuildExtractValue(E->b, x, 0, "");
@@ -1098,11 +1098,11 @@ static LLVMValueRef atomic_one(emitter *E, const ir_instr *i, LLVMValueRef base,
   case IR_ATOM_CAS:
   case IR_ATOM_POPC:
   case IR_ATOM_NONE:
-    unsupported(E, i, "atomic operation .%s", ir_atomop_name((ir_atomop)i->mods.atomop));
+    cg_unsupported(E, i, "atomic operation .%s", ir_atomop_name((ir_atomop)i->mods.atomop));
     return LLVMGetUndef(lt);
   }
-  LLVMValueRef v = op(E, i, vsrc);
-  if (!f && LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) v = coerce(E, v, LLVMIntTypeInContext(c->ctx, ir_type_bits(t)));
+  LLVMValueRef v = cg_op(E, i, vsrc);
+  if (!f && LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) v = cg_coerce(E, v, LLVMIntTypeInContext(c->ctx, ir_type_bits(t)));
   return LLVMBuildAtomicRMWSyncScope(E->b, rop, p, v, o, ss);
 }
 
@@ -1111,43 +1111,43 @@ static LLVMValueRef atomic_one(emitter *E, const ir_instr *i, LLVMValueRef base,
  * f16x2/bf16x2) is atomic for each element separately, not as a whole: one
  * atomic per element at consecutive addresses, in element order, each
  * result to its destination. */
-static void atomic(emitter *E, const ir_instr *i) {
+static void cg_mem_atomic(cg_emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
   LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
   if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t)) {
-    unsupported(E, i, "atomics on packed %s", ir_type_name(t));
+    cg_unsupported(E, i, "atomics on packed %s", ir_type_name(t));
     return;
   }
   unsigned n = i->mods.vec > 1 ? i->mods.vec : 1;
   if (n > 1 && i->mods.atomop == IR_ATOM_CAS) {
-    unsupported(E, i, "vector atom.cas (the PTX ISA has none)");
+    cg_unsupported(E, i, "vector atom.cas (the PTX ISA has none)");
     return;
   }
   for (unsigned k = 0; k < n; k++) {
     LLVMValueRef r = atomic_one(E, i, p, k * elem_align(t), 1 + k);
-    if (k < i->ndst) set_dst(E, i, k, r, false);
+    if (k < i->ndst) cg_set_dst(E, i, k, r, false);
   }
 }
 
 /* ---- loads and stores (9.7.9.8, 9.7.9.11) --------------------------------- */
 
-static void mem_order(emitter *E, const ir_instr *i, LLVMValueRef inst, bool load) {
+static void mem_order(cg_emitter *E, const ir_instr *i, LLVMValueRef inst, bool load) {
   ir_sem sem = (ir_sem)i->mods.sem;
   if (sem == IR_SEM_VOLATILE || sem == IR_SEM_MMIO) {
     LLVMSetVolatile(inst, 1);
   } else if (sem == IR_SEM_RELAXED || sem == IR_SEM_ACQUIRE || sem == IR_SEM_RELEASE || sem == IR_SEM_SC) {
-    LLVMAtomicOrdering o = ordering(sem, LLVMAtomicOrderingMonotonic);
+    LLVMAtomicOrdering o = cg_ordering(sem, LLVMAtomicOrderingMonotonic);
     if (sem == IR_SEM_SC) o = LLVMAtomicOrderingSequentiallyConsistent;
     (void)load;
     LLVMSetOrdering(inst, o);
-    LLVMSetAtomicSyncScopeID(inst, sync_scope(E, (ir_scope)i->mods.scope));
+    LLVMSetAtomicSyncScopeID(inst, cg_sync_scope(E, (ir_scope)i->mods.scope));
   }
 }
 
 
-static void load(emitter *E, const ir_instr *i) {
+static void cg_mem_load(cg_emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
-  LLVMTypeRef et = ltype(E, t);
+  LLVMTypeRef et = cg_ltype(E, t);
   unsigned n = i->mods.vec > 1 ? i->mods.vec : 1;
   if (n > 1 && is_fvec(t)) et = LLVMIntTypeInContext(E->c->ctx, ir_type_bits(t));
   LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
@@ -1158,13 +1158,13 @@ static void load(emitter *E, const ir_instr *i) {
   else if (i->mods.sem == IR_SEM_VOLATILE) LLVMSetVolatile(l, 1);
   for (unsigned k = 0; k < n && k < i->ndst; k++) {
     LLVMValueRef e = n > 1 ? LLVMBuildExtractElement(E->b, l, kint(E->c->i32, k), "") : l;
-    set_dst(E, i, k, e, is_signed(t));
+    cg_set_dst(E, i, k, e, is_signed(t));
   }
 }
 
-static void store(emitter *E, const ir_instr *i) {
+static void cg_mem_store(cg_emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
-  LLVMTypeRef et = ltype(E, t);
+  LLVMTypeRef et = cg_ltype(E, t);
   unsigned n = i->mods.vec > 1 ? i->mods.vec : 1;
   if (n > 1 && is_fvec(t)) et = LLVMIntTypeInContext(E->c->ctx, ir_type_bits(t));
   LLVMValueRef p = address(E, i, (ir_space)i->mods.space);
@@ -1172,9 +1172,9 @@ static void store(emitter *E, const ir_instr *i) {
   if (n > 1) {
     v = LLVMGetUndef(LLVMVectorType(et, n));
     for (unsigned k = 0; k < n && k + 1 < i->nsrc; k++)
-      v = LLVMBuildInsertElement(E->b, v, op_as(E, i, k + 1, et), kint(E->c->i32, k), "");
+      v = LLVMBuildInsertElement(E->b, v, cg_op_as(E, i, k + 1, et), kint(E->c->i32, k), "");
   } else {
-    v = op_as(E, i, 1, et);
+    v = cg_op_as(E, i, 1, et);
   }
   LLVMValueRef s = LLVMBuildStore(E->b, v, p);
   LLVMSetAlignment(s, elem_align(t) * n);
@@ -1193,12 +1193,12 @@ static void store(emitter *E, const ir_instr *i) {
  * declaration alone (a direct call: the callee's .param; an indirect one:
  * the caller's buffer, which the .callprototype makes the same size), so
  * separately compiled modules agree.  NULL: the pointer convention. */
-static LLVMTypeRef ret_by_value_bytes(emitter *E, uint64_t bytes) {
+static LLVMTypeRef ret_by_value_bytes(cg_emitter *E, uint64_t bytes) {
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return NULL;
   return LLVMIntTypeInContext(E->c->ctx, (unsigned)bytes * 8);
 }
 
-static LLVMTypeRef ret_by_value(emitter *E, const ir_func *f) {
+static LLVMTypeRef cg_ret_by_value(cg_emitter *E, const ir_func *f) {
   if (f->is_kernel || f->nrets != 1 || f->rets[0].space != IR_SPACE_PARAM_FUNC) return NULL;
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->rets[0].type) / 8 * f->rets[0].count);
 }
@@ -1208,7 +1208,7 @@ static LLVMTypeRef ret_by_value(emitter *E, const ir_func *f) {
  * callee stores the value into a buffer of its own, which its ld.param
  * read and SROA removes), also for address-taken functions, which
  * argpromotion leaves alone. */
-static LLVMTypeRef param_by_value(emitter *E, const ir_func *f, unsigned p) {
+static LLVMTypeRef cg_param_by_value(cg_emitter *E, const ir_func *f, unsigned p) {
   if (f->is_kernel || f->params[p].space != IR_SPACE_PARAM_FUNC) return NULL;
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->params[p].type) / 8 * f->params[p].count);
 }
@@ -1216,33 +1216,33 @@ static LLVMTypeRef param_by_value(emitter *E, const ir_func *f, unsigned p) {
 /* A function returning several .reg values (`.func (.reg .b32 a, .reg
  * .b64 b) f(...)`, which ptxas takes, "disabling ABI") returns them as
  * one LLVM struct, in order; NULL for any other shape. */
-static LLVMTypeRef multi_reg_ret(emitter *E, const ir_func *f) {
+static LLVMTypeRef cg_multi_reg_ret(cg_emitter *E, const ir_func *f) {
   if (f->is_kernel || f->nrets < 2 || f->nrets > 64) return NULL;
   LLVMTypeRef el[64];
   for (uint32_t r = 0; r < f->nrets; r++) {
     if (f->rets[r].space != IR_SPACE_REG) return NULL;
-    el[r] = ltype(E, (ir_type)f->rets[r].type);
+    el[r] = cg_ltype(E, (ir_type)f->rets[r].type);
   }
   return LLVMStructTypeInContext(E->c->ctx, el, f->nrets, 0);
 }
 
-static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
+static LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f) {
   cg_context *c = E->c;
   unsigned n = f->nparams + f->nrets;
   LLVMTypeRef *pt = calloc(n ? n : 1, sizeof *pt);
   unsigned k = 0;
   LLVMTypeRef ret = c->voidt;
   for (uint32_t p = 0; p < f->nparams; p++) {
-    LLVMTypeRef pv = param_by_value(E, f, p);
+    LLVMTypeRef pv = cg_param_by_value(E, f, p);
     pt[k++] = f->is_kernel ? c->ptr[CG_AS_CONST]
-              : f->params[p].space == IR_SPACE_REG ? ltype(E, (ir_type)f->params[p].type)
+              : f->params[p].space == IR_SPACE_REG ? cg_ltype(E, (ir_type)f->params[p].type)
               : pv ? pv : c->ptr[CG_AS_PRIVATE];
   }
-  LLVMTypeRef rv = ret_by_value(E, f), mr = multi_reg_ret(E, f);
+  LLVMTypeRef rv = cg_ret_by_value(E, f), mr = cg_multi_reg_ret(E, f);
   if (mr) ret = mr;
   for (uint32_t r = 0; r < f->nrets && !mr; r++) {
     if (rv) ret = rv;
-    else if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = ltype(E, (ir_type)f->rets[r].type);
+    else if (f->rets[r].space == IR_SPACE_REG && r == 0 && f->nrets == 1) ret = cg_ltype(E, (ir_type)f->rets[r].type);
     else pt[k++] = c->ptr[CG_AS_PRIVATE];
   }
   LLVMTypeRef ft = LLVMFunctionType(ret, pt, k, 0);
@@ -1258,7 +1258,7 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
  * ("Unsupported instruction"; lower/targets.def).  Out of line, the split
  * happens in a function with nothing else in it.  Traps are cold: the call
  * costs nothing on the paths that run. */
-static void emit_trap(emitter *E) {
+static void cg_trap(cg_emitter *E) {
   cg_context *c = E->c;
   if (!(c->target->features & CG_FEAT_TRAP_OUT_OF_LINE)) {
     cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
@@ -1284,11 +1284,11 @@ static void emit_trap(emitter *E) {
                            LLVMCreateEnumAttribute(c->ctx, LLVMGetEnumAttributeKindForName("noreturn", 8), 0));
 }
 
-static void call(emitter *E, const ir_instr *i) {
+static void cg_call(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   const ir_call_info *ci = i->aux;
   if (!ci) {
-    unsupported(E, i, "call without call information");
+    cg_unsupported(E, i, "call without call information");
     return;
   }
   const ir_value *callee = i->src[0];
@@ -1301,13 +1301,13 @@ static void call(emitter *E, const ir_instr *i) {
   for (unsigned a = 0; a < ci->narg; a++) {
     const ir_value *v = i->src[1 + ci->nret + a];
     LLVMTypeRef pv = NULL; /* by value (param_by_value): the callee's declaration, else the buffer's size */
-    if (v->kind == IR_VAL_SYMBOL && f && a < f->nparams) pv = param_by_value(E, f, a);
+    if (v->kind == IR_VAL_SYMBOL && f && a < f->nparams) pv = cg_param_by_value(E, f, a);
     else if (v->kind == IR_VAL_SYMBOL && !f && v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL &&
              v->symref.sym.global->space == IR_SPACE_PARAM)
       pv = ret_by_value_bytes(E, v->symref.sym.global->size);
-    if (pv) args[k] = LLVMBuildLoad2(E->b, pv, gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset), "");
-    else if (v->kind == IR_VAL_SYMBOL) args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
-    else args[k] = f && a < f->nparams ? op_as(E, i, 1 + ci->nret + a, ltype(E, (ir_type)f->params[a].type)) : val(E, i, v);
+    if (pv) args[k] = LLVMBuildLoad2(E->b, pv, cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset), "");
+    else if (v->kind == IR_VAL_SYMBOL) args[k] = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+    else args[k] = f && a < f->nparams ? cg_op_as(E, i, 1 + ci->nret + a, cg_ltype(E, (ir_type)f->params[a].type)) : cg_val(E, i, v);
     tys[k] = LLVMTypeOf(args[k]);
     k++;
   }
@@ -1317,15 +1317,15 @@ static void call(emitter *E, const ir_instr *i) {
   LLVMValueRef ret_dst = NULL;
   if (ci->nret == 1 && i->src[1]->kind == IR_VAL_SYMBOL) {
     const ir_value *v = i->src[1];
-    if (f) rv = ret_by_value(E, f);
+    if (f) rv = cg_ret_by_value(E, f);
     else if (v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL && v->symref.sym.global->space == IR_SPACE_PARAM)
       rv = ret_by_value_bytes(E, v->symref.sym.global->size);
-    if (rv) ret_dst = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+    if (rv) ret_dst = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
   }
   for (unsigned r = 0; r < ci->nret && !rv; r++) {
     const ir_value *v = i->src[1 + r];
     if (v->kind == IR_VAL_SYMBOL) {
-      args[k] = gep_bytes(E, symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+      args[k] = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
       tys[k] = LLVMTypeOf(args[k]);
       k++;
     } else {
@@ -1336,62 +1336,62 @@ static void call(emitter *E, const ir_instr *i) {
   bool multi = false;
   if (rv) {
     rt = rv;
-  } else if (i->ndst > 1 && i->ndst <= 64 && (f ? multi_reg_ret(E, f) != NULL : ci->nret == 0)) {
+  } else if (i->ndst > 1 && i->ndst <= 64 && (f ? cg_multi_reg_ret(E, f) != NULL : ci->nret == 0)) {
     /* several .reg results: one struct (multi_reg_ret) */
     LLVMTypeRef el[64];
     for (unsigned r = 0; r < i->ndst; r++)
-      el[r] = f && r < f->nrets ? ltype(E, (ir_type)f->rets[r].type)
-              : i->dst[r] ? ltype(E, (ir_type)i->dst[r]->type) : c->i32;
+      el[r] = f && r < f->nrets ? cg_ltype(E, (ir_type)f->rets[r].type)
+              : i->dst[r] ? cg_ltype(E, (ir_type)i->dst[r]->type) : c->i32;
     rt = LLVMStructTypeInContext(c->ctx, el, i->ndst, 0);
     multi = true;
   } else if (reg_ret || i->ndst) {
-    rt = i->ndst && i->dst[0] ? ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+    rt = i->ndst && i->dst[0] ? cg_ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
   }
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
     /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
      * it a printf-buffer record with its message): the kernel stops */
-    emit_trap(E);
+    cg_trap(E);
     free(args);
     free(tys);
     return;
   }
   if (f && f->is_decl && !E->c->relocatable) {
-    unsupported(E, i, "call of the external function '%s'%s", f->name,
+    cg_unsupported(E, i, "call of the external function '%s'%s", f->name,
                 !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
     free(args);
     free(tys);
     return;
   }
   if (f) {
-    fnv = symbol_ptr(E, callee->symref.sym, i);
+    fnv = cg_symbol_ptr(E, callee->symref.sym, i);
     ft = LLVMGlobalGetValueType(fnv);
     /* argument types follow the callee's declaration */
     unsigned np = LLVMCountParamTypes(ft);
     if (np != k) {
-      unsupported(E, i, "call of '%s' with %u arguments, it takes %u", f->name, k, np);
+      cg_unsupported(E, i, "call of '%s' with %u arguments, it takes %u", f->name, k, np);
       free(args);
       free(tys);
       return;
     }
   } else {
     ft = LLVMFunctionType(rt, tys, k, 0);
-    fnv = LLVMBuildIntToPtr(E->b, coerce(E, val(E, i, callee), c->i64), c->ptr[0], "");
+    fnv = LLVMBuildIntToPtr(E->b, cg_coerce(E, cg_val(E, i, callee), c->i64), c->ptr[0], "");
   }
   LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, args, k, "");
   if (ret_dst) LLVMBuildStore(E->b, call, ret_dst);
   else if (multi && LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMStructTypeKind) {
     for (unsigned r = 0; r < i->ndst; r++)
-      if (i->dst[r]) set_dst(E, i, r, LLVMBuildExtractValue(E->b, call, r, ""), false);
-  } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) set_dst(E, i, 0, call, false);
+      if (i->dst[r]) cg_set_dst(E, i, r, LLVMBuildExtractValue(E->b, call, r, ""), false);
+  } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) cg_set_dst(E, i, 0, call, false);
   free(args);
   free(tys);
 }
 
 /* ---- one instruction ------------------------------------------------------- */
 
-static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled);
+static LLVMValueRef emit_value_op(cg_emitter *E, const ir_instr *i, bool *handled);
 
 /* wave_mma: one MFMA or WMMA instruction through its intrinsic (row r of
  * ir/ir_amd_matrix.def).  A and B go as the vectors the intrinsic takes
@@ -1400,7 +1400,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled);
  * blgp are 0 (no broadcast), the WMMA intrinsics are overloaded on the D
  * and A types.  LLVM places A/B/C in VGPRs or AGPRs and inserts the MFMA
  * and WMMA hazard waits (GCNHazardRecognizer). */
-static void wave_mma(emitter *E, const ir_instr *i) {
+static void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
   const ir_amx_info *r = ir_amx_info_of((unsigned)i->src[0]->imm);
@@ -1411,7 +1411,7 @@ static void wave_mma(emitter *E, const ir_instr *i) {
     LLVMTypeRef wt = LLVMVectorType(v < 2 ? c->i32 : c->f32, count[v]);
     LLVMValueRef x = LLVMGetPoison(wt);
     for (unsigned k = 0; k < count[v]; k++)
-      x = LLVMBuildInsertElement(B, x, op_as(E, i, first[v] + k, v < 2 ? c->i32 : c->f32), kint(c->i32, k), "");
+      x = LLVMBuildInsertElement(B, x, cg_op_as(E, i, first[v] + k, v < 2 ? c->i32 : c->f32), kint(c->i32, k), "");
     vec[v] = v < 2 ? LLVMBuildBitCast(B, x, LLVMVectorType(et, 2 * count[v]), "") : x;
   }
   LLVMValueRef d;
@@ -1423,71 +1423,71 @@ static void wave_mma(emitter *E, const ir_instr *i) {
     d = cg_intrinsic(c, r->llvm, types, 2, vec, 3, true);
   }
   if (!d) {
-    unsupported(E, i, "LLVM has no intrinsic %s", r->llvm);
+    cg_unsupported(E, i, "LLVM has no intrinsic %s", r->llvm);
     return;
   }
-  for (unsigned k = 0; k < r->nc; k++) set_dst(E, i, k, LLVMBuildExtractElement(B, d, kint(c->i32, k), ""), false);
+  for (unsigned k = 0; k < r->nc; k++) cg_set_dst(E, i, k, LLVMBuildExtractElement(B, d, kint(c->i32, k), ""), false);
 }
 
-static void emit_instr(emitter *E, const ir_instr *i) {
+static void emit_instr(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
   switch ((ir_op)i->op) {
   case ir_op_phi: return; /* created with the block */
   case ir_op_ld:
   case ir_op_ldu:
-    load(E, i);
+    cg_mem_load(E, i);
     return;
   case ir_op_st:
-    store(E, i);
+    cg_mem_store(E, i);
     return;
   case ir_op_atom:
   case ir_op_red:
-    atomic(E, i);
+    cg_mem_atomic(E, i);
     return;
   case ir_op_call:
-    call(E, i);
+    cg_call(E, i);
     return;
   case ir_op_wave_mma:
-    wave_mma(E, i);
+    cg_wave_mma(E, i);
     return;
   case ir_op_unpack: {
-    LLVMValueRef x = val(E, i, i->src[0]);
-    unsigned tb = type_bits(LLVMTypeOf(x));
-    LLVMValueRef xi = coerce(E, x, LLVMIntTypeInContext(c->ctx, tb));
+    LLVMValueRef x = cg_val(E, i, i->src[0]);
+    unsigned tb = cg_type_bits(LLVMTypeOf(x));
+    LLVMValueRef xi = cg_coerce(E, x, LLVMIntTypeInContext(c->ctx, tb));
     unsigned off = 0;
     for (unsigned k = 0; k < i->ndst; k++) {
       if (!i->dst[k]) continue;
-      LLVMTypeRef dt = ltype(E, (ir_type)i->dst[k]->type);
-      unsigned db = type_bits(dt);
+      LLVMTypeRef dt = cg_ltype(E, (ir_type)i->dst[k]->type);
+      unsigned db = cg_type_bits(dt);
       LLVMValueRef part = LLVMBuildLShr(B, xi, kint(LLVMTypeOf(xi), off), "");
       part = LLVMBuildTrunc(B, part, LLVMIntTypeInContext(c->ctx, db), "");
-      set_dst(E, i, k, part, false);
+      cg_set_dst(E, i, k, part, false);
       off += db;
     }
     return;
   }
   case ir_op_setp: {
     ir_type t = (ir_type)i->type;
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     if (is_fvec(t)) {
       /* setp.f16x2 p|q: p from the low halves, q from the high ones, each
        * combined with c: p = BoolOp(t[0], c), q = BoolOp(t[1], c) */
-      LLVMValueRef v = fcmp_or_icmp(E, i, ir_type_f32, a, b);
-      if (i->nsrc > 2) v = boolop(E, i, v, splat2(E, op_as(E, i, 2, c->i1)));
-      set_dst(E, i, 0, LLVMBuildExtractElement(B, v, c->i32_0, ""), false);
-      set_dst(E, i, 1, LLVMBuildExtractElement(B, v, c->i32_1, ""), false);
+      LLVMValueRef v = cg_fcmp_or_icmp(E, i, ir_type_f32, a, b);
+      if (i->nsrc > 2) v = cg_boolop(E, i, v, cg_splat2(E, cg_op_as(E, i, 2, c->i1)));
+      cg_set_dst(E, i, 0, LLVMBuildExtractElement(B, v, c->i32_0, ""), false);
+      cg_set_dst(E, i, 1, LLVMBuildExtractElement(B, v, c->i32_1, ""), false);
       return;
     }
-    LLVMValueRef p = fcmp_or_icmp(E, i, t, a, b);
+    LLVMValueRef p = cg_fcmp_or_icmp(E, i, t, a, b);
     LLVMValueRef q = LLVMBuildNot(B, p, "");
     if (i->nsrc > 2) {
-      LLVMValueRef cc = op_as(E, i, 2, c->i1);
-      p = boolop(E, i, p, cc);
-      q = boolop(E, i, q, cc);
+      LLVMValueRef cc = cg_op_as(E, i, 2, c->i1);
+      p = cg_boolop(E, i, p, cc);
+      q = cg_boolop(E, i, q, cc);
     }
-    set_dst(E, i, 0, p, false);
-    set_dst(E, i, 1, q, false);
+    cg_set_dst(E, i, 0, p, false);
+    cg_set_dst(E, i, 1, q, false);
     return;
   }
   case ir_op_add:
@@ -1497,43 +1497,43 @@ static void emit_instr(emitter *E, const ir_instr *i) {
       /* carry out (.cc): the unsigned overflow of the add; for sub.cc the
        * carry-out of a + ~b + 1, i.e. no borrow (emu/emu_alu.c's head:
        * NVIDIA's CC.CF, which addc/madc after a sub.cc read). */
-      LLVMTypeRef t = ltype(E, (ir_type)i->type);
-      LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+      LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
+      LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
       if (i->op == ir_op_mad) {
-        a = i->mods.mulmode == IR_MUL_HI ? mul_ext(E, a, b, is_signed((ir_type)i->type), type_bits(t), true)
+        a = i->mods.mulmode == IR_MUL_HI ? cg_mul_ext(E, a, b, is_signed((ir_type)i->type), cg_type_bits(t), true)
                                          : LLVMBuildMul(B, a, b, "");
-        b = op(E, i, 2);
+        b = cg_op(E, i, 2);
       }
-      LLVMValueRef r = intr2(E, i->op == ir_op_sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow", a, b);
-      set_dst(E, i, 0, LLVMBuildExtractValue(B, r, 0, ""), false);
+      LLVMValueRef r = cg_intr2(E, i->op == ir_op_sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow", a, b);
+      cg_set_dst(E, i, 0, LLVMBuildExtractValue(B, r, 0, ""), false);
       LLVMValueRef ov = LLVMBuildExtractValue(B, r, 1, "");
-      set_dst(E, i, i->ndst - 1, i->op == ir_op_sub ? LLVMBuildNot(B, ov, "") : ov, false);
+      cg_set_dst(E, i, i->ndst - 1, i->op == ir_op_sub ? LLVMBuildNot(B, ov, "") : ov, false);
       return;
     }
     break;
   case ir_op_addc:
   case ir_op_subc:
   case ir_op_madc: {
-    LLVMTypeRef t = ltype(E, (ir_type)i->type);
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     unsigned cin = i->op == ir_op_madc ? 3 : 2;
     if (i->op == ir_op_madc) {
-      a = i->mods.mulmode == IR_MUL_HI ? mul_ext(E, a, b, is_signed((ir_type)i->type), type_bits(t), true)
+      a = i->mods.mulmode == IR_MUL_HI ? cg_mul_ext(E, a, b, is_signed((ir_type)i->type), cg_type_bits(t), true)
                                        : LLVMBuildMul(B, a, b, "");
-      b = op(E, i, 2);
+      b = cg_op(E, i, 2);
     }
     bool sub = i->op == ir_op_subc;
     /* subc: a + ~b + CC.CF, i.e. a - b - (1 - CC.CF), and CC.CF out is
      * "no borrow" (emu/emu_alu.c's head) */
-    LLVMValueRef cf = op_as(E, i, cin, c->i1);
+    LLVMValueRef cf = cg_op_as(E, i, cin, c->i1);
     LLVMValueRef ci = LLVMBuildZExt(B, sub ? LLVMBuildNot(B, cf, "") : cf, t, "");
     const char *n = sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow";
-    LLVMValueRef r1 = intr2(E, n, a, b);
-    LLVMValueRef r2 = intr2(E, n, LLVMBuildExtractValue(B, r1, 0, ""), ci);
-    set_dst(E, i, 0, LLVMBuildExtractValue(B, r2, 0, ""), false);
+    LLVMValueRef r1 = cg_intr2(E, n, a, b);
+    LLVMValueRef r2 = cg_intr2(E, n, LLVMBuildExtractValue(B, r1, 0, ""), ci);
+    cg_set_dst(E, i, 0, LLVMBuildExtractValue(B, r2, 0, ""), false);
     if (i->mods.cc) {
       LLVMValueRef ov = LLVMBuildOr(B, LLVMBuildExtractValue(B, r1, 1, ""), LLVMBuildExtractValue(B, r2, 1, ""), "");
-      set_dst(E, i, i->ndst - 1, sub ? LLVMBuildNot(B, ov, "") : ov, false);
+      cg_set_dst(E, i, i->ndst - 1, sub ? LLVMBuildNot(B, ov, "") : ov, false);
     }
     return;
   }
@@ -1541,10 +1541,10 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     LLVMBuildBr(B, E->bbs[i->targets[0]->id]);
     return;
   case ir_op_cbr:
-    LLVMBuildCondBr(B, op_as(E, i, 0, c->i1), E->bbs[i->targets[0]->id], E->bbs[i->targets[1]->id]);
+    LLVMBuildCondBr(B, cg_op_as(E, i, 0, c->i1), E->bbs[i->targets[0]->id], E->bbs[i->targets[1]->id]);
     return;
   case ir_op_brx: {
-    LLVMValueRef idx = op_as(E, i, 0, c->i32);
+    LLVMValueRef idx = cg_op_as(E, i, 0, c->i32);
     /* an index past the list is undefined in PTX: the last target */
     LLVMValueRef sw = LLVMBuildSwitch(B, idx, E->bbs[i->targets[i->ntargets - 1]->id], i->ntargets);
     for (uint32_t k = 0; k + 1 < i->ntargets; k++) LLVMAddCase(sw, kint(c->i32, k), E->bbs[i->targets[k]->id]);
@@ -1564,17 +1564,17 @@ static void emit_instr(emitter *E, const ir_instr *i) {
       LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
       LLVMValueRef agg = LLVMGetUndef(rt);
       for (unsigned r = 0; r < LLVMCountStructElementTypes(rt) && r < i->nsrc; r++)
-        agg = LLVMBuildInsertValue(B, agg, op_as(E, i, r, LLVMStructGetTypeAtIndex(rt, r)), r, "");
+        agg = LLVMBuildInsertValue(B, agg, cg_op_as(E, i, r, LLVMStructGetTypeAtIndex(rt, r)), r, "");
       LLVMBuildRet(B, agg);
     } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
       LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
-      LLVMBuildRet(B, i->nsrc ? op_as(E, i, 0, rt) : LLVMGetUndef(rt));
+      LLVMBuildRet(B, i->nsrc ? cg_op_as(E, i, 0, rt) : LLVMGetUndef(rt));
     } else {
       LLVMBuildRetVoid(B);
     }
     return;
   case ir_op_trap:
-    emit_trap(E);
+    cg_trap(E);
     LLVMBuildUnreachable(B);
     return;
   case ir_op_unreachable:
@@ -1582,13 +1582,13 @@ static void emit_instr(emitter *E, const ir_instr *i) {
     return;
   case ir_op_bar:
     if (i->mods.barmode == IR_BAR_SYNC && (i->nsrc == 0 || (i->nsrc == 1 && i->src[0]->kind == IR_VAL_CONST && i->src[0]->imm == 0))) {
-      workgroup_barrier(E);
+      cg_workgroup_barrier(E);
       return;
     }
-    unsupported(E, i, "named barriers, thread counts and bar.arrive are left to lower/ (not run)");
+    cg_unsupported(E, i, "named barriers, thread counts and bar.arrive are left to lower/ (not run)");
     return;
   case ir_op_workgroup_barrier:
-    workgroup_barrier(E);
+    cg_workgroup_barrier(E);
     return;
   case ir_op_wave_sync:
     cg_intrinsic(c, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0, true);
@@ -1596,10 +1596,10 @@ static void emit_instr(emitter *E, const ir_instr *i) {
   case ir_op_membar:
   case ir_op_fence:
     if (i->mods.proxy) return; /* proxy fences order nothing on AMD GPUs (one proxy) */
-    fence(E, i->op == ir_op_membar || i->mods.sem == IR_SEM_SC || i->mods.sem == IR_SEM_NONE
+    cg_fence(E, i->op == ir_op_membar || i->mods.sem == IR_SEM_SC || i->mods.sem == IR_SEM_NONE
                  ? LLVMAtomicOrderingSequentiallyConsistent
-                 : ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingSequentiallyConsistent),
-          sync_scope(E, (ir_scope)i->mods.scope));
+                 : cg_ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingSequentiallyConsistent),
+          cg_sync_scope(E, (ir_scope)i->mods.scope));
     return;
   case ir_op_prefetch:
   case ir_op_prefetchu:
@@ -1626,33 +1626,33 @@ static void emit_instr(emitter *E, const ir_instr *i) {
   bool handled = true;
   LLVMValueRef v = emit_value_op(E, i, &handled);
   if (!handled) return;
-  if (v) set_dst(E, i, 0, v, is_signed((ir_type)i->type));
+  if (v) cg_set_dst(E, i, 0, v, is_signed((ir_type)i->type));
 }
 
 /* Ops with one result computed from their operands. */
-static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) {
+static LLVMValueRef emit_value_op(cg_emitter *E, const ir_instr *i, bool *handled) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
   ir_type t = (ir_type)i->type;
-  LLVMTypeRef lt = ltype(E, t);
+  LLVMTypeRef lt = cg_ltype(E, t);
   bool f = is_float(t) || is_fvec(t), s = is_signed(t);
   switch ((ir_op)i->op) {
-  case ir_op_copy: return op(E, i, 0);
-  case ir_op_symaddr: return op(E, i, 0);
+  case ir_op_copy: return cg_op(E, i, 0);
+  case ir_op_symaddr: return cg_op(E, i, 0);
   case ir_op_sreg: {
-    LLVMValueRef v = sreg(E, i);
-    set_dst(E, i, 0, v, false);
+    LLVMValueRef v = cg_sreg(E, i);
+    cg_set_dst(E, i, 0, v, false);
     *handled = false;
     return NULL;
   }
   case ir_op_pack: {
-    LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, type_bits(lt));
+    LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, cg_type_bits(lt));
     LLVMValueRef r = kint(it, 0);
     unsigned off = 0;
     for (unsigned k = 0; k < i->nsrc; k++) {
-      LLVMValueRef x = val(E, i, i->src[k]);
-      unsigned xb = type_bits(LLVMTypeOf(x));
-      x = LLVMBuildZExt(B, coerce(E, x, LLVMIntTypeInContext(c->ctx, xb)), it, "");
+      LLVMValueRef x = cg_val(E, i, i->src[k]);
+      unsigned xb = cg_type_bits(LLVMTypeOf(x));
+      x = LLVMBuildZExt(B, cg_coerce(E, x, LLVMIntTypeInContext(c->ctx, xb)), it, "");
       r = LLVMBuildOr(B, r, LLVMBuildShl(B, x, kint(it, off), ""), "");
       off += xb;
     }
@@ -1660,33 +1660,33 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   }
   case ir_op_add:
   case ir_op_sub: {
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     bool add = i->op == ir_op_add;
     if (f) {
       LLVMValueRef r;
       if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64))
-        r = mode_rounded(E, i, add ? '+' : '-', (LLVMValueRef[]){a, b}, 2);
-      else if (!fp_round_ok(E, i)) return NULL;
+        r = cg_mode_rounded(E, i, add ? '+' : '-', (LLVMValueRef[]){a, b}, 2);
+      else if (!cg_fp_round_ok(E, i)) return NULL;
       else r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
-      return i->mods.sat ? sat01(E, r) : r;
+      return i->mods.sat ? cg_sat01(E, r) : r;
     }
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    if (i->mods.sat) return intr2(E, add ? "llvm.sadd.sat" : "llvm.ssub.sat", a, b);
+    if (i->mods.sat) return cg_intr2(E, add ? "llvm.sadd.sat" : "llvm.ssub.sat", a, b);
     return add ? LLVMBuildAdd(B, a, b, "") : LLVMBuildSub(B, a, b, "");
   }
   case ir_op_mul: {
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     if (f) {
       LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = mode_rounded(E, i, '*', (LLVMValueRef[]){a, b}, 2);
-      else if (!fp_round_ok(E, i)) return NULL;
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = cg_mode_rounded(E, i, '*', (LLVMValueRef[]){a, b}, 2);
+      else if (!cg_fp_round_ok(E, i)) return NULL;
       else r = LLVMBuildFMul(B, a, b, "");
-      return i->mods.sat ? sat01(E, r) : r;
+      return i->mods.sat ? cg_sat01(E, r) : r;
     }
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
     switch ((ir_mulmode)i->mods.mulmode) {
-    case IR_MUL_HI: return mul_ext(E, a, b, s, type_bits(lt), true);
-    case IR_MUL_WIDE: return mul_ext(E, a, b, s, type_bits(lt), false);
+    case IR_MUL_HI: return cg_mul_ext(E, a, b, s, cg_type_bits(lt), true);
+    case IR_MUL_WIDE: return cg_mul_ext(E, a, b, s, cg_type_bits(lt), false);
     case IR_MUL_LO:
     case IR_MUL_NONE: return LLVMBuildMul(B, a, b, "");
     }
@@ -1696,60 +1696,60 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_fma: {
     if (f) {
       if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
-        LLVMValueRef r = mode_rounded(E, i, 'f', (LLVMValueRef[]){op(E, i, 0), op(E, i, 1), op(E, i, 2)}, 3);
-        return i->mods.sat ? sat01(E, r) : r;
+        LLVMValueRef r = cg_mode_rounded(E, i, 'f', (LLVMValueRef[]){cg_op(E, i, 0), cg_op(E, i, 1), cg_op(E, i, 2)}, 3);
+        return i->mods.sat ? cg_sat01(E, r) : r;
       }
-      if (!fp_round_ok(E, i)) return NULL;
+      if (!cg_fp_round_ok(E, i)) return NULL;
       /* mad.f32 with a rounding modifier and fma are fused (9.7.3.6) */
-      LLVMValueRef r = intr3(E, "llvm.fma", op(E, i, 0), op(E, i, 1), op(E, i, 2));
-      return i->mods.sat ? sat01(E, r) : r;
+      LLVMValueRef r = cg_intr3(E, "llvm.fma", cg_op(E, i, 0), cg_op(E, i, 1), cg_op(E, i, 2));
+      return i->mods.sat ? cg_sat01(E, r) : r;
     }
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     switch ((ir_mulmode)i->mods.mulmode) {
     case IR_MUL_HI: {
-      LLVMValueRef r = mul_ext(E, a, b, s, type_bits(lt), true);
-      LLVMValueRef x = op(E, i, 2);
-      return i->mods.sat ? intr2(E, "llvm.sadd.sat", r, x) : LLVMBuildAdd(B, r, x, "");
+      LLVMValueRef r = cg_mul_ext(E, a, b, s, cg_type_bits(lt), true);
+      LLVMValueRef x = cg_op(E, i, 2);
+      return i->mods.sat ? cg_intr2(E, "llvm.sadd.sat", r, x) : LLVMBuildAdd(B, r, x, "");
     }
     case IR_MUL_WIDE: {
-      LLVMValueRef r = mul_ext(E, a, b, s, type_bits(lt), false);
-      return LLVMBuildAdd(B, r, coerce_ext(E, val(E, i, i->src[2]), LLVMTypeOf(r), s), "");
+      LLVMValueRef r = cg_mul_ext(E, a, b, s, cg_type_bits(lt), false);
+      return LLVMBuildAdd(B, r, cg_coerce_ext(E, cg_val(E, i, i->src[2]), LLVMTypeOf(r), s), "");
     }
     case IR_MUL_LO:
-    case IR_MUL_NONE: return LLVMBuildAdd(B, LLVMBuildMul(B, a, b, ""), op(E, i, 2), "");
+    case IR_MUL_NONE: return LLVMBuildAdd(B, LLVMBuildMul(B, a, b, ""), cg_op(E, i, 2), "");
     }
     break;
   }
   case ir_op_mul24:
   case ir_op_mad24: {
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     LLVMValueRef k8 = kint(lt, 8);
     a = s ? LLVMBuildAShr(B, LLVMBuildShl(B, a, k8, ""), k8, "") : LLVMBuildAnd(B, a, kint(lt, 0xffffff), "");
     b = s ? LLVMBuildAShr(B, LLVMBuildShl(B, b, k8, ""), k8, "") : LLVMBuildAnd(B, b, kint(lt, 0xffffff), "");
     LLVMValueRef r;
     if (i->mods.mulmode == IR_MUL_HI) {
       /* .hi: bits 47..16 of the 48-bit product (9.7.1.5) */
-      LLVMValueRef w = mul_ext(E, a, b, s, type_bits(lt), false);
+      LLVMValueRef w = cg_mul_ext(E, a, b, s, cg_type_bits(lt), false);
       r = LLVMBuildTrunc(B, LLVMBuildLShr(B, w, kint(LLVMTypeOf(w), 16), ""), lt, "");
     } else {
       r = LLVMBuildMul(B, a, b, "");
     }
-    return i->op == ir_op_mad24 ? LLVMBuildAdd(B, r, op(E, i, 2), "") : r;
+    return i->op == ir_op_mad24 ? LLVMBuildAdd(B, r, cg_op(E, i, 2), "") : r;
   }
   case ir_op_sad: {
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
-    LLVMValueRef d = LLVMBuildSub(B, intr2(E, s ? "llvm.smax" : "llvm.umax", a, b),
-                                  intr2(E, s ? "llvm.smin" : "llvm.umin", a, b), "");
-    return LLVMBuildAdd(B, d, op(E, i, 2), "");
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
+    LLVMValueRef d = LLVMBuildSub(B, cg_intr2(E, s ? "llvm.smax" : "llvm.umax", a, b),
+                                  cg_intr2(E, s ? "llvm.smin" : "llvm.umin", a, b), "");
+    return LLVMBuildAdd(B, d, cg_op(E, i, 2), "");
   }
   case ir_op_div:
   case ir_op_rem: {
-    LLVMValueRef a = op(E, i, 0), b = op(E, i, 1);
+    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
     if (f) {
       if (i->op == ir_op_rem) break;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) return directed(E, i, '/', a, b);
-      if (!i->mods.approx && !i->mods.full && !fp_round_ok(E, i)) return NULL;
+      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) return cg_directed(E, i, '/', a, b);
+      if (!i->mods.approx && !i->mods.full && !cg_fp_round_ok(E, i)) return NULL;
       LLVMValueRef r = LLVMBuildFDiv(B, a, b, "");
       if (i->mods.approx || i->mods.full) {
         /* div.approx/div.full.f32: within 2 ulp (9.7.3.8): !fpmath 2.5 */
@@ -1766,7 +1766,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     b = LLVMBuildSelect(B, z, kint(lt, 1), b, "");
     if (s) {
       /* INT_MIN / -1 is undefined in LLVM too */
-      unsigned n = type_bits(lt);
+      unsigned n = cg_type_bits(lt);
       LLVMValueRef ov = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, a, kint(lt, 1ull << (n - 1)), ""),
                                      LLVMBuildICmp(B, LLVMIntEQ, b, kint(lt, ~0ull), ""), "");
       b = LLVMBuildSelect(B, ov, kint(lt, 1), b, "");
@@ -1775,18 +1775,18 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     return s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, "");
   }
   case ir_op_abs:
-    if (f) return intr1(E, "llvm.fabs", op(E, i, 0));
+    if (f) return cg_intr1(E, "llvm.fabs", cg_op(E, i, 0));
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
     {
-      LLVMValueRef a = op(E, i, 0);
+      LLVMValueRef a = cg_op(E, i, 0);
       LLVMValueRef args[2] = {a, LLVMConstInt(c->i1, 0, 0)};
       LLVMTypeRef at = LLVMTypeOf(a);
       return cg_intrinsic(c, "llvm.abs", &at, 1, args, 2, false);
     }
   case ir_op_neg:
-    if (f) return LLVMBuildFNeg(B, op(E, i, 0), "");
+    if (f) return LLVMBuildFNeg(B, cg_op(E, i, 0), "");
     if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    return LLVMBuildNeg(B, op(E, i, 0), "");
+    return LLVMBuildNeg(B, cg_op(E, i, 0), "");
   case ir_op_min:
   case ir_op_max: {
     if (i->nsrc < 2 || i->nsrc > 3 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) break;
@@ -1796,9 +1796,9 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     if (!f) {
       /* 9.7.1.10/11: two or three inputs; .relu (s32, s16x2) clamps below at 0 */
       const char *in = mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
-      LLVMValueRef r = intr2(E, in, op(E, i, 0), op(E, i, 1));
-      if (i->nsrc == 3) r = intr2(E, in, r, op(E, i, 2));
-      if (i->mods.relu) r = intr2(E, "llvm.smax", r, LLVMConstNull(LLVMTypeOf(r)));
+      LLVMValueRef r = cg_intr2(E, in, cg_op(E, i, 0), cg_op(E, i, 1));
+      if (i->nsrc == 3) r = cg_intr2(E, in, r, cg_op(E, i, 2));
+      if (i->mods.relu) r = cg_intr2(E, "llvm.smax", r, LLVMConstNull(LLVMTypeOf(r)));
       return r;
     }
     /* 9.7.3.10/11: minNum/maxNum (.NaN: a NaN input gives NaN), over two or
@@ -1811,13 +1811,13 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMTypeRef ie = LLVMIntTypeInContext(c->ctx, eb), it = vec ? LLVMVectorType(ie, 2) : ie;
     LLVMValueRef r = NULL, sx = NULL;
     for (unsigned k = 0; k < i->nsrc; k++) {
-      LLVMValueRef a = op(E, i, k);
+      LLVMValueRef a = cg_op(E, i, k);
       if (i->mods.xorsign) {
         LLVMValueRef ab = LLVMBuildBitCast(B, a, it, "");
         sx = sx ? LLVMBuildXor(B, sx, ab, "") : ab;
-        a = intr1(E, "llvm.fabs", a);
+        a = cg_intr1(E, "llvm.fabs", a);
       }
-      r = r ? intr2(E, fn, r, a) : a;
+      r = r ? cg_intr2(E, fn, r, a) : a;
     }
     LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, r, r, "");
     if (i->mods.xorsign) {
@@ -1833,36 +1833,36 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     }
     return r;
   }
-  case ir_op_popc: return coerce(E, intr1(E, "llvm.ctpop", op(E, i, 0)), c->i32);
+  case ir_op_popc: return cg_coerce(E, cg_intr1(E, "llvm.ctpop", cg_op(E, i, 0)), c->i32);
   case ir_op_clz: {
-    LLVMValueRef a = op(E, i, 0);
-    return coerce(E, intr2(E, "llvm.ctlz", a, LLVMConstInt(c->i1, 0, 0)), c->i32);
+    LLVMValueRef a = cg_op(E, i, 0);
+    return cg_coerce(E, cg_intr2(E, "llvm.ctlz", a, LLVMConstInt(c->i1, 0, 0)), c->i32);
   }
   case ir_op_bfind: {
     /* 9.7.1.16: the position of the most significant non-sign bit, or
      * 0xffffffff; .shiftamt: the left shift that brings it to the msb. */
-    LLVMValueRef a = op(E, i, 0);
-    unsigned n = type_bits(lt);
+    LLVMValueRef a = cg_op(E, i, 0);
+    unsigned n = cg_type_bits(lt);
     if (s) a = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, kint(lt, 0), ""), LLVMBuildNot(B, a, ""), a, "");
-    LLVMValueRef lz = coerce(E, intr2(E, "llvm.ctlz", a, LLVMConstInt(c->i1, 0, 0)), c->i32);
+    LLVMValueRef lz = cg_coerce(E, cg_intr2(E, "llvm.ctlz", a, LLVMConstInt(c->i1, 0, 0)), c->i32);
     LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, a, kint(lt, 0), "");
     LLVMValueRef r = i->mods.bfind_shiftamt ? lz : LLVMBuildSub(B, kint(c->i32, n - 1), lz, "");
     return LLVMBuildSelect(B, none, kint(c->i32, 0xffffffff), r, "");
   }
-  case ir_op_brev: return intr1(E, "llvm.bitreverse", op(E, i, 0));
-  case ir_op_bfe: return bfe(E, i);
-  case ir_op_bfi: return bfi(E, i);
+  case ir_op_brev: return cg_intr1(E, "llvm.bitreverse", cg_op(E, i, 0));
+  case ir_op_bfe: return cg_int_bfe(E, i);
+  case ir_op_bfi: return cg_int_bfi(E, i);
   case ir_op_rcp:
   case ir_op_sqrt:
   case ir_op_rsqrt: {
     if (!f) break;
-    LLVMValueRef a = op(E, i, 0);
+    LLVMValueRef a = cg_op(E, i, 0);
     bool approx = i->mods.approx;
     if (!approx && is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64) && i->op != ir_op_rsqrt)
-      return directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
-    if (!approx && !fp_round_ok(E, i)) return NULL;
+      return cg_directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
+    if (!approx && !cg_fp_round_ok(E, i)) return NULL;
     if (i->op == ir_op_rcp) {
-      if (approx && t == ir_type_f32 && i->mods.ftz) return intr1(E, "llvm.amdgcn.rcp", a);
+      if (approx && t == ir_type_f32 && i->mods.ftz) return cg_intr1(E, "llvm.amdgcn.rcp", a);
       if (approx && t == ir_type_f32) {
         /* rcp.approx.f32 without .ftz keeps subnormal inputs and results
          * (PTX ISA, rcp); v_rcp_f32 flushes both (a subnormal input gives
@@ -1870,17 +1870,17 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
          * by s = 2^24 below 2^-126 and 2^-24 above 2^126, rcp(x*s)*s, keeps
          * them (the scalings are exact, the last one rounds once into the
          * subnormal range); NaN, +-0 and +-inf map as before. */
-        LLVMValueRef ab = intr1(E, "llvm.fabs", a);
+        LLVMValueRef ab = cg_intr1(E, "llvm.fabs", a);
         LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, ab, LLVMConstReal(lt, 0x1p-126), "");
         LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealOGT, ab, LLVMConstReal(lt, 0x1p126), "");
         LLVMValueRef sc = LLVMBuildSelect(B, tiny, LLVMConstReal(lt, 0x1p24),
                                           LLVMBuildSelect(B, huge, LLVMConstReal(lt, 0x1p-24), LLVMConstReal(lt, 1.0), ""), "");
-        LLVMValueRef r = intr1(E, "llvm.amdgcn.rcp", LLVMBuildFMul(B, a, sc, ""));
+        LLVMValueRef r = cg_intr1(E, "llvm.amdgcn.rcp", LLVMBuildFMul(B, a, sc, ""));
         return LLVMBuildFMul(B, r, sc, "");
       }
-      return fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
+      return cg_fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
     }
-    if (i->op == ir_op_sqrt) return fp_flags(intr1(E, "llvm.sqrt", a), i);
+    if (i->op == ir_op_sqrt) return cg_fp_flags(cg_intr1(E, "llvm.sqrt", a), i);
     if (t == ir_type_f32 && !i->mods.ftz) {
       /* rsqrt.approx.f32 keeps subnormal inputs (PTX ISA, rsqrt: only .ftz
        * flushes them), which v_rsq_f32 reads as zero (+inf, where the
@@ -1888,20 +1888,20 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
        * not support denormal inputs).  Below 2^-126 the input is scaled by
        * 2^24 and the result by 2^12, both exact: the same relative error;
        * +-0 still gives +-inf. */
-      LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, intr1(E, "llvm.fabs", a), LLVMConstReal(lt, 0x1p-126), "");
+      LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, cg_intr1(E, "llvm.fabs", a), LLVMConstReal(lt, 0x1p-126), "");
       LLVMValueRef x = LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, a, LLVMConstReal(lt, 0x1p24), ""), a, "");
-      LLVMValueRef r = intr1(E, "llvm.amdgcn.rsq", x);
+      LLVMValueRef r = cg_intr1(E, "llvm.amdgcn.rsq", x);
       return LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, r, LLVMConstReal(lt, 0x1p12), ""), r, "");
     }
-    if (t == ir_type_f32 || t == ir_type_f64) return intr1(E, "llvm.amdgcn.rsq", a);
+    if (t == ir_type_f32 || t == ir_type_f64) return cg_intr1(E, "llvm.amdgcn.rsq", a);
     break;
   }
   case ir_op_sin:
   case ir_op_cos: {
     if (t != ir_type_f32) break;
     /* v_sin_f32/v_cos_f32 take revolutions: x / 2pi (9.7.3.18: approx) */
-    LLVMValueRef a = LLVMBuildFMul(B, op(E, i, 0), LLVMConstReal(c->f32, 0.15915494309189535), "");
-    return intr1(E, i->op == ir_op_sin ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos", a);
+    LLVMValueRef a = LLVMBuildFMul(B, cg_op(E, i, 0), LLVMConstReal(c->f32, 0.15915494309189535), "");
+    return cg_intr1(E, i->op == ir_op_sin ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos", a);
   }
   case ir_op_lg2:
   case ir_op_ex2: {
@@ -1914,8 +1914,8 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
      * function flushes f32 subnormals (nvcc's precise expf uses
      * ex2.approx.ftz.f32 also without -ftz). */
     if (t == ir_type_f32 && i->mods.ftz && i->mods.approx)
-      return intr1(E, i->op == ir_op_lg2 ? "llvm.amdgcn.log" : "llvm.amdgcn.exp2", op(E, i, 0));
-    return fp_flags(intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", op(E, i, 0)), i);
+      return cg_intr1(E, i->op == ir_op_lg2 ? "llvm.amdgcn.log" : "llvm.amdgcn.exp2", cg_op(E, i, 0));
+    return cg_fp_flags(cg_intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", cg_op(E, i, 0)), i);
   }
   case ir_op_tanh: {
     /* tanh.approx.f32 (9.7.3.22: max relative error 2^-11):
@@ -1923,19 +1923,19 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
      * near 0, where that cancels, x - x^3/3 (relative error < 2^-14 for
      * |x| < 1/8). */
     if (t != ir_type_f32) break;
-    LLVMValueRef x = op(E, i, 0);
-    LLVMValueRef e = intr1(E, "llvm.exp2", LLVMBuildFMul(B, x, LLVMConstReal(c->f32, 2.0 * 1.4426950408889634), ""));
+    LLVMValueRef x = cg_op(E, i, 0);
+    LLVMValueRef e = cg_intr1(E, "llvm.exp2", LLVMBuildFMul(B, x, LLVMConstReal(c->f32, 2.0 * 1.4426950408889634), ""));
     LLVMSetFastMathFlags(e, LLVMFastMathApproxFunc);
     LLVMValueRef big = LLVMBuildFSub(B, LLVMConstReal(c->f32, 1.0),
                                      LLVMBuildFDiv(B, LLVMConstReal(c->f32, 2.0), LLVMBuildFAdd(B, e, LLVMConstReal(c->f32, 1.0), ""), ""), "");
     LLVMValueRef x3 = LLVMBuildFMul(B, LLVMBuildFMul(B, x, x, ""), x, "");
-    LLVMValueRef small = intr3(E, "llvm.fma", x3, LLVMConstReal(c->f32, -1.0 / 3.0), x);
-    LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, intr1(E, "llvm.fabs", x), LLVMConstReal(c->f32, 0.125), "");
+    LLVMValueRef small = cg_intr3(E, "llvm.fma", x3, LLVMConstReal(c->f32, -1.0 / 3.0), x);
+    LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, cg_intr1(E, "llvm.fabs", x), LLVMConstReal(c->f32, 0.125), "");
     return LLVMBuildSelect(B, near0, small, big, "");
   }
   case ir_op_copysign:
     if (!f) break;
-    return intr2(E, "llvm.copysign", op(E, i, 1), op(E, i, 0));
+    return cg_intr2(E, "llvm.copysign", cg_op(E, i, 1), cg_op(E, i, 0));
   case ir_op_testp: {
     /* llvm.is.fpclass masks (LangRef): snan 1, qnan 2, -inf 4, -normal 8,
      * -subnormal 16, -0 32, +0 64, +subnormal 128, +normal 256, +inf 512 */
@@ -1949,82 +1949,82 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     case IR_TESTP_SUBNORMAL: m = 16 | 128; break;
     case IR_TESTP_NONE: break;
     }
-    LLVMValueRef a = op(E, i, 0);
+    LLVMValueRef a = cg_op(E, i, 0);
     LLVMValueRef args[2] = {a, kint(c->i32, m)};
     LLVMTypeRef at = LLVMTypeOf(a);
     return cg_intrinsic(c, "llvm.is.fpclass", &at, 1, args, 2, false);
   }
   case ir_op_set: {
     ir_type st = i->type2 ? (ir_type)i->type2 : t;
-    LLVMTypeRef sl = ltype(E, st);
+    LLVMTypeRef sl = cg_ltype(E, st);
     bool packed = is_fvec(st);
     /* A packed source compares per half (fcmp on <2 x half>; f32 stands
      * for "a float" in fcmp_or_icmp) and gives a result per half: 1.0 in
      * an .f16x2/.bf16x2 destination, 0xffff in a .u32/.s32 one (PTX ISA,
      * half precision set; emu/emu_alu.c h_set). */
-    LLVMValueRef p = fcmp_or_icmp(E, i, packed ? ir_type_f32 : st, op_as(E, i, 0, sl), op_as(E, i, 1, sl));
-    if (i->nsrc > 2) p = boolop(E, i, p, packed ? splat2(E, op_as(E, i, 2, c->i1)) : op_as(E, i, 2, c->i1));
+    LLVMValueRef p = cg_fcmp_or_icmp(E, i, packed ? ir_type_f32 : st, cg_op_as(E, i, 0, sl), cg_op_as(E, i, 1, sl));
+    if (i->nsrc > 2) p = cg_boolop(E, i, p, packed ? cg_splat2(E, cg_op_as(E, i, 2, c->i1)) : cg_op_as(E, i, 2, c->i1));
     if (packed && is_fvec(t)) return LLVMBuildSelect(B, p, fconst(lt, 1.0), fconst(lt, 0.0), "");
     if (packed) {
       LLVMTypeRef h2 = LLVMVectorType(c->i16, 2);
       LLVMValueRef r = LLVMBuildSelect(B, p, LLVMConstAllOnes(h2), LLVMConstNull(h2), "");
-      return coerce(E, LLVMBuildBitCast(B, r, c->i32, ""), lt);
+      return cg_coerce(E, LLVMBuildBitCast(B, r, c->i32, ""), lt);
     }
     if (f) return LLVMBuildSelect(B, p, LLVMConstReal(lt, 1.0), LLVMConstReal(lt, 0.0), "");
     return LLVMBuildSelect(B, p, kint(lt, ~0ull), kint(lt, 0), "");
   }
-  case ir_op_selp: return LLVMBuildSelect(B, op_as(E, i, 2, c->i1), op(E, i, 0), op(E, i, 1), "");
+  case ir_op_selp: return LLVMBuildSelect(B, cg_op_as(E, i, 2, c->i1), cg_op(E, i, 0), cg_op(E, i, 1), "");
   case ir_op_slct: {
     ir_type ct = i->type2 ? (ir_type)i->type2 : ir_type_s32;
-    LLVMValueRef cc = op_as(E, i, 2, ltype(E, ct));
+    LLVMValueRef cc = cg_op_as(E, i, 2, cg_ltype(E, ct));
     LLVMValueRef ge = is_float(ct) ? LLVMBuildFCmp(B, LLVMRealOGE, cc, LLVMConstReal(LLVMTypeOf(cc), 0.0), "")
                                    : LLVMBuildICmp(B, LLVMIntSGE, cc, kint(LLVMTypeOf(cc), 0), "");
-    return LLVMBuildSelect(B, ge, op(E, i, 0), op(E, i, 1), "");
+    return LLVMBuildSelect(B, ge, cg_op(E, i, 0), cg_op(E, i, 1), "");
   }
-  case ir_op_and: return LLVMBuildAnd(B, op(E, i, 0), op(E, i, 1), "");
-  case ir_op_or: return LLVMBuildOr(B, op(E, i, 0), op(E, i, 1), "");
-  case ir_op_xor: return LLVMBuildXor(B, op(E, i, 0), op(E, i, 1), "");
-  case ir_op_not: return LLVMBuildNot(B, op(E, i, 0), "");
+  case ir_op_and: return LLVMBuildAnd(B, cg_op(E, i, 0), cg_op(E, i, 1), "");
+  case ir_op_or: return LLVMBuildOr(B, cg_op(E, i, 0), cg_op(E, i, 1), "");
+  case ir_op_xor: return LLVMBuildXor(B, cg_op(E, i, 0), cg_op(E, i, 1), "");
+  case ir_op_not: return LLVMBuildNot(B, cg_op(E, i, 0), "");
   case ir_op_cnot: {
-    LLVMValueRef a = op(E, i, 0);
+    LLVMValueRef a = cg_op(E, i, 0);
     return LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, a, kint(lt, 0), ""), lt, "");
   }
-  case ir_op_lop3: return lop3(E, i);
+  case ir_op_lop3: return cg_int_lop3(E, i);
   case ir_op_shf: {
     /* 9.7.8.7: shf.l d = high word of {b:a} << n; shf.r d = low word of
      * {b:a} >> n; .wrap takes n mod 32 (llvm.fshl/fshr do), .clamp min(n,32). */
-    LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32), n = op_as(E, i, 2, c->i32);
+    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32), n = cg_op_as(E, i, 2, c->i32);
     bool left = i->mods.shf_left;
-    LLVMValueRef r = intr3(E, left ? "llvm.fshl" : "llvm.fshr", b, a, n);
+    LLVMValueRef r = cg_intr3(E, left ? "llvm.fshl" : "llvm.fshr", b, a, n);
     if (i->mods.shf_clamp) {
       LLVMValueRef big = LLVMBuildICmp(B, LLVMIntUGE, n, kint(c->i32, 32), "");
       r = LLVMBuildSelect(B, big, left ? a : b, r, "");
     }
     return r;
   }
-  case ir_op_shl: return shift(E, i, true);
-  case ir_op_shr: return shift(E, i, false);
-  case ir_op_prmt: return prmt(E, i);
+  case ir_op_shl: return cg_int_shift(E, i, true);
+  case ir_op_shr: return cg_int_shift(E, i, false);
+  case ir_op_prmt: return cg_int_prmt(E, i);
   case ir_op_cvta: {
     /* cvta.<space>: window address -> generic; cvta.to.<space>: back.
      * Global addresses are the same in both (AMDGPUUsage: flat = global). */
     ir_space sp = (ir_space)i->mods.space;
-    LLVMValueRef a = val(E, i, i->src[0]);
+    LLVMValueRef a = cg_val(E, i, i->src[0]);
     if (sp == IR_SPACE_GLOBAL) return a;
-    unsigned as = space_as(E, sp);
+    unsigned as = cg_space_as(E, sp);
     bool narrow = as == CG_AS_LDS || as == CG_AS_PRIVATE;
     if (i->mods.cvta_to) {
-      LLVMValueRef p = LLVMBuildIntToPtr(B, coerce(E, a, c->i64), c->ptr[0], "");
+      LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, a, c->i64), c->ptr[0], "");
       p = LLVMBuildAddrSpaceCast(B, p, c->ptr[as], "");
       return LLVMBuildPtrToInt(B, p, narrow ? c->i32 : c->i64, "");
     }
-    LLVMValueRef p = LLVMBuildIntToPtr(B, coerce(E, a, narrow ? c->i32 : c->i64), c->ptr[as], "");
+    LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, a, narrow ? c->i32 : c->i64), c->ptr[as], "");
     p = LLVMBuildAddrSpaceCast(B, p, c->ptr[0], "");
     return LLVMBuildPtrToInt(B, p, c->i64, "");
   }
   case ir_op_isspacep: {
     ir_space sp = (ir_space)i->mods.space;
-    LLVMValueRef p = LLVMBuildIntToPtr(B, coerce(E, val(E, i, i->src[0]), c->i64), c->ptr[0], "");
+    LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, cg_val(E, i, i->src[0]), c->i64), c->ptr[0], "");
     /* 9.7.9.19.  A generic address is in LDS or scratch iff it lies in
      * that aperture (AMDGPUUsage "Address Spaces"); a cluster is one CTA
      * here, so .shared::cluster is .shared.  Our .const variables live in
@@ -2039,7 +2039,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef in_const = LLVMConstInt(c->i1, 0, 0), pi = LLVMBuildPtrToInt(B, p, c->i64, "");
     for (uint32_t g = 0; g < E->m->nglobals; g++) {
       const ir_global *v = E->m->globals[g];
-      LLVMValueRef gv = v->space == IR_SPACE_CONST && v->size ? map_get(&E->syms, v) : NULL;
+      LLVMValueRef gv = v->space == IR_SPACE_CONST && v->size ? cg_map_get(&E->syms, v) : NULL;
       if (!gv) continue;
       LLVMValueRef base = LLVMBuildPtrToInt(B, LLVMBuildAddrSpaceCast(B, gv, c->ptr[0], ""), c->i64, "");
       LLVMValueRef off = LLVMBuildSub(B, pi, base, "");
@@ -2050,10 +2050,10 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
     return LLVMBuildNot(B, LLVMBuildOr(B, LLVMBuildOr(B, sh, pr, ""), in_const, ""), "");
   }
-  case ir_op_cvt: return cvt(E, i);
+  case ir_op_cvt: return cg_cvt(E, i);
   case ir_op_dp4a: {
     /* 9.7.1.23: d = c + sum of the products of the four byte pairs. */
-    LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32), x = op_as(E, i, 2, c->i32);
+    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32), x = cg_op_as(E, i, 2, c->i32);
     LLVMValueRef r = x;
     for (unsigned k = 0; k < 4; k++) {
       LLVMValueRef sh = kint(c->i32, 8 * k);
@@ -2070,11 +2070,11 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     /* bmsk (9.7.1.22): b ones from bit a; szext (9.7.1.21): the low b
      * bits of a, sign- or zero-extended.  .clamp limits the counts to 32,
      * .wrap takes them mod 32. */
-    LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32);
+    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32);
     LLVMValueRef k32 = kint(c->i32, 32), k31 = kint(c->i32, 31);
     if (i->mods.shf_clamp) {
-      b = intr2(E, "llvm.umin", b, k32);
-      if (i->op == ir_op_bmsk) a = intr2(E, "llvm.umin", a, k32);
+      b = cg_intr2(E, "llvm.umin", b, k32);
+      if (i->op == ir_op_bmsk) a = cg_intr2(E, "llvm.umin", a, k32);
     } else {
       b = LLVMBuildAnd(B, b, k31, "");
       if (i->op == ir_op_bmsk) a = LLVMBuildAnd(B, a, k31, "");
@@ -2096,7 +2096,7 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   }
   case ir_op_dp2a: {
     /* 9.7.1.24: d = c + a.h0 * b.b(k) + a.h1 * b.b(k+1), k = 0 (.lo) or 2 (.hi) */
-    LLVMValueRef a = op_as(E, i, 0, c->i32), b = op_as(E, i, 1, c->i32), x = op_as(E, i, 2, c->i32);
+    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32), x = cg_op_as(E, i, 2, c->i32);
     LLVMValueRef r = x;
     for (unsigned k = 0; k < 2; k++) {
       LLVMValueRef ah = LLVMBuildTrunc(B, LLVMBuildLShr(B, a, kint(c->i32, 16 * k), ""), c->i16, "");
@@ -2108,17 +2108,17 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     return r;
   }
   /* ---- wave-level target operations ---- */
-  case ir_op_wave_lane_id: return lane_id(E);
-  case ir_op_wave_ballot: return ballot(E, op_as(E, i, 0, c->i1));
-  case ir_op_wave_exec: return ballot(E, LLVMConstInt(c->i1, 1, 0));
+  case ir_op_wave_lane_id: return cg_lane_id(E);
+  case ir_op_wave_ballot: return cg_ballot(E, cg_op_as(E, i, 0, c->i1));
+  case ir_op_wave_exec: return cg_ballot(E, LLVMConstInt(c->i1, 1, 0));
   case ir_op_wave_bpermute: {
-    LLVMValueRef args[2] = {LLVMBuildShl(B, op_as(E, i, 1, c->i32), kint(c->i32, 2), ""), op_as(E, i, 0, c->i32)};
+    LLVMValueRef args[2] = {LLVMBuildShl(B, cg_op_as(E, i, 1, c->i32), kint(c->i32, 2), ""), cg_op_as(E, i, 0, c->i32)};
     return cg_intrinsic(c, "llvm.amdgcn.ds.bpermute", NULL, 0, args, 2, true);
   }
   case ir_op_wave_swizzle: {
     const ir_value *pat = i->src[1];
     if (pat->kind != IR_VAL_CONST || pat->imm >= 0x8000) {
-      unsupported(E, i, "the swizzle pattern must be an immediate below 0x8000 (bitmask mode)");
+      cg_unsupported(E, i, "the swizzle pattern must be an immediate below 0x8000 (bitmask mode)");
       return NULL;
     }
     /* A pattern that stays inside each quad of lanes (and_mask keeps bits
@@ -2136,19 +2136,19 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
     if ((and_m & 0x1c) == 0x1c && !(or_m & 0x1c) && !(xor_m & 0x1c)) {
       uint32_t ctrl = 0;
       for (uint32_t q = 0; q < 4; q++) ctrl |= (((q & and_m) | or_m) ^ xor_m) << (2 * q);
-      LLVMValueRef args[6] = {LLVMGetPoison(c->i32), op_as(E, i, 0, c->i32), kint(c->i32, ctrl & 0xff),
+      LLVMValueRef args[6] = {LLVMGetPoison(c->i32), cg_op_as(E, i, 0, c->i32), kint(c->i32, ctrl & 0xff),
                               kint(c->i32, 15), kint(c->i32, 15), LLVMConstInt(c->i1, 1, 0)};
       return cg_intrinsic(c, "llvm.amdgcn.update.dpp", &c->i32, 1, args, 6, true);
     }
-    LLVMValueRef args[2] = {op_as(E, i, 0, c->i32), kint(c->i32, pat->imm)};
+    LLVMValueRef args[2] = {cg_op_as(E, i, 0, c->i32), kint(c->i32, pat->imm)};
     return cg_intrinsic(c, "llvm.amdgcn.ds.swizzle", NULL, 0, args, 2, true);
   }
   case ir_op_wave_readlane: {
-    LLVMValueRef args[2] = {op(E, i, 0), op_as(E, i, 1, c->i32)};
+    LLVMValueRef args[2] = {cg_op(E, i, 0), cg_op_as(E, i, 1, c->i32)};
     return cg_intrinsic(c, "llvm.amdgcn.readlane", &lt, 1, args, 2, true);
   }
   case ir_op_wave_readfirstlane: {
-    LLVMValueRef a = op(E, i, 0);
+    LLVMValueRef a = cg_op(E, i, 0);
     return cg_intrinsic(c, "llvm.amdgcn.readfirstlane", &lt, 1, &a, 1, true);
   }
   case ir_op_workitem_id:
@@ -2156,15 +2156,15 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_workgroup_size:
   case ir_op_workgroup_count: {
     unsigned dim;
-    dim_const(E, i, 0, &dim);
-    return i->op == ir_op_workitem_id ? workitem_id(E, dim)
-           : i->op == ir_op_workgroup_id ? workgroup_id(E, dim)
-           : i->op == ir_op_workgroup_size ? workgroup_size(E, dim)
-                                           : workgroup_count(E, dim);
+    cg_dim_const(E, i, 0, &dim);
+    return i->op == ir_op_workitem_id ? cg_workitem_id(E, dim)
+           : i->op == ir_op_workgroup_id ? cg_workgroup_id(E, dim)
+           : i->op == ir_op_workgroup_size ? cg_workgroup_size(E, dim)
+                                           : cg_workgroup_count(E, dim);
   }
-  case ir_op_dyn_lds_size: return dyn_lds_size(E);
+  case ir_op_dyn_lds_size: return cg_dyn_lds_size(E);
   case ir_op_cycle_counter: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
-  case ir_op_realtime_counter: return realtime(E);
+  case ir_op_realtime_counter: return cg_realtime(E);
   case ir_op_hw_id: {
     /* s_getreg_b32 HW_ID (id 4, gfx9) / HW_ID1 (id 23, gfx10+), all 32
      * bits: simm16 = id | offset 0 << 6 | (size-1 = 31) << 11 */
@@ -2191,12 +2191,12 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   /* warp-level: lower/ replaces them before codegen */
   case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
   case ir_op_elect: case ir_op_bar_warp_sync:
-    unsupported(E, i, "warp-level operation: run lower/ first (wave size %u)", c->wave_size);
+    cg_unsupported(E, i, "warp-level operation: run lower/ first (wave size %u)", c->wave_size);
     *handled = false;
     return NULL;
   /* math lower/lower_math.c expands into ops mapped here */
   case ir_op_fns: case ir_op_cvt_pack:
-    unsupported(E, i, "expanded by lower/ (lower_math.c): run lower/ first");
+    cg_unsupported(E, i, "expanded by lower/ (lower_math.c): run lower/ first");
     *handled = false;
     return NULL;
   /* not implemented by codegen (lowering or later work) */
@@ -2219,15 +2219,15 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
   case ir_op_vshl: case ir_op_vshr: case ir_op_alloca: case ir_op_stacksave:
   case ir_op_stackrestore: case ir_op_opaque:
-    unsupported(E, i, "not implemented by codegen");
+    cg_unsupported(E, i, "not implemented by codegen");
     *handled = false;
     return NULL;
   case ir_op_count:
     break;
   }
-  if (t != ir_type_none && *ir_type_name(t)) unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
-  else if (i->op == ir_op_isspacep) unsupported(E, i, "the .%s form is not implemented by codegen", ir_space_name((ir_space)i->mods.space));
-  else unsupported(E, i, "this form is not implemented by codegen");
+  if (t != ir_type_none && *ir_type_name(t)) cg_unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
+  else if (i->op == ir_op_isspacep) cg_unsupported(E, i, "the .%s form is not implemented by codegen", ir_space_name((ir_space)i->mods.space));
+  else cg_unsupported(E, i, "this form is not implemented by codegen");
   *handled = false;
   return NULL;
 }
@@ -2235,17 +2235,17 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
 /* A guarded instruction (@p): pure ops become a select against the keep
  * values; anything with an effect, a load or a possible fault is branched
  * around, with phis joining its results and the keep values. */
-static void emit_guarded(emitter *E, const ir_instr *i) {
+static void emit_guarded(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   const ir_op_info *info = &ir_op_infos[i->op];
-  LLVMValueRef g = val(E, i, i->guard);
-  g = coerce(E, g, c->i1);
+  LLVMValueRef g = cg_val(E, i, i->guard);
+  g = cg_coerce(E, g, c->i1);
   if (i->guard_neg) g = LLVMBuildNot(E->b, g, "");
   if (!(info->flags & (IR_F_SIDE | IR_F_LOAD | IR_F_STORE | IR_F_TRAP | IR_F_CONV))) {
     emit_instr(E, i);
     for (unsigned k = 0; k < i->ndst; k++) {
       if (!i->dst[k] || !E->vals[i->dst[k]->id]) continue;
-      LLVMValueRef kv = coerce(E, val(E, i, i->keep[k]), LLVMTypeOf(E->vals[i->dst[k]->id]));
+      LLVMValueRef kv = cg_coerce(E, cg_val(E, i, i->keep[k]), LLVMTypeOf(E->vals[i->dst[k]->id]));
       E->vals[i->dst[k]->id] = LLVMBuildSelect(E->b, g, E->vals[i->dst[k]->id], kv, "");
     }
     return;
@@ -2255,7 +2255,7 @@ static void emit_guarded(emitter *E, const ir_instr *i) {
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(c->ctx, E->fn, "join");
   LLVMValueRef *keep = calloc(i->ndst ? i->ndst : 1, sizeof *keep);
   for (unsigned k = 0; k < i->ndst; k++)
-    if (i->dst[k]) keep[k] = coerce(E, val(E, i, i->keep[k]), ltype(E, (ir_type)i->dst[k]->type));
+    if (i->dst[k]) keep[k] = cg_coerce(E, cg_val(E, i, i->keep[k]), cg_ltype(E, (ir_type)i->dst[k]->type));
   LLVMBuildCondBr(E->b, g, then, cont);
   LLVMPositionBuilderAtEnd(E->b, then);
   emit_instr(E, i);
@@ -2314,7 +2314,7 @@ static uint32_t rpo(const ir_func *f, ir_block **blocks, ir_block **order) {
   return n;
 }
 
-static const char *value_name(emitter *E, const char *prefix, const char *name, char *buf, size_t cap) {
+static const char *value_name(cg_emitter *E, const char *prefix, const char *name, char *buf, size_t cap) {
   (void)E;
   snprintf(buf, cap, "%s%s", prefix, name);
   return buf;
@@ -2323,7 +2323,7 @@ static const char *value_name(emitter *E, const char *prefix, const char *name, 
 /* Float modes of a function: denormal-fp-math-f32 "preserve-sign" when every
  * f32 arithmetic instruction of it has .ftz (nvcc's -ftz=true), else IEEE.
  * A mix keeps subnormals (the ftz ones then keep them too: documented). */
-static void float_modes(emitter *E, const ir_func *f, LLVMValueRef fn) {
+static void float_modes(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   unsigned ftz = 0, noftz = 0;
   ir_foreach_block(f, b) ir_foreach_instr(b, i) {
     if (i->type != ir_type_f32) continue;
@@ -2339,7 +2339,7 @@ static void float_modes(emitter *E, const ir_func *f, LLVMValueRef fn) {
   if (ftz && !noftz) cg_fn_attr(E->c, fn, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
 }
 
-static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
+static bool emit_body(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   cg_context *c = E->c;
   ir_compute_preds((ir_func *)f);
   E->f = f;
@@ -2358,7 +2358,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
   for (uint32_t p = 0; p < f->nparams; p++, k++) {
     LLVMValueRef a = LLVMGetParam(fn, k);
     LLVMSetValueName2(a, f->params[p].name, strlen(f->params[p].name));
-    LLVMTypeRef pv = param_by_value(E, f, p);
+    LLVMTypeRef pv = cg_param_by_value(E, f, p);
     if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value) {
       E->vals[f->params[p].value->id] = a;
     } else if (pv) { /* the callee's own buffer of a by-value .param */
@@ -2366,25 +2366,25 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
       LLVMValueRef buf = LLVMBuildAlloca(E->b, pv, "");
       LLVMSetAlignment(buf, f->params[p].align ? f->params[p].align : 4);
       LLVMBuildStore(E->b, a, buf);
-      map_put(&E->syms, &f->params[p], buf);
+      cg_map_put(&E->syms, &f->params[p], buf);
     } else {
-      map_put(&E->syms, &f->params[p], a);
+      cg_map_put(&E->syms, &f->params[p], a);
     }
   }
   E->ret_buf = NULL;
-  E->ret_ty = ret_by_value(E, f);
+  E->ret_ty = cg_ret_by_value(E, f);
   for (uint32_t r = 0; r < f->nrets; r++) {
     if (E->ret_ty) { /* the callee's own buffer; ret returns its contents */
       LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
       E->ret_buf = LLVMBuildAlloca(E->b, E->ret_ty, f->rets[r].name);
       LLVMSetAlignment(E->ret_buf, f->rets[r].align ? f->rets[r].align : 4);
-      map_put(&E->syms, &f->rets[r], E->ret_buf);
+      cg_map_put(&E->syms, &f->rets[r], E->ret_buf);
       continue;
     }
-    if (f->rets[r].space == IR_SPACE_REG && ((r == 0 && f->nrets == 1) || multi_reg_ret(E, f))) continue;
+    if (f->rets[r].space == IR_SPACE_REG && ((r == 0 && f->nrets == 1) || cg_multi_reg_ret(E, f))) continue;
     LLVMValueRef a = LLVMGetParam(fn, k++);
     LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
-    map_put(&E->syms, &f->rets[r], a);
+    cg_map_put(&E->syms, &f->rets[r], a);
   }
 
   /* Function-scope .local and .param variables: allocas in the entry. */
@@ -2400,7 +2400,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     /* a call's argument/return buffer: scoped to its call sequence
      * (cg_compile.c gives it lifetime markers) */
     if (v->space == IR_SPACE_PARAM) LLVMSetMetadata(a, c->kind_callbuf, LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, NULL, 0)));
-    map_put(&E->syms, v, a);
+    cg_map_put(&E->syms, v, a);
   }
   LLVMBuildBr(E->b, E->bbs[f->entry->id]);
 
@@ -2426,7 +2426,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     ir_foreach_instr(b, i) {
       if (i->op != ir_op_phi) break;
       ir_type pt = (ir_type)i->dst[0]->type;
-      E->vals[i->dst[0]->id] = reach[b->id] ? LLVMBuildPhi(E->b, ltype(E, pt), "") : LLVMGetUndef(ltype(E, pt));
+      E->vals[i->dst[0]->id] = reach[b->id] ? LLVMBuildPhi(E->b, cg_ltype(E, pt), "") : LLVMGetUndef(cg_ltype(E, pt));
     }
   }
   for (uint32_t j = 0; j < n; j++) {
@@ -2435,7 +2435,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
     LLVMPositionBuilderAtEnd(E->b, bb);
     if (!reach[b->id]) {
       ir_foreach_instr(b, i) for (unsigned k = 0; k < i->ndst; k++)
-        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(ltype(E, (ir_type)i->dst[k]->type));
+        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(cg_ltype(E, (ir_type)i->dst[k]->type));
       LLVMBuildUnreachable(E->b);
       E->bb_end[b->id] = bb;
       continue;
@@ -2446,7 +2446,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
       /* a result left undefined by an error (reported) must not report
        * again at every use */
       for (unsigned k = 0; k < i->ndst; k++)
-        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(ltype(E, (ir_type)i->dst[k]->type));
+        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(cg_ltype(E, (ir_type)i->dst[k]->type));
     }
     E->bb_end[b->id] = LLVMGetInsertBlock(E->b);
     if (!LLVMGetBasicBlockTerminator(E->bb_end[b->id])) LLVMBuildUnreachable(E->b);
@@ -2465,7 +2465,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
         LLVMBasicBlockRef cur = LLVMGetInsertBlock(E->b);
         /* coercions of the incoming value go at the end of the predecessor */
         LLVMPositionBuilderBefore(E->b, LLVMGetBasicBlockTerminator(from));
-        LLVMValueRef v = coerce(E, val(E, i, i->src[p]), LLVMTypeOf(phi));
+        LLVMValueRef v = cg_coerce(E, cg_val(E, i, i->src[p]), LLVMTypeOf(phi));
         LLVMPositionBuilderAtEnd(E->b, cur);
         LLVMAddIncoming(phi, &v, &from, 1);
       }
@@ -2484,7 +2484,7 @@ static bool emit_body(emitter *E, const ir_func *f, LLVMValueRef fn) {
 
 /* Kernel attributes: 11.4 performance-tuning directives to AMDGPU function
  * attributes (AMDGPUUsage "LLVM IR Attributes"). */
-static void kernel_attrs(emitter *E, const ir_func *f, LLVMValueRef fn) {
+static void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   cg_context *c = E->c;
   char buf[64];
   LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
@@ -2522,7 +2522,7 @@ static void kernel_attrs(emitter *E, const ir_func *f, LLVMValueRef fn) {
 
 /* ---- module ------------------------------------------------------------------ */
 
-static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
+static LLVMValueRef declare_global(cg_emitter *E, const ir_global *g) {
   cg_context *c = E->c;
   unsigned as;
   switch ((ir_space)g->space) {
@@ -2592,9 +2592,9 @@ static LLVMValueRef declare_global(emitter *E, const ir_global *g) {
 
 /* An initializer holding addresses ({ f, g+8, generic(s) }, 5.4.4): a
  * packed struct of byte runs and the 32/64-bit address constants. */
-static bool reloc_init(emitter *E, const ir_global *g) {
+static bool reloc_init(cg_emitter *E, const ir_global *g) {
   cg_context *c = E->c;
-  LLVMValueRef gv = map_get(&E->syms, g);
+  LLVMValueRef gv = cg_map_get(&E->syms, g);
   if (!gv) return true;
   uint32_t n = g->nrelocs;
   LLVMValueRef *parts = calloc(2 * n + 1, sizeof *parts);
@@ -2612,7 +2612,7 @@ static bool reloc_init(emitter *E, const ir_global *g) {
     const void *key = r->sym.kind == IR_SYM_GLOBAL ? (const void *)r->sym.global
                       : r->sym.kind == IR_SYM_FUNC ? (const void *)r->sym.func
                                                    : (const void *)r->sym.param;
-    LLVMValueRef p = map_get(&E->syms, key);
+    LLVMValueRef p = cg_map_get(&E->syms, key);
     LLVMTypeRef it = r->size == 4 ? c->i32 : c->i64;
     if (!p) {
       free(parts);
@@ -2644,12 +2644,12 @@ static bool reloc_init(emitter *E, const ir_global *g) {
   LLVMDeleteGlobal(gv);
   LLVMSetValueName2(nv, keep, len);
   free(keep);
-  map_put(&E->syms, g, nv);
+  cg_map_put(&E->syms, g, nv);
   return true;
 }
 
 bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_diag *d) {
-  emitter E = {.c = c, .b = c->b, .m = m, .src = src, .d = d};
+  cg_emitter E = {.c = c, .b = c->b, .m = m, .src = src, .d = d};
   bool ok = true;
   /* Variables.  LLVM's AMDGPU backend counts a kernel's LDS in 32 bits:
    * a .shared variable of 4 GiB or more, or static LDS adding up to that,
@@ -2676,18 +2676,18 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
   for (uint32_t g = 0; g < m->nglobals && ok; g++) {
     const ir_global *v = m->globals[g];
     LLVMValueRef gv = declare_global(&E, v);
-    if (gv) map_put(&E.syms, v, gv);
+    if (gv) cg_map_put(&E.syms, v, gv);
   }
   if (!ok) {
-    map_free(&E.syms);
+    cg_map_free(&E.syms);
     return false;
   }
   /* Functions. */
   ir_foreach_func(m, f) {
-    LLVMValueRef fn = LLVMAddFunction(c->mod, f->name, func_type(&E, f));
-    map_put(&E.syms, f, fn);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, f->name, cg_func_type(&E, f));
+    cg_map_put(&E.syms, f, fn);
     if (f->is_kernel) {
-      kernel_attrs(&E, f, fn);
+      cg_kernel_attrs(&E, f, fn);
     } else {
       LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage
                          : c->relocatable && f->linkage == IR_LINK_VISIBLE ? LLVMExternalLinkage
@@ -2700,8 +2700,8 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     E.failed = false;
-    if (!emit_body(&E, f, map_get(&E.syms, f))) ok = false;
+    if (!emit_body(&E, f, cg_map_get(&E.syms, f))) ok = false;
   }
-  map_free(&E.syms);
+  cg_map_free(&E.syms);
   return ok;
 }
