@@ -90,7 +90,7 @@ LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f) {
  * ("Unsupported instruction"; lower/targets.def).  Out of line, the split
  * happens in a function with nothing else in it.  Traps are cold: the call
  * costs nothing on the paths that run. */
-void cg_trap(cg_emitter *E) {
+static void emit_trap(cg_emitter *E) {
   cg_context *c = E->c;
   if (!(c->target->features & CG_FEAT_TRAP_OUT_OF_LINE)) {
     cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
@@ -184,7 +184,7 @@ void cg_call(cg_emitter *E, const ir_instr *i) {
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
     /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
      * it a printf-buffer record with its message): the kernel stops */
-    cg_trap(E);
+    emit_trap(E);
     free(args);
     free(tys);
     return;
@@ -219,6 +219,48 @@ void cg_call(cg_emitter *E, const ir_instr *i) {
   } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) cg_set_dst(E, i, 0, call, false);
   free(args);
   free(tys);
+}
+
+/* ret, exit: exit in a device function ends the program (s_endpgm); a
+ * return of a by-value .param (cg_ret_by_value) returns its buffer's
+ * contents, several .reg returns (cg_multi_reg_ret) one struct. */
+void cg_ret(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  if (!E->f->is_kernel && i->op == ir_op_exit) {
+    cg_intrinsic(c, "llvm.amdgcn.endpgm", NULL, 0, NULL, 0, false);
+    LLVMBuildUnreachable(B);
+    return;
+  }
+  if (E->ret_buf) {
+    LLVMBuildRet(B, LLVMBuildLoad2(B, E->ret_ty, E->ret_buf, ""));
+  } else if (LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(E->fn))) == LLVMStructTypeKind) {
+    /* several .reg returns (multi_reg_ret): ret's operands, in order */
+    LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
+    LLVMValueRef agg = LLVMGetUndef(rt);
+    for (unsigned r = 0; r < LLVMCountStructElementTypes(rt) && r < i->nsrc; r++)
+      agg = LLVMBuildInsertValue(B, agg, cg_op_as(E, i, r, LLVMStructGetTypeAtIndex(rt, r)), r, "");
+    LLVMBuildRet(B, agg);
+  } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
+    LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
+    LLVMBuildRet(B, i->nsrc ? cg_op_as(E, i, 0, rt) : LLVMGetUndef(rt));
+  } else {
+    LLVMBuildRetVoid(B);
+  }
+}
+
+/* trap (9.7.19.4): the kernel stops */
+void cg_trap(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  emit_trap(E);
+  LLVMBuildUnreachable(E->b);
+}
+
+/* brkpt (9.7.19.1): llvm.debugtrap, the trap a debugger takes as a
+ * breakpoint (AMDGPUUsage "Trap Handler ABI") */
+void cg_brkpt(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  cg_intrinsic(E->c, "llvm.debugtrap", NULL, 0, NULL, 0, false);
 }
 
 /* Kernel attributes: 11.4 performance-tuning directives to AMDGPU function

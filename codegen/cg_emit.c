@@ -22,180 +22,111 @@
 
 /* ---- one instruction ------------------------------------------------------- */
 
-static LLVMValueRef emit_value_op(cg_emitter *E, const ir_instr *i, bool *handled);
-
-static void emit_instr(cg_emitter *E, const ir_instr *i) {
+/* Branches (9.7.12.2-3); brx.idx past the list is undefined in PTX: the
+ * last target. */
+static void emit_branch(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
-  switch ((ir_op)i->op) {
-  case ir_op_phi: return; /* created with the block */
-  case ir_op_ld:
-  case ir_op_ldu:
-    cg_mem_load(E, i);
-    return;
-  case ir_op_st:
-    cg_mem_store(E, i);
-    return;
-  case ir_op_atom:
-  case ir_op_red:
-    cg_mem_atomic(E, i);
-    return;
-  case ir_op_call:
-    cg_call(E, i);
-    return;
-  case ir_op_wave_mma:
-    cg_wave_mma(E, i);
-    return;
-  case ir_op_unpack: {
-    LLVMValueRef x = cg_val(E, i, i->src[0]);
-    unsigned tb = cg_type_bits(LLVMTypeOf(x));
-    LLVMValueRef xi = cg_coerce(E, x, LLVMIntTypeInContext(c->ctx, tb));
-    unsigned off = 0;
-    for (unsigned k = 0; k < i->ndst; k++) {
-      if (!i->dst[k]) continue;
-      LLVMTypeRef dt = cg_ltype(E, (ir_type)i->dst[k]->type);
-      unsigned db = cg_type_bits(dt);
-      LLVMValueRef part = LLVMBuildLShr(B, xi, kint(LLVMTypeOf(xi), off), "");
-      part = LLVMBuildTrunc(B, part, LLVMIntTypeInContext(c->ctx, db), "");
-      cg_set_dst(E, i, k, part, false);
-      off += db;
-    }
-    return;
-  }
-  case ir_op_setp: {
-    ir_type t = (ir_type)i->type;
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    if (is_fvec(t)) {
-      /* setp.f16x2 p|q: p from the low halves, q from the high ones, each
-       * combined with c: p = BoolOp(t[0], c), q = BoolOp(t[1], c) */
-      LLVMValueRef v = cg_fcmp_or_icmp(E, i, ir_type_f32, a, b);
-      if (i->nsrc > 2) v = cg_boolop(E, i, v, cg_splat2(E, cg_op_as(E, i, 2, c->i1)));
-      cg_set_dst(E, i, 0, LLVMBuildExtractElement(B, v, c->i32_0, ""), false);
-      cg_set_dst(E, i, 1, LLVMBuildExtractElement(B, v, c->i32_1, ""), false);
-      return;
-    }
-    LLVMValueRef p = cg_fcmp_or_icmp(E, i, t, a, b);
-    LLVMValueRef q = LLVMBuildNot(B, p, "");
-    if (i->nsrc > 2) {
-      LLVMValueRef cc = cg_op_as(E, i, 2, c->i1);
-      p = cg_boolop(E, i, p, cc);
-      q = cg_boolop(E, i, q, cc);
-    }
-    cg_set_dst(E, i, 0, p, false);
-    cg_set_dst(E, i, 1, q, false);
-    return;
-  }
-  case ir_op_add:
-  case ir_op_sub:
-  case ir_op_mad:
-    if (i->mods.cc) {
-      /* carry out (.cc): the unsigned overflow of the add; for sub.cc the
-       * carry-out of a + ~b + 1, i.e. no borrow (emu/emu_alu.c's head:
-       * NVIDIA's CC.CF, which addc/madc after a sub.cc read). */
-      LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
-      LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-      if (i->op == ir_op_mad) {
-        a = i->mods.mulmode == IR_MUL_HI ? cg_mul_ext(E, a, b, is_signed((ir_type)i->type), cg_type_bits(t), true)
-                                         : LLVMBuildMul(B, a, b, "");
-        b = cg_op(E, i, 2);
-      }
-      LLVMValueRef r = cg_intr2(E, i->op == ir_op_sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow", a, b);
-      cg_set_dst(E, i, 0, LLVMBuildExtractValue(B, r, 0, ""), false);
-      LLVMValueRef ov = LLVMBuildExtractValue(B, r, 1, "");
-      cg_set_dst(E, i, i->ndst - 1, i->op == ir_op_sub ? LLVMBuildNot(B, ov, "") : ov, false);
-      return;
-    }
-    break;
-  case ir_op_addc:
-  case ir_op_subc:
-  case ir_op_madc: {
-    LLVMTypeRef t = cg_ltype(E, (ir_type)i->type);
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    unsigned cin = i->op == ir_op_madc ? 3 : 2;
-    if (i->op == ir_op_madc) {
-      a = i->mods.mulmode == IR_MUL_HI ? cg_mul_ext(E, a, b, is_signed((ir_type)i->type), cg_type_bits(t), true)
-                                       : LLVMBuildMul(B, a, b, "");
-      b = cg_op(E, i, 2);
-    }
-    bool sub = i->op == ir_op_subc;
-    /* subc: a + ~b + CC.CF, i.e. a - b - (1 - CC.CF), and CC.CF out is
-     * "no borrow" (emu/emu_alu.c's head) */
-    LLVMValueRef cf = cg_op_as(E, i, cin, c->i1);
-    LLVMValueRef ci = LLVMBuildZExt(B, sub ? LLVMBuildNot(B, cf, "") : cf, t, "");
-    const char *n = sub ? "llvm.usub.with.overflow" : "llvm.uadd.with.overflow";
-    LLVMValueRef r1 = cg_intr2(E, n, a, b);
-    LLVMValueRef r2 = cg_intr2(E, n, LLVMBuildExtractValue(B, r1, 0, ""), ci);
-    cg_set_dst(E, i, 0, LLVMBuildExtractValue(B, r2, 0, ""), false);
-    if (i->mods.cc) {
-      LLVMValueRef ov = LLVMBuildOr(B, LLVMBuildExtractValue(B, r1, 1, ""), LLVMBuildExtractValue(B, r2, 1, ""), "");
-      cg_set_dst(E, i, i->ndst - 1, sub ? LLVMBuildNot(B, ov, "") : ov, false);
-    }
-    return;
-  }
-  case ir_op_br:
+  if (i->op == ir_op_br) {
     LLVMBuildBr(B, E->bbs[i->targets[0]->id]);
-    return;
-  case ir_op_cbr:
+  } else if (i->op == ir_op_cbr) {
     LLVMBuildCondBr(B, cg_op_as(E, i, 0, c->i1), E->bbs[i->targets[0]->id], E->bbs[i->targets[1]->id]);
-    return;
-  case ir_op_brx: {
+  } else {
     LLVMValueRef idx = cg_op_as(E, i, 0, c->i32);
-    /* an index past the list is undefined in PTX: the last target */
     LLVMValueRef sw = LLVMBuildSwitch(B, idx, E->bbs[i->targets[i->ntargets - 1]->id], i->ntargets);
     for (uint32_t k = 0; k + 1 < i->ntargets; k++) LLVMAddCase(sw, kint(c->i32, k), E->bbs[i->targets[k]->id]);
-    return;
   }
-  case ir_op_ret:
-  case ir_op_exit:
-    if (!E->f->is_kernel && i->op == ir_op_exit) {
-      cg_intrinsic(c, "llvm.amdgcn.endpgm", NULL, 0, NULL, 0, false);
-      LLVMBuildUnreachable(B);
-      return;
-    }
-    if (E->ret_buf) {
-      LLVMBuildRet(B, LLVMBuildLoad2(B, E->ret_ty, E->ret_buf, ""));
-    } else if (LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(E->fn))) == LLVMStructTypeKind) {
-      /* several .reg returns (multi_reg_ret): ret's operands, in order */
-      LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
-      LLVMValueRef agg = LLVMGetUndef(rt);
-      for (unsigned r = 0; r < LLVMCountStructElementTypes(rt) && r < i->nsrc; r++)
-        agg = LLVMBuildInsertValue(B, agg, cg_op_as(E, i, r, LLVMStructGetTypeAtIndex(rt, r)), r, "");
-      LLVMBuildRet(B, agg);
-    } else if (LLVMGetReturnType(LLVMGlobalGetValueType(E->fn)) != c->voidt) {
-      LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(E->fn));
-      LLVMBuildRet(B, i->nsrc ? cg_op_as(E, i, 0, rt) : LLVMGetUndef(rt));
-    } else {
-      LLVMBuildRetVoid(B);
-    }
-    return;
-  case ir_op_trap:
-    cg_trap(E);
-    LLVMBuildUnreachable(B);
-    return;
-  case ir_op_unreachable:
-    LLVMBuildUnreachable(B);
-    return;
-  case ir_op_bar:
-    if (i->mods.barmode == IR_BAR_SYNC && (i->nsrc == 0 || (i->nsrc == 1 && i->src[0]->kind == IR_VAL_CONST && i->src[0]->imm == 0))) {
-      cg_workgroup_barrier(E);
-      return;
-    }
-    cg_unsupported(E, i, "named barriers, thread counts and bar.arrive are left to lower/ (not run)");
-    return;
-  case ir_op_workgroup_barrier:
-    cg_workgroup_barrier(E);
-    return;
-  case ir_op_wave_sync:
-    cg_intrinsic(c, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0, true);
-    return;
+}
+
+/* One instruction: one switch over every op (no default: -Werror=switch
+ * names a new op until it has a case), each op going to one handler in
+ * the file of its concern (cg_emit.h).  An op with float and integer forms
+ * goes to cg_float.c or cg_int.c by its type.  A handler that returns a
+ * value gives the instruction's one result (NULL: none, or reported); the
+ * others store their results themselves.  Long by design: one case per
+ * op. */
+static void emit_instr(cg_emitter *E, const ir_instr *i) {
+  ir_type t = (ir_type)i->type;
+  bool fl = is_float(t) || is_fvec(t);
+  LLVMValueRef v = NULL;
+  switch ((ir_op)i->op) {
+  /* SSA plumbing and moves */
+  case ir_op_phi: return; /* created with the block */
+  case ir_op_copy:
+  case ir_op_symaddr: v = cg_op(E, i, 0); break;
+  case ir_op_sreg: cg_set_dst(E, i, 0, cg_sreg(E, i), false); return;
+  case ir_op_pack: v = cg_int_pack(E, i); break;
+  case ir_op_unpack: cg_int_unpack(E, i); return;
+
+  /* integer arithmetic, and the float forms of add ... max (cg_float.c) */
+  case ir_op_add:
+  case ir_op_sub: v = fl ? cg_float_add(E, i) : cg_int_add(E, i); break;
+  case ir_op_addc:
+  case ir_op_subc:
+  case ir_op_madc: cg_int_addc(E, i); return;
+  case ir_op_mul: v = fl ? cg_float_mul(E, i) : cg_int_mul(E, i); break;
+  case ir_op_mad:
+  case ir_op_fma: v = fl ? cg_float_fma(E, i) : cg_int_mad(E, i); break;
+  case ir_op_mul24:
+  case ir_op_mad24: v = cg_int_mul24(E, i); break;
+  case ir_op_sad: v = cg_int_sad(E, i); break;
+  case ir_op_div:
+  case ir_op_rem: v = fl ? cg_float_div(E, i) : cg_int_div(E, i); break;
+  case ir_op_abs: v = fl ? cg_float_abs(E, i) : cg_int_abs(E, i); break;
+  case ir_op_neg: v = fl ? cg_float_neg(E, i) : cg_int_neg(E, i); break;
+  case ir_op_min:
+  case ir_op_max: v = fl ? cg_float_minmax(E, i) : cg_int_minmax(E, i); break;
+  case ir_op_popc: v = cg_int_popc(E, i); break;
+  case ir_op_clz: v = cg_int_clz(E, i); break;
+  case ir_op_bfind: v = cg_int_bfind(E, i); break;
+  case ir_op_brev: v = cg_int_brev(E, i); break;
+  case ir_op_bfe: v = cg_int_bfe(E, i); break;
+  case ir_op_bfi: v = cg_int_bfi(E, i); break;
+  case ir_op_szext:
+  case ir_op_bmsk: v = cg_int_bmsk(E, i); break;
+  case ir_op_dp4a: v = cg_int_dp4a(E, i); break;
+  case ir_op_dp2a: v = cg_int_dp2a(E, i); break;
+
+  /* floating point */
+  case ir_op_rcp:
+  case ir_op_sqrt:
+  case ir_op_rsqrt: v = cg_float_rcp_sqrt(E, i); break;
+  case ir_op_sin:
+  case ir_op_cos: v = cg_float_sincos(E, i); break;
+  case ir_op_lg2:
+  case ir_op_ex2: v = cg_float_lg2_ex2(E, i); break;
+  case ir_op_tanh: v = cg_float_tanh(E, i); break;
+  case ir_op_copysign: v = cg_float_copysign(E, i); break;
+  case ir_op_testp: v = cg_float_testp(E, i); break;
+
+  /* comparison, selection, logic */
+  case ir_op_set: v = cg_int_set(E, i); break;
+  case ir_op_setp: cg_int_setp(E, i); return;
+  case ir_op_selp: v = cg_int_selp(E, i); break;
+  case ir_op_slct: v = cg_int_slct(E, i); break;
+  case ir_op_and:
+  case ir_op_or:
+  case ir_op_xor:
+  case ir_op_not:
+  case ir_op_cnot: v = cg_int_logic(E, i); break;
+  case ir_op_lop3: v = cg_int_lop3(E, i); break;
+  case ir_op_shf: v = cg_int_shf(E, i); break;
+  case ir_op_shl:
+  case ir_op_shr: v = cg_int_shift(E, i); break;
+  case ir_op_prmt: v = cg_int_prmt(E, i); break;
+
+  /* conversions, memory and the memory model */
+  case ir_op_cvt: v = cg_cvt(E, i); break;
+  case ir_op_cvta: v = cg_mem_cvta(E, i); break;
+  case ir_op_isspacep: v = cg_mem_isspacep(E, i); break;
+  case ir_op_ld:
+  case ir_op_ldu: cg_mem_load(E, i); return;
+  case ir_op_st: cg_mem_store(E, i); return;
+  case ir_op_atom:
+  case ir_op_red: cg_mem_atomic(E, i); return;
   case ir_op_membar:
-  case ir_op_fence:
-    if (i->mods.proxy) return; /* proxy fences order nothing on AMD GPUs (one proxy) */
-    cg_fence(E, i->op == ir_op_membar || i->mods.sem == IR_SEM_SC || i->mods.sem == IR_SEM_NONE
-                 ? LLVMAtomicOrderingSequentiallyConsistent
-                 : cg_ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingSequentiallyConsistent),
-          cg_sync_scope(E, (ir_scope)i->mods.scope));
-    return;
+  case ir_op_fence: cg_mem_fence(E, i); return;
+  case ir_op_createpolicy: v = cg_mem_createpolicy(E, i); break;
   case ir_op_prefetch:
   case ir_op_prefetchu:
   case ir_op_pmevent:
@@ -213,587 +144,54 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
      * either (the cache-policy bits of AMD loads are per instruction,
      * not per line), so these are no-ops. */
     return;
-  case ir_op_brkpt:
-    cg_intrinsic(c, "llvm.debugtrap", NULL, 0, NULL, 0, false);
-    return;
-  default: break;
-  }
-  bool handled = true;
-  LLVMValueRef v = emit_value_op(E, i, &handled);
-  if (!handled) return;
-  if (v) cg_set_dst(E, i, 0, v, is_signed((ir_type)i->type));
-}
 
-/* Ops with one result computed from their operands. */
-static LLVMValueRef emit_value_op(cg_emitter *E, const ir_instr *i, bool *handled) {
-  cg_context *c = E->c;
-  LLVMBuilderRef B = E->b;
-  ir_type t = (ir_type)i->type;
-  LLVMTypeRef lt = cg_ltype(E, t);
-  bool f = is_float(t) || is_fvec(t), s = is_signed(t);
-  switch ((ir_op)i->op) {
-  case ir_op_copy: return cg_op(E, i, 0);
-  case ir_op_symaddr: return cg_op(E, i, 0);
-  case ir_op_sreg: {
-    LLVMValueRef v = cg_sreg(E, i);
-    cg_set_dst(E, i, 0, v, false);
-    *handled = false;
-    return NULL;
-  }
-  case ir_op_pack: {
-    LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, cg_type_bits(lt));
-    LLVMValueRef r = kint(it, 0);
-    unsigned off = 0;
-    for (unsigned k = 0; k < i->nsrc; k++) {
-      LLVMValueRef x = cg_val(E, i, i->src[k]);
-      unsigned xb = cg_type_bits(LLVMTypeOf(x));
-      x = LLVMBuildZExt(B, cg_coerce(E, x, LLVMIntTypeInContext(c->ctx, xb)), it, "");
-      r = LLVMBuildOr(B, r, LLVMBuildShl(B, x, kint(it, off), ""), "");
-      off += xb;
-    }
-    return r;
-  }
-  case ir_op_add:
-  case ir_op_sub: {
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    bool add = i->op == ir_op_add;
-    if (f) {
-      LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64))
-        r = cg_mode_rounded(E, i, add ? '+' : '-', (LLVMValueRef[]){a, b}, 2);
-      else if (!cg_fp_round_ok(E, i)) return NULL;
-      else r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
-      return i->mods.sat ? cg_sat01(E, r) : r;
-    }
-    if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    if (i->mods.sat) return cg_intr2(E, add ? "llvm.sadd.sat" : "llvm.ssub.sat", a, b);
-    return add ? LLVMBuildAdd(B, a, b, "") : LLVMBuildSub(B, a, b, "");
-  }
-  case ir_op_mul: {
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    if (f) {
-      LLVMValueRef r;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) r = cg_mode_rounded(E, i, '*', (LLVMValueRef[]){a, b}, 2);
-      else if (!cg_fp_round_ok(E, i)) return NULL;
-      else r = LLVMBuildFMul(B, a, b, "");
-      return i->mods.sat ? cg_sat01(E, r) : r;
-    }
-    if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    switch ((ir_mulmode)i->mods.mulmode) {
-    case IR_MUL_HI: return cg_mul_ext(E, a, b, s, cg_type_bits(lt), true);
-    case IR_MUL_WIDE: return cg_mul_ext(E, a, b, s, cg_type_bits(lt), false);
-    case IR_MUL_LO:
-    case IR_MUL_NONE: return LLVMBuildMul(B, a, b, "");
-    }
-    break;
-  }
-  case ir_op_mad:
-  case ir_op_fma: {
-    if (f) {
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) {
-        LLVMValueRef r = cg_mode_rounded(E, i, 'f', (LLVMValueRef[]){cg_op(E, i, 0), cg_op(E, i, 1), cg_op(E, i, 2)}, 3);
-        return i->mods.sat ? cg_sat01(E, r) : r;
-      }
-      if (!cg_fp_round_ok(E, i)) return NULL;
-      /* mad.f32 with a rounding modifier and fma are fused (9.7.3.6) */
-      LLVMValueRef r = cg_intr3(E, "llvm.fma", cg_op(E, i, 0), cg_op(E, i, 1), cg_op(E, i, 2));
-      return i->mods.sat ? cg_sat01(E, r) : r;
-    }
-    if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    switch ((ir_mulmode)i->mods.mulmode) {
-    case IR_MUL_HI: {
-      LLVMValueRef r = cg_mul_ext(E, a, b, s, cg_type_bits(lt), true);
-      LLVMValueRef x = cg_op(E, i, 2);
-      return i->mods.sat ? cg_intr2(E, "llvm.sadd.sat", r, x) : LLVMBuildAdd(B, r, x, "");
-    }
-    case IR_MUL_WIDE: {
-      LLVMValueRef r = cg_mul_ext(E, a, b, s, cg_type_bits(lt), false);
-      return LLVMBuildAdd(B, r, cg_coerce_ext(E, cg_val(E, i, i->src[2]), LLVMTypeOf(r), s), "");
-    }
-    case IR_MUL_LO:
-    case IR_MUL_NONE: return LLVMBuildAdd(B, LLVMBuildMul(B, a, b, ""), cg_op(E, i, 2), "");
-    }
-    break;
-  }
-  case ir_op_mul24:
-  case ir_op_mad24: {
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    LLVMValueRef k8 = kint(lt, 8);
-    a = s ? LLVMBuildAShr(B, LLVMBuildShl(B, a, k8, ""), k8, "") : LLVMBuildAnd(B, a, kint(lt, 0xffffff), "");
-    b = s ? LLVMBuildAShr(B, LLVMBuildShl(B, b, k8, ""), k8, "") : LLVMBuildAnd(B, b, kint(lt, 0xffffff), "");
-    LLVMValueRef r;
-    if (i->mods.mulmode == IR_MUL_HI) {
-      /* .hi: bits 47..16 of the 48-bit product (9.7.1.5) */
-      LLVMValueRef w = cg_mul_ext(E, a, b, s, cg_type_bits(lt), false);
-      r = LLVMBuildTrunc(B, LLVMBuildLShr(B, w, kint(LLVMTypeOf(w), 16), ""), lt, "");
-    } else {
-      r = LLVMBuildMul(B, a, b, "");
-    }
-    return i->op == ir_op_mad24 ? LLVMBuildAdd(B, r, cg_op(E, i, 2), "") : r;
-  }
-  case ir_op_sad: {
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    LLVMValueRef d = LLVMBuildSub(B, cg_intr2(E, s ? "llvm.smax" : "llvm.umax", a, b),
-                                  cg_intr2(E, s ? "llvm.smin" : "llvm.umin", a, b), "");
-    return LLVMBuildAdd(B, d, cg_op(E, i, 2), "");
-  }
-  case ir_op_div:
-  case ir_op_rem: {
-    LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
-    if (f) {
-      if (i->op == ir_op_rem) break;
-      if (is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64)) return cg_directed(E, i, '/', a, b);
-      if (!i->mods.approx && !i->mods.full && !cg_fp_round_ok(E, i)) return NULL;
-      LLVMValueRef r = LLVMBuildFDiv(B, a, b, "");
-      if (i->mods.approx || i->mods.full) {
-        /* div.approx/div.full.f32: within 2 ulp (9.7.3.8): !fpmath 2.5 */
-        LLVMValueRef md = LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, (LLVMMetadataRef[]){
-          LLVMValueAsMetadata(LLVMConstReal(c->f32, 2.5))}, 1));
-        LLVMSetMetadata(r, LLVMGetMDKindIDInContext(c->ctx, "fpmath", 6), md);
-      }
-      return r;
-    }
-    if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    /* PTX leaves x/0 unspecified; LLVM makes it undefined behaviour:
-     * divide by 1 instead, keeping the result defined. */
-    LLVMValueRef z = LLVMBuildICmp(B, LLVMIntEQ, b, kint(lt, 0), "");
-    b = LLVMBuildSelect(B, z, kint(lt, 1), b, "");
-    if (s) {
-      /* INT_MIN / -1 is undefined in LLVM too */
-      unsigned n = cg_type_bits(lt);
-      LLVMValueRef ov = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, a, kint(lt, 1ull << (n - 1)), ""),
-                                     LLVMBuildICmp(B, LLVMIntEQ, b, kint(lt, ~0ull), ""), "");
-      b = LLVMBuildSelect(B, ov, kint(lt, 1), b, "");
-    }
-    if (i->op == ir_op_div) return s ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
-    return s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, "");
-  }
-  case ir_op_abs:
-    if (f) return cg_intr1(E, "llvm.fabs", cg_op(E, i, 0));
-    if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    {
-      LLVMValueRef a = cg_op(E, i, 0);
-      LLVMValueRef args[2] = {a, LLVMConstInt(c->i1, 0, 0)};
-      LLVMTypeRef at = LLVMTypeOf(a);
-      return cg_intrinsic(c, "llvm.abs", &at, 1, args, 2, false);
-    }
-  case ir_op_neg:
-    if (f) return LLVMBuildFNeg(B, cg_op(E, i, 0), "");
-    if (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT) break;
-    return LLVMBuildNeg(B, cg_op(E, i, 0), "");
-  case ir_op_min:
-  case ir_op_max: {
-    if (i->nsrc < 2 || i->nsrc > 3 || (ir_type_kind_of(t) == IR_TK_PACKED_FLOAT && !is_fvec(t))) break;
-    if (!f && (i->mods.absmod || i->mods.xorsign || (i->mods.relu && !s))) break;
-    if (i->mods.xorsign != i->mods.absmod) break;   /* PTX has .xorsign only as .xorsign.abs */
-    bool mn = i->op == ir_op_min;
-    if (!f) {
-      /* 9.7.1.10/11: two or three inputs; .relu (s32, s16x2) clamps below at 0 */
-      const char *in = mn ? (s ? "llvm.smin" : "llvm.umin") : (s ? "llvm.smax" : "llvm.umax");
-      LLVMValueRef r = cg_intr2(E, in, cg_op(E, i, 0), cg_op(E, i, 1));
-      if (i->nsrc == 3) r = cg_intr2(E, in, r, cg_op(E, i, 2));
-      if (i->mods.relu) r = cg_intr2(E, "llvm.smax", r, LLVMConstNull(LLVMTypeOf(r)));
-      return r;
-    }
-    /* 9.7.3.10/11: minNum/maxNum (.NaN: a NaN input gives NaN), over two or
-     * three inputs; .xorsign.abs: of the magnitudes, the result's sign the
-     * xor of the inputs' signs (NaN results keep theirs); .relu: a negative
-     * result becomes +0. */
-    const char *fn = i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum");
-    bool vec = is_fvec(t);
-    unsigned eb = vec ? ir_type_bits(t) / 2 : ir_type_bits(t);
-    LLVMTypeRef ie = LLVMIntTypeInContext(c->ctx, eb), it = vec ? LLVMVectorType(ie, 2) : ie;
-    LLVMValueRef r = NULL, sx = NULL;
-    for (unsigned k = 0; k < i->nsrc; k++) {
-      LLVMValueRef a = cg_op(E, i, k);
-      if (i->mods.xorsign) {
-        LLVMValueRef ab = LLVMBuildBitCast(B, a, it, "");
-        sx = sx ? LLVMBuildXor(B, sx, ab, "") : ab;
-        a = cg_intr1(E, "llvm.fabs", a);
-      }
-      r = r ? cg_intr2(E, fn, r, a) : a;
-    }
-    LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, r, r, "");
-    if (i->mods.xorsign) {
-      LLVMValueRef smask = kint(ie, 1ull << (eb - 1));
-      if (vec) smask = LLVMConstVector((LLVMValueRef[]){smask, smask}, 2);
-      LLVMValueRef rb = LLVMBuildOr(B, LLVMBuildBitCast(B, r, it, ""), LLVMBuildAnd(B, sx, smask, ""), "");
-      r = LLVMBuildSelect(B, isnan, r, LLVMBuildBitCast(B, rb, lt, ""), "");
-    }
-    if (i->mods.relu) {
-      LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, r, it, ""), LLVMConstNull(it), "");
-      neg = LLVMBuildAnd(B, neg, LLVMBuildNot(B, isnan, ""), "");
-      r = LLVMBuildSelect(B, neg, LLVMConstNull(lt), r, "");
-    }
-    return r;
-  }
-  case ir_op_popc: return cg_coerce(E, cg_intr1(E, "llvm.ctpop", cg_op(E, i, 0)), c->i32);
-  case ir_op_clz: {
-    LLVMValueRef a = cg_op(E, i, 0);
-    return cg_coerce(E, cg_intr2(E, "llvm.ctlz", a, LLVMConstInt(c->i1, 0, 0)), c->i32);
-  }
-  case ir_op_bfind: {
-    /* 9.7.1.16: the position of the most significant non-sign bit, or
-     * 0xffffffff; .shiftamt: the left shift that brings it to the msb. */
-    LLVMValueRef a = cg_op(E, i, 0);
-    unsigned n = cg_type_bits(lt);
-    if (s) a = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, kint(lt, 0), ""), LLVMBuildNot(B, a, ""), a, "");
-    LLVMValueRef lz = cg_coerce(E, cg_intr2(E, "llvm.ctlz", a, LLVMConstInt(c->i1, 0, 0)), c->i32);
-    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, a, kint(lt, 0), "");
-    LLVMValueRef r = i->mods.bfind_shiftamt ? lz : LLVMBuildSub(B, kint(c->i32, n - 1), lz, "");
-    return LLVMBuildSelect(B, none, kint(c->i32, 0xffffffff), r, "");
-  }
-  case ir_op_brev: return cg_intr1(E, "llvm.bitreverse", cg_op(E, i, 0));
-  case ir_op_bfe: return cg_int_bfe(E, i);
-  case ir_op_bfi: return cg_int_bfi(E, i);
-  case ir_op_rcp:
-  case ir_op_sqrt:
-  case ir_op_rsqrt: {
-    if (!f) break;
-    LLVMValueRef a = cg_op(E, i, 0);
-    bool approx = i->mods.approx;
-    if (!approx && is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64) && i->op != ir_op_rsqrt)
-      return cg_directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
-    if (!approx && !cg_fp_round_ok(E, i)) return NULL;
-    if (i->op == ir_op_rcp) {
-      if (approx && t == ir_type_f32 && i->mods.ftz) return cg_intr1(E, "llvm.amdgcn.rcp", a);
-      if (approx && t == ir_type_f32) {
-        /* rcp.approx.f32 without .ftz keeps subnormal inputs and results
-         * (PTX ISA, rcp); v_rcp_f32 flushes both (a subnormal input gives
-         * inf where 1/x may be finite, 1/x below 2^-126 gives 0).  Scaling
-         * by s = 2^24 below 2^-126 and 2^-24 above 2^126, rcp(x*s)*s, keeps
-         * them (the scalings are exact, the last one rounds once into the
-         * subnormal range); NaN, +-0 and +-inf map as before. */
-        LLVMValueRef ab = cg_intr1(E, "llvm.fabs", a);
-        LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, ab, LLVMConstReal(lt, 0x1p-126), "");
-        LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealOGT, ab, LLVMConstReal(lt, 0x1p126), "");
-        LLVMValueRef sc = LLVMBuildSelect(B, tiny, LLVMConstReal(lt, 0x1p24),
-                                          LLVMBuildSelect(B, huge, LLVMConstReal(lt, 0x1p-24), LLVMConstReal(lt, 1.0), ""), "");
-        LLVMValueRef r = cg_intr1(E, "llvm.amdgcn.rcp", LLVMBuildFMul(B, a, sc, ""));
-        return LLVMBuildFMul(B, r, sc, "");
-      }
-      return cg_fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
-    }
-    if (i->op == ir_op_sqrt) return cg_fp_flags(cg_intr1(E, "llvm.sqrt", a), i);
-    if (t == ir_type_f32 && !i->mods.ftz) {
-      /* rsqrt.approx.f32 keeps subnormal inputs (PTX ISA, rsqrt: only .ftz
-       * flushes them), which v_rsq_f32 reads as zero (+inf, where the
-       * answer is a finite 2^63..2^75; AMDGPUUsage: the f32 instructions do
-       * not support denormal inputs).  Below 2^-126 the input is scaled by
-       * 2^24 and the result by 2^12, both exact: the same relative error;
-       * +-0 still gives +-inf. */
-      LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, cg_intr1(E, "llvm.fabs", a), LLVMConstReal(lt, 0x1p-126), "");
-      LLVMValueRef x = LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, a, LLVMConstReal(lt, 0x1p24), ""), a, "");
-      LLVMValueRef r = cg_intr1(E, "llvm.amdgcn.rsq", x);
-      return LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, r, LLVMConstReal(lt, 0x1p12), ""), r, "");
-    }
-    if (t == ir_type_f32 || t == ir_type_f64) return cg_intr1(E, "llvm.amdgcn.rsq", a);
-    break;
-  }
-  case ir_op_sin:
-  case ir_op_cos: {
-    if (t != ir_type_f32) break;
-    /* v_sin_f32/v_cos_f32 take revolutions: x / 2pi (9.7.3.18: approx) */
-    LLVMValueRef a = LLVMBuildFMul(B, cg_op(E, i, 0), LLVMConstReal(c->f32, 0.15915494309189535), "");
-    return cg_intr1(E, i->op == ir_op_sin ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos", a);
-  }
-  case ir_op_lg2:
-  case ir_op_ex2: {
-    if (t != ir_type_f32 && t != ir_type_f16) break;
-    /* ex2/lg2.approx.ftz.f32 (PTX ISA, Floating-Point Instructions: ex2,
-     * lg2) flush subnormal inputs and results to sign-preserving zero, which
-     * is what v_exp_f32 / v_log_f32 do by themselves (1 ulp in the normal
-     * range, as llvm.exp2/log2 use them); LLVM's llvm.exp2/log2 add a
-     * rescaling around them for subnormal results/inputs unless the whole
-     * function flushes f32 subnormals (nvcc's precise expf uses
-     * ex2.approx.ftz.f32 also without -ftz). */
-    if (t == ir_type_f32 && i->mods.ftz && i->mods.approx)
-      return cg_intr1(E, i->op == ir_op_lg2 ? "llvm.amdgcn.log" : "llvm.amdgcn.exp2", cg_op(E, i, 0));
-    return cg_fp_flags(cg_intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", cg_op(E, i, 0)), i);
-  }
-  case ir_op_tanh: {
-    /* tanh.approx.f32 (9.7.3.22: max relative error 2^-11):
-     * 1 - 2/(2^(2x log2 e) + 1), which saturates to +-1 through inf and 0;
-     * near 0, where that cancels, x - x^3/3 (relative error < 2^-14 for
-     * |x| < 1/8). */
-    if (t != ir_type_f32) break;
-    LLVMValueRef x = cg_op(E, i, 0);
-    LLVMValueRef e = cg_intr1(E, "llvm.exp2", LLVMBuildFMul(B, x, LLVMConstReal(c->f32, 2.0 * 1.4426950408889634), ""));
-    LLVMSetFastMathFlags(e, LLVMFastMathApproxFunc);
-    LLVMValueRef big = LLVMBuildFSub(B, LLVMConstReal(c->f32, 1.0),
-                                     LLVMBuildFDiv(B, LLVMConstReal(c->f32, 2.0), LLVMBuildFAdd(B, e, LLVMConstReal(c->f32, 1.0), ""), ""), "");
-    LLVMValueRef x3 = LLVMBuildFMul(B, LLVMBuildFMul(B, x, x, ""), x, "");
-    LLVMValueRef small = cg_intr3(E, "llvm.fma", x3, LLVMConstReal(c->f32, -1.0 / 3.0), x);
-    LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, cg_intr1(E, "llvm.fabs", x), LLVMConstReal(c->f32, 0.125), "");
-    return LLVMBuildSelect(B, near0, small, big, "");
-  }
-  case ir_op_copysign:
-    if (!f) break;
-    return cg_intr2(E, "llvm.copysign", cg_op(E, i, 1), cg_op(E, i, 0));
-  case ir_op_testp: {
-    /* llvm.is.fpclass masks (LangRef): snan 1, qnan 2, -inf 4, -normal 8,
-     * -subnormal 16, -0 32, +0 64, +subnormal 128, +normal 256, +inf 512 */
-    unsigned m = 0;
-    switch ((ir_testp)i->mods.testp) {
-    case IR_TESTP_FINITE: m = 8 | 16 | 32 | 64 | 128 | 256; break;
-    case IR_TESTP_INFINITE: m = 4 | 512; break;
-    case IR_TESTP_NUMBER: m = 0x3fc; break;
-    case IR_TESTP_NOTANUMBER: m = 3; break;
-    case IR_TESTP_NORMAL: m = 8 | 256; break;
-    case IR_TESTP_SUBNORMAL: m = 16 | 128; break;
-    case IR_TESTP_NONE: break;
-    }
-    LLVMValueRef a = cg_op(E, i, 0);
-    LLVMValueRef args[2] = {a, kint(c->i32, m)};
-    LLVMTypeRef at = LLVMTypeOf(a);
-    return cg_intrinsic(c, "llvm.is.fpclass", &at, 1, args, 2, false);
-  }
-  case ir_op_set: {
-    ir_type st = i->type2 ? (ir_type)i->type2 : t;
-    LLVMTypeRef sl = cg_ltype(E, st);
-    bool packed = is_fvec(st);
-    /* A packed source compares per half (fcmp on <2 x half>; f32 stands
-     * for "a float" in fcmp_or_icmp) and gives a result per half: 1.0 in
-     * an .f16x2/.bf16x2 destination, 0xffff in a .u32/.s32 one (PTX ISA,
-     * half precision set; emu/emu_alu.c h_set). */
-    LLVMValueRef p = cg_fcmp_or_icmp(E, i, packed ? ir_type_f32 : st, cg_op_as(E, i, 0, sl), cg_op_as(E, i, 1, sl));
-    if (i->nsrc > 2) p = cg_boolop(E, i, p, packed ? cg_splat2(E, cg_op_as(E, i, 2, c->i1)) : cg_op_as(E, i, 2, c->i1));
-    if (packed && is_fvec(t)) return LLVMBuildSelect(B, p, fconst(lt, 1.0), fconst(lt, 0.0), "");
-    if (packed) {
-      LLVMTypeRef h2 = LLVMVectorType(c->i16, 2);
-      LLVMValueRef r = LLVMBuildSelect(B, p, LLVMConstAllOnes(h2), LLVMConstNull(h2), "");
-      return cg_coerce(E, LLVMBuildBitCast(B, r, c->i32, ""), lt);
-    }
-    if (f) return LLVMBuildSelect(B, p, LLVMConstReal(lt, 1.0), LLVMConstReal(lt, 0.0), "");
-    return LLVMBuildSelect(B, p, kint(lt, ~0ull), kint(lt, 0), "");
-  }
-  case ir_op_selp: return LLVMBuildSelect(B, cg_op_as(E, i, 2, c->i1), cg_op(E, i, 0), cg_op(E, i, 1), "");
-  case ir_op_slct: {
-    ir_type ct = i->type2 ? (ir_type)i->type2 : ir_type_s32;
-    LLVMValueRef cc = cg_op_as(E, i, 2, cg_ltype(E, ct));
-    LLVMValueRef ge = is_float(ct) ? LLVMBuildFCmp(B, LLVMRealOGE, cc, LLVMConstReal(LLVMTypeOf(cc), 0.0), "")
-                                   : LLVMBuildICmp(B, LLVMIntSGE, cc, kint(LLVMTypeOf(cc), 0), "");
-    return LLVMBuildSelect(B, ge, cg_op(E, i, 0), cg_op(E, i, 1), "");
-  }
-  case ir_op_and: return LLVMBuildAnd(B, cg_op(E, i, 0), cg_op(E, i, 1), "");
-  case ir_op_or: return LLVMBuildOr(B, cg_op(E, i, 0), cg_op(E, i, 1), "");
-  case ir_op_xor: return LLVMBuildXor(B, cg_op(E, i, 0), cg_op(E, i, 1), "");
-  case ir_op_not: return LLVMBuildNot(B, cg_op(E, i, 0), "");
-  case ir_op_cnot: {
-    LLVMValueRef a = cg_op(E, i, 0);
-    return LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, a, kint(lt, 0), ""), lt, "");
-  }
-  case ir_op_lop3: return cg_int_lop3(E, i);
-  case ir_op_shf: {
-    /* 9.7.8.7: shf.l d = high word of {b:a} << n; shf.r d = low word of
-     * {b:a} >> n; .wrap takes n mod 32 (llvm.fshl/fshr do), .clamp min(n,32). */
-    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32), n = cg_op_as(E, i, 2, c->i32);
-    bool left = i->mods.shf_left;
-    LLVMValueRef r = cg_intr3(E, left ? "llvm.fshl" : "llvm.fshr", b, a, n);
-    if (i->mods.shf_clamp) {
-      LLVMValueRef big = LLVMBuildICmp(B, LLVMIntUGE, n, kint(c->i32, 32), "");
-      r = LLVMBuildSelect(B, big, left ? a : b, r, "");
-    }
-    return r;
-  }
-  case ir_op_shl: return cg_int_shift(E, i, true);
-  case ir_op_shr: return cg_int_shift(E, i, false);
-  case ir_op_prmt: return cg_int_prmt(E, i);
-  case ir_op_cvta: {
-    /* cvta.<space>: window address -> generic; cvta.to.<space>: back.
-     * Global addresses are the same in both (AMDGPUUsage: flat = global). */
-    ir_space sp = (ir_space)i->mods.space;
-    LLVMValueRef a = cg_val(E, i, i->src[0]);
-    if (sp == IR_SPACE_GLOBAL) return a;
-    unsigned as = cg_space_as(E, sp);
-    bool narrow = as == CG_AS_LDS || as == CG_AS_PRIVATE;
-    if (i->mods.cvta_to) {
-      LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, a, c->i64), c->ptr[0], "");
-      p = LLVMBuildAddrSpaceCast(B, p, c->ptr[as], "");
-      return LLVMBuildPtrToInt(B, p, narrow ? c->i32 : c->i64, "");
-    }
-    LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, a, narrow ? c->i32 : c->i64), c->ptr[as], "");
-    p = LLVMBuildAddrSpaceCast(B, p, c->ptr[0], "");
-    return LLVMBuildPtrToInt(B, p, c->i64, "");
-  }
-  case ir_op_isspacep: {
-    ir_space sp = (ir_space)i->mods.space;
-    LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, cg_val(E, i, i->src[0]), c->i64), c->ptr[0], "");
-    /* 9.7.9.19.  A generic address is in LDS or scratch iff it lies in
-     * that aperture (AMDGPUUsage "Address Spaces"); a cluster is one CTA
-     * here, so .shared::cluster is .shared.  Our .const variables live in
-     * global memory (addrspace 4): .const is true inside one of the
-     * module's .const variables, and .global is the rest of the flat
-     * space, as the emulator answers (emu_mem.c h_isspacep: const is a
-     * read-only allocation, global a writable one). */
-    if (sp == IR_SPACE_SHARED || sp == IR_SPACE_SHARED_CTA || sp == IR_SPACE_SHARED_CLUSTER)
-      return cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
-    if (sp == IR_SPACE_LOCAL) return cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
-    if (sp != IR_SPACE_GLOBAL && sp != IR_SPACE_CONST) break;
-    LLVMValueRef in_const = LLVMConstInt(c->i1, 0, 0), pi = LLVMBuildPtrToInt(B, p, c->i64, "");
-    for (uint32_t g = 0; g < E->m->nglobals; g++) {
-      const ir_global *v = E->m->globals[g];
-      LLVMValueRef gv = v->space == IR_SPACE_CONST && v->size ? cg_map_get(&E->syms, v) : NULL;
-      if (!gv) continue;
-      LLVMValueRef base = LLVMBuildPtrToInt(B, LLVMBuildAddrSpaceCast(B, gv, c->ptr[0], ""), c->i64, "");
-      LLVMValueRef off = LLVMBuildSub(B, pi, base, "");
-      in_const = LLVMBuildOr(B, in_const, LLVMBuildICmp(B, LLVMIntULT, off, kint(c->i64, v->size), ""), "");
-    }
-    if (sp == IR_SPACE_CONST) return in_const;
-    LLVMValueRef sh = cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
-    LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
-    return LLVMBuildNot(B, LLVMBuildOr(B, LLVMBuildOr(B, sh, pr, ""), in_const, ""), "");
-  }
-  case ir_op_cvt: return cg_cvt(E, i);
-  case ir_op_dp4a: {
-    /* 9.7.1.23: d = c + sum of the products of the four byte pairs. */
-    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32), x = cg_op_as(E, i, 2, c->i32);
-    LLVMValueRef r = x;
-    for (unsigned k = 0; k < 4; k++) {
-      LLVMValueRef sh = kint(c->i32, 8 * k);
-      LLVMValueRef ab = LLVMBuildTrunc(B, LLVMBuildLShr(B, a, sh, ""), c->i8, "");
-      LLVMValueRef bb = LLVMBuildTrunc(B, LLVMBuildLShr(B, b, sh, ""), c->i8, "");
-      ab = i->mods.signed_a ? LLVMBuildSExt(B, ab, c->i32, "") : LLVMBuildZExt(B, ab, c->i32, "");
-      bb = i->mods.signed_b ? LLVMBuildSExt(B, bb, c->i32, "") : LLVMBuildZExt(B, bb, c->i32, "");
-      r = LLVMBuildAdd(B, r, LLVMBuildMul(B, ab, bb, ""), "");
-    }
-    return r;
-  }
-  case ir_op_bmsk:
-  case ir_op_szext: {
-    /* bmsk (9.7.1.22): b ones from bit a; szext (9.7.1.21): the low b
-     * bits of a, sign- or zero-extended.  .clamp limits the counts to 32,
-     * .wrap takes them mod 32. */
-    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32);
-    LLVMValueRef k32 = kint(c->i32, 32), k31 = kint(c->i32, 31);
-    if (i->mods.shf_clamp) {
-      b = cg_intr2(E, "llvm.umin", b, k32);
-      if (i->op == ir_op_bmsk) a = cg_intr2(E, "llvm.umin", a, k32);
-    } else {
-      b = LLVMBuildAnd(B, b, k31, "");
-      if (i->op == ir_op_bmsk) a = LLVMBuildAnd(B, a, k31, "");
-    }
-    LLVMValueRef bfull = LLVMBuildICmp(B, LLVMIntUGE, b, k32, "");
-    LLVMValueRef bs = LLVMBuildSelect(B, bfull, c->i32_0, b, "");
-    LLVMValueRef ones = LLVMBuildSub(B, LLVMBuildShl(B, c->i32_1, bs, ""), c->i32_1, "");
-    ones = LLVMBuildSelect(B, bfull, kint(c->i32, ~0ull), ones, "");
-    if (i->op == ir_op_bmsk) {
-      LLVMValueRef afull = LLVMBuildICmp(B, LLVMIntUGE, a, k32, "");
-      LLVMValueRef m = LLVMBuildShl(B, ones, LLVMBuildSelect(B, afull, c->i32_0, a, ""), "");
-      return LLVMBuildSelect(B, afull, c->i32_0, m, "");
-    }
-    if (!s) return LLVMBuildAnd(B, a, ones, "");
-    /* sign: shift the field to the top and back; b == 0 gives 0 */
-    LLVMValueRef sh = LLVMBuildSub(B, k32, LLVMBuildSelect(B, bfull, k32, LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c->i32_0, ""), k32, b, ""), ""), "");
-    LLVMValueRef r = LLVMBuildAShr(B, LLVMBuildShl(B, a, sh, ""), sh, "");
-    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, b, c->i32_0, ""), c->i32_0, r, "");
-  }
-  case ir_op_dp2a: {
-    /* 9.7.1.24: d = c + a.h0 * b.b(k) + a.h1 * b.b(k+1), k = 0 (.lo) or 2 (.hi) */
-    LLVMValueRef a = cg_op_as(E, i, 0, c->i32), b = cg_op_as(E, i, 1, c->i32), x = cg_op_as(E, i, 2, c->i32);
-    LLVMValueRef r = x;
-    for (unsigned k = 0; k < 2; k++) {
-      LLVMValueRef ah = LLVMBuildTrunc(B, LLVMBuildLShr(B, a, kint(c->i32, 16 * k), ""), c->i16, "");
-      LLVMValueRef bb = LLVMBuildTrunc(B, LLVMBuildLShr(B, b, kint(c->i32, 8 * (k + (i->mods.dp_hi ? 2 : 0))), ""), c->i8, "");
-      ah = i->mods.signed_a ? LLVMBuildSExt(B, ah, c->i32, "") : LLVMBuildZExt(B, ah, c->i32, "");
-      bb = i->mods.signed_b ? LLVMBuildSExt(B, bb, c->i32, "") : LLVMBuildZExt(B, bb, c->i32, "");
-      r = LLVMBuildAdd(B, r, LLVMBuildMul(B, ah, bb, ""), "");
-    }
-    return r;
-  }
-  /* ---- wave-level target operations ---- */
-  case ir_op_wave_lane_id: return cg_lane_id(E);
-  case ir_op_wave_ballot: return cg_ballot(E, cg_op_as(E, i, 0, c->i1));
-  case ir_op_wave_exec: return cg_ballot(E, LLVMConstInt(c->i1, 1, 0));
-  case ir_op_wave_bpermute: {
-    LLVMValueRef args[2] = {LLVMBuildShl(B, cg_op_as(E, i, 1, c->i32), kint(c->i32, 2), ""), cg_op_as(E, i, 0, c->i32)};
-    return cg_intrinsic(c, "llvm.amdgcn.ds.bpermute", NULL, 0, args, 2, true);
-  }
-  case ir_op_wave_swizzle: {
-    const ir_value *pat = i->src[1];
-    if (pat->kind != IR_VAL_CONST || pat->imm >= 0x8000) {
-      cg_unsupported(E, i, "the swizzle pattern must be an immediate below 0x8000 (bitmask mode)");
-      return NULL;
-    }
-    /* A pattern that stays inside each quad of lanes (and_mask keeps bits
-     * 4:2, or_mask and xor_mask touch only bits 1:0) is a DPP quad_perm:
-     * v_mov_b32_dpp, one VALU op without the LDS crossbar or a wait, which
-     * LLVM's DPP combine can fold into the op that uses it (the last steps
-     * of a butterfly reduction, lower_mma's quad broadcasts).  quad_perm
-     * lane i of each quad reads lane sel_i: dpp_ctrl = sel_0 | sel_1 << 2 |
-     * sel_2 << 4 | sel_3 << 6 (AMDGPU ISA, DPP_CTRL QUAD_PERM 0x00-0xff),
-     * row and bank masks all on, bound_ctrl on (a source lane that is
-     * not active reads as 0, which PTX leaves undefined; with it LLVM's
-     * DPP combine folds the move into a VOP2 user: v_add_f32_dpp).  Every
-     * target of the table has DPP16 quad_perm. */
-    uint32_t p = (uint32_t)pat->imm, and_m = p & 31, or_m = (p >> 5) & 31, xor_m = (p >> 10) & 31;
-    if ((and_m & 0x1c) == 0x1c && !(or_m & 0x1c) && !(xor_m & 0x1c)) {
-      uint32_t ctrl = 0;
-      for (uint32_t q = 0; q < 4; q++) ctrl |= (((q & and_m) | or_m) ^ xor_m) << (2 * q);
-      LLVMValueRef args[6] = {LLVMGetPoison(c->i32), cg_op_as(E, i, 0, c->i32), kint(c->i32, ctrl & 0xff),
-                              kint(c->i32, 15), kint(c->i32, 15), LLVMConstInt(c->i1, 1, 0)};
-      return cg_intrinsic(c, "llvm.amdgcn.update.dpp", &c->i32, 1, args, 6, true);
-    }
-    LLVMValueRef args[2] = {cg_op_as(E, i, 0, c->i32), kint(c->i32, pat->imm)};
-    return cg_intrinsic(c, "llvm.amdgcn.ds.swizzle", NULL, 0, args, 2, true);
-  }
-  case ir_op_wave_readlane: {
-    LLVMValueRef args[2] = {cg_op(E, i, 0), cg_op_as(E, i, 1, c->i32)};
-    return cg_intrinsic(c, "llvm.amdgcn.readlane", &lt, 1, args, 2, true);
-  }
-  case ir_op_wave_readfirstlane: {
-    LLVMValueRef a = cg_op(E, i, 0);
-    return cg_intrinsic(c, "llvm.amdgcn.readfirstlane", &lt, 1, &a, 1, true);
-  }
+  /* control flow, calls */
+  case ir_op_br:
+  case ir_op_cbr:
+  case ir_op_brx: emit_branch(E, i); return;
+  case ir_op_unreachable: LLVMBuildUnreachable(E->b); return;
+  case ir_op_call: cg_call(E, i); return;
+  case ir_op_ret:
+  case ir_op_exit: cg_ret(E, i); return;
+  case ir_op_trap: cg_trap(E, i); return;
+  case ir_op_brkpt: cg_brkpt(E, i); return;
+
+  /* barriers and the wave-level target operations */
+  case ir_op_bar: cg_wave_bar(E, i); return;
+  case ir_op_workgroup_barrier: cg_workgroup_barrier(E); return;
+  case ir_op_wave_sync: cg_wave_sync(E, i); return;
+  case ir_op_wave_lane_id: v = cg_wave_lane_id(E, i); break;
+  case ir_op_wave_ballot:
+  case ir_op_wave_exec: v = cg_wave_ballot(E, i); break;
+  case ir_op_wave_bpermute: v = cg_wave_bpermute(E, i); break;
+  case ir_op_wave_swizzle: v = cg_wave_swizzle(E, i); break;
+  case ir_op_wave_readlane: v = cg_wave_readlane(E, i); break;
+  case ir_op_wave_readfirstlane: v = cg_wave_readfirstlane(E, i); break;
+  case ir_op_wave_mma: cg_wave_mma(E, i); return;
   case ir_op_workitem_id:
   case ir_op_workgroup_id:
   case ir_op_workgroup_size:
-  case ir_op_workgroup_count: {
-    unsigned dim;
-    cg_dim_const(E, i, 0, &dim);
-    return i->op == ir_op_workitem_id ? cg_workitem_id(E, dim)
-           : i->op == ir_op_workgroup_id ? cg_workgroup_id(E, dim)
-           : i->op == ir_op_workgroup_size ? cg_workgroup_size(E, dim)
-                                           : cg_workgroup_count(E, dim);
-  }
-  case ir_op_dyn_lds_size: return cg_dyn_lds_size(E);
-  case ir_op_cycle_counter: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
-  case ir_op_realtime_counter: return cg_realtime(E);
-  case ir_op_hw_id: {
-    /* s_getreg_b32 HW_ID (id 4, gfx9) / HW_ID1 (id 23, gfx10+), all 32
-     * bits: simm16 = id | offset 0 << 6 | (size-1 = 31) << 11 */
-    unsigned id = c->wave_size == 64 ? 4 : 23;
-    LLVMValueRef a = kint(c->i32, id | (31u << 11));
-    return cg_intrinsic(c, "llvm.amdgcn.s.getreg", NULL, 0, &a, 1, false);
-  }
-  /* handled in emit_instr */
-  case ir_op_phi: case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
-  case ir_op_call: case ir_op_unpack: case ir_op_wave_mma: case ir_op_setp: case ir_op_addc: case ir_op_subc:
-  case ir_op_madc: case ir_op_br: case ir_op_cbr: case ir_op_brx: case ir_op_ret: case ir_op_exit:
-  case ir_op_trap: case ir_op_unreachable: case ir_op_bar: case ir_op_workgroup_barrier:
-  case ir_op_wave_sync: case ir_op_membar: case ir_op_fence: case ir_op_prefetch:
-  case ir_op_prefetchu: case ir_op_pmevent: case ir_op_nanosleep: case ir_op_applypriority:
-  case ir_op_discard: case ir_op_brkpt: case ir_op_cp_async_bulk_prefetch:
-  case ir_op_cp_async_bulk_prefetch_tensor:
-    break;
-  case ir_op_createpolicy:
-    /* The cache policy ld/st/cp.async take with .L2::cache_hint (PTX ISA
-     * 9.7.9.16): an opaque 64-bit value that only those hints read, and
-     * codegen honours none (above, prefetch), so any value is right.  0,
-     * as the emulator gives (emu_mem.c). */
-    return kint(c->i64, 0);
+  case ir_op_workgroup_count: v = cg_wave_dispatch_id(E, i); break;
+  case ir_op_dyn_lds_size: v = cg_wave_dyn_lds_size(E, i); break;
+  case ir_op_cycle_counter: v = cg_wave_cycle_counter(E, i); break;
+  case ir_op_realtime_counter: v = cg_wave_realtime_counter(E, i); break;
+  case ir_op_hw_id: v = cg_wave_hw_id(E, i); break;
+
   /* warp-level: lower/ replaces them before codegen */
-  case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
-  case ir_op_elect: case ir_op_bar_warp_sync:
-    cg_unsupported(E, i, "warp-level operation: run lower/ first (wave size %u)", c->wave_size);
-    *handled = false;
-    return NULL;
+  case ir_op_shfl:
+  case ir_op_vote:
+  case ir_op_match:
+  case ir_op_activemask:
+  case ir_op_redux:
+  case ir_op_elect:
+  case ir_op_bar_warp_sync:
+    cg_unsupported(E, i, "warp-level operation: run lower/ first (wave size %u)", E->c->wave_size);
+    return;
   /* math lower/lower_math.c expands into ops mapped here */
-  case ir_op_fns: case ir_op_cvt_pack:
+  case ir_op_fns:
+  case ir_op_cvt_pack:
     cg_unsupported(E, i, "expanded by lower/ (lower_math.c): run lower/ first");
-    *handled = false;
-    return NULL;
+    return;
   /* not implemented by codegen (lowering or later work) */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
@@ -815,16 +213,12 @@ static LLVMValueRef emit_value_op(cg_emitter *E, const ir_instr *i, bool *handle
   case ir_op_vshl: case ir_op_vshr: case ir_op_alloca: case ir_op_stacksave:
   case ir_op_stackrestore: case ir_op_opaque:
     cg_unsupported(E, i, "not implemented by codegen");
-    *handled = false;
-    return NULL;
-  case ir_op_count:
-    break;
+    return;
+  case ir_op_count: /* not an op */
+    cg_no_form(E, i);
+    return;
   }
-  if (t != ir_type_none && *ir_type_name(t)) cg_unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
-  else if (i->op == ir_op_isspacep) cg_unsupported(E, i, "the .%s form is not implemented by codegen", ir_space_name((ir_space)i->mods.space));
-  else cg_unsupported(E, i, "this form is not implemented by codegen");
-  *handled = false;
-  return NULL;
+  if (v) cg_set_dst(E, i, 0, v, is_signed(t));
 }
 
 /* A guarded instruction (@p): pure ops become a select against the keep

@@ -83,6 +83,7 @@ LLVMValueRef cg_val(cg_emitter *E, const ir_instr *i, const ir_value *v);
 LLVMValueRef cg_op_as(cg_emitter *E, const ir_instr *i, unsigned k, LLVMTypeRef t);
 LLVMValueRef cg_op(cg_emitter *E, const ir_instr *i, unsigned k);
 void cg_set_dst(cg_emitter *E, const ir_instr *i, unsigned k, LLVMValueRef v, bool sext);
+LLVMValueRef cg_no_form(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_symbol_ptr(cg_emitter *E, ir_symbol sym, const ir_instr *i);
 LLVMValueRef cg_gep_bytes(cg_emitter *E, LLVMValueRef p, int64_t off);
 /* Calls of intrinsics overloaded on the first operand's type. */
@@ -90,58 +91,105 @@ LLVMValueRef cg_intr1(cg_emitter *E, const char *name, LLVMValueRef a);
 LLVMValueRef cg_intr2(cg_emitter *E, const char *name, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_intr3(cg_emitter *E, const char *name, LLVMValueRef a, LLVMValueRef b, LLVMValueRef x);
 
-/* cg_int.c: integer arithmetic, bit operations, comparisons */
-LLVMValueRef cg_mul_ext(cg_emitter *E, LLVMValueRef a, LLVMValueRef b, bool sgn, unsigned n, bool hi);
-LLVMValueRef cg_fcmp_or_icmp(cg_emitter *E, const ir_instr *i, ir_type t, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef cg_splat2(cg_emitter *E, LLVMValueRef x);
-LLVMValueRef cg_boolop(cg_emitter *E, const ir_instr *i, LLVMValueRef p, LLVMValueRef q);
-LLVMValueRef cg_int_shift(cg_emitter *E, const ir_instr *i, bool left);
+/* The handlers of ops: each takes the instruction; one that returns a value
+ * gives its one result (NULL: none, or reported), the others store their
+ * results (cg_set_dst).  cg_emit.c's emit_instr says which op goes where. */
+
+/* cg_int.c: integer arithmetic, bit operations, comparisons and selects */
+LLVMValueRef cg_int_pack(cg_emitter *E, const ir_instr *i);
+void cg_int_unpack(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_add(cg_emitter *E, const ir_instr *i);
+void cg_int_addc(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_mul(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_mad(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_mul24(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_sad(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_div(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_abs(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_neg(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_minmax(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_popc(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_clz(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_bfind(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_brev(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_int_bfe(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_int_bfi(cg_emitter *E, const ir_instr *i);
-LLVMValueRef cg_int_prmt(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_bmsk(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_dp4a(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_dp2a(cg_emitter *E, const ir_instr *i);
+void cg_int_setp(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_set(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_selp(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_slct(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_logic(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_int_lop3(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_shf(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_shift(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_int_prmt(cg_emitter *E, const ir_instr *i);
 
 /* cg_float.c: float arithmetic and its rounding */
+LLVMValueRef cg_float_add(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_mul(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_fma(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_div(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_abs(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_neg(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_minmax(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_rcp_sqrt(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_sincos(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_lg2_ex2(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_tanh(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_copysign(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_float_testp(cg_emitter *E, const ir_instr *i);
+/* for cg_cvt.c: .sat (NaN -> 0, clamp to [0, 1]); false (reported) for a
+ * rounding other than rn; one ulp step of r in i's direction given the
+ * sign of the exact result's difference from r (gt, lt) */
 LLVMValueRef cg_sat01(cg_emitter *E, LLVMValueRef x);
 bool cg_fp_round_ok(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_step_ulp(cg_emitter *E, const ir_instr *i, LLVMValueRef r, LLVMValueRef gt, LLVMValueRef lt);
-LLVMValueRef cg_directed(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef cg_mode_rounded(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n);
-LLVMValueRef cg_fp_flags(LLVMValueRef v, const ir_instr *i);
 
 /* cg_cvt.c: conversions */
 LLVMValueRef cg_cvt(cg_emitter *E, const ir_instr *i);
 
 /* cg_mem.c: memory and the memory model */
-unsigned cg_space_as(const cg_emitter *E, ir_space s);
-unsigned cg_sync_scope(cg_emitter *E, ir_scope s);
-LLVMAtomicOrdering cg_ordering(ir_sem s, LLVMAtomicOrdering dflt);
-void cg_fence(cg_emitter *E, LLVMAtomicOrdering o, unsigned ss);
-void cg_mem_atomic(cg_emitter *E, const ir_instr *i);
 void cg_mem_load(cg_emitter *E, const ir_instr *i);
 void cg_mem_store(cg_emitter *E, const ir_instr *i);
+void cg_mem_atomic(cg_emitter *E, const ir_instr *i);
+void cg_mem_fence(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_mem_cvta(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_mem_isspacep(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_mem_createpolicy(cg_emitter *E, const ir_instr *i);
+/* a fence of ordering o at sync scope ss */
+void cg_fence(cg_emitter *E, LLVMAtomicOrdering o, unsigned ss);
 
-/* cg_wave.c: wave operations, barriers, the dispatch values */
+/* cg_wave.c: barriers, wave operations, the dispatch values */
 void cg_workgroup_barrier(cg_emitter *E);
-LLVMValueRef cg_dim_const(cg_emitter *E, const ir_instr *i, unsigned k, unsigned *dim);
-LLVMValueRef cg_workitem_id(cg_emitter *E, unsigned dim);
-LLVMValueRef cg_workgroup_id(cg_emitter *E, unsigned dim);
-LLVMValueRef cg_workgroup_size(cg_emitter *E, unsigned dim);
-LLVMValueRef cg_workgroup_count(cg_emitter *E, unsigned dim);
-LLVMValueRef cg_dyn_lds_size(cg_emitter *E);
-LLVMValueRef cg_lane_id(cg_emitter *E);
-LLVMValueRef cg_realtime(cg_emitter *E);
-LLVMValueRef cg_ballot(cg_emitter *E, LLVMValueRef pred);
-LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i);
+void cg_wave_bar(cg_emitter *E, const ir_instr *i);
+void cg_wave_sync(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_lane_id(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_ballot(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_bpermute(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_swizzle(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_readlane(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_readfirstlane(cg_emitter *E, const ir_instr *i);
 void cg_wave_mma(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_dispatch_id(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_dyn_lds_size(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_cycle_counter(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_realtime_counter(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_wave_hw_id(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i);
 
 /* cg_call.c: calls and the ABI */
+void cg_call(cg_emitter *E, const ir_instr *i);
+void cg_ret(cg_emitter *E, const ir_instr *i);
+void cg_trap(cg_emitter *E, const ir_instr *i);
+void cg_brkpt(cg_emitter *E, const ir_instr *i);
+/* for the driver: functions' types and parameters */
 LLVMTypeRef cg_ret_by_value(cg_emitter *E, const ir_func *f);
 LLVMTypeRef cg_param_by_value(cg_emitter *E, const ir_func *f, unsigned p);
 LLVMTypeRef cg_multi_reg_ret(cg_emitter *E, const ir_func *f);
 LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f);
-void cg_trap(cg_emitter *E);
-void cg_call(cg_emitter *E, const ir_instr *i);
 void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn);
 
 #endif

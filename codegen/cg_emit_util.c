@@ -168,6 +168,17 @@ void cg_set_dst(cg_emitter *E, const ir_instr *i, unsigned k, LLVMValueRef v, bo
   E->vals[i->dst[k]->id] = cg_coerce_ext(E, v, cg_ltype(E, (ir_type)i->dst[k]->type), sext);
 }
 
+/* The report of an op that codegen translates in other forms than i's
+ * (its type, or its state space for isspacep); NULL, for a handler to
+ * return. */
+LLVMValueRef cg_no_form(cg_emitter *E, const ir_instr *i) {
+  ir_type t = (ir_type)i->type;
+  if (t != ir_type_none && *ir_type_name(t)) cg_unsupported(E, i, "the .%s form is not implemented by codegen", ir_type_name(t));
+  else if (i->op == ir_op_isspacep) cg_unsupported(E, i, "the .%s form is not implemented by codegen", ir_space_name((ir_space)i->mods.space));
+  else cg_unsupported(E, i, "this form is not implemented by codegen");
+  return NULL;
+}
+
 /* ---- symbols ---------------------------------------------------------------- */
 
 LLVMValueRef cg_symbol_ptr(cg_emitter *E, ir_symbol sym, const ir_instr *i) {

@@ -18,7 +18,7 @@ LLVMValueRef cg_sat01(cg_emitter *E, LLVMValueRef x) {
 }
 
 /* Float op with PTX rounding: rn (or none) is the plain IEEE op; rz/rm/rp
- * are done by cg_directed() where it applies, else reported. */
+ * are done by directed() where it applies, else reported. */
 bool cg_fp_round_ok(cg_emitter *E, const ir_instr *i) {
   switch ((ir_rnd)i->mods.rnd) {
   case IR_RND_NONE:
@@ -112,7 +112,7 @@ static LLVMValueRef is_finite(cg_emitter *E, LLVMValueRef x) {
 
 /* a / b with a directed rounding; also sqrt (op 's', b NULL) and rcp
  * (a NULL: 1/b). */
-LLVMValueRef cg_directed(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
+static LLVMValueRef directed(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef B = E->b;
   LLVMValueRef r, res, sign_of = NULL, fin, gt, lt;
   LLVMTypeRef ft = LLVMTypeOf(a ? a : b);
@@ -179,7 +179,7 @@ static unsigned hw_round_mode(ir_rnd r) {
 
 /* i's op ('+', '-', '*', 'f') on n operands of f32 or f64 with i's
  * directed rounding (is_rnd_directed(i)). */
-LLVMValueRef cg_mode_rounded(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n) {
+static LLVMValueRef mode_rounded(cg_emitter *E, const ir_instr *i, char op, LLVMValueRef *ops, unsigned n) {
   LLVMTypeRef t = LLVMTypeOf(ops[0]);
   bool f64 = t == E->c->f64;
   const char *insn = NULL;
@@ -206,7 +206,231 @@ LLVMValueRef cg_mode_rounded(cg_emitter *E, const ir_instr *i, char op, LLVMValu
   return call;
 }
 
-LLVMValueRef cg_fp_flags(LLVMValueRef v, const ir_instr *i) {
+static LLVMValueRef fp_flags(LLVMValueRef v, const ir_instr *i) {
   if (i->mods.approx && LLVMIsAInstruction(v)) LLVMSetFastMathFlags(v, LLVMFastMathApproxFunc | LLVMFastMathAllowReciprocal);
   return v;
+}
+
+/* ---- arithmetic (9.7.3, 9.7.4) ------------------------------------------------ */
+
+/* .rz/.rm/.rp of f32 or f64: by the mode register (mode_rounded) or by the
+ * residual (directed) */
+static bool directed_rounding(const ir_instr *i) {
+  ir_type t = (ir_type)i->type;
+  return is_rnd_directed(i) && (t == ir_type_f32 || t == ir_type_f64);
+}
+
+/* add, sub */
+LLVMValueRef cg_float_add(cg_emitter *E, const ir_instr *i) {
+  LLVMBuilderRef B = E->b;
+  LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
+  bool add = i->op == ir_op_add;
+  LLVMValueRef r;
+  if (directed_rounding(i))
+    r = mode_rounded(E, i, add ? '+' : '-', (LLVMValueRef[]){a, b}, 2);
+  else if (!cg_fp_round_ok(E, i)) return NULL;
+  else r = add ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildFSub(B, a, b, "");
+  return i->mods.sat ? cg_sat01(E, r) : r;
+}
+
+LLVMValueRef cg_float_mul(cg_emitter *E, const ir_instr *i) {
+  LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
+  LLVMValueRef r;
+  if (directed_rounding(i)) r = mode_rounded(E, i, '*', (LLVMValueRef[]){a, b}, 2);
+  else if (!cg_fp_round_ok(E, i)) return NULL;
+  else r = LLVMBuildFMul(E->b, a, b, "");
+  return i->mods.sat ? cg_sat01(E, r) : r;
+}
+
+/* fma, and mad of floats: mad.f32 with a rounding modifier and fma are
+ * fused (9.7.3.6) */
+LLVMValueRef cg_float_fma(cg_emitter *E, const ir_instr *i) {
+  if (directed_rounding(i)) {
+    LLVMValueRef r = mode_rounded(E, i, 'f', (LLVMValueRef[]){cg_op(E, i, 0), cg_op(E, i, 1), cg_op(E, i, 2)}, 3);
+    return i->mods.sat ? cg_sat01(E, r) : r;
+  }
+  if (!cg_fp_round_ok(E, i)) return NULL;
+  LLVMValueRef r = cg_intr3(E, "llvm.fma", cg_op(E, i, 0), cg_op(E, i, 1), cg_op(E, i, 2));
+  return i->mods.sat ? cg_sat01(E, r) : r;
+}
+
+/* div (rem has no float form) */
+LLVMValueRef cg_float_div(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMValueRef a = cg_op(E, i, 0), b = cg_op(E, i, 1);
+  if (i->op == ir_op_rem) return cg_no_form(E, i);
+  if (directed_rounding(i)) return directed(E, i, '/', a, b);
+  if (!i->mods.approx && !i->mods.full && !cg_fp_round_ok(E, i)) return NULL;
+  LLVMValueRef r = LLVMBuildFDiv(E->b, a, b, "");
+  if (i->mods.approx || i->mods.full) {
+    /* div.approx/div.full.f32: within 2 ulp (9.7.3.8): !fpmath 2.5 */
+    LLVMValueRef md = LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, (LLVMMetadataRef[]){
+      LLVMValueAsMetadata(LLVMConstReal(c->f32, 2.5))}, 1));
+    LLVMSetMetadata(r, LLVMGetMDKindIDInContext(c->ctx, "fpmath", 6), md);
+  }
+  return r;
+}
+
+LLVMValueRef cg_float_abs(cg_emitter *E, const ir_instr *i) { return cg_intr1(E, "llvm.fabs", cg_op(E, i, 0)); }
+
+LLVMValueRef cg_float_neg(cg_emitter *E, const ir_instr *i) { return LLVMBuildFNeg(E->b, cg_op(E, i, 0), ""); }
+
+/* min, max (9.7.3.10/11): minNum/maxNum (.NaN: a NaN input gives NaN), over
+ * two or three inputs; .xorsign.abs: of the magnitudes, the result's sign
+ * the xor of the inputs' signs (NaN results keep theirs); .relu: a
+ * negative result becomes +0. */
+LLVMValueRef cg_float_minmax(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  ir_type t = (ir_type)i->type;
+  LLVMTypeRef lt = cg_ltype(E, t);
+  if (i->nsrc < 2 || i->nsrc > 3) return cg_no_form(E, i);
+  if (i->mods.xorsign != i->mods.absmod) return cg_no_form(E, i);   /* PTX has .xorsign only as .xorsign.abs */
+  bool mn = i->op == ir_op_min;
+  const char *fn = i->mods.nan ? (mn ? "llvm.minimum" : "llvm.maximum") : (mn ? "llvm.minnum" : "llvm.maxnum");
+  bool vec = is_fvec(t);
+  unsigned eb = vec ? ir_type_bits(t) / 2 : ir_type_bits(t);
+  LLVMTypeRef ie = LLVMIntTypeInContext(c->ctx, eb), it = vec ? LLVMVectorType(ie, 2) : ie;
+  LLVMValueRef r = NULL, sx = NULL;
+  for (unsigned k = 0; k < i->nsrc; k++) {
+    LLVMValueRef a = cg_op(E, i, k);
+    if (i->mods.xorsign) {
+      LLVMValueRef ab = LLVMBuildBitCast(B, a, it, "");
+      sx = sx ? LLVMBuildXor(B, sx, ab, "") : ab;
+      a = cg_intr1(E, "llvm.fabs", a);
+    }
+    r = r ? cg_intr2(E, fn, r, a) : a;
+  }
+  LLVMValueRef isnan = LLVMBuildFCmp(B, LLVMRealUNO, r, r, "");
+  if (i->mods.xorsign) {
+    LLVMValueRef smask = kint(ie, 1ull << (eb - 1));
+    if (vec) smask = LLVMConstVector((LLVMValueRef[]){smask, smask}, 2);
+    LLVMValueRef rb = LLVMBuildOr(B, LLVMBuildBitCast(B, r, it, ""), LLVMBuildAnd(B, sx, smask, ""), "");
+    r = LLVMBuildSelect(B, isnan, r, LLVMBuildBitCast(B, rb, lt, ""), "");
+  }
+  if (i->mods.relu) {
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, r, it, ""), LLVMConstNull(it), "");
+    neg = LLVMBuildAnd(B, neg, LLVMBuildNot(B, isnan, ""), "");
+    r = LLVMBuildSelect(B, neg, LLVMConstNull(lt), r, "");
+  }
+  return r;
+}
+
+LLVMValueRef cg_float_copysign(cg_emitter *E, const ir_instr *i) {
+  if (!is_float((ir_type)i->type) && !is_fvec((ir_type)i->type)) return cg_no_form(E, i);
+  return cg_intr2(E, "llvm.copysign", cg_op(E, i, 1), cg_op(E, i, 0));
+}
+
+/* testp (9.7.3.1) */
+LLVMValueRef cg_float_testp(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  /* llvm.is.fpclass masks (LangRef): snan 1, qnan 2, -inf 4, -normal 8,
+   * -subnormal 16, -0 32, +0 64, +subnormal 128, +normal 256, +inf 512 */
+  unsigned m = 0;
+  switch ((ir_testp)i->mods.testp) {
+  case IR_TESTP_FINITE: m = 8 | 16 | 32 | 64 | 128 | 256; break;
+  case IR_TESTP_INFINITE: m = 4 | 512; break;
+  case IR_TESTP_NUMBER: m = 0x3fc; break;
+  case IR_TESTP_NOTANUMBER: m = 3; break;
+  case IR_TESTP_NORMAL: m = 8 | 256; break;
+  case IR_TESTP_SUBNORMAL: m = 16 | 128; break;
+  case IR_TESTP_NONE: break;
+  }
+  LLVMValueRef a = cg_op(E, i, 0);
+  LLVMValueRef args[2] = {a, kint(c->i32, m)};
+  LLVMTypeRef at = LLVMTypeOf(a);
+  return cg_intrinsic(c, "llvm.is.fpclass", &at, 1, args, 2, false);
+}
+
+/* ---- reciprocals, roots, transcendentals (9.7.3.13-22) ---------------------- */
+
+/* rcp, sqrt, rsqrt */
+LLVMValueRef cg_float_rcp_sqrt(cg_emitter *E, const ir_instr *i) {
+  LLVMBuilderRef B = E->b;
+  ir_type t = (ir_type)i->type;
+  LLVMTypeRef lt = cg_ltype(E, t);
+  if (!is_float(t) && !is_fvec(t)) return cg_no_form(E, i);
+  LLVMValueRef a = cg_op(E, i, 0);
+  bool approx = i->mods.approx;
+  if (!approx && directed_rounding(i) && i->op != ir_op_rsqrt)
+    return directed(E, i, i->op == ir_op_rcp ? '/' : 's', i->op == ir_op_rcp ? NULL : a, i->op == ir_op_rcp ? a : NULL);
+  if (!approx && !cg_fp_round_ok(E, i)) return NULL;
+  if (i->op == ir_op_rcp) {
+    if (approx && t == ir_type_f32 && i->mods.ftz) return cg_intr1(E, "llvm.amdgcn.rcp", a);
+    if (approx && t == ir_type_f32) {
+      /* rcp.approx.f32 without .ftz keeps subnormal inputs and results
+       * (PTX ISA, rcp); v_rcp_f32 flushes both (a subnormal input gives
+       * inf where 1/x may be finite, 1/x below 2^-126 gives 0).  Scaling
+       * by s = 2^24 below 2^-126 and 2^-24 above 2^126, rcp(x*s)*s, keeps
+       * them (the scalings are exact, the last one rounds once into the
+       * subnormal range); NaN, +-0 and +-inf map as before. */
+      LLVMValueRef ab = cg_intr1(E, "llvm.fabs", a);
+      LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, ab, LLVMConstReal(lt, 0x1p-126), "");
+      LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealOGT, ab, LLVMConstReal(lt, 0x1p126), "");
+      LLVMValueRef sc = LLVMBuildSelect(B, tiny, LLVMConstReal(lt, 0x1p24),
+                                        LLVMBuildSelect(B, huge, LLVMConstReal(lt, 0x1p-24), LLVMConstReal(lt, 1.0), ""), "");
+      LLVMValueRef r = cg_intr1(E, "llvm.amdgcn.rcp", LLVMBuildFMul(B, a, sc, ""));
+      return LLVMBuildFMul(B, r, sc, "");
+    }
+    return fp_flags(LLVMBuildFDiv(B, LLVMConstReal(lt, 1.0), a, ""), i);
+  }
+  if (i->op == ir_op_sqrt) return fp_flags(cg_intr1(E, "llvm.sqrt", a), i);
+  if (t == ir_type_f32 && !i->mods.ftz) {
+    /* rsqrt.approx.f32 keeps subnormal inputs (PTX ISA, rsqrt: only .ftz
+     * flushes them), which v_rsq_f32 reads as zero (+inf, where the
+     * answer is a finite 2^63..2^75; AMDGPUUsage: the f32 instructions do
+     * not support denormal inputs).  Below 2^-126 the input is scaled by
+     * 2^24 and the result by 2^12, both exact: the same relative error;
+     * +-0 still gives +-inf. */
+    LLVMValueRef tiny = LLVMBuildFCmp(B, LLVMRealOLT, cg_intr1(E, "llvm.fabs", a), LLVMConstReal(lt, 0x1p-126), "");
+    LLVMValueRef x = LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, a, LLVMConstReal(lt, 0x1p24), ""), a, "");
+    LLVMValueRef r = cg_intr1(E, "llvm.amdgcn.rsq", x);
+    return LLVMBuildSelect(B, tiny, LLVMBuildFMul(B, r, LLVMConstReal(lt, 0x1p12), ""), r, "");
+  }
+  if (t == ir_type_f32 || t == ir_type_f64) return cg_intr1(E, "llvm.amdgcn.rsq", a);
+  return cg_no_form(E, i);
+}
+
+/* sin, cos (9.7.3.18-19, approx): v_sin_f32/v_cos_f32 take revolutions,
+ * x / 2pi */
+LLVMValueRef cg_float_sincos(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  if (i->type != ir_type_f32) return cg_no_form(E, i);
+  LLVMValueRef a = LLVMBuildFMul(E->b, cg_op(E, i, 0), LLVMConstReal(c->f32, 0.15915494309189535), "");
+  return cg_intr1(E, i->op == ir_op_sin ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos", a);
+}
+
+/* lg2, ex2 */
+LLVMValueRef cg_float_lg2_ex2(cg_emitter *E, const ir_instr *i) {
+  ir_type t = (ir_type)i->type;
+  if (t != ir_type_f32 && t != ir_type_f16) return cg_no_form(E, i);
+  /* ex2/lg2.approx.ftz.f32 (PTX ISA, Floating-Point Instructions: ex2,
+   * lg2) flush subnormal inputs and results to sign-preserving zero, which
+   * is what v_exp_f32 / v_log_f32 do by themselves (1 ulp in the normal
+   * range, as llvm.exp2/log2 use them); LLVM's llvm.exp2/log2 add a
+   * rescaling around them for subnormal results/inputs unless the whole
+   * function flushes f32 subnormals (nvcc's precise expf uses
+   * ex2.approx.ftz.f32 also without -ftz). */
+  if (t == ir_type_f32 && i->mods.ftz && i->mods.approx)
+    return cg_intr1(E, i->op == ir_op_lg2 ? "llvm.amdgcn.log" : "llvm.amdgcn.exp2", cg_op(E, i, 0));
+  return fp_flags(cg_intr1(E, i->op == ir_op_lg2 ? "llvm.log2" : "llvm.exp2", cg_op(E, i, 0)), i);
+}
+
+/* tanh.approx.f32 (9.7.3.22: max relative error 2^-11):
+ * 1 - 2/(2^(2x log2 e) + 1), which saturates to +-1 through inf and 0;
+ * near 0, where that cancels, x - x^3/3 (relative error < 2^-14 for
+ * |x| < 1/8). */
+LLVMValueRef cg_float_tanh(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  if (i->type != ir_type_f32) return cg_no_form(E, i);
+  LLVMValueRef x = cg_op(E, i, 0);
+  LLVMValueRef e = cg_intr1(E, "llvm.exp2", LLVMBuildFMul(B, x, LLVMConstReal(c->f32, 2.0 * 1.4426950408889634), ""));
+  LLVMSetFastMathFlags(e, LLVMFastMathApproxFunc);
+  LLVMValueRef big = LLVMBuildFSub(B, LLVMConstReal(c->f32, 1.0),
+                                   LLVMBuildFDiv(B, LLVMConstReal(c->f32, 2.0), LLVMBuildFAdd(B, e, LLVMConstReal(c->f32, 1.0), ""), ""), "");
+  LLVMValueRef x3 = LLVMBuildFMul(B, LLVMBuildFMul(B, x, x, ""), x, "");
+  LLVMValueRef small = cg_intr3(E, "llvm.fma", x3, LLVMConstReal(c->f32, -1.0 / 3.0), x);
+  LLVMValueRef near0 = LLVMBuildFCmp(B, LLVMRealOLT, cg_intr1(E, "llvm.fabs", x), LLVMConstReal(c->f32, 0.125), "");
+  return LLVMBuildSelect(B, near0, small, big, "");
 }

@@ -11,7 +11,7 @@
 
 /* ---- address spaces, addresses ---------------------------------------- */
 
-unsigned cg_space_as(const cg_emitter *E, ir_space s) {
+static unsigned space_as(const cg_emitter *E, ir_space s) {
   switch (s) {
   case IR_SPACE_GLOBAL: return CG_AS_GLOBAL;
   case IR_SPACE_SHARED:
@@ -35,7 +35,7 @@ unsigned cg_space_as(const cg_emitter *E, ir_space s) {
 static LLVMValueRef address(cg_emitter *E, const ir_instr *i, ir_space space) {
   cg_context *c = E->c;
   const ir_value *a = i->src[0];
-  unsigned as = cg_space_as(E, space);
+  unsigned as = space_as(E, space);
   if (a->kind == IR_VAL_SYMBOL) {
     /* the variable's own address space, whatever space the instruction
      * names: ld.param of a caller's .param buffer in a kernel is private,
@@ -54,7 +54,7 @@ static LLVMValueRef address(cg_emitter *E, const ir_instr *i, ir_space space) {
 
 /* AMDGPUUsage "Memory Model": PTX scopes to AMDGPU sync scopes.  A cluster
  * is no larger than the device here (no cluster launch), so it is agent. */
-unsigned cg_sync_scope(cg_emitter *E, ir_scope s) {
+static unsigned sync_scope(cg_emitter *E, ir_scope s) {
   switch (s) {
   case IR_SCOPE_CTA: return E->c->ss_workgroup;
   case IR_SCOPE_CLUSTER:
@@ -65,7 +65,7 @@ unsigned cg_sync_scope(cg_emitter *E, ir_scope s) {
   return E->c->ss_system;
 }
 
-LLVMAtomicOrdering cg_ordering(ir_sem s, LLVMAtomicOrdering dflt) {
+static LLVMAtomicOrdering ordering(ir_sem s, LLVMAtomicOrdering dflt) {
   switch (s) {
   case IR_SEM_RELAXED: return LLVMAtomicOrderingMonotonic;
   case IR_SEM_ACQUIRE: return LLVMAtomicOrderingAcquire;
@@ -98,8 +98,8 @@ static LLVMValueRef atomic_one(cg_emitter *E, const ir_instr *i, LLVMValueRef ba
   ir_type t = (ir_type)i->type;
   LLVMTypeRef lt = cg_ltype(E, t);
   LLVMValueRef p = off ? cg_gep_bytes(E, base, off) : base;
-  LLVMAtomicOrdering o = cg_ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingMonotonic);
-  unsigned ss = cg_sync_scope(E, (ir_scope)i->mods.scope);
+  LLVMAtomicOrdering o = ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingMonotonic);
+  unsigned ss = sync_scope(E, (ir_scope)i->mods.scope);
   if (i->mods.atomop == IR_ATOM_CAS) {
     LLVMValueRef cmp = cg_op(E, i, vsrc), nv = cg_op(E, i, vsrc + 1);
     LLVMAtomicOrdering fo = o == LLVMAtomicOrderingRelease ? LLVMAtomicOrderingMonotonic
@@ -164,11 +164,11 @@ static void mem_order(cg_emitter *E, const ir_instr *i, LLVMValueRef inst, bool 
   if (sem == IR_SEM_VOLATILE || sem == IR_SEM_MMIO) {
     LLVMSetVolatile(inst, 1);
   } else if (sem == IR_SEM_RELAXED || sem == IR_SEM_ACQUIRE || sem == IR_SEM_RELEASE || sem == IR_SEM_SC) {
-    LLVMAtomicOrdering o = cg_ordering(sem, LLVMAtomicOrderingMonotonic);
+    LLVMAtomicOrdering o = ordering(sem, LLVMAtomicOrderingMonotonic);
     if (sem == IR_SEM_SC) o = LLVMAtomicOrderingSequentiallyConsistent;
     (void)load;
     LLVMSetOrdering(inst, o);
-    LLVMSetAtomicSyncScopeID(inst, cg_sync_scope(E, (ir_scope)i->mods.scope));
+    LLVMSetAtomicSyncScopeID(inst, sync_scope(E, (ir_scope)i->mods.scope));
   }
 }
 
@@ -208,4 +208,80 @@ void cg_mem_store(cg_emitter *E, const ir_instr *i) {
   LLVMSetAlignment(s, elem_align(t) * n);
   if (n == 1) mem_order(E, i, s, false);
   else if (i->mods.sem == IR_SEM_VOLATILE) LLVMSetVolatile(s, 1);
+}
+
+/* ---- fences (9.7.13.4) ------------------------------------------------------ */
+
+/* membar, fence: membar and fence.sc are seq_cst fences, fence.acq_rel an
+ * acq_rel fence, at their scope */
+void cg_mem_fence(cg_emitter *E, const ir_instr *i) {
+  if (i->mods.proxy) return; /* proxy fences order nothing on AMD GPUs (one proxy) */
+  cg_fence(E, i->op == ir_op_membar || i->mods.sem == IR_SEM_SC || i->mods.sem == IR_SEM_NONE
+                 ? LLVMAtomicOrderingSequentiallyConsistent
+                 : ordering((ir_sem)i->mods.sem, LLVMAtomicOrderingSequentiallyConsistent),
+           sync_scope(E, (ir_scope)i->mods.scope));
+}
+
+/* ---- generic addresses (9.7.9.17-18) ---------------------------------------- */
+
+/* cvta.<space>: window address -> generic; cvta.to.<space>: back.
+ * Global addresses are the same in both (AMDGPUUsage: flat = global). */
+LLVMValueRef cg_mem_cvta(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  ir_space sp = (ir_space)i->mods.space;
+  LLVMValueRef a = cg_val(E, i, i->src[0]);
+  if (sp == IR_SPACE_GLOBAL) return a;
+  unsigned as = space_as(E, sp);
+  bool narrow = as == CG_AS_LDS || as == CG_AS_PRIVATE;
+  if (i->mods.cvta_to) {
+    LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, a, c->i64), c->ptr[0], "");
+    p = LLVMBuildAddrSpaceCast(B, p, c->ptr[as], "");
+    return LLVMBuildPtrToInt(B, p, narrow ? c->i32 : c->i64, "");
+  }
+  LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, a, narrow ? c->i32 : c->i64), c->ptr[as], "");
+  p = LLVMBuildAddrSpaceCast(B, p, c->ptr[0], "");
+  return LLVMBuildPtrToInt(B, p, c->i64, "");
+}
+
+/* isspacep (9.7.9.17).  A generic address is in LDS or scratch iff it lies
+ * in that aperture (AMDGPUUsage "Address Spaces"); a cluster is one CTA
+ * here, so .shared::cluster is .shared.  Our .const variables live in
+ * global memory (addrspace 4): .const is true inside one of the module's
+ * .const variables, and .global is the rest of the flat space, as the
+ * emulator answers (emu_mem.c h_isspacep: const is a read-only allocation,
+ * global a writable one). */
+LLVMValueRef cg_mem_isspacep(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  ir_space sp = (ir_space)i->mods.space;
+  LLVMValueRef p = LLVMBuildIntToPtr(B, cg_coerce(E, cg_val(E, i, i->src[0]), c->i64), c->ptr[0], "");
+  if (sp == IR_SPACE_SHARED || sp == IR_SPACE_SHARED_CTA || sp == IR_SPACE_SHARED_CLUSTER)
+    return cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
+  if (sp == IR_SPACE_LOCAL) return cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
+  if (sp != IR_SPACE_GLOBAL && sp != IR_SPACE_CONST) return cg_no_form(E, i);
+  LLVMValueRef in_const = LLVMConstInt(c->i1, 0, 0), pi = LLVMBuildPtrToInt(B, p, c->i64, "");
+  for (uint32_t g = 0; g < E->m->nglobals; g++) {
+    const ir_global *v = E->m->globals[g];
+    LLVMValueRef gv = v->space == IR_SPACE_CONST && v->size ? cg_map_get(&E->syms, v) : NULL;
+    if (!gv) continue;
+    LLVMValueRef base = LLVMBuildPtrToInt(B, LLVMBuildAddrSpaceCast(B, gv, c->ptr[0], ""), c->i64, "");
+    LLVMValueRef off = LLVMBuildSub(B, pi, base, "");
+    in_const = LLVMBuildOr(B, in_const, LLVMBuildICmp(B, LLVMIntULT, off, kint(c->i64, v->size), ""), "");
+  }
+  if (sp == IR_SPACE_CONST) return in_const;
+  LLVMValueRef sh = cg_intrinsic(c, "llvm.amdgcn.is.shared", NULL, 0, &p, 1, false);
+  LLVMValueRef pr = cg_intrinsic(c, "llvm.amdgcn.is.private", NULL, 0, &p, 1, false);
+  return LLVMBuildNot(B, LLVMBuildOr(B, LLVMBuildOr(B, sh, pr, ""), in_const, ""), "");
+}
+
+/* ---- cache hints (9.7.9.14-16) --------------------------------------------- */
+
+/* createpolicy: the cache policy ld/st/cp.async take with .L2::cache_hint
+ * (PTX ISA 9.7.9.16), an opaque 64-bit value that only those hints read,
+ * and codegen honours none (cg_emit.c: the hints are no-ops), so any value
+ * is right.  0, as the emulator gives (emu_mem.c). */
+LLVMValueRef cg_mem_createpolicy(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  return kint(E->c->i64, 0);
 }

@@ -21,82 +21,24 @@ void cg_workgroup_barrier(cg_emitter *E) {
   cg_fence(E, LLVMAtomicOrderingAcquire, E->c->ss_workgroup);
 }
 
-/* ---- dispatch values ----------------------------------------------------- */
-
-LLVMValueRef cg_dim_const(cg_emitter *E, const ir_instr *i, unsigned k, unsigned *dim) {
-  const ir_value *v = i->src[k];
-  if (v->kind != IR_VAL_CONST || v->imm > 2) {
-    cg_unsupported(E, i, "the dimension must be an immediate 0, 1 or 2");
-    *dim = 0;
-    return NULL;
+/* bar.sync 0 / barrier.sync 0 (bar with no operand or an immediate 0) is
+ * the workgroup barrier; lower/ makes the other barriers of PTX */
+void cg_wave_bar(cg_emitter *E, const ir_instr *i) {
+  if (i->mods.barmode == IR_BAR_SYNC && (i->nsrc == 0 || (i->nsrc == 1 && i->src[0]->kind == IR_VAL_CONST && i->src[0]->imm == 0))) {
+    cg_workgroup_barrier(E);
+    return;
   }
-  *dim = (unsigned)v->imm;
-  return NULL;
+  cg_unsupported(E, i, "named barriers, thread counts and bar.arrive are left to lower/ (not run)");
 }
 
-static LLVMValueRef load_at(cg_emitter *E, LLVMTypeRef t, LLVMValueRef base, int64_t off, unsigned align) {
-  LLVMValueRef p = cg_gep_bytes(E, base, off);
-  LLVMValueRef l = LLVMBuildLoad2(E->b, t, p, "");
-  LLVMSetAlignment(l, align);
-  return l;
+void cg_wave_sync(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  cg_intrinsic(E->c, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0, true);
 }
 
-LLVMValueRef cg_workitem_id(cg_emitter *E, unsigned dim) {
-  static const char *const n[] = {"llvm.amdgcn.workitem.id.x", "llvm.amdgcn.workitem.id.y",
-                                  "llvm.amdgcn.workitem.id.z"};
-  return cg_intrinsic(E->c, n[dim], NULL, 0, NULL, 0, false);
-}
+/* ---- lanes and cross-lane operations --------------------------------------- */
 
-LLVMValueRef cg_workgroup_id(cg_emitter *E, unsigned dim) {
-  static const char *const n[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
-                                  "llvm.amdgcn.workgroup.id.z"};
-  return cg_intrinsic(E->c, n[dim], NULL, 0, NULL, 0, false);
-}
-
-/* %ntid: COV5 hidden_group_size_x/y/z (u16 at implicit argument offsets
- * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4).
- * The alignment is what the offset from the base gives: the implicit
- * arguments are 8-aligned (LLVM's getAlignmentForImplicitArgPtr on HSA),
- * the dispatch packet 64-aligned (AMDGPUUsage).  With align 2 everywhere,
- * the backend merged the x and y loads into a dword that SMEM cannot load
- * (scalar loads need 4-byte alignment): a VMEM load into VGPRs and a wait
- * on vmcnt in nearly every kernel (benchmarks/quality_bench.py). */
-LLVMValueRef cg_workgroup_size(cg_emitter *E, unsigned dim) {
-  cg_context *c = E->c;
-  LLVMValueRef v;
-  unsigned off = c->cov >= 5 ? 12 + 2 * dim : 4 + 2 * dim;
-  if (c->cov >= 5) {
-    LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
-  } else {
-    LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
-    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
-  }
-  return LLVMBuildZExt(E->b, v, c->i32, "");
-}
-
-/* %nctaid: COV5 hidden_block_count_x/y/z (u32 at offsets 0, 4, 8); COV4
- * grid_size_x (u32 at 12 + 4*dim of the packet) / workgroup size. */
-LLVMValueRef cg_workgroup_count(cg_emitter *E, unsigned dim) {
-  cg_context *c = E->c;
-  if (c->cov >= 5) {
-    LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
-    return load_at(E, c->i32, p, 4 * dim, 4);
-  }
-  LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
-  LLVMValueRef g = load_at(E, c->i32, p, 12 + 4 * dim, 4);
-  return LLVMBuildUDiv(E->b, g, cg_workgroup_size(E, dim), "");
-}
-
-LLVMValueRef cg_dyn_lds_size(cg_emitter *E) {
-  cg_context *c = E->c;
-  LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
-  LLVMValueRef total = load_at(E, c->i32, p, 24, 4);
-  LLVMValueRef st = cg_intrinsic(c, "llvm.amdgcn.groupstaticsize", NULL, 0, NULL, 0, false);
-  return LLVMBuildSub(E->b, total, st, "");
-}
-
-LLVMValueRef cg_lane_id(cg_emitter *E) {
+static LLVMValueRef lane_id(cg_emitter *E) {
   cg_context *c = E->c;
   LLVMValueRef a[2] = {LLVMConstInt(c->i32, ~0ull, 0), c->i32_0};
   LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false), r = lo;
@@ -113,46 +55,70 @@ LLVMValueRef cg_lane_id(cg_emitter *E) {
   return r;
 }
 
-LLVMValueRef cg_realtime(cg_emitter *E) {
-  cg_context *c = E->c;
-  if (c->target->features & CG_FEAT_MEMTIME)
-    return cg_intrinsic(c, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0, false);
-  return cg_intrinsic(c, "llvm.readsteadycounter", NULL, 0, NULL, 0, false);
+LLVMValueRef cg_wave_lane_id(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  return lane_id(E);
 }
 
-LLVMValueRef cg_ballot(cg_emitter *E, LLVMValueRef pred) {
+static LLVMValueRef ballot(cg_emitter *E, LLVMValueRef pred) {
   LLVMTypeRef t = E->c->wave_mask;
   return cg_intrinsic(E->c, E->c->wave_size == 64 ? "llvm.amdgcn.ballot.i64" : "llvm.amdgcn.ballot.i32",
                       &t, 1, &pred, 1, true);
 }
 
-/* Special registers read directly, before lower/ exists: the dispatch
- * values; everything warp-level is left to lower/. */
-LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i) {
+/* wave_ballot of src[0]; wave_exec, the ballot of true */
+LLVMValueRef cg_wave_ballot(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
-  unsigned k = i->sreg_comp;
-  switch ((ir_sreg)i->sreg) {
-  case ir_sreg_tid: return cg_workitem_id(E, k);
-  case ir_sreg_ctaid: return cg_workgroup_id(E, k);
-  case ir_sreg_ntid: return cg_workgroup_size(E, k);
-  case ir_sreg_nctaid: return cg_workgroup_count(E, k);
-  case ir_sreg_laneid:
-    /* %laneid is the lane of the warp: the wave's lane on wave32. */
-    if (c->wave_size == 32) return cg_lane_id(E);
-    break;
-  case ir_sreg_clock: return LLVMBuildTrunc(E->b, cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false), c->i32, "");
-  case ir_sreg_clock64: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
-  case ir_sreg_globaltimer: /* ns from the 100 MHz real-time counter */
-    return LLVMBuildMul(E->b, cg_realtime(E), LLVMConstInt(c->i64, 10, 0), "");
-  case ir_sreg_globaltimer_lo:
-    return LLVMBuildTrunc(E->b, LLVMBuildMul(E->b, cg_realtime(E), LLVMConstInt(c->i64, 10, 0), ""), c->i32, "");
-  case ir_sreg_dynamic_smem_size: return cg_dyn_lds_size(E);
-  case ir_sreg_gridid: return c->i64_0;
-  case ir_sreg_nsmid: return LLVMConstInt(c->i32, 1, 0);
-  default: break;
+  if (i->op == ir_op_wave_exec) return ballot(E, LLVMConstInt(c->i1, 1, 0));
+  return ballot(E, cg_op_as(E, i, 0, c->i1));
+}
+
+LLVMValueRef cg_wave_bpermute(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMValueRef args[2] = {LLVMBuildShl(E->b, cg_op_as(E, i, 1, c->i32), kint(c->i32, 2), ""), cg_op_as(E, i, 0, c->i32)};
+  return cg_intrinsic(c, "llvm.amdgcn.ds.bpermute", NULL, 0, args, 2, true);
+}
+
+LLVMValueRef cg_wave_swizzle(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  const ir_value *pat = i->src[1];
+  if (pat->kind != IR_VAL_CONST || pat->imm >= 0x8000) {
+    cg_unsupported(E, i, "the swizzle pattern must be an immediate below 0x8000 (bitmask mode)");
+    return NULL;
   }
-  cg_unsupported(E, i, "special register %%%s needs lower/ (not run)", ir_sreg_infos[i->sreg].name);
-  return LLVMGetUndef(cg_ltype(E, ir_sreg_infos[i->sreg].type));
+  /* A pattern that stays inside each quad of lanes (and_mask keeps bits
+   * 4:2, or_mask and xor_mask touch only bits 1:0) is a DPP quad_perm:
+   * v_mov_b32_dpp, one VALU op without the LDS crossbar or a wait, which
+   * LLVM's DPP combine can fold into the op that uses it (the last steps
+   * of a butterfly reduction, lower_mma's quad broadcasts).  quad_perm
+   * lane i of each quad reads lane sel_i: dpp_ctrl = sel_0 | sel_1 << 2 |
+   * sel_2 << 4 | sel_3 << 6 (AMDGPU ISA, DPP_CTRL QUAD_PERM 0x00-0xff),
+   * row and bank masks all on, bound_ctrl on (a source lane that is
+   * not active reads as 0, which PTX leaves undefined; with it LLVM's
+   * DPP combine folds the move into a VOP2 user: v_add_f32_dpp).  Every
+   * target of the table has DPP16 quad_perm. */
+  uint32_t p = (uint32_t)pat->imm, and_m = p & 31, or_m = (p >> 5) & 31, xor_m = (p >> 10) & 31;
+  if ((and_m & 0x1c) == 0x1c && !(or_m & 0x1c) && !(xor_m & 0x1c)) {
+    uint32_t ctrl = 0;
+    for (uint32_t q = 0; q < 4; q++) ctrl |= (((q & and_m) | or_m) ^ xor_m) << (2 * q);
+    LLVMValueRef args[6] = {LLVMGetPoison(c->i32), cg_op_as(E, i, 0, c->i32), kint(c->i32, ctrl & 0xff),
+                            kint(c->i32, 15), kint(c->i32, 15), LLVMConstInt(c->i1, 1, 0)};
+    return cg_intrinsic(c, "llvm.amdgcn.update.dpp", &c->i32, 1, args, 6, true);
+  }
+  LLVMValueRef args[2] = {cg_op_as(E, i, 0, c->i32), kint(c->i32, pat->imm)};
+  return cg_intrinsic(c, "llvm.amdgcn.ds.swizzle", NULL, 0, args, 2, true);
+}
+
+LLVMValueRef cg_wave_readlane(cg_emitter *E, const ir_instr *i) {
+  LLVMTypeRef lt = cg_ltype(E, (ir_type)i->type);
+  LLVMValueRef args[2] = {cg_op(E, i, 0), cg_op_as(E, i, 1, E->c->i32)};
+  return cg_intrinsic(E->c, "llvm.amdgcn.readlane", &lt, 1, args, 2, true);
+}
+
+LLVMValueRef cg_wave_readfirstlane(cg_emitter *E, const ir_instr *i) {
+  LLVMTypeRef lt = cg_ltype(E, (ir_type)i->type);
+  LLVMValueRef a = cg_op(E, i, 0);
+  return cg_intrinsic(E->c, "llvm.amdgcn.readfirstlane", &lt, 1, &a, 1, true);
 }
 
 /* wave_mma: one MFMA or WMMA instruction through its intrinsic (row r of
@@ -189,4 +155,153 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
     return;
   }
   for (unsigned k = 0; k < r->nc; k++) cg_set_dst(E, i, k, LLVMBuildExtractElement(B, d, kint(c->i32, k), ""), false);
+}
+
+/* ---- dispatch values ----------------------------------------------------- */
+
+static LLVMValueRef dim_const(cg_emitter *E, const ir_instr *i, unsigned k, unsigned *dim) {
+  const ir_value *v = i->src[k];
+  if (v->kind != IR_VAL_CONST || v->imm > 2) {
+    cg_unsupported(E, i, "the dimension must be an immediate 0, 1 or 2");
+    *dim = 0;
+    return NULL;
+  }
+  *dim = (unsigned)v->imm;
+  return NULL;
+}
+
+static LLVMValueRef load_at(cg_emitter *E, LLVMTypeRef t, LLVMValueRef base, int64_t off, unsigned align) {
+  LLVMValueRef p = cg_gep_bytes(E, base, off);
+  LLVMValueRef l = LLVMBuildLoad2(E->b, t, p, "");
+  LLVMSetAlignment(l, align);
+  return l;
+}
+
+static LLVMValueRef workitem_id(cg_emitter *E, unsigned dim) {
+  static const char *const n[] = {"llvm.amdgcn.workitem.id.x", "llvm.amdgcn.workitem.id.y",
+                                  "llvm.amdgcn.workitem.id.z"};
+  return cg_intrinsic(E->c, n[dim], NULL, 0, NULL, 0, false);
+}
+
+static LLVMValueRef workgroup_id(cg_emitter *E, unsigned dim) {
+  static const char *const n[] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
+                                  "llvm.amdgcn.workgroup.id.z"};
+  return cg_intrinsic(E->c, n[dim], NULL, 0, NULL, 0, false);
+}
+
+/* %ntid: COV5 hidden_group_size_x/y/z (u16 at implicit argument offsets
+ * 12, 14, 16); COV4 the dispatch packet's workgroup_size_x (u16 at 4).
+ * The alignment is what the offset from the base gives: the implicit
+ * arguments are 8-aligned (LLVM's getAlignmentForImplicitArgPtr on HSA),
+ * the dispatch packet 64-aligned (AMDGPUUsage).  With align 2 everywhere,
+ * the backend merged the x and y loads into a dword that SMEM cannot load
+ * (scalar loads need 4-byte alignment): a VMEM load into VGPRs and a wait
+ * on vmcnt in nearly every kernel (benchmarks/quality_bench.py). */
+static LLVMValueRef workgroup_size(cg_emitter *E, unsigned dim) {
+  cg_context *c = E->c;
+  LLVMValueRef v;
+  unsigned off = c->cov >= 5 ? 12 + 2 * dim : 4 + 2 * dim;
+  if (c->cov >= 5) {
+    LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
+  } else {
+    LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
+    v = load_at(E, c->i16, p, off, off % 4 ? 2 : 4);
+  }
+  return LLVMBuildZExt(E->b, v, c->i32, "");
+}
+
+/* %nctaid: COV5 hidden_block_count_x/y/z (u32 at offsets 0, 4, 8); COV4
+ * grid_size_x (u32 at 12 + 4*dim of the packet) / workgroup size. */
+static LLVMValueRef workgroup_count(cg_emitter *E, unsigned dim) {
+  cg_context *c = E->c;
+  if (c->cov >= 5) {
+    LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.implicitarg.ptr", NULL, 0, NULL, 0, false);
+    return load_at(E, c->i32, p, 4 * dim, 4);
+  }
+  LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
+  LLVMValueRef g = load_at(E, c->i32, p, 12 + 4 * dim, 4);
+  return LLVMBuildUDiv(E->b, g, workgroup_size(E, dim), "");
+}
+
+/* workitem_id, workgroup_id, workgroup_size, workgroup_count of the
+ * dimension src[0] */
+LLVMValueRef cg_wave_dispatch_id(cg_emitter *E, const ir_instr *i) {
+  unsigned dim;
+  dim_const(E, i, 0, &dim);
+  return i->op == ir_op_workitem_id ? workitem_id(E, dim)
+         : i->op == ir_op_workgroup_id ? workgroup_id(E, dim)
+         : i->op == ir_op_workgroup_size ? workgroup_size(E, dim)
+                                         : workgroup_count(E, dim);
+}
+
+static LLVMValueRef dyn_lds_size(cg_emitter *E) {
+  cg_context *c = E->c;
+  LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
+  LLVMValueRef total = load_at(E, c->i32, p, 24, 4);
+  LLVMValueRef st = cg_intrinsic(c, "llvm.amdgcn.groupstaticsize", NULL, 0, NULL, 0, false);
+  return LLVMBuildSub(E->b, total, st, "");
+}
+
+LLVMValueRef cg_wave_dyn_lds_size(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  return dyn_lds_size(E);
+}
+
+/* ---- counters and hardware registers -------------------------------------- */
+
+LLVMValueRef cg_wave_cycle_counter(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  return cg_intrinsic(E->c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
+}
+
+static LLVMValueRef realtime(cg_emitter *E) {
+  cg_context *c = E->c;
+  if (c->target->features & CG_FEAT_MEMTIME)
+    return cg_intrinsic(c, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0, false);
+  return cg_intrinsic(c, "llvm.readsteadycounter", NULL, 0, NULL, 0, false);
+}
+
+LLVMValueRef cg_wave_realtime_counter(cg_emitter *E, const ir_instr *i) {
+  (void)i;
+  return realtime(E);
+}
+
+/* s_getreg_b32 HW_ID (id 4, gfx9) / HW_ID1 (id 23, gfx10+), all 32 bits:
+ * simm16 = id | offset 0 << 6 | (size-1 = 31) << 11 */
+LLVMValueRef cg_wave_hw_id(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  (void)i;
+  unsigned id = c->wave_size == 64 ? 4 : 23;
+  LLVMValueRef a = kint(c->i32, id | (31u << 11));
+  return cg_intrinsic(c, "llvm.amdgcn.s.getreg", NULL, 0, &a, 1, false);
+}
+
+/* Special registers read directly, before lower/ exists: the dispatch
+ * values; everything warp-level is left to lower/. */
+LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  unsigned k = i->sreg_comp;
+  switch ((ir_sreg)i->sreg) {
+  case ir_sreg_tid: return workitem_id(E, k);
+  case ir_sreg_ctaid: return workgroup_id(E, k);
+  case ir_sreg_ntid: return workgroup_size(E, k);
+  case ir_sreg_nctaid: return workgroup_count(E, k);
+  case ir_sreg_laneid:
+    /* %laneid is the lane of the warp: the wave's lane on wave32. */
+    if (c->wave_size == 32) return lane_id(E);
+    break;
+  case ir_sreg_clock: return LLVMBuildTrunc(E->b, cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false), c->i32, "");
+  case ir_sreg_clock64: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
+  case ir_sreg_globaltimer: /* ns from the 100 MHz real-time counter */
+    return LLVMBuildMul(E->b, realtime(E), LLVMConstInt(c->i64, 10, 0), "");
+  case ir_sreg_globaltimer_lo:
+    return LLVMBuildTrunc(E->b, LLVMBuildMul(E->b, realtime(E), LLVMConstInt(c->i64, 10, 0), ""), c->i32, "");
+  case ir_sreg_dynamic_smem_size: return dyn_lds_size(E);
+  case ir_sreg_gridid: return c->i64_0;
+  case ir_sreg_nsmid: return LLVMConstInt(c->i32, 1, 0);
+  default: break;
+  }
+  cg_unsupported(E, i, "special register %%%s needs lower/ (not run)", ir_sreg_infos[i->sreg].name);
+  return LLVMGetUndef(cg_ltype(E, ir_sreg_infos[i->sreg].type));
 }
