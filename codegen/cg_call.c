@@ -30,7 +30,7 @@ static LLVMTypeRef ret_by_value_bytes(cg_emitter *E, uint64_t bytes) {
   return LLVMIntTypeInContext(E->c->ctx, (unsigned)bytes * 8);
 }
 
-LLVMTypeRef cg_ret_by_value(cg_emitter *E, const ir_func *f) {
+static LLVMTypeRef ret_by_value(cg_emitter *E, const ir_func *f) {
   if (f->is_kernel || f->nrets != 1 || f->rets[0].space != IR_SPACE_PARAM_FUNC) return NULL;
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->rets[0].type) / 8 * f->rets[0].count);
 }
@@ -40,7 +40,7 @@ LLVMTypeRef cg_ret_by_value(cg_emitter *E, const ir_func *f) {
  * callee stores the value into a buffer of its own, which its ld.param
  * read and SROA removes), also for address-taken functions, which
  * argpromotion leaves alone. */
-LLVMTypeRef cg_param_by_value(cg_emitter *E, const ir_func *f, unsigned p) {
+static LLVMTypeRef param_by_value(cg_emitter *E, const ir_func *f, unsigned p) {
   if (f->is_kernel || f->params[p].space != IR_SPACE_PARAM_FUNC) return NULL;
   return ret_by_value_bytes(E, ir_type_bits((ir_type)f->params[p].type) / 8 * f->params[p].count);
 }
@@ -48,7 +48,7 @@ LLVMTypeRef cg_param_by_value(cg_emitter *E, const ir_func *f, unsigned p) {
 /* A function returning several .reg values (`.func (.reg .b32 a, .reg
  * .b64 b) f(...)`, which ptxas takes, "disabling ABI") returns them as
  * one LLVM struct, in order; NULL for any other shape. */
-LLVMTypeRef cg_multi_reg_ret(cg_emitter *E, const ir_func *f) {
+static LLVMTypeRef multi_reg_ret(cg_emitter *E, const ir_func *f) {
   if (f->is_kernel || f->nrets < 2 || f->nrets > 64) return NULL;
   LLVMTypeRef el[64];
   for (uint32_t r = 0; r < f->nrets; r++) {
@@ -65,12 +65,12 @@ LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f) {
   unsigned k = 0;
   LLVMTypeRef ret = c->voidt;
   for (uint32_t p = 0; p < f->nparams; p++) {
-    LLVMTypeRef pv = cg_param_by_value(E, f, p);
+    LLVMTypeRef pv = param_by_value(E, f, p);
     pt[k++] = f->is_kernel ? c->ptr[CG_AS_CONST]
               : f->params[p].space == IR_SPACE_REG ? cg_ltype(E, (ir_type)f->params[p].type)
               : pv ? pv : c->ptr[CG_AS_PRIVATE];
   }
-  LLVMTypeRef rv = cg_ret_by_value(E, f), mr = cg_multi_reg_ret(E, f);
+  LLVMTypeRef rv = ret_by_value(E, f), mr = multi_reg_ret(E, f);
   if (mr) ret = mr;
   for (uint32_t r = 0; r < f->nrets && !mr; r++) {
     if (rv) ret = rv;
@@ -82,6 +82,47 @@ LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f) {
   return ft;
 }
 
+
+/* A function's parameters, where its body finds them: a .reg parameter is
+ * its value; a by-value .param (param_by_value) is stored into a buffer
+ * of the callee's own, which its ld.param reads (SROA removes it); other
+ * .params are the pointers the caller passes.  A by-value return gets the
+ * callee's own buffer too (ret returns its contents, cg_ret); other .param
+ * returns are pointer arguments after the parameters. */
+void cg_bind_params(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
+  unsigned k = 0;
+  for (uint32_t p = 0; p < f->nparams; p++, k++) {
+    LLVMValueRef a = LLVMGetParam(fn, k);
+    LLVMSetValueName2(a, f->params[p].name, strlen(f->params[p].name));
+    LLVMTypeRef pv = param_by_value(E, f, p);
+    if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value) {
+      E->vals[f->params[p].value->id] = a;
+    } else if (pv) { /* the callee's own buffer of a by-value .param */
+      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+      LLVMValueRef buf = LLVMBuildAlloca(E->b, pv, "");
+      LLVMSetAlignment(buf, f->params[p].align ? f->params[p].align : 4);
+      LLVMBuildStore(E->b, a, buf);
+      cg_map_put(&E->syms, &f->params[p], buf);
+    } else {
+      cg_map_put(&E->syms, &f->params[p], a);
+    }
+  }
+  E->ret_buf = NULL;
+  E->ret_ty = ret_by_value(E, f);
+  for (uint32_t r = 0; r < f->nrets; r++) {
+    if (E->ret_ty) { /* the callee's own buffer; ret returns its contents */
+      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+      E->ret_buf = LLVMBuildAlloca(E->b, E->ret_ty, f->rets[r].name);
+      LLVMSetAlignment(E->ret_buf, f->rets[r].align ? f->rets[r].align : 4);
+      cg_map_put(&E->syms, &f->rets[r], E->ret_buf);
+      continue;
+    }
+    if (f->rets[r].space == IR_SPACE_REG && ((r == 0 && f->nrets == 1) || multi_reg_ret(E, f))) continue;
+    LLVMValueRef a = LLVMGetParam(fn, k++);
+    LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
+    cg_map_put(&E->syms, &f->rets[r], a);
+  }
+}
 
 /* llvm.trap; on CG_FEAT_TRAP_OUT_OF_LINE targets (gfx11) a call of one
  * internal noinline function that traps: LLVM 22 expands gfx11's simulated
@@ -116,6 +157,113 @@ static void emit_trap(cg_emitter *E) {
                            LLVMCreateEnumAttribute(c->ctx, LLVMGetEnumAttributeKindForName("noreturn", 8), 0));
 }
 
+/* A call's LLVM arguments and return, in the order the callee's type has
+ * them: the .param arguments, then (pointer convention) the return
+ * buffers. */
+typedef struct call_parts {
+  LLVMValueRef *args;
+  LLVMTypeRef *tys;
+  unsigned n;
+  LLVMValueRef ret_dst; /* a by-value return: the caller's buffer it is stored to */
+  LLVMTypeRef rt;       /* the return type (for an indirect call's type) */
+  bool multi;           /* several .reg results as one struct (multi_reg_ret) */
+} call_parts;
+
+/* The arguments: a by-value .param (param_by_value: the callee's
+ * declaration decides, else the size of the caller's buffer) is loaded
+ * from the caller's buffer; another .param buffer goes as its pointer, a
+ * .reg argument as its value (in the callee's parameter type). */
+static void call_args(cg_emitter *E, const ir_instr *i, const ir_func *f, call_parts *p) {
+  const ir_call_info *ci = i->aux;
+  for (unsigned a = 0; a < ci->narg; a++) {
+    const ir_value *v = i->src[1 + ci->nret + a];
+    LLVMTypeRef pv = NULL; /* by value (param_by_value): the callee's declaration, else the buffer's size */
+    if (v->kind == IR_VAL_SYMBOL && f && a < f->nparams) pv = param_by_value(E, f, a);
+    else if (v->kind == IR_VAL_SYMBOL && !f && v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL &&
+             v->symref.sym.global->space == IR_SPACE_PARAM)
+      pv = ret_by_value_bytes(E, v->symref.sym.global->size);
+    LLVMValueRef x;
+    if (pv) x = LLVMBuildLoad2(E->b, pv, cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset), "");
+    else if (v->kind == IR_VAL_SYMBOL) x = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+    else x = f && a < f->nparams ? cg_op_as(E, i, 1 + ci->nret + a, cg_ltype(E, (ir_type)f->params[a].type)) : cg_val(E, i, v);
+    p->args[p->n] = x;
+    p->tys[p->n++] = LLVMTypeOf(x);
+  }
+}
+
+/* The return: a by-value return (ret_by_value: the callee's declaration
+ * decides, else (indirect) the size of the caller's buffer) is the call's
+ * value, stored to the caller's buffer; other .param returns are pointer
+ * arguments; .reg results are the call's value, several of them a struct. */
+static void call_rets(cg_emitter *E, const ir_instr *i, const ir_func *f, call_parts *p) {
+  cg_context *c = E->c;
+  const ir_call_info *ci = i->aux;
+  bool reg_ret = false;
+  LLVMTypeRef rv = NULL;
+  if (ci->nret == 1 && i->src[1]->kind == IR_VAL_SYMBOL) {
+    const ir_value *v = i->src[1];
+    if (f) rv = ret_by_value(E, f);
+    else if (v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL && v->symref.sym.global->space == IR_SPACE_PARAM)
+      rv = ret_by_value_bytes(E, v->symref.sym.global->size);
+    if (rv) p->ret_dst = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+  }
+  for (unsigned r = 0; r < ci->nret && !rv; r++) {
+    const ir_value *v = i->src[1 + r];
+    if (v->kind == IR_VAL_SYMBOL) {
+      p->args[p->n] = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
+      p->tys[p->n] = LLVMTypeOf(p->args[p->n]);
+      p->n++;
+    } else {
+      reg_ret = true;
+    }
+  }
+  p->rt = c->voidt;
+  if (rv) {
+    p->rt = rv;
+  } else if (i->ndst > 1 && i->ndst <= 64 && (f ? multi_reg_ret(E, f) != NULL : ci->nret == 0)) {
+    /* several .reg results: one struct (multi_reg_ret) */
+    LLVMTypeRef el[64];
+    for (unsigned r = 0; r < i->ndst; r++)
+      el[r] = f && r < f->nrets ? cg_ltype(E, (ir_type)f->rets[r].type)
+              : i->dst[r] ? cg_ltype(E, (ir_type)i->dst[r]->type) : c->i32;
+    p->rt = LLVMStructTypeInContext(c->ctx, el, i->ndst, 0);
+    p->multi = true;
+  } else if (reg_ret || i->ndst) {
+    p->rt = i->ndst && i->dst[0] ? cg_ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
+  }
+}
+
+/* The called function and its type: a direct call's callee (its
+ * declaration gives the argument types), an indirect call's address with
+ * the type the arguments make.  false (reported) for a call codegen
+ * cannot make. */
+static bool callee(cg_emitter *E, const ir_instr *i, const ir_func *f, const call_parts *p, LLVMValueRef *fnv,
+                   LLVMTypeRef *ft) {
+  cg_context *c = E->c;
+  if (f && f->is_decl && !E->c->relocatable) {
+    cg_unsupported(E, i, "call of the external function '%s'%s", f->name,
+                   !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
+    return false;
+  }
+  if (f) {
+    *fnv = cg_symbol_ptr(E, i->src[0]->symref.sym, i);
+    *ft = LLVMGlobalGetValueType(*fnv);
+    /* argument types follow the callee's declaration */
+    unsigned np = LLVMCountParamTypes(*ft);
+    if (np != p->n) {
+      cg_unsupported(E, i, "call of '%s' with %u arguments, it takes %u", f->name, p->n, np);
+      return false;
+    }
+  } else {
+    *ft = LLVMFunctionType(p->rt, p->tys, p->n, 0);
+    *fnv = LLVMBuildIntToPtr(E->b, cg_coerce(E, cg_val(E, i, i->src[0]), c->i64), c->ptr[0], "");
+  }
+  return true;
+}
+
+/* call (9.7.12.4): src[0] the callee (a function symbol, or an address
+ * for an indirect call), then the return and the argument operands
+ * (ir_call_info). */
 void cg_call(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   const ir_call_info *ci = i->aux;
@@ -123,107 +271,33 @@ void cg_call(cg_emitter *E, const ir_instr *i) {
     cg_unsupported(E, i, "call without call information");
     return;
   }
-  const ir_value *callee = i->src[0];
-  const ir_func *f = callee->kind == IR_VAL_SYMBOL && callee->symref.sym.kind == IR_SYM_FUNC ? callee->symref.sym.func : NULL;
+  const ir_value *cv = i->src[0];
+  const ir_func *f = cv->kind == IR_VAL_SYMBOL && cv->symref.sym.kind == IR_SYM_FUNC ? cv->symref.sym.func : NULL;
   unsigned nargs = ci->narg + ci->nret;
-  LLVMValueRef *args = calloc(nargs ? nargs : 1, sizeof *args);
-  LLVMTypeRef *tys = calloc(nargs ? nargs : 1, sizeof *tys);
-  unsigned k = 0;
-  bool reg_ret = false;
-  for (unsigned a = 0; a < ci->narg; a++) {
-    const ir_value *v = i->src[1 + ci->nret + a];
-    LLVMTypeRef pv = NULL; /* by value (param_by_value): the callee's declaration, else the buffer's size */
-    if (v->kind == IR_VAL_SYMBOL && f && a < f->nparams) pv = cg_param_by_value(E, f, a);
-    else if (v->kind == IR_VAL_SYMBOL && !f && v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL &&
-             v->symref.sym.global->space == IR_SPACE_PARAM)
-      pv = ret_by_value_bytes(E, v->symref.sym.global->size);
-    if (pv) args[k] = LLVMBuildLoad2(E->b, pv, cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset), "");
-    else if (v->kind == IR_VAL_SYMBOL) args[k] = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
-    else args[k] = f && a < f->nparams ? cg_op_as(E, i, 1 + ci->nret + a, cg_ltype(E, (ir_type)f->params[a].type)) : cg_val(E, i, v);
-    tys[k] = LLVMTypeOf(args[k]);
-    k++;
-  }
-  /* a by-value return (ret_by_value): the callee's declaration decides,
-   * else (indirect) the size of the caller's buffer */
-  LLVMTypeRef rv = NULL;
-  LLVMValueRef ret_dst = NULL;
-  if (ci->nret == 1 && i->src[1]->kind == IR_VAL_SYMBOL) {
-    const ir_value *v = i->src[1];
-    if (f) rv = cg_ret_by_value(E, f);
-    else if (v->symref.offset == 0 && v->symref.sym.kind == IR_SYM_GLOBAL && v->symref.sym.global->space == IR_SPACE_PARAM)
-      rv = ret_by_value_bytes(E, v->symref.sym.global->size);
-    if (rv) ret_dst = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
-  }
-  for (unsigned r = 0; r < ci->nret && !rv; r++) {
-    const ir_value *v = i->src[1 + r];
-    if (v->kind == IR_VAL_SYMBOL) {
-      args[k] = cg_gep_bytes(E, cg_symbol_ptr(E, v->symref.sym, i), v->symref.offset);
-      tys[k] = LLVMTypeOf(args[k]);
-      k++;
-    } else {
-      reg_ret = true;
-    }
-  }
-  LLVMTypeRef rt = c->voidt;
-  bool multi = false;
-  if (rv) {
-    rt = rv;
-  } else if (i->ndst > 1 && i->ndst <= 64 && (f ? cg_multi_reg_ret(E, f) != NULL : ci->nret == 0)) {
-    /* several .reg results: one struct (multi_reg_ret) */
-    LLVMTypeRef el[64];
-    for (unsigned r = 0; r < i->ndst; r++)
-      el[r] = f && r < f->nrets ? cg_ltype(E, (ir_type)f->rets[r].type)
-              : i->dst[r] ? cg_ltype(E, (ir_type)i->dst[r]->type) : c->i32;
-    rt = LLVMStructTypeInContext(c->ctx, el, i->ndst, 0);
-    multi = true;
-  } else if (reg_ret || i->ndst) {
-    rt = i->ndst && i->dst[0] ? cg_ltype(E, (ir_type)i->dst[0]->type) : c->voidt;
-  }
+  call_parts p = {.args = calloc(nargs ? nargs : 1, sizeof *p.args), .tys = calloc(nargs ? nargs : 1, sizeof *p.tys)};
+  call_args(E, i, f, &p);
+  call_rets(E, i, f, &p);
   LLVMValueRef fnv;
   LLVMTypeRef ft;
   if (f && f->is_decl && !strcmp(f->name, "__assertfail")) {
     /* CUDA's device assert() in unlowered IR (lower/lower_printf.c makes
      * it a printf-buffer record with its message): the kernel stops */
     emit_trap(E);
-    free(args);
-    free(tys);
-    return;
+  } else if (callee(E, i, f, &p, &fnv, &ft)) {
+    LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, p.args, p.n, "");
+    if (p.ret_dst) LLVMBuildStore(E->b, call, p.ret_dst);
+    else if (p.multi && LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMStructTypeKind) {
+      for (unsigned r = 0; r < i->ndst; r++)
+        if (i->dst[r]) cg_set_dst(E, i, r, LLVMBuildExtractValue(E->b, call, r, ""), false);
+    } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) cg_set_dst(E, i, 0, call, false);
   }
-  if (f && f->is_decl && !E->c->relocatable) {
-    cg_unsupported(E, i, "call of the external function '%s'%s", f->name,
-                !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
-    free(args);
-    free(tys);
-    return;
-  }
-  if (f) {
-    fnv = cg_symbol_ptr(E, callee->symref.sym, i);
-    ft = LLVMGlobalGetValueType(fnv);
-    /* argument types follow the callee's declaration */
-    unsigned np = LLVMCountParamTypes(ft);
-    if (np != k) {
-      cg_unsupported(E, i, "call of '%s' with %u arguments, it takes %u", f->name, k, np);
-      free(args);
-      free(tys);
-      return;
-    }
-  } else {
-    ft = LLVMFunctionType(rt, tys, k, 0);
-    fnv = LLVMBuildIntToPtr(E->b, cg_coerce(E, cg_val(E, i, callee), c->i64), c->ptr[0], "");
-  }
-  LLVMValueRef call = LLVMBuildCall2(E->b, ft, fnv, args, k, "");
-  if (ret_dst) LLVMBuildStore(E->b, call, ret_dst);
-  else if (multi && LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMStructTypeKind) {
-    for (unsigned r = 0; r < i->ndst; r++)
-      if (i->dst[r]) cg_set_dst(E, i, r, LLVMBuildExtractValue(E->b, call, r, ""), false);
-  } else if (i->ndst && LLVMGetReturnType(ft) != c->voidt) cg_set_dst(E, i, 0, call, false);
-  free(args);
-  free(tys);
+  free(p.args);
+  free(p.tys);
 }
 
 /* ret, exit: exit in a device function ends the program (s_endpgm); a
- * return of a by-value .param (cg_ret_by_value) returns its buffer's
- * contents, several .reg returns (cg_multi_reg_ret) one struct. */
+ * return of a by-value .param (ret_by_value) returns its buffer's
+ * contents, several .reg returns (multi_reg_ret) one struct. */
 void cg_ret(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;

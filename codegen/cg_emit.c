@@ -265,8 +265,10 @@ static void emit_guarded(cg_emitter *E, const ir_instr *i) {
 
 /* ---- functions ---------------------------------------------------------------- */
 
-/* Reverse post-order of the CFG from the entry; unreachable blocks after. */
-static uint32_t rpo(const ir_func *f, ir_block **blocks, ir_block **order) {
+/* Reverse post-order of the CFG from the entry, then the blocks no path
+ * from the entry reaches: the number of blocks, *nreach of them
+ * reachable. */
+static uint32_t rpo(const ir_func *f, ir_block **blocks, ir_block **order, uint32_t *nreach) {
   uint32_t n = 0;
   ir_foreach_block(f, b) blocks[n++] = b;
   bool *seen = calloc(n ? n : 1, 1);
@@ -300,13 +302,15 @@ static uint32_t rpo(const ir_func *f, ir_block **blocks, ir_block **order) {
   free(seen);
   free(stack);
   free(next);
+  *nreach = nr;
   return n;
 }
 
-static const char *value_name(cg_emitter *E, const char *prefix, const char *name, char *buf, size_t cap) {
-  (void)E;
-  snprintf(buf, cap, "%s%s", prefix, name);
-  return buf;
+/* The f32 ops whose .ftz decides a function's float mode */
+static bool ftz_op(ir_op op) {
+  return op == ir_op_add || op == ir_op_sub || op == ir_op_mul || op == ir_op_fma || op == ir_op_mad ||
+         op == ir_op_div || op == ir_op_min || op == ir_op_max || op == ir_op_rcp || op == ir_op_sqrt ||
+         op == ir_op_rsqrt || op == ir_op_setp;
 }
 
 /* Float modes of a function: denormal-fp-math-f32 "preserve-sign" when every
@@ -315,19 +319,78 @@ static const char *value_name(cg_emitter *E, const char *prefix, const char *nam
 static void float_modes(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   unsigned ftz = 0, noftz = 0;
   ir_foreach_block(f, b) ir_foreach_instr(b, i) {
-    if (i->type != ir_type_f32) continue;
-    switch ((ir_op)i->op) {
-    case ir_op_add: case ir_op_sub: case ir_op_mul: case ir_op_fma: case ir_op_mad: case ir_op_div:
-    case ir_op_min: case ir_op_max: case ir_op_rcp: case ir_op_sqrt: case ir_op_rsqrt: case ir_op_setp:
-      break;
-    default: continue;
-    }
+    if (i->type != ir_type_f32 || !ftz_op((ir_op)i->op)) continue;
     if (i->mods.ftz) ftz++;
     else noftz++;
   }
   if (ftz && !noftz) cg_fn_attr(E->c, fn, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
 }
 
+/* Function-scope .local and .param variables: allocas in the entry block.
+ * A .param one is a call's argument or return buffer, scoped to its call
+ * sequence (cg_compile.c gives it lifetime markers). */
+static void declare_locals(cg_emitter *E, const ir_func *f) {
+  cg_context *c = E->c;
+  LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
+  for (uint32_t g = 0; g < E->m->nglobals; g++) {
+    const ir_global *v = E->m->globals[g];
+    if (v->owner != f || (v->space != IR_SPACE_LOCAL && v->space != IR_SPACE_PARAM &&
+                          v->space != IR_SPACE_PARAM_FUNC))
+      continue;
+    LLVMTypeRef at = LLVMArrayType2(c->i8, v->size ? v->size : 1);
+    LLVMValueRef a = LLVMBuildAlloca(E->b, at, v->name);
+    LLVMSetAlignment(a, v->align ? v->align : 4);
+    if (v->space == IR_SPACE_PARAM) LLVMSetMetadata(a, c->kind_callbuf, LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, NULL, 0)));
+    cg_map_put(&E->syms, v, a);
+  }
+}
+
+/* Undefined values for the results an instruction did not give: a block
+ * left unreachable, or an error (reported), which must not report again
+ * at every use. */
+static void fill_undefined(cg_emitter *E, const ir_instr *i) {
+  for (unsigned k = 0; k < i->ndst; k++)
+    if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(cg_ltype(E, (ir_type)i->dst[k]->type));
+}
+
+/* One block's instructions; bb_end records the LLVM block that ends it (a
+ * guard splits blocks). */
+static void emit_block(cg_emitter *E, const ir_block *b) {
+  LLVMPositionBuilderAtEnd(E->b, E->bbs[b->id]);
+  ir_foreach_instr(b, i) {
+    if (i->guard) emit_guarded(E, i);
+    else emit_instr(E, i);
+    fill_undefined(E, i);
+  }
+  E->bb_end[b->id] = LLVMGetInsertBlock(E->b);
+  if (!LLVMGetBasicBlockTerminator(E->bb_end[b->id])) LLVMBuildUnreachable(E->b);
+}
+
+/* The operands of b's phis, from the block that ends each predecessor;
+ * reach: the blocks reachable from the entry (others end in unreachable:
+ * no edge). */
+static void fill_phis(cg_emitter *E, const ir_block *b, const bool *reach) {
+  ir_foreach_instr(b, i) {
+    if (i->op != ir_op_phi) break;
+    LLVMValueRef phi = E->vals[i->dst[0]->id];
+    for (uint32_t p = 0; p < i->nsrc && p < b->npreds; p++) {
+      LLVMBasicBlockRef from = E->bb_end[b->preds[p]->id];
+      if (!from) continue;
+      if (!reach[b->preds[p]->id]) continue;
+      LLVMBasicBlockRef cur = LLVMGetInsertBlock(E->b);
+      /* coercions of the incoming value go at the end of the predecessor */
+      LLVMPositionBuilderBefore(E->b, LLVMGetBasicBlockTerminator(from));
+      LLVMValueRef v = cg_coerce(E, cg_val(E, i, i->src[p]), LLVMTypeOf(phi));
+      LLVMPositionBuilderAtEnd(E->b, cur);
+      LLVMAddIncoming(phi, &v, &from, 1);
+    }
+  }
+}
+
+/* A function's body, in reverse post-order (cg_emit.c's head).  Blocks no
+ * path from the entry reaches are left empty (unreachable): their
+ * instructions may use values of other unreachable blocks in any order,
+ * and nothing observes them. */
 static bool emit_body(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   cg_context *c = E->c;
   ir_compute_preds((ir_func *)f);
@@ -337,77 +400,16 @@ static bool emit_body(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   E->bbs = calloc(f->nblocks + 1, sizeof *E->bbs);
   E->bb_end = calloc(f->nblocks + 1, sizeof *E->bb_end);
   ir_block **blocks = calloc(f->nblocks + 1, sizeof *blocks), **order = calloc(f->nblocks + 1, sizeof *order);
-  char nb[256];
+  bool *reach = calloc(f->nblocks + 1, 1);
 
   E->alloca_bb = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
   ir_foreach_block(f, b) E->bbs[b->id] = LLVMAppendBasicBlockInContext(c->ctx, fn, b->name ? b->name : "");
-
-  /* Parameters. */
-  unsigned k = 0;
-  for (uint32_t p = 0; p < f->nparams; p++, k++) {
-    LLVMValueRef a = LLVMGetParam(fn, k);
-    LLVMSetValueName2(a, f->params[p].name, strlen(f->params[p].name));
-    LLVMTypeRef pv = cg_param_by_value(E, f, p);
-    if (!f->is_kernel && f->params[p].space == IR_SPACE_REG && f->params[p].value) {
-      E->vals[f->params[p].value->id] = a;
-    } else if (pv) { /* the callee's own buffer of a by-value .param */
-      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
-      LLVMValueRef buf = LLVMBuildAlloca(E->b, pv, "");
-      LLVMSetAlignment(buf, f->params[p].align ? f->params[p].align : 4);
-      LLVMBuildStore(E->b, a, buf);
-      cg_map_put(&E->syms, &f->params[p], buf);
-    } else {
-      cg_map_put(&E->syms, &f->params[p], a);
-    }
-  }
-  E->ret_buf = NULL;
-  E->ret_ty = cg_ret_by_value(E, f);
-  for (uint32_t r = 0; r < f->nrets; r++) {
-    if (E->ret_ty) { /* the callee's own buffer; ret returns its contents */
-      LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
-      E->ret_buf = LLVMBuildAlloca(E->b, E->ret_ty, f->rets[r].name);
-      LLVMSetAlignment(E->ret_buf, f->rets[r].align ? f->rets[r].align : 4);
-      cg_map_put(&E->syms, &f->rets[r], E->ret_buf);
-      continue;
-    }
-    if (f->rets[r].space == IR_SPACE_REG && ((r == 0 && f->nrets == 1) || cg_multi_reg_ret(E, f))) continue;
-    LLVMValueRef a = LLVMGetParam(fn, k++);
-    LLVMSetValueName2(a, f->rets[r].name, strlen(f->rets[r].name));
-    cg_map_put(&E->syms, &f->rets[r], a);
-  }
-
-  /* Function-scope .local and .param variables: allocas in the entry. */
-  LLVMPositionBuilderAtEnd(E->b, E->alloca_bb);
-  for (uint32_t g = 0; g < E->m->nglobals; g++) {
-    const ir_global *v = E->m->globals[g];
-    if (v->owner != f || (v->space != IR_SPACE_LOCAL && v->space != IR_SPACE_PARAM &&
-                          v->space != IR_SPACE_PARAM_FUNC))
-      continue;
-    LLVMTypeRef at = LLVMArrayType2(c->i8, v->size ? v->size : 1);
-    LLVMValueRef a = LLVMBuildAlloca(E->b, at, value_name(E, "", v->name, nb, sizeof nb));
-    LLVMSetAlignment(a, v->align ? v->align : 4);
-    /* a call's argument/return buffer: scoped to its call sequence
-     * (cg_compile.c gives it lifetime markers) */
-    if (v->space == IR_SPACE_PARAM) LLVMSetMetadata(a, c->kind_callbuf, LLVMMetadataAsValue(c->ctx, LLVMMDNodeInContext2(c->ctx, NULL, 0)));
-    cg_map_put(&E->syms, v, a);
-  }
+  cg_bind_params(E, f, fn);
+  declare_locals(E, f);
   LLVMBuildBr(E->b, E->bbs[f->entry->id]);
 
-  uint32_t n = rpo(f, blocks, order);
-  /* Blocks no path from the entry reaches are left empty (unreachable):
-   * their instructions may use values of other unreachable blocks in any
-   * order, and nothing observes them. */
-  bool *reach = calloc(f->nblocks + 1, 1);
-  reach[f->entry->id] = true;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t j = 0; j < n; j++)
-      if (reach[order[j]->id])
-        for (uint32_t k = 0; k < ir_block_nsuccs(order[j]); k++) {
-          ir_block *sb = ir_block_succ(order[j], k);
-          if (sb && !reach[sb->id]) reach[sb->id] = changed = true;
-        }
-  }
+  uint32_t nreach, n = rpo(f, blocks, order, &nreach);
+  for (uint32_t j = 0; j < nreach; j++) reach[order[j]->id] = true;
   /* Phis first, so back edges find them. */
   for (uint32_t j = 0; j < n; j++) {
     ir_block *b = order[j];
@@ -420,46 +422,16 @@ static bool emit_body(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   }
   for (uint32_t j = 0; j < n; j++) {
     ir_block *b = order[j];
-    LLVMBasicBlockRef bb = E->bbs[b->id];
-    LLVMPositionBuilderAtEnd(E->b, bb);
-    if (!reach[b->id]) {
-      ir_foreach_instr(b, i) for (unsigned k = 0; k < i->ndst; k++)
-        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(cg_ltype(E, (ir_type)i->dst[k]->type));
-      LLVMBuildUnreachable(E->b);
-      E->bb_end[b->id] = bb;
+    if (reach[b->id]) {
+      emit_block(E, b);
       continue;
     }
-    ir_foreach_instr(b, i) {
-      if (i->guard) emit_guarded(E, i);
-      else emit_instr(E, i);
-      /* a result left undefined by an error (reported) must not report
-       * again at every use */
-      for (unsigned k = 0; k < i->ndst; k++)
-        if (i->dst[k] && !E->vals[i->dst[k]->id]) E->vals[i->dst[k]->id] = LLVMGetUndef(cg_ltype(E, (ir_type)i->dst[k]->type));
-    }
-    E->bb_end[b->id] = LLVMGetInsertBlock(E->b);
-    if (!LLVMGetBasicBlockTerminator(E->bb_end[b->id])) LLVMBuildUnreachable(E->b);
+    LLVMPositionBuilderAtEnd(E->b, E->bbs[b->id]);
+    ir_foreach_instr(b, i) fill_undefined(E, i);
+    LLVMBuildUnreachable(E->b);
+    E->bb_end[b->id] = E->bbs[b->id];
   }
-  /* Phi operands, from the block that ends each predecessor. */
-  for (uint32_t j = 0; j < n; j++) {
-    ir_block *b = order[j];
-    if (!reach[b->id]) continue;
-    ir_foreach_instr(b, i) {
-      if (i->op != ir_op_phi) break;
-      LLVMValueRef phi = E->vals[i->dst[0]->id];
-      for (uint32_t p = 0; p < i->nsrc && p < b->npreds; p++) {
-        LLVMBasicBlockRef from = E->bb_end[b->preds[p]->id];
-        if (!from) continue;
-        if (!reach[b->preds[p]->id]) continue; /* ends in unreachable: no edge */
-        LLVMBasicBlockRef cur = LLVMGetInsertBlock(E->b);
-        /* coercions of the incoming value go at the end of the predecessor */
-        LLVMPositionBuilderBefore(E->b, LLVMGetBasicBlockTerminator(from));
-        LLVMValueRef v = cg_coerce(E, cg_val(E, i, i->src[p]), LLVMTypeOf(phi));
-        LLVMPositionBuilderAtEnd(E->b, cur);
-        LLVMAddIncoming(phi, &v, &from, 1);
-      }
-    }
-  }
+  for (uint32_t j = 0; j < nreach; j++) fill_phis(E, order[j], reach);
   float_modes(E, f, fn);
   free(reach);
   free(blocks);

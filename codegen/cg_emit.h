@@ -186,10 +186,8 @@ void cg_ret(cg_emitter *E, const ir_instr *i);
 void cg_trap(cg_emitter *E, const ir_instr *i);
 void cg_brkpt(cg_emitter *E, const ir_instr *i);
 /* for the driver: functions' types and parameters */
-LLVMTypeRef cg_ret_by_value(cg_emitter *E, const ir_func *f);
-LLVMTypeRef cg_param_by_value(cg_emitter *E, const ir_func *f, unsigned p);
-LLVMTypeRef cg_multi_reg_ret(cg_emitter *E, const ir_func *f);
 LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f);
+void cg_bind_params(cg_emitter *E, const ir_func *f, LLVMValueRef fn);
 void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn);
 
 #endif

@@ -8,8 +8,7 @@
 
 #include "codegen/cg_emit.h"
 
-/* The f32 value x flushed to sign-preserving zero when subnormal (.ftz on
- * one instruction in a function that keeps subnormals). */
+/* x saturated as a float instruction's .sat asks (PTX ISA 9.7.3). */
 LLVMValueRef cg_sat01(cg_emitter *E, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   /* PTX .sat: NaN -> 0, then clamp to [0, 1]; maxnum(NaN, 0) = 0. */
@@ -18,7 +17,8 @@ LLVMValueRef cg_sat01(cg_emitter *E, LLVMValueRef x) {
 }
 
 /* Float op with PTX rounding: rn (or none) is the plain IEEE op; rz/rm/rp
- * are done by directed() where it applies, else reported. */
+ * are done by mode_rounded() or directed() where they apply, else
+ * reported. */
 bool cg_fp_round_ok(cg_emitter *E, const ir_instr *i) {
   switch ((ir_rnd)i->mods.rnd) {
   case IR_RND_NONE:

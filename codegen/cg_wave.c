@@ -159,15 +159,15 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
 
 /* ---- dispatch values ----------------------------------------------------- */
 
-static LLVMValueRef dim_const(cg_emitter *E, const ir_instr *i, unsigned k, unsigned *dim) {
+/* The dimension operand k of a dispatch value: an immediate 0, 1 or 2
+ * (x, y, z); 0 after reporting anything else. */
+static unsigned dim_const(cg_emitter *E, const ir_instr *i, unsigned k) {
   const ir_value *v = i->src[k];
   if (v->kind != IR_VAL_CONST || v->imm > 2) {
     cg_unsupported(E, i, "the dimension must be an immediate 0, 1 or 2");
-    *dim = 0;
-    return NULL;
+    return 0;
   }
-  *dim = (unsigned)v->imm;
-  return NULL;
+  return (unsigned)v->imm;
 }
 
 static LLVMValueRef load_at(cg_emitter *E, LLVMTypeRef t, LLVMValueRef base, int64_t off, unsigned align) {
@@ -227,8 +227,7 @@ static LLVMValueRef workgroup_count(cg_emitter *E, unsigned dim) {
 /* workitem_id, workgroup_id, workgroup_size, workgroup_count of the
  * dimension src[0] */
 LLVMValueRef cg_wave_dispatch_id(cg_emitter *E, const ir_instr *i) {
-  unsigned dim;
-  dim_const(E, i, 0, &dim);
+  unsigned dim = dim_const(E, i, 0);
   return i->op == ir_op_workitem_id ? workitem_id(E, dim)
          : i->op == ir_op_workgroup_id ? workgroup_id(E, dim)
          : i->op == ir_op_workgroup_size ? workgroup_size(E, dim)
