@@ -38,6 +38,17 @@ static void emit_branch(cg_emitter *E, const ir_instr *i) {
   }
 }
 
+/* A special register.  Codegen translates none: lower/lower_sregs.c makes
+ * every one ptxwave compiles target ops or constants (lower_warps.c the
+ * warp ones), and in lowered IR only those no stage translates for AMD
+ * GPUs remain (%envreg, %pm*, the cluster registers ...: lower_sregs.c's
+ * head), which the emulator answers and codegen reports. */
+static void emit_sreg(cg_emitter *E, const ir_instr *i) {
+  const char *name = ir_sreg_infos[i->sreg].name;
+  if (E->m->facts.lowered) cg_unsupported(E, i, "special register %%%s is not supported", name);
+  else cg_unsupported(E, i, "special register %%%s needs lower/ (not run)", name);
+}
+
 /* One instruction: one switch over every op (no default: -Werror=switch
  * names a new op until it has a case), each op going to one handler in
  * the file of its concern (cg_emit.h).  An op with float and integer forms
@@ -54,7 +65,7 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_phi: return; /* created with the block */
   case ir_op_copy:
   case ir_op_symaddr: v = cg_op(E, i, 0); break;
-  case ir_op_sreg: cg_set_dst(E, i, 0, cg_sreg(E, i), false); return;
+  case ir_op_sreg: emit_sreg(E, i); return;
   case ir_op_pack: v = cg_int_pack(E, i); break;
   case ir_op_unpack: cg_int_unpack(E, i); return;
 

@@ -178,7 +178,6 @@ LLVMValueRef cg_wave_dyn_lds_size(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_wave_cycle_counter(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_wave_realtime_counter(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_wave_hw_id(cg_emitter *E, const ir_instr *i);
-LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i);
 
 /* cg_call.c: calls and the ABI */
 void cg_call(cg_emitter *E, const ir_instr *i);

@@ -38,8 +38,10 @@ void cg_wave_sync(cg_emitter *E, const ir_instr *i) {
 
 /* ---- lanes and cross-lane operations --------------------------------------- */
 
-static LLVMValueRef lane_id(cg_emitter *E) {
+/* wave_lane_id: mbcnt.lo of all ones, then mbcnt.hi of it on wave64 */
+LLVMValueRef cg_wave_lane_id(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
+  (void)i;
   LLVMValueRef a[2] = {LLVMConstInt(c->i32, ~0ull, 0), c->i32_0};
   LLVMValueRef lo = cg_intrinsic(c, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2, false), r = lo;
   if (c->wave_size != 32) {
@@ -53,11 +55,6 @@ static LLVMValueRef lane_id(cg_emitter *E) {
   uint64_t lower = 0, upper = c->wave_size;
   LLVMAddCallSiteAttribute(r, LLVMAttributeReturnIndex, LLVMCreateConstantRangeAttribute(c->ctx, kind, 32, &lower, &upper));
   return r;
-}
-
-LLVMValueRef cg_wave_lane_id(cg_emitter *E, const ir_instr *i) {
-  (void)i;
-  return lane_id(E);
 }
 
 static LLVMValueRef ballot(cg_emitter *E, LLVMValueRef pred) {
@@ -234,17 +231,15 @@ LLVMValueRef cg_wave_dispatch_id(cg_emitter *E, const ir_instr *i) {
                                          : workgroup_count(E, dim);
 }
 
-static LLVMValueRef dyn_lds_size(cg_emitter *E) {
+/* dyn_lds_size: the dispatch packet's group_segment_size (u32 at 24) less
+ * the static LDS (llvm.amdgcn.groupstaticsize) */
+LLVMValueRef cg_wave_dyn_lds_size(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
+  (void)i;
   LLVMValueRef p = cg_intrinsic(c, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0, false);
   LLVMValueRef total = load_at(E, c->i32, p, 24, 4);
   LLVMValueRef st = cg_intrinsic(c, "llvm.amdgcn.groupstaticsize", NULL, 0, NULL, 0, false);
   return LLVMBuildSub(E->b, total, st, "");
-}
-
-LLVMValueRef cg_wave_dyn_lds_size(cg_emitter *E, const ir_instr *i) {
-  (void)i;
-  return dyn_lds_size(E);
 }
 
 /* ---- counters and hardware registers -------------------------------------- */
@@ -254,16 +249,15 @@ LLVMValueRef cg_wave_cycle_counter(cg_emitter *E, const ir_instr *i) {
   return cg_intrinsic(E->c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
 }
 
-static LLVMValueRef realtime(cg_emitter *E) {
+/* realtime_counter, the 100 MHz counter: s_memrealtime on gfx9
+ * (CG_FEAT_MEMTIME), llvm.readsteadycounter (s_sendmsg_rtn REALTIME) on
+ * gfx11+ */
+LLVMValueRef cg_wave_realtime_counter(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
+  (void)i;
   if (c->target->features & CG_FEAT_MEMTIME)
     return cg_intrinsic(c, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0, false);
   return cg_intrinsic(c, "llvm.readsteadycounter", NULL, 0, NULL, 0, false);
-}
-
-LLVMValueRef cg_wave_realtime_counter(cg_emitter *E, const ir_instr *i) {
-  (void)i;
-  return realtime(E);
 }
 
 /* s_getreg_b32 HW_ID (id 4, gfx9) / HW_ID1 (id 23, gfx10+), all 32 bits:
@@ -274,33 +268,4 @@ LLVMValueRef cg_wave_hw_id(cg_emitter *E, const ir_instr *i) {
   unsigned id = c->wave_size == 64 ? 4 : 23;
   LLVMValueRef a = kint(c->i32, id | (31u << 11));
   return cg_intrinsic(c, "llvm.amdgcn.s.getreg", NULL, 0, &a, 1, false);
-}
-
-/* Special registers read directly, before lower/ exists: the dispatch
- * values; everything warp-level is left to lower/. */
-LLVMValueRef cg_sreg(cg_emitter *E, const ir_instr *i) {
-  cg_context *c = E->c;
-  unsigned k = i->sreg_comp;
-  switch ((ir_sreg)i->sreg) {
-  case ir_sreg_tid: return workitem_id(E, k);
-  case ir_sreg_ctaid: return workgroup_id(E, k);
-  case ir_sreg_ntid: return workgroup_size(E, k);
-  case ir_sreg_nctaid: return workgroup_count(E, k);
-  case ir_sreg_laneid:
-    /* %laneid is the lane of the warp: the wave's lane on wave32. */
-    if (c->wave_size == 32) return lane_id(E);
-    break;
-  case ir_sreg_clock: return LLVMBuildTrunc(E->b, cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false), c->i32, "");
-  case ir_sreg_clock64: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
-  case ir_sreg_globaltimer: /* ns from the 100 MHz real-time counter */
-    return LLVMBuildMul(E->b, realtime(E), LLVMConstInt(c->i64, 10, 0), "");
-  case ir_sreg_globaltimer_lo:
-    return LLVMBuildTrunc(E->b, LLVMBuildMul(E->b, realtime(E), LLVMConstInt(c->i64, 10, 0), ""), c->i32, "");
-  case ir_sreg_dynamic_smem_size: return dyn_lds_size(E);
-  case ir_sreg_gridid: return c->i64_0;
-  case ir_sreg_nsmid: return LLVMConstInt(c->i32, 1, 0);
-  default: break;
-  }
-  cg_unsupported(E, i, "special register %%%s needs lower/ (not run)", ir_sreg_infos[i->sreg].name);
-  return LLVMGetUndef(cg_ltype(E, ir_sreg_infos[i->sreg].type));
 }
