@@ -71,19 +71,25 @@ static inline bool is_rnd_directed(const ir_instr *i) {
   return i->mods.rnd == IR_RND_RZ || i->mods.rnd == IR_RND_RM || i->mods.rnd == IR_RND_RP;
 }
 
-/* cg_emit_util.c: types, values and operands */
+/* cg_emit_util.c: errors, types, values and operands */
 /* Reports that i cannot be translated (the PTX instruction, function, line
  * and target) and marks the function failed; emission goes on. */
 void cg_unsupported(cg_emitter *E, const ir_instr *i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The report for a form of an op codegen translates in other forms; NULL. */
+LLVMValueRef cg_no_form(cg_emitter *E, const ir_instr *i);
 LLVMTypeRef cg_ltype(cg_emitter *E, ir_type t);
 unsigned cg_type_bits(LLVMTypeRef t);
+/* v as type want: bitcast for equal sizes, else through integers (sext:
+ * extending with the sign) */
 LLVMValueRef cg_coerce_ext(cg_emitter *E, LLVMValueRef v, LLVMTypeRef want, bool sext);
 LLVMValueRef cg_coerce(cg_emitter *E, LLVMValueRef v, LLVMTypeRef want);
+/* An IR value in its own type; operand k of i as type t, or in i's type */
 LLVMValueRef cg_val(cg_emitter *E, const ir_instr *i, const ir_value *v);
 LLVMValueRef cg_op_as(cg_emitter *E, const ir_instr *i, unsigned k, LLVMTypeRef t);
 LLVMValueRef cg_op(cg_emitter *E, const ir_instr *i, unsigned k);
+/* Result k of i is v (in the result's type) */
 void cg_set_dst(cg_emitter *E, const ir_instr *i, unsigned k, LLVMValueRef v, bool sext);
-LLVMValueRef cg_no_form(cg_emitter *E, const ir_instr *i);
+/* A symbol's storage; p + off bytes */
 LLVMValueRef cg_symbol_ptr(cg_emitter *E, ir_symbol sym, const ir_instr *i);
 LLVMValueRef cg_gep_bytes(cg_emitter *E, LLVMValueRef p, int64_t off);
 /* Calls of intrinsics overloaded on the first operand's type. */

@@ -1,7 +1,8 @@
 /* codegen/cg_mem.c: memory and the memory model: address spaces, the
  * pointers memory instructions use, loads, stores and atomics (PTX ISA
  * 9.7.9.8, 9.7.9.11, 9.7.13.5) with their orderings and scopes
- * (AMDGPUUsage "Memory Model").
+ * (AMDGPUUsage "Memory Model"), fences, generic addresses (cvta,
+ * isspacep) and cache policies.
  */
 #include <stdio.h>
 #include <stdlib.h>
