@@ -11,11 +11,14 @@
  *                       in nanoseconds; _lo / _hi its halves
  *   %smid               the CU and SE fields of hw_id (gfx9 HW_ID layout:
  *                       CU_ID [11:8], SE_ID [14:13]): cu | se << 4
+ *   %nsmid, %gridid     the constants 1 and 0 (no hardware register or
+ *                       dispatch field holds either)
  * The warp registers (%laneid %warpid %lanemask_* ...) belong to
- * lower_warps.c.  The rest (%nsmid %gridid %envreg %pm* cluster ids of a
- * cluster of one, %total_smem_size ...) stay as sreg reads, which codegen
- * turns into constants or implicit kernel arguments; they are not warp
- * level, so lowered IR may keep them (ir_verify's require_lowered).
+ * lower_warps.c.  The rest (%envreg %pm* the cluster registers,
+ * %total_smem_size %aggr_smem_size %reserved_smem_* %current_graph_exec)
+ * no stage translates for AMD GPUs: they stay as sreg reads, which the
+ * emulator answers and codegen reports; they are not warp level, so
+ * lowered IR may keep them (ir_verify's require_lowered).
  */
 #include "lower_internal.h"
 
@@ -30,6 +33,7 @@ static bool want(const ir_instr *i, void *data) {
   case ir_sreg_tid: case ir_sreg_ntid: case ir_sreg_ctaid: case ir_sreg_nctaid:
   case ir_sreg_dynamic_smem_size: case ir_sreg_clock: case ir_sreg_clock_hi: case ir_sreg_clock64:
   case ir_sreg_globaltimer: case ir_sreg_globaltimer_lo: case ir_sreg_globaltimer_hi: case ir_sreg_smid:
+  case ir_sreg_nsmid: case ir_sreg_gridid:
     return true;
   default:
     return false;
@@ -37,12 +41,13 @@ static bool want(const ir_instr *i, void *data) {
 }
 
 /* Eliminates the reads of the special registers it maps (the others are
- * not warp level: codegen answers them). */
+ * not warp level: the emulator answers them, codegen reports them). */
 const lower_contract lower_sregs_contract = {
     .pass = "lower_sregs",
     .sregs = (const ir_sreg[]){ir_sreg_tid, ir_sreg_ntid, ir_sreg_ctaid, ir_sreg_nctaid, ir_sreg_dynamic_smem_size,
                                ir_sreg_clock, ir_sreg_clock_hi, ir_sreg_clock64, ir_sreg_globaltimer,
-                               ir_sreg_globaltimer_lo, ir_sreg_globaltimer_hi, ir_sreg_smid, ir_sreg_count},
+                               ir_sreg_globaltimer_lo, ir_sreg_globaltimer_hi, ir_sreg_smid, ir_sreg_nsmid,
+                               ir_sreg_gridid, ir_sreg_count},
     .preserves = 0,
 };
 
@@ -88,6 +93,8 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     out[0] = lower_alu(b, ir_op_or, ir_type_b32, cu, se);
     return true;
   }
+  case ir_sreg_nsmid: out[0] = ir_imm(b, ir_type_u32, 1); return true;
+  case ir_sreg_gridid: out[0] = ir_imm(b, ir_type_u64, 0); return true;
   default: return false;
   }
 }

@@ -10,13 +10,15 @@
 #include "codegen/codegen.h"
 #include "ptx/ptx_parse.h"
 
+/* cg_compile takes lowered IR, or IR without the ops lower/ translates:
+ * the element index is a parameter here (%tid.x would need lower/). */
 static const char kernel_ptx[] =
     ".version 8.0\n.target sm_80\n.address_size 64\n"
-    ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n"
+    ".visible .entry k(.param .u64 p, .param .u32 n, .param .u32 t)\n{\n"
     "  .reg .pred %p<2>;\n  .reg .b32 %r<5>;\n  .reg .f32 %f<3>;\n  .reg .b64 %rd<5>;\n"
     "  .shared .align 4 .b8 tile[512];\n"
     "  ld.param.u64 %rd1, [p];\n  ld.param.u32 %r1, [n];\n"
-    "  mov.u32 %r2, %tid.x;\n  setp.ge.u32 %p1, %r2, %r1;\n  @%p1 bra DONE;\n"
+    "  ld.param.u32 %r2, [t];\n  setp.ge.u32 %p1, %r2, %r1;\n  @%p1 bra DONE;\n"
     "  cvta.to.global.u64 %rd2, %rd1;\n  mul.wide.u32 %rd3, %r2, 4;\n  add.s64 %rd4, %rd2, %rd3;\n"
     "  ld.global.f32 %f1, [%rd4];\n  mul.rn.f32 %f2, %f1, %f1;\n"
     "  st.shared.f32 [tile], %f2;\n  bar.sync 0;\n  ld.shared.f32 %f2, [tile];\n"
