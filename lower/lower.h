@@ -23,29 +23,6 @@
 #include "ir/ir.h"
 #include "util/diag.h"
 
-/* ---- targets (lower_target.c, targets.def) ----------------------------- */
-/* The facts of a GPU, from the one target table lower/targets.def (codegen's
- * cg_target is the same rows, with the codegen-only columns). */
-enum {
-  LOWER_FEAT_DOT = 1 << 0, LOWER_FEAT_DPP = 1 << 1, LOWER_FEAT_DPP8 = 1 << 2,
-  LOWER_FEAT_PERMLANE = 1 << 3, LOWER_FEAT_PK_F32 = 1 << 4, LOWER_FEAT_ATOMIC_FADD_F32 = 1 << 5,
-  LOWER_FEAT_ATOMIC_FADD_F64 = 1 << 6, LOWER_FEAT_MEMTIME = 1 << 7, LOWER_FEAT_BF16_CVT = 1 << 8,
-  LOWER_FEAT_TRAP_OUT_OF_LINE = 1 << 9,
-};
-
-typedef struct lower_target {
-  const char *name;        /* "gfx942" */
-  unsigned wave_size;      /* 64 on gfx9 (CDNA), 32 on gfx10+ (RDNA) */
-  bool has_dot4;           /* v_dot4_i32_i8 / v_dot4_u32_u8 (dp4a in one op) */
-  unsigned lds_bytes;      /* LDS per workgroup */
-  unsigned features;       /* LOWER_FEAT_* */
-} lower_target;
-
-/* The target of that name, or NULL. */
-const lower_target *lower_find_target(const char *name);
-/* A target with only a wave size, for tests ("wave32", "wave64"). */
-const lower_target *lower_target_for_wave(unsigned wave_size);
-
 /* ---- lower_warps.c ------------------------------------------------------ */
 /* shfl vote match redux activemask elect bar.warp.sync and the warp special
  * registers (%laneid %warpid %nwarpid %lanemask_*), for a wave of 32 (a warp
@@ -190,9 +167,10 @@ typedef struct lower_pipeline_options {
   pw_diag *diag;
   unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */
 } lower_pipeline_options;
-/* Lowers m for target t; true when every operation was lowered and the
- * result verifies with require_lowered.  Errors go to opt->diag. */
-bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt);
+/* Lowers m for target t (a row of ir/ir_targets.def: ir_target_find);
+ * true when every operation was lowered and the result verifies with
+ * require_lowered.  Errors go to opt->diag. */
+bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options *opt);
 /* The first instruction that is not lowered for m's target (its PTX name in
  * *what), or NULL: what the corpus benchmark reports. */
 const ir_instr *lower_first_unlowered(const ir_module *m, const char **what);

@@ -41,10 +41,10 @@
     if (!lower_pass_done(m, &name##_contract, progress_, opt)) return false;                      \
   } while (0)
 
-bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt) {
+bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options *opt) {
   pw_diag *diag = opt ? opt->diag : NULL;
   int errors0 = diag ? diag->nerrors : 0;
-  m->facts.target = t->name;   /* for messages (lower_util.c) */
+  m->facts.target = t;   /* for messages (lower_util.c) */
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
   LOWER_PASS(lower_async, .diag = diag);
@@ -63,7 +63,7 @@ bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_opti
   LOWER_PASS(opt_dce, 0);
   m->facts.wave_size = (uint8_t)t->wave_size;
   m->facts.lowered = 1;
-  m->facts.target = t->name;
+  m->facts.target = t;
   if (diag && diag->nerrors > errors0) return false;
   if (!ir_verify(m, &(ir_verify_options){.require_lowered = true}, diag)) return false;
   return true;

@@ -595,7 +595,7 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
 }
 
 static CUresult compile_in_process(rt_backend *b, const char *name, const char *ptx, size_t len,
-                                   const cg_target *t, void **obj, size_t *obj_len) {
+                                   const ir_target *t, void **obj, size_t *obj_len) {
   pw_diag d;
   pw_diag_init(&d, NULL);
   cg_output out;
@@ -627,7 +627,7 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
     *obj_len = len + 1;
     return CUDA_SUCCESS;
   }
-  const cg_target *t = cg_target_find(arch);
+  const ir_target *t = cg_target_find(arch);
   if (!t) {
     snprintf(b->error, sizeof b->error, "no code generator for %s (targets: see `ptxwave compile --help`)", arch);
     return CUDA_ERROR_NOT_SUPPORTED;

@@ -82,7 +82,7 @@ int cmd_lower(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  const lower_target *t = lower_find_target(target);
+  const ir_target *t = ir_target_find(target);
   if (!t) {
     fprintf(stderr, "ptxwave lower: unknown target '%s'\n", target);
     return 2;
