@@ -12,7 +12,13 @@
  * it cannot lower leaves it in place and reports it to opt->diag (if set);
  * the verifier's require_lowered mode then names what is left.
  *
- * lower_module() runs them all, top to bottom, for one target (pipeline.c).
+ * What a pass lowers for is the module's target facts (ir.h, m->facts: the
+ * row of ir/ir_targets.def, its wave size and generation), never an option:
+ * lower_module() sets them first (ir_module_set_target), then runs the
+ * passes top to bottom (pipeline.c); a tool or test that runs one pass
+ * alone calls ir_module_set_target before it.  A module without a target
+ * (facts.target NULL) is lowered for wave32 with no target-specific
+ * instructions.
  */
 #ifndef PW_LOWER_H
 #define PW_LOWER_H
@@ -25,11 +31,9 @@
 
 /* ---- lower_warps.c ------------------------------------------------------ */
 /* shfl vote match redux activemask elect bar.warp.sync and the warp special
- * registers (%laneid %warpid %nwarpid %lanemask_*), for a wave of 32 (a warp
- * is a wave) or 64 (two warps per wave). */
+ * registers (%laneid %warpid %nwarpid %lanemask_*), for the module's wave
+ * of 32 (a warp is a wave) or 64 (two warps per wave). */
 typedef struct lower_warps_options {
-  unsigned wave_size;
-  const char *target;      /* for messages ("gfx942"; NULL: "wave32"/"wave64") */
   pw_diag *diag;
 } lower_warps_options;
 bool lower_warps(ir_module *m, const lower_warps_options *opt);
@@ -41,7 +45,6 @@ bool lower_warps(ir_module *m, const lower_warps_options *opt);
  * lower_warps.  wgmma.* is reported here, the other matrix ops it cannot
  * expand (wmma.*, mma.sp, other shapes) by lower_warps. */
 typedef struct lower_mma_options {
-  const char *target;      /* for messages, and the matrix instructions it has */
   bool expand_mma;         /* mma.sync per thread even where the target has MFMA/WMMA */
   pw_diag *diag;
 } lower_mma_options;
@@ -95,7 +98,6 @@ bool lower_sregs(ir_module *m, const lower_sregs_options *opt);
  * and counted barriers and bar.arrive -> counters in shared memory;
  * bar.red.popc/and/or -> a shared accumulator between two barriers. */
 typedef struct lower_barriers_options {
-  unsigned wave_size;
   pw_diag *diag;
 } lower_barriers_options;
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
@@ -115,7 +117,6 @@ bool lower_tex(ir_module *m, const lower_tex_options *opt);
 /* vprintf and __assertfail calls -> records in the runtime's device printf
  * buffer (util/pw_printf.h); __assertfail then ends the thread (exit). */
 typedef struct lower_printf_options {
-  const char *target;      /* for messages */
   pw_diag *diag;
 } lower_printf_options;
 bool lower_printf(ir_module *m, const lower_printf_options *opt);
@@ -136,7 +137,6 @@ bool lower_math(ir_module *m, const lower_math_options *opt);
  * may diverge around a barrier (a barrier control dependent on a value
  * that varies inside a wave).  Returns the number of warnings. */
 typedef struct lower_hazards_options {
-  unsigned wave_size;
   pw_diag *diag;           /* warnings go here (NULL: only counted) */
 } lower_hazards_options;
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
