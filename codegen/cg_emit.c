@@ -434,7 +434,7 @@ static LLVMValueRef lane_id(emitter *E) {
 
 static LLVMValueRef realtime(emitter *E) {
   cg_context *c = E->c;
-  if (c->target->features & CG_FEAT_MEMTIME)
+  if (c->target->features & IR_TARGET_MEMTIME)
     return cg_intrinsic(c, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0, false);
   return cg_intrinsic(c, "llvm.readsteadycounter", NULL, 0, NULL, 0, false);
 }
@@ -1251,7 +1251,7 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
 }
 
 
-/* llvm.trap; on CG_FEAT_TRAP_OUT_OF_LINE targets (gfx11) a call of one
+/* llvm.trap; on IR_TARGET_TRAP_OUT_OF_LINE targets (gfx11) a call of one
  * internal noinline function that traps: LLVM 22 expands gfx11's simulated
  * trap by splitting the block and then leaves the 64-bit scalar add pseudos
  * of the blocks after it unexpanded, which aborts the object writer
@@ -1260,7 +1260,7 @@ static LLVMTypeRef func_type(emitter *E, const ir_func *f) {
  * costs nothing on the paths that run. */
 static void emit_trap(emitter *E) {
   cg_context *c = E->c;
-  if (!(c->target->features & CG_FEAT_TRAP_OUT_OF_LINE)) {
+  if (!(c->target->features & IR_TARGET_TRAP_OUT_OF_LINE)) {
     cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
     return;
   }
@@ -2166,10 +2166,10 @@ static LLVMValueRef emit_value_op(emitter *E, const ir_instr *i, bool *handled) 
   case ir_op_cycle_counter: return cg_intrinsic(c, "llvm.readcyclecounter", NULL, 0, NULL, 0, false);
   case ir_op_realtime_counter: return realtime(E);
   case ir_op_hw_id: {
-    /* s_getreg_b32 HW_ID (id 4, gfx9) / HW_ID1 (id 23, gfx10+), all 32
-     * bits: simm16 = id | offset 0 << 6 | (size-1 = 31) << 11 */
-    unsigned id = c->wave_size == 64 ? 4 : 23;
-    LLVMValueRef a = kint(c->i32, id | (31u << 11));
+    /* s_getreg_b32 of the generation's hardware id register (ir_targets.def:
+     * HW_ID, id 4, on gfx9; HW_ID1, id 23, on gfx10+), all 32 bits:
+     * simm16 = id | offset 0 << 6 | (size-1 = 31) << 11 */
+    LLVMValueRef a = kint(c->i32, ir_target_gen(c->target)->hw_id_reg | (31u << 11));
     return cg_intrinsic(c, "llvm.amdgcn.s.getreg", NULL, 0, &a, 1, false);
   }
   /* handled in emit_instr */

@@ -29,10 +29,6 @@
 const ir_target *cg_target_find(const char *name);
 /* All codegen rows, *n set to their count. */
 const ir_target *cg_targets(unsigned *n);
-/* The feature bits under the names cg_emit.c still uses (until its split
- * lands: then it reads IR_TARGET_* and these go). */
-enum { CG_FEAT_MEMTIME = IR_TARGET_MEMTIME, CG_FEAT_TRAP_OUT_OF_LINE = IR_TARGET_TRAP_OUT_OF_LINE };
-
 /* ---- cg_compile.c ------------------------------------------------------ */
 
 typedef enum cg_emit_kind { CG_EMIT_LL, CG_EMIT_ASM, CG_EMIT_OBJ, CG_EMIT_HSACO } cg_emit_kind;
