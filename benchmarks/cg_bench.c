@@ -94,7 +94,7 @@ typedef struct split_stat {
 } split_stat;
 
 typedef struct bench {
-  const cg_target *target;
+  const ir_target *target;
   bool split;            /* --threads N given: also time split compiles */
   unsigned threads;      /* N; 0 = cg_options' automatic choice */
   split_stat *splits;
@@ -267,7 +267,7 @@ static bool one(const ptx_module *pm, void *user) {
    * front end, apart from codegen) */
   bool reloc = ok && !ir_link_check_defined(m, NULL);
   if (ok && !reloc) ir_link_drop_unreached(m);
-  if (ok) ok = lower_module(m, lower_find_target(B->target->name), &(lower_pipeline_options){.diag = &d});
+  if (ok) ok = lower_module(m, B->target, &(lower_pipeline_options){.diag = &d});
   double tfront = now() - tf0;
   double tcg = 0;
   for (unsigned p = 0; ok && p < B->npipe; p++) {

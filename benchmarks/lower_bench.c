@@ -66,7 +66,7 @@ typedef struct totals {
   unsigned long long instrs;
 } totals;
 
-static void one_module(totals *T, const char *name, const char *text, size_t len, const lower_target **tg,
+static void one_module(totals *T, const char *name, const char *text, size_t len, const ir_target **tg,
                        unsigned ntg, bool quiet) {
   T->modules++;
   pw_diag d;
@@ -131,11 +131,11 @@ int main(int argc, char **argv) {
     printf("lower_bench: library directory %s not present: skipped\n", libdir);
     return 77;
   }
-  const lower_target *tg[8];
+  const ir_target *tg[8];
   unsigned ntg = 0;
   char *tcopy = strdup(targets);
   for (char *save = NULL, *t = strtok_r(tcopy, ",", &save); t && ntg < 8; t = strtok_r(NULL, ",", &save)) {
-    tg[ntg] = lower_find_target(t);
+    tg[ntg] = ir_target_find(t);
     if (!tg[ntg]) {
       fprintf(stderr, "lower_bench: unknown target %s\n", t);
       return 2;

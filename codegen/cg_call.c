@@ -124,7 +124,7 @@ void cg_bind_params(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   }
 }
 
-/* llvm.trap; on CG_FEAT_TRAP_OUT_OF_LINE targets (gfx11) a call of one
+/* llvm.trap; on IR_TARGET_TRAP_OUT_OF_LINE targets (gfx11) a call of one
  * internal noinline function that traps: LLVM 22 expands gfx11's simulated
  * trap by splitting the block and then leaves the 64-bit scalar add pseudos
  * of the blocks after it unexpanded, which aborts the object writer
@@ -133,7 +133,7 @@ void cg_bind_params(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
  * costs nothing on the paths that run. */
 static void emit_trap(cg_emitter *E) {
   cg_context *c = E->c;
-  if (!(c->target->features & CG_FEAT_TRAP_OUT_OF_LINE)) {
+  if (!(c->target->features & IR_TARGET_TRAP_OUT_OF_LINE)) {
     cg_intrinsic(c, "llvm.trap", NULL, 0, NULL, 0, false);
     return;
   }

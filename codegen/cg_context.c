@@ -32,7 +32,7 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *user) {
 
 /* What every context shares: the LLVMContext with its diagnostic handler,
  * the builder, cached types, constants and sync scopes. */
-static void context_common(cg_context *c, const cg_target *t, unsigned cov) {
+static void context_common(cg_context *c, const ir_target *t, unsigned cov) {
   memset(c, 0, sizeof *c);
   c->ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(c->ctx, diag_handler, c);
@@ -64,7 +64,7 @@ static void context_common(cg_context *c, const cg_target *t, unsigned cov) {
   c->ss_wavefront = LLVMGetSyncScopeID(c->ctx, "wavefront", 9);
 }
 
-void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name) {
+void cg_context_init(cg_context *c, const ir_target *t, unsigned cov, const char *name) {
   context_common(c, t, cov);
   c->mod = LLVMModuleCreateWithNameInContext(name ? name : "ptxwave", c->ctx);
   LLVMSetTarget(c->mod, "amdgcn-amd-amdhsa");
@@ -75,7 +75,7 @@ void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char
                     LLVMValueAsMetadata(LLVMConstInt(c->i32, cov * 100, 0)));
 }
 
-bool cg_context_init_bitcode(cg_context *c, const cg_target *t, unsigned cov, const void *bc, size_t len,
+bool cg_context_init_bitcode(cg_context *c, const ir_target *t, unsigned cov, const void *bc, size_t len,
                              char *err, size_t cap) {
   context_common(c, t, cov);
   /* the bytes stay the caller's: parsing materialises the whole module, so

@@ -19,7 +19,7 @@ typedef struct cg_context {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   LLVMBuilderRef b;
-  const cg_target *target;
+  const ir_target *target;
   unsigned wave_size;
   unsigned cov;
   LLVMTypeRef i1, i8, i16, i32, i64, i128, f16, bf16, f32, f64, voidt;
@@ -45,11 +45,11 @@ typedef struct cg_context {
 } cg_context;
 
 /* cg_context.c */
-void cg_context_init(cg_context *c, const cg_target *t, unsigned cov, const char *name);
+void cg_context_init(cg_context *c, const ir_target *t, unsigned cov, const char *name);
 /* A context whose module is read from bitcode (a partition of a split
  * compile, cg_compile.c): its own LLVMContext, so it may run on its own
  * thread.  false (and err) when the bitcode does not parse. */
-bool cg_context_init_bitcode(cg_context *c, const cg_target *t, unsigned cov, const void *bc, size_t len,
+bool cg_context_init_bitcode(cg_context *c, const ir_target *t, unsigned cov, const void *bc, size_t len,
                              char *err, size_t cap);
 void cg_context_fini(cg_context *c);
 /* Declares intrinsic `name` (overloaded on types[0..ntypes)) on first use

@@ -278,12 +278,8 @@ static bool compile_sources(const cg_src_set *in, const cg_options *opt, cg_emit
       snprintf(info->reason, sizeof info->reason, "undefined symbol");
     bool staged = false;  /* a failure lower/ or codegen/ may have pinned on functions */
     if (ok && !opt->no_lower && !m->facts.lowered) {
-      const lower_target *lt = lower_find_target(opt->target->name);
-      if (!lt) {
-        pw_error(&att, name, "internal: no lowering facts for %s", opt->target->name);
-        snprintf(info->reason, sizeof info->reason, "internal: no lowering facts");
-        ok = false;
-      } else if (!(ok = lower_module(m, lt, &(lower_pipeline_options){.diag = &att, .expand_mma = opt->expand_mma}))) {
+      /* the same row lowers and compiles (ir/ir_targets.def) */
+      if (!(ok = lower_module(m, opt->target, &(lower_pipeline_options){.diag = &att, .expand_mma = opt->expand_mma}))) {
         staged = true;
         const char *what = NULL;
         const ir_instr *ui = lower_first_unlowered(m, &what);

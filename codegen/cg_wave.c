@@ -250,22 +250,22 @@ LLVMValueRef cg_wave_cycle_counter(cg_emitter *E, const ir_instr *i) {
 }
 
 /* realtime_counter, the 100 MHz counter: s_memrealtime on gfx9
- * (CG_FEAT_MEMTIME), llvm.readsteadycounter (s_sendmsg_rtn REALTIME) on
+ * (IR_TARGET_MEMTIME), llvm.readsteadycounter (s_sendmsg_rtn REALTIME) on
  * gfx11+ */
 LLVMValueRef cg_wave_realtime_counter(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   (void)i;
-  if (c->target->features & CG_FEAT_MEMTIME)
+  if (c->target->features & IR_TARGET_MEMTIME)
     return cg_intrinsic(c, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0, false);
   return cg_intrinsic(c, "llvm.readsteadycounter", NULL, 0, NULL, 0, false);
 }
 
-/* s_getreg_b32 HW_ID (id 4, gfx9) / HW_ID1 (id 23, gfx10+), all 32 bits:
+/* s_getreg_b32 of the generation's hardware id register (ir_targets.def:
+ * HW_ID, id 4, on gfx9; HW_ID1, id 23, on gfx10+), all 32 bits:
  * simm16 = id | offset 0 << 6 | (size-1 = 31) << 11 */
 LLVMValueRef cg_wave_hw_id(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   (void)i;
-  unsigned id = c->wave_size == 64 ? 4 : 23;
-  LLVMValueRef a = kint(c->i32, id | (31u << 11));
+  LLVMValueRef a = kint(c->i32, ir_target_gen(c->target)->hw_id_reg | (31u << 11));
   return cg_intrinsic(c, "llvm.amdgcn.s.getreg", NULL, 0, &a, 1, false);
 }

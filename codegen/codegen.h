@@ -23,35 +23,18 @@
 
 /* ---- cg_targets.c ------------------------------------------------------ */
 
-/* The rows of the one target table lower/targets.def marked CG; the
- * feature bits are lower.h's LOWER_FEAT_*. */
-enum {
-  CG_FEAT_DOT = LOWER_FEAT_DOT, CG_FEAT_DPP = LOWER_FEAT_DPP, CG_FEAT_DPP8 = LOWER_FEAT_DPP8,
-  CG_FEAT_PERMLANE = LOWER_FEAT_PERMLANE, CG_FEAT_PK_F32 = LOWER_FEAT_PK_F32,
-  CG_FEAT_ATOMIC_FADD_F32 = LOWER_FEAT_ATOMIC_FADD_F32, CG_FEAT_ATOMIC_FADD_F64 = LOWER_FEAT_ATOMIC_FADD_F64,
-  CG_FEAT_MEMTIME = LOWER_FEAT_MEMTIME, CG_FEAT_BF16_CVT = LOWER_FEAT_BF16_CVT,
-  CG_FEAT_TRAP_OUT_OF_LINE = LOWER_FEAT_TRAP_OUT_OF_LINE,
-};
-
-typedef struct cg_target {
-  const char *name;           /* "gfx942" */
-  uint8_t wave_size;          /* 32 or 64 */
-  uint32_t lds_bytes;         /* per workgroup */
-  uint32_t features;          /* CG_FEAT_* */
-  const char *llvm_features;  /* target-features string */
-} cg_target;
-
-/* The row for name ("gfx942"), or NULL. */
-const cg_target *cg_target_find(const char *name);
-/* All rows, *n set to their count. */
-const cg_target *cg_targets(unsigned *n);
-
+/* The codegen rows (cg column CG) of the one target table
+ * ir/ir_targets.def: the row for name ("gfx942"), or NULL when there is
+ * none or it is lowering only. */
+const ir_target *cg_target_find(const char *name);
+/* All codegen rows, *n set to their count. */
+const ir_target *cg_targets(unsigned *n);
 /* ---- cg_compile.c ------------------------------------------------------ */
 
 typedef enum cg_emit_kind { CG_EMIT_LL, CG_EMIT_ASM, CG_EMIT_OBJ, CG_EMIT_HSACO } cg_emit_kind;
 
 typedef struct cg_options {
-  const cg_target *target;    /* required */
+  const ir_target *target;    /* required: a codegen row (cg_target_find) */
   unsigned cov;               /* code object version 4, 5 or 6; 0 means 5 */
   const char *pipeline;       /* LLVM pass pipeline text; NULL: cg_default_pipeline */
   bool no_opt;                /* skip the pass pipeline (measurements, --emit ll of raw IR) */

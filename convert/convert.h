@@ -52,7 +52,7 @@ typedef enum cv_dest {
 typedef struct cv_run cv_run;
 
 typedef struct cv_options {
-  const cg_target *targets[CV_MAX_TARGETS];
+  const ir_target *targets[CV_MAX_TARGETS];
   unsigned ntargets;
   unsigned jobs;              /* worker threads; 0 means 1 */
   cv_dest dest;

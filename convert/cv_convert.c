@@ -32,7 +32,7 @@ typedef struct job {
   uint32_t container;         /* UINT32_MAX: the whole file is PTX text */
   uint32_t entries[MAX_CHAIN];
   uint32_t nentries;
-  const cg_target *target;
+  const ir_target *target;
 } job;
 
 /* One bundle being written: its file, its staging directory, and the

@@ -375,6 +375,7 @@ emu_status emu_module_load(emu_context *c, ir_module *m, emu_module **out) {
   pw_arena_init(&em->arena);
   em->wave = c->opt.wave_size ? c->opt.wave_size : (m->facts.wave_size ? m->facts.wave_size : 32);
   if (em->wave != 32 && em->wave != 64) em->wave = 32;
+  em->target = m->facts.target ? m->facts.target : ir_target_for_wave(em->wave);
   em->ngvars = m->nglobals;
   em->gvars = calloc(m->nglobals + 1, sizeof *em->gvars);
   emu_status st = em->gvars ? EMU_OK : EMU_ERR_OUT_OF_MEMORY;

@@ -214,6 +214,7 @@ struct emu_module {
   ir_module *ir;
   pw_arena arena;
   unsigned wave;                /* wave size of this module's code */
+  const ir_target *target;      /* what it was lowered for (else the wave's pseudo target): hw_id's layout */
   emu_func **funcs;             /* in module order */
   uint32_t nfuncs;
   emu_gvar *gvars;              /* in module order (ir->globals) */
@@ -437,6 +438,9 @@ const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in);
  * .sync.aligned matrix ops wait for the whole warp. */
 #define EMU_SYNC_WHOLE_WARP 0xffu
 const char *emu_sel_wave(emu_decoder *d, const ir_instr *i, emu_inst *in);
+/* hw_id of generation g for the wave with index `wave` of a workgroup on
+ * host thread smid (emu_wave_ops.c): the layout lower_sregs.c decodes */
+uint32_t emu_hw_id(const ir_gen_info *g, uint32_t wave, uint32_t smid);
 bool emu_type_is_float(ir_type t);
 /* A message in the decoder's arena. */
 const char *emu_dfmt(emu_decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -23,9 +23,13 @@
  *   dyn_lds_size        dynamic shared bytes of the launch
  *   cycle_counter       the wave's instruction count (as %clock64)
  *   realtime_counter    host CLOCK_REALTIME in 10 ns ticks (100 MHz)
- *   hw_id               gfx9 HW_ID layout: CU id [11:8], SE id [14:13]
- *                       from the host thread that runs the workgroup, the
- *                       wave's index in bits [3:0]
+ *   hw_id               the hardware id register of the module's target's
+ *                       generation (ir/ir_targets.def: HW_ID on gfx9,
+ *                       HW_ID1 on gfx10+): the wave's index in its WAVE_ID
+ *                       field, the host thread that runs the workgroup (the
+ *                       emulator's %smid) spread over the unit (CU / WGP),
+ *                       shader array and engine fields, low bits first: the
+ *                       layout lower_sregs.c decodes %smid from
  */
 #include <time.h>
 
@@ -33,6 +37,20 @@
 
 #define S(k) EMU_U64(x, in->src[k])
 #define D(k) EMU_U64(x, in->dst[k])
+
+static uint32_t hw_field(ir_hw_field f, uint32_t v) {
+  return f.bits ? (v & ((1u << f.bits) - 1)) << f.lo : 0;
+}
+
+uint32_t emu_hw_id(const ir_gen_info *g, uint32_t wave, uint32_t smid) {
+  uint32_t u = hw_field(g->wave, wave);
+  const ir_hw_field f[3] = {g->unit, g->sa, g->se};
+  for (unsigned k = 0; k < 3; k++) {
+    u |= hw_field(f[k], smid);
+    smid >>= f[k].bits;
+  }
+  return u;
+}
 
 static uint64_t wave_mask(const emu_exec *x) { return x->nlanes >= 64 ? ~0ull : (1ull << x->nlanes) - 1; }
 
@@ -112,9 +130,7 @@ static void h_uniform(emu_exec *x, const emu_inst *in, emu_mask m) {
     clock_gettime(CLOCK_REALTIME, &ts);
     u = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / 10;
     break;
-  case ir_op_hw_id:
-    u = (x->w->index & 15) | ((x->wg->smid & 15u) << 8) | (((x->wg->smid >> 4) & 3u) << 13);
-    break;
+  case ir_op_hw_id: u = emu_hw_id(ir_target_gen(L->mod->target), x->w->index, x->wg->smid); break;
   default: break;
   }
   uint64_t *d = D(0);

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     lower_pipeline_options o = {.warn_hazards = true, .diag = &d, .verify_each = true};
     int before = d.nerrors;
-    bool ok = lower_module(m, lower_target_for_wave(wave), &o);
+    bool ok = lower_module(m, ir_target_for_wave(wave), &o);
     if (!ok && d.nerrors == before) abort(); /* a failure always says why */
     ir_module_destroy(m);
     pw_diag_fini(&d);

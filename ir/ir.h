@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir/ir_target.h"
 #include "util/arena.h"
 
 /* ---- types ------------------------------------------------------------ */
@@ -482,10 +483,13 @@ struct ir_func {
   ir_loc loc;
 };
 
+/* What lowering is for (ir_target.h): set by ir_module_set_target when
+ * lowering starts, and read by the passes, codegen and the emulator.  The
+ * generation is the row's (ir_target_gen(m->facts.target)). */
 typedef struct ir_target_facts {
-  uint8_t wave_size;       /* 32 for unlowered IR (a wave is a warp), 32/64 after */
+  const ir_target *target; /* the row of ir_targets.def, or NULL for CUDA semantics */
+  uint8_t wave_size;       /* 32 for unlowered IR (a wave is a warp), else the target's */
   uint8_t lowered : 1;     /* lower/ has run: IR_F_WARP ops must be gone */
-  const char *target;      /* "gfx942" ..., or NULL for CUDA semantics */
 } ir_target_facts;
 
 struct ir_module {

@@ -1468,7 +1468,9 @@ static void module_line(parser *P) {
     else if (accept_word(P, "lowered")) m->facts.lowered = 1;
     else if (accept_word(P, "target")) {
       if (P->t.kind != T_STR) expected(P, "the target as a string");
-      m->facts.target = decode(P, &P->t);
+      const char *name = decode(P, &P->t);
+      m->facts.target = ir_target_find(name);
+      if (!m->facts.target) FAIL(P, &P->t, "unknown target \"%s\" (ir/ir_targets.def)", name);
       lex(P);
     } else FAIL(P, &w, "unknown module attribute '%.*s'", (int)w.len, w.s);
   }

@@ -718,7 +718,7 @@ static void pmodule_line(ir_printer *p, const ir_module *m) {
   if (m->facts.lowered) ps(p, " lowered");
   if (m->facts.target) {
     ps(p, " target ");
-    pstr(p, m->facts.target);
+    pstr(p, m->facts.target->name);
   }
   pc(p, '\n');
 }

@@ -12,7 +12,13 @@
  * it cannot lower leaves it in place and reports it to opt->diag (if set);
  * the verifier's require_lowered mode then names what is left.
  *
- * lower_module() runs them all, top to bottom, for one target (pipeline.c).
+ * What a pass lowers for is the module's target facts (ir.h, m->facts: the
+ * row of ir/ir_targets.def, its wave size and generation), never an option:
+ * lower_module() sets them first (ir_module_set_target), then runs the
+ * passes top to bottom (pipeline.c); a tool or test that runs one pass
+ * alone calls ir_module_set_target before it.  A module without a target
+ * (facts.target NULL) is lowered for wave32 with no target-specific
+ * instructions.
  */
 #ifndef PW_LOWER_H
 #define PW_LOWER_H
@@ -23,36 +29,11 @@
 #include "ir/ir.h"
 #include "util/diag.h"
 
-/* ---- targets (lower_target.c, targets.def) ----------------------------- */
-/* The facts of a GPU, from the one target table lower/targets.def (codegen's
- * cg_target is the same rows, with the codegen-only columns). */
-enum {
-  LOWER_FEAT_DOT = 1 << 0, LOWER_FEAT_DPP = 1 << 1, LOWER_FEAT_DPP8 = 1 << 2,
-  LOWER_FEAT_PERMLANE = 1 << 3, LOWER_FEAT_PK_F32 = 1 << 4, LOWER_FEAT_ATOMIC_FADD_F32 = 1 << 5,
-  LOWER_FEAT_ATOMIC_FADD_F64 = 1 << 6, LOWER_FEAT_MEMTIME = 1 << 7, LOWER_FEAT_BF16_CVT = 1 << 8,
-  LOWER_FEAT_TRAP_OUT_OF_LINE = 1 << 9,
-};
-
-typedef struct lower_target {
-  const char *name;        /* "gfx942" */
-  unsigned wave_size;      /* 64 on gfx9 (CDNA), 32 on gfx10+ (RDNA) */
-  bool has_dot4;           /* v_dot4_i32_i8 / v_dot4_u32_u8 (dp4a in one op) */
-  unsigned lds_bytes;      /* LDS per workgroup */
-  unsigned features;       /* LOWER_FEAT_* */
-} lower_target;
-
-/* The target of that name, or NULL. */
-const lower_target *lower_find_target(const char *name);
-/* A target with only a wave size, for tests ("wave32", "wave64"). */
-const lower_target *lower_target_for_wave(unsigned wave_size);
-
 /* ---- lower_warps.c ------------------------------------------------------ */
 /* shfl vote match redux activemask elect bar.warp.sync and the warp special
- * registers (%laneid %warpid %nwarpid %lanemask_*), for a wave of 32 (a warp
- * is a wave) or 64 (two warps per wave). */
+ * registers (%laneid %warpid %nwarpid %lanemask_*), for the module's wave
+ * of 32 (a warp is a wave) or 64 (two warps per wave). */
 typedef struct lower_warps_options {
-  unsigned wave_size;
-  const char *target;      /* for messages ("gfx942"; NULL: "wave32"/"wave64") */
   pw_diag *diag;
 } lower_warps_options;
 bool lower_warps(ir_module *m, const lower_warps_options *opt);
@@ -64,7 +45,6 @@ bool lower_warps(ir_module *m, const lower_warps_options *opt);
  * lower_warps.  wgmma.* is reported here, the other matrix ops it cannot
  * expand (wmma.*, mma.sp, other shapes) by lower_warps. */
 typedef struct lower_mma_options {
-  const char *target;      /* for messages, and the matrix instructions it has */
   bool expand_mma;         /* mma.sync per thread even where the target has MFMA/WMMA */
   pw_diag *diag;
 } lower_mma_options;
@@ -118,7 +98,6 @@ bool lower_sregs(ir_module *m, const lower_sregs_options *opt);
  * and counted barriers and bar.arrive -> counters in shared memory;
  * bar.red.popc/and/or -> a shared accumulator between two barriers. */
 typedef struct lower_barriers_options {
-  unsigned wave_size;
   pw_diag *diag;
 } lower_barriers_options;
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt);
@@ -138,7 +117,6 @@ bool lower_tex(ir_module *m, const lower_tex_options *opt);
 /* vprintf and __assertfail calls -> records in the runtime's device printf
  * buffer (util/pw_printf.h); __assertfail then ends the thread (exit). */
 typedef struct lower_printf_options {
-  const char *target;      /* for messages */
   pw_diag *diag;
 } lower_printf_options;
 bool lower_printf(ir_module *m, const lower_printf_options *opt);
@@ -159,7 +137,6 @@ bool lower_math(ir_module *m, const lower_math_options *opt);
  * may diverge around a barrier (a barrier control dependent on a value
  * that varies inside a wave).  Returns the number of warnings. */
 typedef struct lower_hazards_options {
-  unsigned wave_size;
   pw_diag *diag;           /* warnings go here (NULL: only counted) */
 } lower_hazards_options;
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
@@ -190,9 +167,10 @@ typedef struct lower_pipeline_options {
   pw_diag *diag;
   unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */
 } lower_pipeline_options;
-/* Lowers m for target t; true when every operation was lowered and the
- * result verifies with require_lowered.  Errors go to opt->diag. */
-bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt);
+/* Lowers m for target t (a row of ir/ir_targets.def: ir_target_find);
+ * true when every operation was lowered and the result verifies with
+ * require_lowered.  Errors go to opt->diag. */
+bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options *opt);
 /* The first instruction that is not lowered for m's target (its PTX name in
  * *what), or NULL: what the corpus benchmark reports. */
 const ir_instr *lower_first_unlowered(const ir_module *m, const char **what);

@@ -44,6 +44,7 @@ typedef struct bar_layout {
 
 typedef struct bars_state {
   const lower_barriers_options *opt;
+  unsigned wave;          /* the module's facts: its wave size */
   bar_layout l;
   ir_global *arr[NSEC];   /* created on first need */
 } bars_state;
@@ -143,7 +144,7 @@ static ir_instr *atom_add_i(ir_builder *b, ir_value *addr, ir_value *v) {
  * lane of the last wave to arrive), false elsewhere. */
 static ir_value *named_sync(ir_builder *b, bars_state *s, ir_value *id, ir_value *count, bool sync) {
   lower_wave lw;
-  lower_wave_init(b, s->opt->wave_size, &lw);
+  lower_wave_init(b, s->wave, &lw);
   ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
   ir_value *nw;
   if (lw.w == 64) {
@@ -220,7 +221,7 @@ static ir_value *red_result(ir_builder *b, ir_instr *i, ir_value *v) {
 
 static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out) {
   lower_wave lw;
-  lower_wave_init(b, s->opt->wave_size, &lw);
+  lower_wave_init(b, s->wave, &lw);
   ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
   ir_value *first = is_first_lane(b, &lw, exec);
   ir_value *acc = word_addr(b, s, SEC_RED, NULL, 0);
@@ -246,7 +247,7 @@ static bool lower_red(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out)
  * for that lane at the next first barrier). */
 static bool lower_red_counted(ir_builder *b, bars_state *s, ir_instr *i, ir_value **out) {
   lower_wave lw;
-  lower_wave_init(b, s->opt->wave_size, &lw);
+  lower_wave_init(b, s->wave, &lw);
   ir_value *id = i->src[0], *count = i->src[1];
   ir_value *exec = ir_build_value(b, ir_op_wave_exec, lw.mask_type, 0, NULL, NULL);
   ir_value *first = is_first_lane(b, &lw, exec);
@@ -416,7 +417,7 @@ static void init_kernels(ir_module *m, bars_state *s) {
 }
 
 bool lower_barriers(ir_module *m, const lower_barriers_options *opt) {
-  bars_state s = {opt, layout(m), {NULL}};
+  bars_state s = {opt, m->facts.wave_size, layout(m), {NULL}};
   bool progress = lower_walk(m, want, lower_instr, &s);
   if (s.arr[SEC_NAMED] || s.arr[SEC_RED] || s.arr[SEC_RED_ID]) init_kernels(m, &s);
   return progress;

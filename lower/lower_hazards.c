@@ -68,7 +68,7 @@ static bool reads_flag(const ir_value *v, unsigned depth) {
 
 /* Scratch: one arena, emptied after each function. */
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
-  if (opt->wave_size != 64) return 0;
+  if (m->facts.wave_size != 64) return 0;
   unsigned nwarn = 0;
   pw_arena scratch;
   pw_arena_init(&scratch);

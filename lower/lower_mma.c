@@ -56,6 +56,7 @@
 
 typedef struct mma_state {
   const lower_mma_options *opt;
+  const char *target;      /* the module's target: messages, its matrix instructions */
 } mma_state;
 
 static bool is_opaque_wgmma(const ir_instr *i);
@@ -451,7 +452,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   if (why) {
     /* warp-level ops left here are reported by lower_warps (which owns the
      * rule that none remains); the others (wgmma.*) here */
-    if (!(ir_op_infos[i->op].flags & IR_F_WARP)) lower_matrix_error(s->opt->diag, i, s->opt->target, why);
+    if (!(ir_op_infos[i->op].flags & IR_F_WARP)) lower_matrix_error(s->opt->diag, i, s->target, why);
     return false;
   }
   switch ((ir_op)i->op) {
@@ -459,7 +460,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
-    if (!s->opt->expand_mma && lower_mma_amd(b, i, out, s->opt->target)) return true;
+    if (!s->opt->expand_mma && lower_mma_amd(b, i, out, s->target)) return true;
     return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;
   }
@@ -467,6 +468,6 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
 
 bool lower_mma(ir_module *m, const lower_mma_options *opt) {
   lower_mma_options o = opt ? *opt : (lower_mma_options){0};
-  mma_state s = {&o};
+  mma_state s = {&o, m->facts.target ? m->facts.target->name : NULL};
   return lower_walk(m, want, lower_instr, &s);
 }

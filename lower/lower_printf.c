@@ -205,7 +205,7 @@ static bool lower_vprintf(ir_builder *b, printf_state *s, ir_instr *i, ir_value 
     lower_error(s->opt->diag, i,
                 "vprintf in '%s': the format is not a constant string of the module; device printf on AMD GPUs "
                 "(%s) needs it at compile time to know the size of the argument buffer",
-                f->name, s->opt->target ? s->opt->target : "any target");
+                f->name, f->module->facts.target ? f->module->facts.target->name : "any target");
     return false;
   }
   uint64_t args_bytes;

@@ -9,8 +9,15 @@
  *   %clock64            cycle_counter; %clock / %clock_hi its halves
  *   %globaltimer        realtime_counter (100 MHz on CDNA and RDNA) * 10,
  *                       in nanoseconds; _lo / _hi its halves
- *   %smid               the CU and SE fields of hw_id (gfx9 HW_ID layout:
- *                       CU_ID [11:8], SE_ID [14:13]): cu | se << 4
+ *   %smid               from hw_id, the hardware id register of the target's
+ *                       generation: the unit that runs a workgroup, its
+ *                       shader array and engine, packed low to high
+ *                       (ir/ir_targets.def, IR_GEN rows, which cite the ISA
+ *                       guides):
+ *                       gfx9 (CDNA) HW_ID: CU_ID [11:8] | SE_ID [15:13] << 4
+ *                       gfx10+ (RDNA) HW_ID1: WGP_ID [13:10] | SA_ID [16] << 4
+ *                         | SE_ID << 5 ([19:18] gfx10, [20:18] gfx11, none
+ *                         gfx12)
  *   %nsmid, %gridid     the constants 1 and 0 (no hardware register or
  *                       dispatch field holds either)
  * The warp registers (%laneid %warpid %lanemask_* ...) belong to
@@ -24,6 +31,7 @@
 
 typedef struct sregs_state {
   const lower_sregs_options *opt;
+  const ir_gen_info *gen;  /* the module's target's generation: %smid's layout */
 } sregs_state;
 
 static bool want(const ir_instr *i, void *data) {
@@ -59,11 +67,30 @@ static ir_value *hi32(ir_builder *b, ir_value *x64) {
   return lower_lo32(b, lower_alu(b, ir_op_shr, ir_type_b64, x64, lower_imm32(b, 32)));
 }
 
+/* %smid: each field of hw_id (unit, shader array, engine) moved to its
+ * place in the result, pos, by one shift and one mask:
+ * (h >> (lo - pos)) & (ones(bits) << pos).  The PTX ISA promises no more
+ * than an id below %nsmid, neither contiguous nor stable over time. */
+static ir_value *smid(ir_builder *b, const ir_gen_info *g) {
+  ir_value *h = ir_build_value(b, ir_op_hw_id, ir_type_u32, 0, NULL, NULL), *r = NULL;
+  const ir_hw_field f[3] = {g->unit, g->sa, g->se};
+  unsigned pos = 0;
+  for (unsigned k = 0; k < 3; k++) {
+    if (!f[k].bits) continue;
+    PW_ASSERT(f[k].lo >= pos);
+    ir_value *x = lower_alu(b, ir_op_shr, ir_type_b32, h, lower_imm32(b, f[k].lo - pos));
+    x = lower_alu(b, ir_op_and, ir_type_b32, x, lower_imm32(b, ((1u << f[k].bits) - 1) << pos));
+    r = r ? lower_alu(b, ir_op_or, ir_type_b32, r, x) : x;
+    pos += f[k].bits;
+  }
+  return r;
+}
+
 /* The result of a read must keep the sreg's type (u32/u64): the target ops
  * give u32/u64, the unpacks b32; a copy gives the declared type where the
  * uses care (they do not: b32 and u32 are compatible). */
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
-  (void)data;
+  const sregs_state *s = data;
   unsigned d = i->sreg_comp;
   switch ((ir_sreg)i->sreg) {
   case ir_sreg_tid: out[0] = dim_op(b, ir_op_workitem_id, d); return true;
@@ -84,15 +111,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     out[0] = i->sreg == ir_sreg_globaltimer ? ns : i->sreg == ir_sreg_globaltimer_lo ? lower_lo32(b, ns) : hi32(b, ns);
     return true;
   }
-  case ir_sreg_smid: {
-    ir_value *h = ir_build_value(b, ir_op_hw_id, ir_type_u32, 0, NULL, NULL);
-    ir_value *cu = lower_alu(b, ir_op_and, ir_type_b32, lower_alu(b, ir_op_shr, ir_type_b32, h, lower_imm32(b, 8)),
-                             lower_imm32(b, 15));
-    ir_value *se = lower_alu(b, ir_op_and, ir_type_b32, lower_alu(b, ir_op_shr, ir_type_b32, h, lower_imm32(b, 9)),
-                             lower_imm32(b, 0x30));
-    out[0] = lower_alu(b, ir_op_or, ir_type_b32, cu, se);
-    return true;
-  }
+  case ir_sreg_smid: out[0] = smid(b, s->gen); return true;
   case ir_sreg_nsmid: out[0] = ir_imm(b, ir_type_u32, 1); return true;
   case ir_sreg_gridid: out[0] = ir_imm(b, ir_type_u64, 0); return true;
   default: return false;
@@ -100,6 +119,9 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
 }
 
 bool lower_sregs(ir_module *m, const lower_sregs_options *opt) {
-  sregs_state s = {opt};
+  /* no target: the layout of the wave size's pseudo target (as the
+   * emulator's hw_id) */
+  const ir_target *t = m->facts.target ? m->facts.target : ir_target_for_wave(m->facts.wave_size);
+  sregs_state s = {opt, ir_target_gen(t)};
   return lower_walk(m, want, lower_instr, &s);
 }

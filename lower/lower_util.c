@@ -9,7 +9,8 @@
 /* ---- diagnostics ---------------------------------------------------------- */
 /* Every message names the kernel (or function) and the target it was
  * being lowered for, unless the text already does: "... (in kernel 'k',
- * for gfx942)".  lower_module sets m->facts.target before the passes. */
+ * for gfx942)".  lower_module sets m->facts.target before the passes
+ * (ir_module_set_target). */
 static void report(pw_diag *d, const ir_instr *i, bool warning, const char *fmt, va_list ap) {
   if (!d) return;
   const ir_func *f = i->block ? i->block->func : NULL;
@@ -19,7 +20,7 @@ static void report(pw_diag *d, const ir_instr *i, bool warning, const char *fmt,
   vsnprintf(msg, sizeof msg, fmt, ap);
   if (f && f->name) snprintf(quoted, sizeof quoted, "'%s'", f->name);
   bool name_f = *quoted && !strstr(msg, quoted);
-  const char *tgt = m ? m->facts.target : NULL;
+  const char *tgt = m && m->facts.target ? m->facts.target->name : NULL;
   bool name_t = tgt && !strstr(msg, tgt);
   if (name_f || name_t)
     snprintf(ctx, sizeof ctx, " (%s%s%s%s%s)", name_f ? (f->is_kernel ? "in kernel " : "in function ") : "",

@@ -50,6 +50,8 @@
 
 typedef struct warps_state {
   const lower_warps_options *opt;
+  unsigned wave;           /* the module's facts: its wave size */
+  const char *target;      /* and its target, for messages (NULL: none) */
 } warps_state;
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -366,14 +368,14 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   default: {
     /* the matrix ops lower_mma did not expand */
     char wave[16];
-    snprintf(wave, sizeof wave, "wave%u", s->opt->wave_size);
+    snprintf(wave, sizeof wave, "wave%u", s->wave);
     const char *why = lower_matrix_why(i);
-    lower_matrix_error(s->opt->diag, i, s->opt->target ? s->opt->target : wave,
+    lower_matrix_error(s->opt->diag, i, s->target ? s->target : wave,
                        why ? why : "not expanded (lower_mma must run before lower_warps)");
     return false;
   }
   }
-  lower_wave_init(b, s->opt->wave_size, &lw);
+  lower_wave_init(b, s->wave, &lw);
   switch ((ir_op)i->op) {
   case ir_op_shfl:
     if (ir_type_bits((ir_type)i->type) != 32) break;
@@ -394,7 +396,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
 }
 
 bool lower_warps(ir_module *m, const lower_warps_options *opt) {
-  PW_ASSERT(opt->wave_size == 32 || opt->wave_size == 64);
-  warps_state s = {opt};
+  PW_ASSERT(m->facts.wave_size == 32 || m->facts.wave_size == 64);
+  warps_state s = {opt, m->facts.wave_size, m->facts.target ? m->facts.target->name : NULL};
   return lower_walk(m, want, lower_instr, &s);
 }

@@ -1,5 +1,7 @@
 /* lower/pipeline.c: lower_module() runs the passes top to bottom for one
- * target (style.md #8).  One macro runs a pass: it reports progress, prints
+ * target (style.md #8).  It first sets the module's target facts
+ * (ir_module_set_target: the row, its wave size and generation), which
+ * every pass reads.  One macro runs a pass: it reports progress, prints
  * the IR after the pass when asked (--print-after=PASS or "all"), and
  * verifies the module after it when asked (verify_each, or a build with
  * -Dlower_verify_each=true: below), so a pass that breaks an invariant is
@@ -41,29 +43,26 @@
     if (!lower_pass_done(m, &name##_contract, progress_, opt)) return false;                      \
   } while (0)
 
-bool lower_module(ir_module *m, const lower_target *t, const lower_pipeline_options *opt) {
+bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options *opt) {
   pw_diag *diag = opt ? opt->diag : NULL;
   int errors0 = diag ? diag->nerrors : 0;
-  m->facts.target = t->name;   /* for messages (lower_util.c) */
-  if (opt && opt->warn_hazards)
-    lower_check_hazards(m, &(lower_hazards_options){.wave_size = t->wave_size, .diag = diag});
+  ir_module_set_target(m, t);   /* the facts every pass reads: target, wave size */
+  if (opt && opt->warn_hazards) lower_check_hazards(m, &(lower_hazards_options){.diag = diag});
   LOWER_PASS(lower_async, .diag = diag);
   LOWER_PASS(lower_mbarrier, .diag = diag);
   LOWER_PASS(lower_video, .diag = diag);
   LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
-  LOWER_PASS(lower_printf, .target = t->name, .diag = diag);
-  LOWER_PASS(lower_mma, .target = t->name, .expand_mma = opt && opt->expand_mma, .diag = diag);
-  LOWER_PASS(lower_warps, .wave_size = t->wave_size, .target = t->name, .diag = diag);
-  LOWER_PASS(lower_barriers, .wave_size = t->wave_size, .diag = diag);
+  LOWER_PASS(lower_printf, .diag = diag);
+  LOWER_PASS(lower_mma, .expand_mma = opt && opt->expand_mma, .diag = diag);
+  LOWER_PASS(lower_warps, .diag = diag);
+  LOWER_PASS(lower_barriers, .diag = diag);
   LOWER_PASS(lower_sregs, .diag = diag);
   LOWER_PASS(lower_math, .diag = diag);
   LOWER_PASS(opt_addrspace, .generic = opt ? opt->generic_accesses : NULL,
              .converted = opt ? opt->generic_converted : NULL);
   LOWER_PASS(opt_dce, 0);
-  m->facts.wave_size = (uint8_t)t->wave_size;
   m->facts.lowered = 1;
-  m->facts.target = t->name;
   if (diag && diag->nerrors > errors0) return false;
   if (!ir_verify(m, &(ir_verify_options){.require_lowered = true}, diag)) return false;
   return true;

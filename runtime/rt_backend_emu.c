@@ -278,7 +278,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
    * printf then goes to a buffer nothing drains. */
   pw_diag_init(&d, NULL);
   const char *lt = getenv("PTXWAVE_EMU_LOWER");
-  const lower_target *ltg = lt && *lt ? lower_find_target(lt) : NULL;
+  const ir_target *ltg = lt && *lt ? ir_target_find(lt) : NULL;
   if (lt && *lt && !ltg) pw_error(&d, name, "PTXWAVE_EMU_LOWER: no target '%s'", lt);
   else if (ltg) lower_module(ir, ltg, &(lower_pipeline_options){.diag = &d});
   else lower_tex(ir, &(lower_tex_options){.diag = &d});

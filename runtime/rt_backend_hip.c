@@ -262,19 +262,31 @@ static bool arch_from_props(hip_be *h, int dev, char *arch, size_t cap) {
 }
 
 /* What CUDA reports about device dev, from HIP: the name, memory, limits
- * (HIP_ATTRS) and gfx arch; CDNA defaults where HIP does not answer. */
+ * (HIP_ATTRS) and gfx arch.  Where HIP does not answer: the device's row of
+ * the target table (ir/ir_targets.def: wave size, LDS), and for the
+ * product's numbers (CUs, clocks, caches) an MI300X's. */
 static void read_props(hip_be *h, int dev, rt_device_props *p) {
+  char full[256] = "";
+  const char *env = getenv("PTXWAVE_HIP_ARCH");
+  if (env && *env) snprintf(full, sizeof full, "%s", env);
+  else if (!arch_from_props(h, dev, full, sizeof full)) snprintf(full, sizeof full, "gfx942");
+  /* the code object target is the processor; features (sramecc, xnack)
+   * are left "any" by codegen, which loads in either mode */
+  char arch[64];
+  snprintf(arch, sizeof arch, "%.*s", (int)strcspn(full, ":"), full);
+  const ir_target *t = ir_target_find(arch);
+  if (!t) t = ir_target_find("gfx942");   /* a processor the table lacks: compiles fail, not this */
   size_t total = 0;
   h->hipDeviceTotalMem(&total, dev);
-  /* defaults: an MI300X's, for a HIP that does not know an attribute */
   *p = (rt_device_props){.sm_count = 304, .max_threads_per_block = 1024,
                          .max_block = {1024, 1024, 1024}, .max_grid = {0x7fffffff, 65535, 65535},
-                         .shared_per_block_optin = 64 * 1024, .shared_per_sm = 64 * 1024,
+                         .shared_per_block_optin = (int)t->lds_bytes, .shared_per_sm = (int)t->lds_bytes,
                          .regs_per_block = 65536, .regs_per_sm = 65536,
                          .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
                          .clock_khz = 2100000, .mem_clock_khz = 1300000, .mem_bus_width = 8192,
-                         .l2_bytes = 4 << 20, .pci_device = dev, .wave_size = 64,
+                         .l2_bytes = 4 << 20, .pci_device = dev, .wave_size = t->wave_size,
                          .total_mem = total};
+  snprintf(p->arch, sizeof p->arch, "%s", arch);
   if (h->hipDeviceGetName(p->name, (int)sizeof p->name, dev) != 0)
     snprintf(p->name, sizeof p->name, "AMD GPU %d", dev);
   int v;
@@ -297,13 +309,6 @@ static void read_props(hip_be *h, int dev, rt_device_props *p) {
    * opt-in (cuFuncSetAttribute), up to the LDS a workgroup may have. */
   int optin = p->shared_per_block_optin;
   p->shared_per_block = optin < 48 * 1024 ? optin : 48 * 1024;
-  char full[256] = "";
-  const char *env = getenv("PTXWAVE_HIP_ARCH");
-  if (env && *env) snprintf(full, sizeof full, "%s", env);
-  else if (!arch_from_props(h, dev, full, sizeof full)) snprintf(full, sizeof full, "gfx942");
-  /* the code object target is the processor; features (sramecc, xnack)
-   * are left "any" by codegen, which loads in either mode */
-  snprintf(p->arch, sizeof p->arch, "%.*s", (int)strcspn(full, ":"), full);
   RT_LOG(rt_info, "hip: device %d: %s, %s%s (%s), %d compute units, wave %d, LDS %d KiB", dev,
          p->name, p->arch, env && *env ? " (PTXWAVE_HIP_ARCH)" : "", full, p->sm_count,
          p->wave_size, p->shared_per_block_optin / 1024);
@@ -595,7 +600,7 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
 }
 
 static CUresult compile_in_process(rt_backend *b, const char *name, const char *ptx, size_t len,
-                                   const cg_target *t, void **obj, size_t *obj_len) {
+                                   const ir_target *t, void **obj, size_t *obj_len) {
   pw_diag d;
   pw_diag_init(&d, NULL);
   cg_output out;
@@ -627,7 +632,7 @@ static CUresult hip_compile(rt_backend *b, const char *name, const char *ptx, si
     *obj_len = len + 1;
     return CUDA_SUCCESS;
   }
-  const cg_target *t = cg_target_find(arch);
+  const ir_target *t = cg_target_find(arch);
   if (!t) {
     snprintf(b->error, sizeof b->error, "no code generator for %s (targets: see `ptxwave compile --help`)", arch);
     return CUDA_ERROR_NOT_SUPPORTED;

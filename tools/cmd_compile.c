@@ -58,13 +58,13 @@ static void usage(FILE *f) {
           "-disable-lsr=0), for experiments; it wins over ptxwave's defaults.\n"
           "Targets:");
   unsigned n;
-  const cg_target *t = cg_targets(&n);
+  const ir_target *t = cg_targets(&n);
   for (unsigned i = 0; i < n; i++) fprintf(f, " %s", t[i].name);
   fprintf(f, "\n");
 }
 
 typedef struct compile_job {
-  const cg_target *targets[16];
+  const ir_target *targets[16];
   unsigned ntargets;
   cg_emit_kind emit;
   cg_options opt;
@@ -97,7 +97,7 @@ static void put64(uint8_t *p, uint64_t v) {
 }
 
 /* The clang offload bundle of the code objects objs[0..n). */
-static uint8_t *bundle(const cg_target **t, cg_output *objs, unsigned n, size_t *size) {
+static uint8_t *bundle(const ir_target **t, cg_output *objs, unsigned n, size_t *size) {
   char ids[17][64];
   unsigned ne = n + 1;
   snprintf(ids[0], sizeof ids[0], "host-x86_64-unknown-linux-gnu-");
@@ -284,7 +284,7 @@ int cmd_compile(int argc, char **argv) {
   if (nllvm) atexit(cg_llvm_finish); /* -time-passes reports at LLVM's shutdown */
   char *list = strdup(arch);
   for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
-    const cg_target *t = cg_target_find(s);
+    const ir_target *t = cg_target_find(s);
     if (!t) {
       fprintf(stderr, "ptxwave compile: unknown target '%s'\n", s);
       usage(stderr);

@@ -172,7 +172,7 @@ static bool parse_targets(const char *list, cv_options *o) {
   snprintf(buf, sizeof buf, "%s", list);
   char *save = NULL;
   for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    const cg_target *ct = cg_target_find(t);
+    const ir_target *ct = cg_target_find(t);
     if (!ct) {
       fprintf(stderr, "ptxwave convert: unknown target '%s'\n", t);
       return false;

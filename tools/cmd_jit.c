@@ -106,7 +106,7 @@ int cmd_jit(int argc, char **argv) {
   }
   const char *in = argv[1], *out = argv[2], *arch = argv[3], *name = argc > 4 ? argv[4] : in;
   die_with_parent(in);
-  const cg_target *t = cg_target_find(arch);
+  const ir_target *t = cg_target_find(arch);
   if (!t) {
     fprintf(stderr, "ptxwave jit: no code generator for %s\n", arch);
     return 1;

@@ -24,13 +24,21 @@ static void usage(FILE *f) {
           "\n"
           "Lowers a PTX (or .pwir) module for an AMD target: warps onto wavefronts,\n"
           "barriers, special registers.\n"
-          "  --target GFX     gfx90a gfx942 gfx950 (wave64), gfx1030 gfx1100 gfx1200 ... (wave32),\n"
-          "                   or wave64 / wave32\n"
+          "  --target GFX     a processor or a test's pseudo target (below)\n"
           "  --print-ir       print the lowered IR\n"
           "  --print-after=P  print the IR after pass P (lower_multimem, lower_warps, lower_barriers,\n"
           "                   lower_sregs) or after each (all)\n"
           "  --hazards        warn where two warps of one wave64 may wait on each other\n"
-          "  --expand-mma     mma.sync per thread even where the target has MFMA/WMMA\n");
+          "  --expand-mma     mma.sync per thread even where the target has MFMA/WMMA\n"
+          "Targets (ir/ir_targets.def):");
+  unsigned n;
+  const ir_target *t = ir_targets(&n);
+  for (unsigned w = 64; w >= 32; w -= 32) {
+    fprintf(f, "\n  wave%u:", w);
+    for (unsigned i = 0; i < n; i++)
+      if (t[i].wave_size == w) fprintf(f, " %s", t[i].name);
+  }
+  fprintf(f, "\n");
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -82,7 +90,7 @@ int cmd_lower(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  const lower_target *t = lower_find_target(target);
+  const ir_target *t = ir_target_find(target);
   if (!t) {
     fprintf(stderr, "ptxwave lower: unknown target '%s'\n", target);
     return 2;

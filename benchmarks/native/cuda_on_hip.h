@@ -568,12 +568,25 @@ PW_DI unsigned pw_laneid(void) { return pw_lane64() & 31; }
 /* %lanemask_*: relative to the lane in the 32-lane warp */
 PW_DI unsigned pw_lanemask_lt(void) { return (1u << pw_laneid()) - 1; }
 /* %smid / %warpid: the same values ptxwave's lowering gives them
- * (docs/lowering.md "Special registers"), so that the twin does the same
- * work: %smid = HW_ID's CU_ID [11:8] | SE_ID [14:13] << 4 (gfx9 layout),
+ * (docs/lowering.md "Special registers", ir/ir_targets.def), so that the
+ * twin does the same work: %smid from HW_ID on gfx9 (CU_ID [11:8] |
+ * SE_ID [15:13] << 4), from HW_ID1 on gfx10+ (WGP_ID [13:10] | SA_ID [16]
+ * << 4 | SE_ID << 5: [19:18] on gfx10, [20:18] on gfx11, none on gfx12),
  * %warpid = the linear thread id >> 5 */
 PW_DI unsigned pw_smid(void) {
+#if defined(__GFX9__)
   unsigned h = __builtin_amdgcn_s_getreg(4 | (0 << 6) | ((32 - 1) << 11)); /* hwreg(HW_REG_HW_ID) */
-  return ((h >> 8) & 15) | ((h >> 9) & 48);
+  return ((h >> 8) & 15) | ((h >> 9) & 0x70);
+#else
+  unsigned h = __builtin_amdgcn_s_getreg(23 | (0 << 6) | ((32 - 1) << 11)); /* hwreg(HW_REG_HW_ID1) */
+  unsigned id = ((h >> 10) & 15) | ((h >> 12) & 0x10);
+#if defined(__GFX10__)
+  id |= (h >> 13) & 0x60;
+#elif defined(__GFX11__)
+  id |= (h >> 13) & 0xe0;
+#endif
+  return id;
+#endif
 }
 PW_DI unsigned pw_warpid(void) {
   uint3 t = pw_tid(), n = pw_ntid();

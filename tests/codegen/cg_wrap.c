@@ -35,7 +35,7 @@ emu_status __wrap_emu_module_load(emu_context *c, ir_module *m, emu_module **out
   ir_print_module(f, m);
   fclose(f);
   for (unsigned k = 0; k < sizeof targets / sizeof *targets; k++) {
-    const cg_target *t = cg_target_find(targets[k]);
+    const ir_target *t = cg_target_find(targets[k]);
     ck_assert_ptr_nonnull(t);
     cg_output o;
     pw_diag d;

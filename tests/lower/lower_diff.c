@@ -283,7 +283,7 @@ void lower_diff_set_targets(const char *const *names, unsigned n) {
   ndiff_targets = n ? n : 2;
 }
 
-static ir_module *lowered_copy(const ir_module *m, const lower_target *t, pw_diag *d) {
+static ir_module *lowered_copy(const ir_module *m, const ir_target *t, pw_diag *d) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -331,7 +331,7 @@ emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const cha
     st->skipped++;
   } else {
     for (unsigned ti = 0; ti < ndiff_targets; ti++) {
-      const lower_target *tg = lower_find_target(diff_targets[ti]);
+      const ir_target *tg = ir_target_find(diff_targets[ti]);
       if (!tg) {
         fail(st, "no target %s", diff_targets[ti]);
         continue;

@@ -37,7 +37,7 @@ emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const cha
                              emu_dim3 block, uint32_t shared_bytes, const void *buffer, size_t buffer_size,
                              lower_diff_stats *st);
 
-/* Lower for these targets (lower_find_target names) instead of wave64 and
+/* Lower for these targets (ir_target_find names) instead of wave64 and
  * wave32; n = 0 restores those.  The names must outlive the calls. */
 void lower_diff_set_targets(const char *const *names, unsigned n);
 

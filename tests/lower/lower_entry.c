@@ -52,7 +52,8 @@ int main(void) {
 
     pw_diag d;
     pw_diag_init(&d, stderr);
-    CHECK(lower_barriers(m, &(lower_barriers_options){.wave_size = w, .diag = &d}));
+    ir_module_set_target(m, ir_target_for_wave(w));   /* as lower_module does first */
+    CHECK(lower_barriers(m, &(lower_barriers_options){.diag = &d}));
     CHECK(d.nerrors == 0);
     /* the zeroing (barrier 1: ids 0..1, 4 words, one v4 store) in an entry
      * without predecessors */

@@ -123,7 +123,7 @@ static void run_lowered(const char *ptx, unsigned wave, unsigned grid, uint32_t 
   pw_diag d;
   pw_diag_init(&d, stderr);
   ir_module *m = ptx_parse("printf_drain.ptx", ptx, strlen(ptx), &d, NULL);
-  bool ok = m && lower_module(m, lower_target_for_wave(wave), &(lower_pipeline_options){.diag = &d});
+  bool ok = m && lower_module(m, ir_target_for_wave(wave), &(lower_pipeline_options){.diag = &d});
   pw_diag_fini(&d);
   EXPECT(ok, "wave%u: lowering failed", wave);
   if (!ok) {

@@ -22,6 +22,8 @@
  * the name at offset 0 and gcnArchName at offset 1160, an arbitrary place
  * past the name (the runtime finds the string by content, whatever the
  * layout): PW_FAKE_HIP_ARCH, default "gfx90a:sramecc+:xnack-".
+ * PW_FAKE_HIP_NO_ATTRS=74,76,87 makes it a HIP that does not know those
+ * attributes (hipErrorInvalidValue), so the runtime's defaults show.
  *
  * Several devices: PW_FAKE_HIP_DEVICES=N (default 1); hipSetDevice selects
  * the calling thread's, and each hipMalloc/hipMallocManaged remembers it
@@ -303,6 +305,10 @@ int hipDeviceGetAttribute(int *v, int attr, int dev) {
       {15, 0},         /* HostNativeAtomicSupported */
       {89, 1},         /* VirtualMemoryManagementSupported */
   };
+  /* PW_FAKE_HIP_NO_ATTRS=74,87: a HIP that does not know these */
+  const char *no = getenv("PW_FAKE_HIP_NO_ATTRS");
+  for (const char *q = no; q && *q; q += strcspn(q, ",") + (q[strcspn(q, ",")] != 0))
+    if (atoi(q) == attr) return 1;
   for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
     if (table[i].attr == attr) {
       *v = table[i].value;

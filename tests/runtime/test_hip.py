@@ -22,7 +22,9 @@ CUDA attributes come from HIP (104 SMs, clock 1700000 kHz, 64 KiB opt-in
 shared memory, warp 32 as always), and the code object is for the device's
 arch, gfx90a from gcnArchName "gfx90a:sramecc+:xnack-" (ELF e_flags
 EF_AMDGPU_MACH 0x3f), or gfx1100 (0x41) when PTXWAVE_HIP_ARCH overrides it
-(AMDGPU ELF e_flags values: LLVM's AMDGPUUsage).
+(AMDGPU ELF e_flags values: LLVM's AMDGPUUsage).  A HIP that does not know
+the shared memory and warp size attributes (PW_FAKE_HIP_NO_ATTRS) gets the
+device arch's wave size and LDS (gfx950: 64, 160 KiB; gfx1100: 32, 64 KiB).
 
 Events: records go to hipEventRecord on the user stream without
 synchronising it (one hipStreamSynchronize in the log: the client's own);
@@ -180,6 +182,16 @@ p, lines = run(dict(penv, PW_FAKE_HIP_PRINTF='assert'))
 msg = 'k.cu:7: void k(): block: [2,0,0], thread: [3,1,0] Assertion `n < 4` failed.'
 if p.returncode == 0 or '= 710' not in p.stderr or p.stderr.count(msg) != 2 or p.stdout.count(line) != 2:
     fails.append(f'assert: 710 and the message expected: {p.returncode} {p.stdout!r} {p.stderr[-800:]}')
+# a HIP that does not know the shared memory and warp size attributes: the
+# defaults are the device arch's row of the target table; expected values
+# from AMDGPUUsage (gfx950: wave64, 160 KiB of LDS; gfx1100: wave32, 64 KiB)
+for arch, wave, lds in (('gfx950', 64, 160), ('gfx1100', 32, 64)):
+    p, lines = run(dict(base, PTXWAVE_HIP_PASSTHROUGH='1', PTXWAVE_CACHE_DIR=os.path.join(tmp, 'cache-noattr'),
+                        PW_FAKE_HIP_ARCH=arch + ':xnack-', PW_FAKE_HIP_NO_ATTRS='74,76,87'))
+    if (p.returncode != 0 or f'smem optin {lds * 1024}, warp 32' not in p.stdout or
+            f'{arch} ({arch}:xnack-), 104 compute units, wave {wave}, LDS {lds} KiB' not in p.stderr):
+        fails.append(f'{arch} defaults: expected wave {wave}, LDS {lds} KiB from the target table: '
+                     f'{p.stdout} {p.stderr[-800:]}')
 # the arch override, the JIT helper and a crash in it
 cdir = os.path.join(tmp, 'cache-jit')
 envc = dict(base, PTXWAVE_CACHE_DIR=cdir)

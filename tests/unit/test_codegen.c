@@ -36,7 +36,7 @@ static ir_module *parse(void) {
 
 START_TEST(target_table) {
   unsigned n;
-  const cg_target *t = cg_targets(&n);
+  const ir_target *t = cg_targets(&n);
   ck_assert_uint_ge(n, 8);
   for (unsigned i = 0; i < n; i++) {
     /* wave64 exactly on gfx9 (CDNA), wave32 on gfx10+ (RDNA) */
@@ -48,6 +48,11 @@ START_TEST(target_table) {
   ck_assert_uint_eq(cg_target_find("gfx950")->lds_bytes, 160 * 1024);
   ck_assert_uint_eq(cg_target_find("gfx942")->lds_bytes, 64 * 1024);
   ck_assert_ptr_null(cg_target_find("sm_90"));
+  /* the rows lower/ reads (one table): lowering-only ones are not codegen's */
+  ck_assert_ptr_eq(cg_target_find("gfx1100"), ir_target_find("gfx1100"));
+  ck_assert_ptr_nonnull(ir_target_find("gfx908"));
+  ck_assert_ptr_null(cg_target_find("gfx908"));
+  ck_assert_ptr_null(cg_target_find("wave64"));
 }
 END_TEST
 

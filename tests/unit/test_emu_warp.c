@@ -4,6 +4,7 @@
  * divergence, at wave size 32 (a wave is a warp) and 64 (two warps per
  * wave: each half behaves as its own warp).  References follow the ISA's
  * definitions, written here in C. */
+#include "emu/emu_internal.h"
 #include "emu_test.h"
 
 static const unsigned block_sizes[] = {32, 48, 64, 96, 1024};
@@ -339,6 +340,90 @@ START_TEST(tiles_with_own_masks) {
 }
 END_TEST
 
+/* hw_id (a target op, lowered IR) against the hardware id register's layout
+ * in AMD's ISA guides, decoded here by hand, and against the emulator's
+ * %smid (its host thread, what lower_sregs.c's decode of hw_id must give
+ * back): CDNA3 ISA 3.12 Table 6 HW_ID (WAVE_ID 3:0, CU_ID 11:8, SE_ID
+ * 15:13); RDNA3 ISA 3.4.8 HW_ID1 (WAVE_ID 4:0, WGP_ID 13:10, SA_ID 16,
+ * SE_ID 20:18); RDNA4 ISA 3.4.9 HW_ID1 (no SE_ID).  Few host threads
+ * start in time to run a workgroup (%smid 0 to ~10 here): hw_id_fields
+ * below takes every %smid through the encoder itself. */
+static const char hw_id_pwir[] =
+    "module ptx 8.5 sm_90 addr64 target \"%s\" wave %u lowered\n\n"
+    "visible kernel @k(param::entry u64 @out align 8 offset 0) {\n"
+    "bb0:\n  %%0 = workitem_id.u32 0\n  %%1 = workgroup_id.u32 0\n  %%2 = workgroup_size.u32 0\n  br bb1\n"
+    /* a few thousand instructions first, so that every host thread has
+     * started before the workgroups run out */
+    "bb1:  ; preds bb0, bb1\n  %%10 = phi.b32 [%%0, bb0], [%%11, bb1]\n  %%11:b32 = add.u32 %%10, 1\n"
+    "  %%12:b32 = sub.u32 %%11, %%0\n  %%13 = setp.lt.u32 %%12, 300\n  cbr %%13, bb1, bb2\n"
+    "bb2:  ; preds bb1\n  %%3 = hw_id.u32\n  %%4 = sreg smid\n"
+    "  %%5:b32 = mad.lo.u32 %%1, %%2, %%0\n  %%6:b64 = ld.param.u64 [@out]\n"
+    "  %%7:b64 = mul.wide.u32 %%5, 8\n  %%8:b64 = add.u64 %%6, %%7\n"
+    "  st.global.u32 [%%8], %%3\n  st.global.u32 [%%8+4], %%4\n  ret\n}\n";
+
+START_TEST(hw_id_layout) {
+  static const struct { const char *target; unsigned wave; } tg[] = {
+      {"gfx942", 64}, {"gfx1100", 32}, {"gfx1030", 32}, {"gfx1201", 32}};
+  enum { NB = 96, BS = 128 };
+  for (unsigned k = 0; k < 4; k++) {
+    char text[1024];
+    snprintf(text, sizeof text, hw_id_pwir, tg[k].target, tg[k].wave);
+    pw_diag d;
+    pw_diag_init(&d, NULL);
+    ir_module *m = ir_parse("hw_id.pwir", text, strlen(text), &d);
+    ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+    pw_diag_fini(&d);
+    emu_context *ctx;
+    emu_module *em;
+    ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 24}, &ctx), EMU_OK);
+    ck_assert_int_eq(emu_module_load(ctx, m, &em), EMU_OK);
+    uint64_t out;
+    ck_assert_int_eq(emu_malloc(ctx, NB * BS * 8, &out), EMU_OK);
+    void *params[] = {&out};
+    ck_assert_int_eq(emu_launch(em, "k", (emu_dim3){NB, 1, 1}, (emu_dim3){BS, 1, 1}, 0, params), EMU_OK);
+    static uint32_t o[NB * BS * 2];
+    ck_assert_int_eq(emu_memcpy_dtoh(ctx, o, out, sizeof o), EMU_OK);
+    for (unsigned i = 0; i < NB * BS; i++) {
+      uint32_t h = o[2 * i], smid = o[2 * i + 1], wave = (i % BS) / tg[k].wave, want, used;
+      if (tg[k].wave == 64) {
+        ck_assert_uint_eq(h & 0xf, wave);
+        want = ((h >> 8) & 0xf) | ((h >> 13) & 7) << 4;
+        used = 0xf | 0xf00 | 0xe000;
+        ck_assert_uint_eq(smid & 0x7f, want);
+      } else {
+        ck_assert_uint_eq(h & 0x1f, wave);
+        bool se = strcmp(tg[k].target, "gfx1201") != 0;
+        unsigned se_bits = !strcmp(tg[k].target, "gfx1030") ? 2 : 3;
+        want = ((h >> 10) & 0xf) | ((h >> 16) & 1) << 4 | (se ? ((h >> 18) & ((1u << se_bits) - 1)) << 5 : 0);
+        used = 0x1f | 0x3c00 | 0x10000 | (se ? ((1u << se_bits) - 1) << 18 : 0);
+        ck_assert_uint_eq(smid & (se ? (1u << (5 + se_bits)) - 1 : 0x1f), want);
+      }
+      ck_assert_msg((h & ~used) == 0, "%s: hw_id %#x sets bits outside its fields", tg[k].target, h);
+    }
+    emu_context_destroy(ctx);
+    ir_module_destroy(m);
+  }
+}
+END_TEST
+
+/* The emulator's encoder over every %smid below 256 and wave slot below
+ * 16, decoded by hand as above: the fields the generation has carry smid
+ * (low bits first), nothing else is set. */
+START_TEST(hw_id_fields) {
+  for (uint32_t smid = 0; smid < 256; smid++)
+    for (uint32_t w = 0; w < 16; w++) {
+      uint32_t h = emu_hw_id(&ir_gen_infos[ir_gen_gfx9], w, smid);
+      ck_assert_uint_eq(h, w | (smid & 0xf) << 8 | ((smid >> 4) & 7) << 13);
+      h = emu_hw_id(&ir_gen_infos[ir_gen_gfx11], w, smid);
+      ck_assert_uint_eq(h, w | (smid & 0xf) << 10 | ((smid >> 4) & 1) << 16 | ((smid >> 5) & 7) << 18);
+      h = emu_hw_id(&ir_gen_infos[ir_gen_gfx10], w, smid);
+      ck_assert_uint_eq(h, w | (smid & 0xf) << 10 | ((smid >> 4) & 1) << 16 | ((smid >> 5) & 3) << 18);
+      h = emu_hw_id(&ir_gen_infos[ir_gen_gfx12], w, smid);
+      ck_assert_uint_eq(h, w | (smid & 0xf) << 10 | ((smid >> 4) & 1) << 16);
+    }
+}
+END_TEST
+
 Suite *emu_warp_suite(void) {
   Suite *s = suite_create("emu_warp");
   TCase *tc = tcase_create("warp");
@@ -347,6 +432,8 @@ Suite *emu_warp_suite(void) {
   tcase_add_test(tc, shfl_immediates);
   tcase_add_test(tc, vote_match_redux_divergent);
   tcase_add_test(tc, tiles_with_own_masks);
+  tcase_add_test(tc, hw_id_layout);
+  tcase_add_test(tc, hw_id_fields);
   suite_add_tcase(s, tc);
   return s;
 }

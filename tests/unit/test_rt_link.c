@@ -51,7 +51,7 @@ END_TEST
 
 START_TEST(compile_links) {
   char *img = image(user, def);
-  const cg_target *t = cg_target_find("gfx942");
+  const ir_target *t = cg_target_find("gfx942");
   ck_assert_ptr_nonnull(t);
   pw_diag d;
   pw_diag_init(&d, NULL);
