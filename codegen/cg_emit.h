@@ -18,14 +18,13 @@
 #define PW_CG_EMIT_H
 
 #include "codegen/cg_priv.h"
+#include "util/pw_map.h"
 
-/* ---- a pointer -> LLVM value map --------------------------------------- */
+/* ---- the symbol -> LLVM value map --------------------------------------- */
 
-typedef struct cg_ptr_map {
-  const void **keys;
-  LLVMValueRef *vals;
-  size_t cap, n;
-} cg_ptr_map;
+/* IR globals, functions and parameters -> their LLVM values: the project's
+ * one hash map (util/pw_map.h), zero-initialised, malloc'd. */
+typedef pw_map cg_ptr_map;
 
 void cg_map_put(cg_ptr_map *m, const void *k, LLVMValueRef v);
 LLVMValueRef cg_map_get(const cg_ptr_map *m, const void *k);

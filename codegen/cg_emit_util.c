@@ -10,51 +10,14 @@
 
 #include "codegen/cg_emit.h"
 
-/* ---- a pointer -> LLVM value map --------------------------------------- */
+/* ---- the symbol -> LLVM value map (util/pw_map.h) ------------------------ */
 
-static size_t ptr_hash(const void *p, size_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x & (cap - 1);
-}
+void cg_map_put(cg_ptr_map *m, const void *k, LLVMValueRef v) { pw_map_ptr_put(m, k, v); }
 
-void cg_map_put(cg_ptr_map *m, const void *k, LLVMValueRef v) {
-  if ((m->n + 1) * 2 > m->cap) {
-    cg_ptr_map nm = {0};
-    nm.cap = m->cap ? m->cap * 2 : 64;
-    nm.keys = calloc(nm.cap, sizeof *nm.keys);
-    nm.vals = calloc(nm.cap, sizeof *nm.vals);
-    if (!nm.keys || !nm.vals) PW_DIE("out of memory");
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->keys[i]) cg_map_put(&nm, m->keys[i], m->vals[i]);
-    free(m->keys);
-    free(m->vals);
-    *m = nm;
-  }
-  size_t i = ptr_hash(k, m->cap);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = k;
-  m->vals[i] = v;
-}
+LLVMValueRef cg_map_get(const cg_ptr_map *m, const void *k) { return pw_map_ptr_get(m, k); }
 
-LLVMValueRef cg_map_get(const cg_ptr_map *m, const void *k) {
-  if (!m->cap) return NULL;
-  size_t i = ptr_hash(k, m->cap);
-  while (m->keys[i]) {
-    if (m->keys[i] == k) return m->vals[i];
-    i = (i + 1) & (m->cap - 1);
-  }
-  return NULL;
-}
+void cg_map_free(cg_ptr_map *m) { pw_map_free(m); }
 
-void cg_map_free(cg_ptr_map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
 /* ---- errors, types, values ------------------------------------------------ */
 
 void cg_unsupported(cg_emitter *E, const ir_instr *i, const char *fmt, ...) {

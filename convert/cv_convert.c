@@ -24,6 +24,7 @@
 #include "ptx/container.h"
 #include "runtime/rt_bundle.h"
 #include "runtime/rt_cache.h"
+#include "util/pw_vec.h"
 
 #define MAX_CHAIN 16
 
@@ -81,13 +82,9 @@ static bool has_binary_magic(const char *path) {
 
 static void add_job(cv_run *r, const job *j) {
   priv *P = r->priv;
-  if (P->njobs == P->cap) {
-    size_t cap = P->cap ? 2 * P->cap : 256;
-    job *nj = realloc(P->jobs, cap * sizeof *nj);
-    if (!nj) return;
-    P->jobs = nj;
-    P->cap = cap;
-  }
+  job *nj = pw_vec_grow(P->jobs, &P->cap, P->njobs + 1, sizeof *nj);
+  if (!nj) return;
+  P->jobs = nj;
   P->jobs[P->njobs++] = *j;
 }
 
@@ -259,11 +256,9 @@ static void scan_path(cv_run *r, const char *path, bool explicit, pw_diag *d, pt
   struct dirent *de;
   while ((de = readdir(dir))) {
     if (de->d_name[0] == '.') continue;
-    if (n == cap) {
-      char **nn = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *nn);
-      if (!nn) break;
-      names = nn;
-    }
+    char **nn = pw_vec_grow(names, &cap, n + 1, sizeof *nn);
+    if (!nn) break;
+    names = nn;
     names[n++] = strdup(de->d_name);
   }
   closedir(dir);
@@ -411,14 +406,12 @@ static bool assemble_bundle(const bslot *B, pw_diag *d) {
     const char *name = de->d_name;
     const char *dot = strchr(name, '.');
     if (!dot || dot - name != 32 || strstr(name, ".tmp.")) continue;
-    if (n == cap) {
-      rt_bundle_item *ni = realloc(items, (cap *= 2) * sizeof *ni);
-      if (!ni) {
-        ok = false;
-        break;
-      }
-      items = ni;
+    rt_bundle_item *ni = pw_vec_grow(items, &cap, n + 1, sizeof *ni);
+    if (!ni) {
+      ok = false;
+      break;
     }
+    items = ni;
     rt_bundle_item *it = &items[n];
     memset(it, 0, sizeof *it);
     for (int i = 0; i < 16; i++) {

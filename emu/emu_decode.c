@@ -28,63 +28,17 @@
 #include <string.h>
 
 #include "emu_internal.h"
+#include "util/pw_map.h"
 
-/* ---- a pointer -> index map (open addressing) --------------------------- */
-typedef struct ptrmap {
-  const void **keys;
-  uint32_t *vals;
-  uint32_t cap, n;
-} ptrmap;
-
-static uint32_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (uint32_t)x;
+/* ---- pointer -> index maps (util/pw_map.h, malloc'd) -------------------- */
+static bool index_get(const pw_map *m, const void *k, uint32_t *v) {
+  const pw_map_entry *e = pw_map_ptr_find(m, k);
+  if (e) *v = (uint32_t)(uintptr_t)e->val;
+  return e != NULL;
 }
 
-static bool ptrmap_get(const ptrmap *m, const void *k, uint32_t *v) {
-  if (!m->cap) return false;
-  for (uint32_t i = ptr_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->keys[i]) return false;
-    if (m->keys[i] == k) {
-      *v = m->vals[i];
-      return true;
-    }
-  }
-}
-
-static void ptrmap_put(ptrmap *m, const void *k, uint32_t v) {
-  if ((m->n + 1) * 2 > m->cap) {
-    uint32_t ncap = m->cap ? m->cap * 2 : 64;
-    const void **nk = calloc(ncap, sizeof *nk);
-    uint32_t *nv = calloc(ncap, sizeof *nv);
-    if (!nk || !nv) abort();
-    for (uint32_t i = 0; i < m->cap; i++)
-      if (m->keys[i]) {
-        uint32_t j = ptr_hash(m->keys[i]) & (ncap - 1);
-        while (nk[j]) j = (j + 1) & (ncap - 1);
-        nk[j] = m->keys[i];
-        nv[j] = m->vals[i];
-      }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = ncap;
-  }
-  uint32_t i = ptr_hash(k) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = k;
-  m->vals[i] = v;
-}
-
-static void ptrmap_free(ptrmap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
+static void index_put(pw_map *m, const void *k, uint32_t v) {
+  pw_map_ptr_put(m, k, (void *)(uintptr_t)v);
 }
 
 /* ---- the decoder -------------------------------------------------------- */
@@ -111,12 +65,12 @@ struct emu_decoder {
   emu_symslot *syms;
   uint32_t nsyms, syms_cap;
   /* frame locals: ir_global or ir_param -> offset in the frame */
-  ptrmap local_off;
+  pw_map local_off;
   uint64_t frame_local;     /* 64-bit: a frame past 4 GiB is an error, not a wrap */
   /* blocks */
   const ir_block **blocks;  /* by local block number */
   uint32_t nblocks;
-  ptrmap block_num;
+  pw_map block_num;
   uint32_t *start;          /* first instruction of each block number */
   /* shared variables referenced */
   uint32_t *shared_used;
@@ -124,8 +78,8 @@ struct emu_decoder {
   emu_func **callees;
   uint32_t ncallees, callees_cap;
   /* module-level maps */
-  ptrmap *gvar_index;       /* ir_global -> index in em->gvars, or shared index | SHARED_BIT */
-  ptrmap *func_index;       /* ir_func -> index */
+  pw_map *gvar_index;       /* ir_global -> index in em->gvars, or shared index | SHARED_BIT */
+  pw_map *func_index;       /* ir_func -> index */
   const char *error;
 };
 
@@ -284,7 +238,7 @@ static uint32_t param_align(const ir_param *p) {
  * function, or one of its .param parameters), allocated on first use. */
 static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uint32_t align) {
   uint32_t off;
-  if (ptrmap_get(&d->local_off, key, &off)) return off;
+  if (index_get(&d->local_off, key, &off)) return off;
   if (align < 1) align = 1;
   if (align > 256) align = 256;
   /* past EMU_FRAME_MAX the function is refused (emu_decode_func), so the
@@ -293,7 +247,7 @@ static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uin
   off = at > EMU_FRAME_MAX ? 0 : (uint32_t)at;
   d->frame_local = at + (bytes ? bytes : 1);
   if (d->frame_local > EMU_FRAME_MAX + 1) d->frame_local = EMU_FRAME_MAX + 1;
-  ptrmap_put(&d->local_off, key, off);
+  index_put(&d->local_off, key, off);
   return off;
 }
 
@@ -329,7 +283,7 @@ static symres resolve_symbol(emu_decoder *d, const ir_value *v, bool as_value) {
   switch (s->kind) {
   case IR_SYM_FUNC: {
     uint32_t idx = 0;
-    ptrmap_get(d->func_index, s->func, &idx);
+    index_get(d->func_index, s->func, &idx);
     r.opnd = const_opnd(d, EMU_WIN_FUNC + (uint64_t)idx * 16 + (uint64_t)off, EMU_CLS_LANE);
     r.space = EMU_SP_GLOBAL;
     return r;
@@ -361,7 +315,7 @@ static symres resolve_symbol(emu_decoder *d, const ir_value *v, bool as_value) {
     switch ((ir_space)g->space) {
     case IR_SPACE_SHARED: case IR_SPACE_SHARED_CTA: case IR_SPACE_SHARED_CLUSTER: {
       uint32_t idx;
-      if (!ptrmap_get(d->gvar_index, g, &idx) || !(idx & SHARED_BIT)) {
+      if (!index_get(d->gvar_index, g, &idx) || !(idx & SHARED_BIT)) {
         d->error = dfmt(d, "shared variable '%s' is not known to the module", g->name);
         return r;
       }
@@ -390,7 +344,7 @@ static symres resolve_symbol(emu_decoder *d, const ir_value *v, bool as_value) {
     }
     case IR_SPACE_GLOBAL: case IR_SPACE_CONST: case IR_SPACE_GENERIC: {
       uint32_t idx;
-      if (!ptrmap_get(d->gvar_index, g, &idx) || (idx & SHARED_BIT) || !d->em->gvars[idx].host) {
+      if (!index_get(d->gvar_index, g, &idx) || (idx & SHARED_BIT) || !d->em->gvars[idx].host) {
         d->error = dfmt(d, "variable '%s' has no storage (extern and not defined in this module?)",
                         g->name);
         return r;
@@ -500,7 +454,7 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
     w.succ[b] = calloc(ns ? ns : 1, sizeof(uint32_t));
     for (uint32_t k = 0; k < ns; k++) {
       uint32_t t;
-      if (!ptrmap_get(&d->block_num, ir_block_succ(bl, k), &t)) t = b;
+      if (!index_get(&d->block_num, ir_block_succ(bl, k), &t)) t = b;
       if (stamp[t] == b + 1) continue;
       stamp[t] = b + 1;
       w.succ[b][w.nsucc[b]++] = t;
@@ -551,7 +505,7 @@ static emu_edge make_edge(emu_decoder *d, const ir_block *from, uint32_t k) {
   const ir_block *to = from->last->targets[k];
   emu_edge e = {0};
   uint32_t tn = 0;
-  if (!ptrmap_get(&d->block_num, to, &tn)) {
+  if (!index_get(&d->block_num, to, &tn)) {
     d->error = "branch to a block outside the function";
     return e;
   }
@@ -588,7 +542,7 @@ static emu_edge make_edge(emu_decoder *d, const ir_block *from, uint32_t k) {
 
 static emu_func *func_of(emu_decoder *d, const ir_func *f) {
   uint32_t idx;
-  if (!ptrmap_get(d->func_index, f, &idx)) return NULL;
+  if (!index_get(d->func_index, f, &idx)) return NULL;
   return d->em->funcs[idx];
 }
 
@@ -922,7 +876,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 }
 
 /* ---- one function --------------------------------------------------------- */
-static emu_status decode_func(emu_module *em, emu_func *ef, ptrmap *gidx, ptrmap *fidx) {
+static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
   const ir_func *f = ef->ir;
   emu_decoder d = {.em = em, .ef = ef, .f = f, .arena = &em->arena, .wave = em->wave,
                    .gvar_index = gidx, .func_index = fidx};
@@ -940,7 +894,7 @@ static emu_status decode_func(emu_module *em, emu_func *ef, ptrmap *gidx, ptrmap
   uint32_t bn = 0;
   ir_foreach_block(f, b) {
     d.blocks[bn] = b;
-    ptrmap_put(&d.block_num, b, bn);
+    index_put(&d.block_num, b, bn);
     bn++;
   }
 
@@ -1067,8 +1021,8 @@ done:
   free(d.syms);
   free(d.shared_used);
   free(d.callees);
-  ptrmap_free(&d.local_off);
-  ptrmap_free(&d.block_num);
+  pw_map_free(&d.local_off);
+  pw_map_free(&d.block_num);
   return EMU_OK;
 }
 
@@ -1176,7 +1130,7 @@ static void kernel_layout(emu_module *em, emu_func *k) {
 
 emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
   ir_module *m = em->ir;
-  ptrmap gidx = {0}, fidx = {0};
+  pw_map gidx = {0}, fidx = {0};
   /* functions */
   em->nfuncs = m->nfuncs;
   em->funcs = PW_NEW_ARRAY(&em->arena, emu_func *, m->nfuncs + 1);
@@ -1188,7 +1142,7 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
     ef->mod = em;
     ef->index = fi;
     em->funcs[fi] = ef;
-    ptrmap_put(&fidx, f, fi);
+    index_put(&fidx, f, fi);
     fi++;
   }
   em->nfuncs = fi;
@@ -1200,10 +1154,10 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
         gv->space == IR_SPACE_SHARED_CLUSTER) {
       em->shared = grow(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
       em->gvars[g].shared_index = em->nshared;
-      ptrmap_put(&gidx, gv, em->nshared | SHARED_BIT);
+      index_put(&gidx, gv, em->nshared | SHARED_BIT);
       em->shared[em->nshared++] = gv;
     } else {
-      ptrmap_put(&gidx, gv, g);
+      index_put(&gidx, gv, g);
     }
   }
   /* function-scope shared variables that the module list does not hold are
@@ -1213,11 +1167,11 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
     if (!v || v->kind != IR_VAL_SYMBOL || v->symref.sym.kind != IR_SYM_GLOBAL) continue;
     const ir_global *gv = v->symref.sym.global;
     uint32_t tmp;
-    if (ptrmap_get(&gidx, gv, &tmp)) continue;
+    if (index_get(&gidx, gv, &tmp)) continue;
     if (gv->space == IR_SPACE_SHARED || gv->space == IR_SPACE_SHARED_CTA ||
         gv->space == IR_SPACE_SHARED_CLUSTER) {
       em->shared = grow(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
-      ptrmap_put(&gidx, gv, em->nshared | SHARED_BIT);
+      index_put(&gidx, gv, em->nshared | SHARED_BIT);
       em->shared[em->nshared++] = gv;
     }
   }
@@ -1226,8 +1180,8 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++)
     if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k]);
   if (st != EMU_OK && err) snprintf(err, errn, "out of memory decoding the module");
-  ptrmap_free(&gidx);
-  ptrmap_free(&fidx);
+  pw_map_free(&gidx);
+  pw_map_free(&fidx);
   return st;
 }
 

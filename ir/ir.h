@@ -374,7 +374,7 @@ struct ir_instr {
   ir_block **targets;      /* br/cbr/brx targets */
   uint32_t ntargets;
   const char *opaque;      /* ir_op_opaque: the PTX spelling; call: prototype name */
-  void *aux;               /* family data: ir_tex_info, ir_mma_info, ir_call_info */
+  void *aux;               /* family data: ir_call_info (calls); tex and matrix forms are mods */
   ir_block *block;
   ir_instr *prev, *next;
   ir_loc loc;              /* PTX source position */

@@ -33,11 +33,11 @@
 typedef struct linker {
   ir_module *dst, *src;
   pw_diag *d;
-  ir_map repl;      /* loser entity (ir_func* / ir_global*) -> winner */
+  pw_map repl;      /* loser entity (ir_func* / ir_global*) -> winner */
   pw_arena scratch; /* repl's storage: freed at the end */
   int errors;
   /* dst entities that lose to src ones: removed from dst's lists */
-  ir_map dst_losers;
+  pw_map dst_losers;
 } linker;
 
 static const char *mod_name(const ir_module *m) { return m->source_name ? m->source_name : "<module>"; }
@@ -58,8 +58,8 @@ static bool strong(uint8_t linkage) { return linkage == IR_LINK_VISIBLE || linka
 
 static void replace(linker *L, const void *loser, void *winner, bool loser_in_dst) {
   bool found;
-  *ir_map_ptr_slot(&L->repl, loser, &found) = winner;
-  if (loser_in_dst) *ir_map_ptr_slot(&L->dst_losers, loser, &found) = winner;
+  *pw_map_ptr_slot(&L->repl, loser, &found) = winner;
+  if (loser_in_dst) *pw_map_ptr_slot(&L->dst_losers, loser, &found) = winner;
 }
 
 /* A fresh name for a module-local entity of src that meets another of its
@@ -168,10 +168,10 @@ static void resolve_global(linker *L, ir_global *sg, bool *rename) {
 
 static void remap_symbol(const linker *L, ir_symbol *s) {
   if (s->kind == IR_SYM_FUNC) {
-    ir_func *w = ir_map_ptr_get(&L->repl, s->func);
+    ir_func *w = pw_map_ptr_get(&L->repl, s->func);
     if (w) s->func = w;
   } else if (s->kind == IR_SYM_GLOBAL) {
-    ir_global *w = ir_map_ptr_get(&L->repl, s->global);
+    ir_global *w = pw_map_ptr_get(&L->repl, s->global);
     if (w) s->global = w;
   }
 }
@@ -189,7 +189,7 @@ static void remap_func(const linker *L, ir_func *f) {
     if (i->op == ir_op_call && i->aux) {
       ir_call_info *ci = i->aux;
       for (uint32_t k = 0; k < ci->ntargets; k++) {
-        ir_func *w = ir_map_ptr_get(&L->repl, ci->targets[k]);
+        ir_func *w = pw_map_ptr_get(&L->repl, ci->targets[k]);
         if (w) ci->targets[k] = w;
       }
     }
@@ -217,13 +217,13 @@ static void merge(linker *L) {
   for (ir_func *f = list, *next; f; f = next) {
     next = f->next;
     f->next = NULL;
-    if (ir_map_ptr_get(&L->dst_losers, f)) continue;
+    if (pw_map_ptr_get(&L->dst_losers, f)) continue;
     ir_func_link(f);
   }
   for (ir_func *f = src->funcs, *next; f; f = next) {
     next = f->next;
     f->next = NULL;
-    if (ir_map_ptr_get(&L->repl, f)) continue;
+    if (pw_map_ptr_get(&L->repl, f)) continue;
     f->module = dst;
     ir_func_link(f);
     enter_func(dst, f);
@@ -234,13 +234,13 @@ static void merge(linker *L) {
    * function-scope variables are dropped with it */
   for (uint32_t k = 0; k < dst->nglobals; k++) {
     ir_global *g = dst->globals[k];
-    if (ir_map_ptr_get(&L->dst_losers, g) || (g->owner && ir_map_ptr_get(&L->dst_losers, g->owner))) continue;
+    if (pw_map_ptr_get(&L->dst_losers, g) || (g->owner && pw_map_ptr_get(&L->dst_losers, g->owner))) continue;
     dst->globals[n++] = g;
   }
   dst->nglobals = n;
   for (uint32_t k = 0; k < src->nglobals; k++) {
     ir_global *g = src->globals[k];
-    if (ir_map_ptr_get(&L->repl, g) || (g->owner && ir_map_ptr_get(&L->repl, g->owner))) continue;
+    if (pw_map_ptr_get(&L->repl, g) || (g->owner && pw_map_ptr_get(&L->repl, g->owner))) continue;
     push_global(dst, g);
     if (!g->owner) enter_global(dst, g);
   }
@@ -265,8 +265,8 @@ static void merge(linker *L) {
 bool ir_link(ir_module *dst, ir_module *src, pw_diag *d) {
   linker L = {.dst = dst, .src = src, .d = d};
   pw_arena_init(&L.scratch);
-  ir_map_init(&L.repl, &L.scratch, 64);
-  ir_map_init(&L.dst_losers, &L.scratch, 16);
+  pw_map_init(&L.repl, &L.scratch, 64);
+  pw_map_init(&L.dst_losers, &L.scratch, 16);
   if (dst->address_size != src->address_size) {
     L.errors++;
     if (d)
@@ -318,7 +318,7 @@ bool ir_link(ir_module *dst, ir_module *src, pw_diag *d) {
 typedef struct undef_state {
   const ir_module *m;
   pw_diag *d;
-  ir_map seen;
+  pw_map seen;
   pw_arena scratch;
   int n;
 } undef_state;
@@ -355,7 +355,7 @@ static void note_undefined(undef_state *u, const ir_symbol *s, ir_loc loc, const
   const void *key;
   if (!undefined_symbol(s, &name, &key)) return;
   bool found;
-  ir_map_ptr_slot(&u->seen, key, &found);
+  pw_map_ptr_slot(&u->seen, key, &found);
   if (found) return;
   u->n++;
   if (!u->d) return;
@@ -366,7 +366,7 @@ static void note_undefined(undef_state *u, const ir_symbol *s, ir_loc loc, const
 bool ir_link_check_defined(const ir_module *m, pw_diag *d) {
   undef_state u = {.m = m, .d = d};
   pw_arena_init(&u.scratch);
-  ir_map_init(&u.seen, &u.scratch, 16);
+  pw_map_init(&u.seen, &u.scratch, 16);
   ir_foreach_func(m, f) ir_foreach_block(f, b) ir_foreach_instr(b, i) {
     for (unsigned k = 0; k < i->nsrc; k++)
       if (i->src[k] && i->src[k]->kind == IR_VAL_SYMBOL) note_undefined(&u, &i->src[k]->symref.sym, i->loc, f->name);
@@ -469,20 +469,10 @@ static void drop_unreached(ir_module *m, bool from_visible) {
       }
     }
   }
-  /* unlink the dead (their memory is the module arena's) */
-  ir_func *prev = NULL;
-  m->nfuncs = 0;
-  for (uint32_t k = 0; k < R.n; k++) {
-    ir_func *f = R.fn[k];
-    if (!R.live[k]) continue;
-    if (prev) prev->next = f;
-    else m->funcs = f;
-    prev = f;
-    m->nfuncs++;
-  }
-  if (prev) prev->next = NULL;
-  else m->funcs = NULL;
-  m->last_func = prev;
+  /* unlink the dead (their memory is the module arena's): live[] becomes
+   * the drop list, in the module's order like R.fn */
+  for (uint32_t k = 0; k < R.n; k++) R.live[k] = !R.live[k];
+  ir_link_remove_funcs(m, R.live);
 out:
   free(R.fn);
   free(R.by_addr);

@@ -1,5 +1,4 @@
-/* ir/ir_module.c: modules, functions, parameters, variables and blocks, and
- * the arena hash maps the rest of ir/ uses for name lookup.
+/* ir/ir_module.c: modules, functions, parameters, variables and blocks.
  *
  * Everything lives in the module's arena (ir.h, "Ownership").  Arrays that
  * grow (m->globals, f->params, block preds) double into fresh arena memory
@@ -7,9 +6,10 @@
  * and nothing is ever freed on its own.
  *
  * Name index: module-scope variables (owner NULL) and functions are entered
- * into two maps of m->symtab when created, so ir_module_find_* are O(1).  A
- * second entity with the same name does not replace the first (PTX declares
- * a function before defining it; the front end reuses the declaration).
+ * into two maps (util/pw_map.h) of m->symtab when created, so
+ * ir_module_find_* are O(1).  A second entity with the same name does not
+ * replace the first (PTX declares a function before defining it; the front
+ * end reuses the declaration).
  */
 #include <string.h>
 
@@ -35,95 +35,10 @@ void *ir_grow_array(pw_arena *a, void *old, size_t n, size_t want, size_t elem) 
   return p;
 }
 
-/* ---- hash maps -------------------------------------------------------- */
-
-static uint32_t hash_bytes(const char *s, size_t len) {
-  uint32_t h = 2166136261u;  /* FNV-1a */
-  for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
-  return h ? h : 1;
-}
-
-static uint32_t hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (uint32_t)x | 1;
-}
-
-void ir_map_init(ir_map *m, pw_arena *a, uint32_t expect) {
-  uint32_t cap = 16;
-  while (cap < expect * 2 && cap < (1u << 30)) cap *= 2;
-  m->arena = a;
-  m->cap = cap;
-  m->n = 0;
-  m->e = IR_NEW_ARRAY(a, ir_map_entry, cap);
-}
-
-static void map_grow(ir_map *m) {
-  ir_map_entry *old = m->e;
-  uint32_t oldcap = m->cap;
-  if (oldcap >= (1u << 30)) PW_DIE("hash map too large");
-  m->cap = oldcap * 2;
-  m->e = IR_NEW_ARRAY(m->arena, ir_map_entry, m->cap);
-  for (uint32_t i = 0; i < oldcap; i++) {
-    if (!old[i].key) continue;
-    uint32_t j = old[i].hash & (m->cap - 1);
-    while (m->e[j].key) j = (j + 1) & (m->cap - 1);
-    m->e[j] = old[i];
-  }
-}
-
-static ir_map_entry *map_find(const ir_map *m, const void *key, uint32_t len, uint32_t h) {
-  uint32_t mask = m->cap - 1;
-  for (uint32_t j = h & mask;; j = (j + 1) & mask) {
-    ir_map_entry *e = &m->e[j];
-    if (!e->key) return e;
-    if (e->hash != h || e->len != len) continue;
-    if (len == UINT32_MAX ? e->key == key : memcmp(e->key, key, len) == 0) return e;
-  }
-}
-
-static void **map_slot(ir_map *m, const void *key, uint32_t len, uint32_t h, bool *found) {
-  if ((m->n + 1) * 4 > m->cap * 3) map_grow(m);
-  ir_map_entry *e = map_find(m, key, len, h);
-  *found = e->key != NULL;
-  if (!e->key) {
-    e->key = key;
-    e->len = len;
-    e->hash = h;
-    e->val = NULL;
-    m->n++;
-  }
-  return &e->val;
-}
-
-void **ir_map_str_slot(ir_map *m, const char *s, size_t len, bool *found) {
-  if (len >= UINT32_MAX) PW_DIE("name too long");
-  /* An empty name still needs a non-NULL key pointer. */
-  return map_slot(m, s ? s : "", (uint32_t)len, hash_bytes(s, len), found);
-}
-
-void *ir_map_str_get(const ir_map *m, const char *s, size_t len) {
-  if (!m->e || len >= UINT32_MAX) return NULL;
-  ir_map_entry *e = map_find(m, s ? s : "", (uint32_t)len, hash_bytes(s, len));
-  return e->key ? e->val : NULL;
-}
-
-void **ir_map_ptr_slot(ir_map *m, const void *p, bool *found) {
-  return map_slot(m, p, UINT32_MAX, hash_ptr(p), found);
-}
-
-void *ir_map_ptr_get(const ir_map *m, const void *p) {
-  if (!m->e) return NULL;
-  ir_map_entry *e = map_find(m, p, UINT32_MAX, hash_ptr(p));
-  return e->key ? e->val : NULL;
-}
-
 /* ---- module ----------------------------------------------------------- */
 
 struct ir_symtab {
-  ir_map globals, funcs;
+  pw_map globals, funcs;
 };
 
 ir_module *ir_module_create(const char *source_name) {
@@ -136,8 +51,8 @@ ir_module *ir_module_create(const char *source_name) {
   m->source_name = pw_arena_strdup(&m->arena, source_name ? source_name : "<ir>");
   if (!m->source_name) PW_DIE("out of memory");
   m->symtab = IR_NEW(&m->arena, struct ir_symtab);
-  ir_map_init(&m->symtab->globals, &m->arena, 16);
-  ir_map_init(&m->symtab->funcs, &m->arena, 16);
+  pw_map_init(&m->symtab->globals, &m->arena, 16);
+  pw_map_init(&m->symtab->funcs, &m->arena, 16);
   return m;
 }
 
@@ -148,25 +63,25 @@ void ir_module_destroy(ir_module *m) {
 }
 
 ir_func *ir_module_find_func(const ir_module *m, const char *name) {
-  return ir_map_str_get(&m->symtab->funcs, name, strlen(name));
+  return pw_map_str_get(&m->symtab->funcs, name, strlen(name));
 }
 
 /* Module-scope variables only; function-scope ones are found through their
  * function's scope by the front end. */
 ir_global *ir_module_find_global(const ir_module *m, const char *name) {
-  return ir_map_str_get(&m->symtab->globals, name, strlen(name));
+  return pw_map_str_get(&m->symtab->globals, name, strlen(name));
 }
 
 /* Points the name index at f / g (its current name), replacing whatever
  * that name named: ir_link's merge and renames. */
 void ir_symtab_set_func(ir_module *m, ir_func *f) {
   bool found;
-  *ir_map_str_slot(&m->symtab->funcs, f->name, strlen(f->name), &found) = f;
+  *pw_map_str_slot(&m->symtab->funcs, f->name, strlen(f->name), &found) = f;
 }
 
 void ir_symtab_set_global(ir_module *m, ir_global *g) {
   bool found;
-  *ir_map_str_slot(&m->symtab->globals, g->name, strlen(g->name), &found) = g;
+  *pw_map_str_slot(&m->symtab->globals, g->name, strlen(g->name), &found) = g;
 }
 
 static const char *dup_name(ir_module *m, const char *name) {
@@ -184,7 +99,7 @@ ir_func *ir_func_new_unlinked(ir_module *m, const char *name, bool is_kernel) {
   f->is_kernel = is_kernel;
   f->module = m;
   bool found;
-  void **slot = ir_map_str_slot(&m->symtab->funcs, f->name, strlen(f->name), &found);
+  void **slot = pw_map_str_slot(&m->symtab->funcs, f->name, strlen(f->name), &found);
   if (!found) *slot = f;
   return f;
 }
@@ -282,7 +197,7 @@ ir_global *ir_global_create(ir_module *m, ir_func *owner, const char *name, ir_s
   m->globals[m->nglobals++] = g;
   if (!owner) {
     bool found;
-    void **slot = ir_map_str_slot(&m->symtab->globals, g->name, strlen(g->name), &found);
+    void **slot = pw_map_str_slot(&m->symtab->globals, g->name, strlen(g->name), &found);
     if (!found) *slot = g;
   }
   return g;

@@ -113,13 +113,13 @@ typedef struct parser {
   ir_module *m;
   pw_arena scratch;     /* the whole parse */
   pw_arena fn;          /* the function being parsed: freed at its end */
-  ir_map opnames, words;  /* op names; type and modifier spellings */
-  ir_map funcs, vars;   /* module scope: name -> fent, ir_global */
+  pw_map opnames, words;  /* op names; type and modifier spellings */
+  pw_map funcs, vars;   /* module scope: name -> fent, ir_global */
   fixup *fixups;
   /* the function being parsed */
   ir_func *f;
   ir_builder b;
-  ir_map vals, labels, locals;  /* %name -> vent, label -> lent, @name -> ir_symbol (in fn) */
+  pw_map vals, labels, locals;  /* %name -> vent, label -> lent, @name -> ir_symbol (in fn) */
   vent **uses;          /* every vent made by a use (checked at the end; in fn) */
   uint32_t nuses, uses_cap;
   phi_labels *phis;
@@ -422,7 +422,7 @@ static int64_t offset(parser *P) {
 
 static void add_word(parser *P, const char *s, int field, unsigned value) {
   bool found;
-  void **slot = ir_map_str_slot(&P->words, s, strlen(s), &found);
+  void **slot = pw_map_str_slot(&P->words, s, strlen(s), &found);
   wmean *w = IR_NEW(&P->scratch, wmean);
   w->field = (int16_t)field;
   w->value = (uint8_t)value;
@@ -433,13 +433,13 @@ static void add_word(parser *P, const char *s, int field, unsigned value) {
 }
 
 static void init_words(parser *P) {
-  ir_map_init(&P->opnames, &P->scratch, ir_op_count);
+  pw_map_init(&P->opnames, &P->scratch, ir_op_count);
   for (unsigned o = 0; o < ir_op_count; o++) {
     bool found;
     const char *n = ir_op_infos[o].name;
-    *ir_map_str_slot(&P->opnames, n, strlen(n), &found) = (void *)(uintptr_t)(o + 1);
+    *pw_map_str_slot(&P->opnames, n, strlen(n), &found) = (void *)(uintptr_t)(o + 1);
   }
-  ir_map_init(&P->words, &P->scratch, 256);
+  pw_map_init(&P->words, &P->scratch, 256);
   for (unsigned t = 1; t < ir_type_count; t++) add_word(P, ir_type_infos[t].name, -1, t);
   add_word(P, "none", -1, ir_type_none);
   for (unsigned f = 0; f < ir_mod_count; f++) {
@@ -453,7 +453,7 @@ static void init_words(parser *P) {
 static ir_type type_word(parser *P, const tok *t, bool *ok) {
   *ok = false;
   if (t->kind != T_WORD) return ir_type_none;
-  for (const wmean *w = ir_map_str_get(&P->words, t->s, t->len); w; w = w->next)
+  for (const wmean *w = pw_map_str_get(&P->words, t->s, t->len); w; w = w->next)
     if (w->field < 0) {
       *ok = true;
       return (ir_type)w->value;
@@ -477,7 +477,7 @@ static ir_space space_of(parser *P, const tok *t, bool *ok) {
     *ok = true;
     return IR_SPACE_GENERIC;
   }
-  for (const wmean *w = ir_map_str_get(&P->words, t->s, t->len); w; w = w->next)
+  for (const wmean *w = pw_map_str_get(&P->words, t->s, t->len); w; w = w->next)
     if (w->field == ir_mod_space) {
       *ok = true;
       return (ir_space)w->value;
@@ -510,7 +510,7 @@ static ir_op mnemonic(parser *P, ir_instr *i) {
   if (t.kind != T_WORD) expected(P, "an instruction");
   const char *s = t.s, *e = t.s + t.len, *dot = memchr(s, '.', t.len);
   const char *opend = dot ? dot : e;
-  uintptr_t o = (uintptr_t)ir_map_str_get(&P->opnames, s, (size_t)(opend - s));
+  uintptr_t o = (uintptr_t)pw_map_str_get(&P->opnames, s, (size_t)(opend - s));
   if (!o) fail_at(P, t.line, t.col, "unknown op '%.*s'", (int)(opend - s), s);
   ir_op op = (ir_op)(o - 1);
   i->op = (uint16_t)op;
@@ -534,7 +534,7 @@ static ir_op mnemonic(parser *P, ir_instr *i) {
     int len = 0;
     for (int pass = 0; pass < 2 && !pick; pass++)
       for (int k = n; k-- > 0 && !pick;)
-        for (const wmean *w = ir_map_str_get(&P->words, c, (size_t)(ends[k] - c)); w; w = w->next)
+        for (const wmean *w = pw_map_str_get(&P->words, c, (size_t)(ends[k] - c)); w; w = w->next)
           if ((w->field < 0 && k == 0) ||
               (w->field >= 0 && (pass == 1 || ir_op_uses_mod(op, (ir_mod_field)w->field)))) {
             pick = w;
@@ -570,7 +570,7 @@ static ir_op mnemonic(parser *P, ir_instr *i) {
 
 static fent *func_ref(parser *P, const char *name, uint32_t len, const tok *at) {
   bool found;
-  void **slot = ir_map_str_slot(&P->funcs, name, len, &found);
+  void **slot = pw_map_str_slot(&P->funcs, name, len, &found);
   if (!found) {
     fent *fe = IR_NEW(&P->scratch, fent);
     fe->f = ir_func_new_unlinked(P->m, pw_arena_strndup(&P->scratch, name, len), false);
@@ -587,17 +587,17 @@ static ir_symbol symbol(parser *P, const tok *t) {
   uint32_t len;
   const char *name = sym_text(P, t, &len);
   if (P->f) {
-    ir_symbol *s = ir_map_str_get(&P->locals, name, len);
+    ir_symbol *s = pw_map_str_get(&P->locals, name, len);
     if (s) return *s;
   }
-  ir_global *g = ir_map_str_get(&P->vars, name, len);
+  ir_global *g = pw_map_str_get(&P->vars, name, len);
   if (g) return ir_sym_global(g);
   return ir_sym_func(func_ref(P, name, len, t)->f);
 }
 
 static vent *value_ref(parser *P, const tok *t) {
   bool found;
-  void **slot = ir_map_str_slot(&P->vals, t->s, t->len, &found);
+  void **slot = pw_map_str_slot(&P->vals, t->s, t->len, &found);
   if (!found) {
     vent *ve = IR_NEW(&P->fn, vent);
     /* A placeholder: no id until its definition gives it one. */
@@ -692,7 +692,7 @@ static ir_value *value(parser *P, ir_type expect) {
 
 static lent *label_ref(parser *P, const tok *t) {
   bool found;
-  void **slot = ir_map_str_slot(&P->labels, t->s, t->len, &found);
+  void **slot = pw_map_str_slot(&P->labels, t->s, t->len, &found);
   if (!found) {
     lent *le = IR_NEW(&P->fn, lent);
     le->b = ir_block_new_unlinked(P->f, NULL);
@@ -742,7 +742,7 @@ static void define(parser *P, ir_instr *i, unsigned k, const dst_spec *ds) {
     FAIL(P, &ds->name, "the type of result %u of '%s' must be stated (%%%.*s:type)", k,
          ir_op_infos[i->op].name, (int)ds->name.len, ds->name.s);
   bool found;
-  void **slot = ir_map_str_slot(&P->vals, ds->name.s, ds->name.len, &found);
+  void **slot = pw_map_str_slot(&P->vals, ds->name.s, ds->name.len, &found);
   if (!found) {
     vent *ve = IR_NEW(&P->fn, vent);
     ve->v = ir_instr_make_dst(i, k, t);
@@ -1063,9 +1063,7 @@ static void end_function(parser *P) {
     vent *ve = P->uses[k];
     if (ve->v->id == UINT32_MAX) fail_at(P, ve->line, ve->col, "use of an undefined value");
   }
-  for (uint32_t k = 0; k < P->labels.cap; k++) {
-    const ir_map_entry *e = &P->labels.e[k];
-    if (!e->key) continue;
+  for (const pw_map_entry *e = NULL; (e = pw_map_next(&P->labels, e));) {
     lent *le = e->val;
     if (!le->defined)
       fail_at(P, le->line, le->col, "undefined label '%.*s'", (int)e->len, (const char *)e->key);
@@ -1082,16 +1080,16 @@ static void begin_function(parser *P, ir_func *f) {
   P->f = f;
   P->b = (ir_builder){.module = P->m, .func = f};
   pw_arena_init(&P->fn);
-  ir_map_init(&P->vals, &P->fn, 64);
-  ir_map_init(&P->labels, &P->fn, 16);
-  ir_map_init(&P->locals, &P->fn, 16);
+  pw_map_init(&P->vals, &P->fn, 64);
+  pw_map_init(&P->labels, &P->fn, 16);
+  pw_map_init(&P->locals, &P->fn, 16);
   P->nuses = 0;
   P->phis = NULL;
 }
 
 static void add_local(parser *P, const char *name, ir_symbol s, const tok *at) {
   bool found;
-  void **slot = ir_map_str_slot(&P->locals, name, strlen(name), &found);
+  void **slot = pw_map_str_slot(&P->locals, name, strlen(name), &found);
   if (found) FAIL(P, at, "'@%s' declared twice in this function", name);
   ir_symbol *p = IR_NEW(&P->fn, ir_symbol);
   *p = s;
@@ -1139,7 +1137,7 @@ static void param(parser *P, ir_func *f, bool ret, bool *had_offset) {
     if (!q->value) FAIL(P, &P->t, "only 'reg' parameters have a value");
     if (P->t.kind != T_VALUE) expected(P, "the parameter's value");
     bool found;
-    void **slot = ir_map_str_slot(&P->vals, P->t.s, P->t.len, &found);
+    void **slot = pw_map_str_slot(&P->vals, P->t.s, P->t.len, &found);
     if (found) FAIL(P, &P->t, "value %%%.*s defined twice", (int)P->t.len, P->t.s);
     vent *ve = IR_NEW(&P->fn, vent);
     ve->v = q->value;
@@ -1194,7 +1192,7 @@ static void body(parser *P) {
       P->t = word;
       if (is_label) {
         ir_block *b0 = label(P);
-        lent *le = ir_map_str_get(&P->labels, word.s, word.len);
+        lent *le = pw_map_str_get(&P->labels, word.s, word.len);
         if (le->defined) FAIL(P, &word, "label '%.*s' defined twice", (int)word.len, word.s);
         le->defined = true;
         if (P->t.kind == T_STR) {
@@ -1228,7 +1226,7 @@ static void func(parser *P, ir_linkage link) {
   tok nt = P->t;
   uint32_t len;
   const char *name = sym_text(P, &nt, &len);
-  if (ir_map_str_get(&P->vars, name, len))
+  if (pw_map_str_get(&P->vars, name, len))
     FAIL(P, &nt, "'@%.*s' is already a variable (one namespace for both)", (int)len, name);
   fent *fe = func_ref(P, name, len, &nt);
   if (fe->defined) FAIL(P, &nt, "function '@%.*s' defined twice", (int)len, name);
@@ -1420,9 +1418,9 @@ static void var(parser *P, ir_func *owner, ir_linkage link) {
     add_local(P, g->name, ir_sym_global(g), &nt);
   } else {
     bool found;
-    if (ir_map_str_get(&P->funcs, g->name, strlen(g->name)))
+    if (pw_map_str_get(&P->funcs, g->name, strlen(g->name)))
       FAIL(P, &nt, "'@%s' is already a function (one namespace for both)", g->name);
-    void **slot = ir_map_str_slot(&P->vars, g->name, strlen(g->name), &found);
+    void **slot = pw_map_str_slot(&P->vars, g->name, strlen(g->name), &found);
     if (found) FAIL(P, &nt, "variable '@%s' defined twice", g->name);
     *slot = g;
   }
@@ -1482,15 +1480,13 @@ static void resolve_fixups(parser *P) {
     uint32_t len;
     const char *name = sym_text(P, &x->name, &len);
     ir_reloc *r = &x->g->relocs[x->reloc];
-    ir_global *g = ir_map_str_get(&P->vars, name, len);
-    fent *fe = g ? NULL : ir_map_str_get(&P->funcs, name, len);
+    ir_global *g = pw_map_str_get(&P->vars, name, len);
+    fent *fe = g ? NULL : pw_map_str_get(&P->funcs, name, len);
     if (g) r->sym = ir_sym_global(g);
     else if (fe && fe->defined) r->sym = ir_sym_func(fe->f);
     else FAIL(P, &x->name, "undefined symbol '@%.*s'", (int)len, name);
   }
-  for (uint32_t k = 0; k < P->funcs.cap; k++) {
-    const ir_map_entry *e = &P->funcs.e[k];
-    if (!e->key) continue;
+  for (const pw_map_entry *e = NULL; (e = pw_map_next(&P->funcs, e));) {
     fent *fe = e->val;
     if (!fe->defined)
       fail_at(P, fe->line, fe->col, "undefined symbol '@%.*s'", (int)e->len, (const char *)e->key);
@@ -1529,8 +1525,8 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d) 
   ir_module *volatile result = NULL;
   if (!setjmp(P->fail)) {
     init_words(P);
-    ir_map_init(&P->funcs, &P->scratch, 16);
-    ir_map_init(&P->vars, &P->scratch, 16);
+    pw_map_init(&P->funcs, &P->scratch, 16);
+    pw_map_init(&P->vars, &P->scratch, 16);
     lex(P);
     module(P);
     result = P->m;

@@ -114,7 +114,7 @@ void ir_printer_begin(ir_printer *p, FILE *out, const ir_func *f) {
   pw_arena_init(&p->scratch);
   if (!f) return;
   p->num = IR_NEW_ARRAY(&p->scratch, uint32_t, f->nvalues ? f->nvalues : 1);
-  ir_map_init(&p->blocks, &p->scratch, f->nblocks);
+  pw_map_init(&p->blocks, &p->scratch, f->nblocks);
   uint32_t n = 0;
   for (uint32_t k = 0; k < f->nparams; k++) {
     const ir_value *v = f->params[k].value;
@@ -123,7 +123,7 @@ void ir_printer_begin(ir_printer *p, FILE *out, const ir_func *f) {
   uint32_t nb = 0;
   ir_foreach_block(f, b) {
     bool found;
-    void **slot = ir_map_ptr_slot(&p->blocks, b, &found);
+    void **slot = pw_map_ptr_slot(&p->blocks, b, &found);
     if (!found) *slot = (void *)(uintptr_t)++nb;
     ir_foreach_instr(b, i) {
       for (unsigned k = 0; k < i->ndst; k++) {
@@ -137,7 +137,7 @@ void ir_printer_begin(ir_printer *p, FILE *out, const ir_func *f) {
 void ir_printer_end(ir_printer *p) { pw_arena_free(&p->scratch); }
 
 void ir_printer_block_name(ir_printer *p, const ir_block *b) {
-  uintptr_t n = b ? (uintptr_t)ir_map_ptr_get(&p->blocks, b) : 0;
+  uintptr_t n = b ? (uintptr_t)pw_map_ptr_get(&p->blocks, b) : 0;
   if (!n) {
     ps(p, b ? "bb?" : "<null>");
     return;
@@ -728,19 +728,19 @@ void ir_print_module_opts(FILE *out, const ir_module *m, const ir_print_options 
   ir_printer_begin(&top, out, NULL);
   pmodule_line(&top, m);
   /* Function-scope variables grouped by owner in one pass. */
-  ir_map owned;
-  ir_map_init(&owned, &top.scratch, m->nfuncs);
+  pw_map owned;
+  pw_map_init(&owned, &top.scratch, m->nfuncs);
   uint32_t *cnt = IR_NEW_ARRAY(&top.scratch, uint32_t, m->nfuncs + 1);
   uint32_t nf = 0;
   ir_foreach_func(m, f) {
     bool found;
-    void **slot = ir_map_ptr_slot(&owned, f, &found);
+    void **slot = pw_map_ptr_slot(&owned, f, &found);
     if (!found) *slot = (void *)(uintptr_t)++nf;
   }
   bool first = true;
   for (uint32_t k = 0; k < m->nglobals; k++) {
     const ir_global *g = m->globals[k];
-    uintptr_t fi = g->owner ? (uintptr_t)ir_map_ptr_get(&owned, g->owner) : 0;
+    uintptr_t fi = g->owner ? (uintptr_t)pw_map_ptr_get(&owned, g->owner) : 0;
     if (fi) {
       cnt[fi]++;
       continue;
@@ -756,7 +756,7 @@ void ir_print_module_opts(FILE *out, const ir_module *m, const ir_print_options 
   memcpy(fill, start, (nf + 2) * sizeof(uint32_t));
   for (uint32_t k = 0; k < m->nglobals; k++) {
     const ir_global *g = m->globals[k];
-    uintptr_t fi = g->owner ? (uintptr_t)ir_map_ptr_get(&owned, g->owner) : 0;
+    uintptr_t fi = g->owner ? (uintptr_t)pw_map_ptr_get(&owned, g->owner) : 0;
     if (fi) vars[fill[fi]++] = g;
   }
   uint32_t fi = 0;

@@ -9,6 +9,7 @@
 
 #include "ir.h"
 #include "ir_builder.h"
+#include "util/pw_map.h"
 
 /* ---- memory (ir_module.c) ---------------------------------------------- */
 /* Arena allocation that dies on exhaustion (QBE's alloc: running out of
@@ -20,31 +21,6 @@ void *ir_alloc_array(pw_arena *a, size_t n, size_t elem);
 /* Grows an arena array from n to at least want elements (the old one stays
  * in the arena); returns the new array. */
 void *ir_grow_array(pw_arena *a, void *old, size_t n, size_t want, size_t elem);
-
-/* ---- hash maps (ir_module.c) ------------------------------------------ */
-/* Open addressing with linear probing, power-of-two capacity, entries in an
- * arena (growing abandons the old table there).  Keys are strings
- * (pointer + length, not copied: they must outlive the map) or pointers. */
-typedef struct ir_map_entry {
-  const void *key;      /* NULL: empty */
-  uint32_t len;         /* string length, or UINT32_MAX for pointer keys */
-  uint32_t hash;
-  void *val;
-} ir_map_entry;
-
-typedef struct ir_map {
-  pw_arena *arena;
-  ir_map_entry *e;
-  uint32_t cap, n;
-} ir_map;
-
-void ir_map_init(ir_map *m, pw_arena *a, uint32_t expect);
-/* The value slot for key, inserted (value NULL) when absent; *found says
- * whether it was there. */
-void **ir_map_str_slot(ir_map *m, const char *s, size_t len, bool *found);
-void *ir_map_str_get(const ir_map *m, const char *s, size_t len);
-void **ir_map_ptr_slot(ir_map *m, const void *p, bool *found);
-void *ir_map_ptr_get(const ir_map *m, const void *p);
 
 /* ---- structure helpers (ir_module.c, ir_builder.c) --------------------- */
 /* A function not yet in m->funcs (the parser's forward references); link it
@@ -164,7 +140,7 @@ struct ir_printer {
   FILE *out;
   const ir_func *f;
   uint32_t *num;               /* value id -> printed number + 1 (0: none) */
-  ir_map blocks;               /* block -> layout index + 1 */
+  pw_map blocks;               /* block -> layout index + 1 */
   pw_arena scratch;
   uint8_t addr_size;
   bool locs;

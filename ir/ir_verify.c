@@ -67,20 +67,20 @@ typedef struct verifier {
   const ir_func *f;
   const ir_verify_options *opt;
   pw_arena a;
-  ir_map errs;             /* instr / block / func -> first verr */
+  pw_map errs;             /* instr / block / func -> first verr */
   uint32_t nerr;
   ir_printer pr;           /* numbering for messages and the dump */
   /* the function's blocks */
   uint32_t nb;
   const ir_block **blocks; /* by layout index */
-  ir_map bidx;             /* block -> index + 1 */
+  pw_map bidx;             /* block -> index + 1 */
   uint32_t *soff, *succ, *poff, *pred;
   uint32_t *idom, *pre, *post;
   /* values */
   uint32_t *defpos;        /* value id -> position of its definition + 1 */
   uint32_t *defblk;        /* value id -> block index of its definition */
   const ir_value **byid;   /* value id -> the value seen with that id */
-  ir_map shown;            /* big functions: the instructions the dump shows */
+  pw_map shown;            /* big functions: the instructions the dump shows */
   uint32_t nshown;         /* errors printed so far */
 } verifier;
 
@@ -97,7 +97,7 @@ static void err(verifier *V, const void *where, const char *fmt, ...) {
   verr *e = IR_NEW(&V->a, verr);
   e->msg = pw_arena_strdup(&V->a, buf);
   bool found;
-  void **slot = ir_map_ptr_slot(&V->errs, where, &found);
+  void **slot = pw_map_ptr_slot(&V->errs, where, &found);
   verr **tail = (verr **)slot;
   while (*tail) tail = &(*tail)->next;
   *tail = e;
@@ -126,7 +126,7 @@ static const char *tname(unsigned t) {
 }
 
 static uint32_t bindex(const verifier *V, const ir_block *b) {
-  uintptr_t k = b ? (uintptr_t)ir_map_ptr_get(&V->bidx, b) : 0;
+  uintptr_t k = b ? (uintptr_t)pw_map_ptr_get(&V->bidx, b) : 0;
   return k ? (uint32_t)(k - 1) : UINT32_MAX;
 }
 
@@ -639,7 +639,7 @@ static void check_func_decl(verifier *V) {
 
 static void inline_errors(ir_printer *p, ir_print_at at, const void *what, void *ctx) {
   verifier *V = ctx;
-  for (verr *e = ir_map_ptr_get(&V->errs, what); e; e = e->next) {
+  for (verr *e = pw_map_ptr_get(&V->errs, what); e; e = e->next) {
     V->nshown++;
     fputs("  ; error: ", p->out);
     fputs(e->msg, p->out);
@@ -653,17 +653,17 @@ static void inline_errors(ir_printer *p, ir_print_at at, const void *what, void 
 
 static bool show(ir_printer *p, ir_print_at at, const void *what, void *ctx) {
   verifier *V = ctx;
-  return ir_map_ptr_get(&V->shown, what) != NULL;
+  return pw_map_ptr_get(&V->shown, what) != NULL;
 }
 
 static void mark(verifier *V, const void *what) {
   bool found;
-  *ir_map_ptr_slot(&V->shown, what, &found) = (void *)what;
+  *pw_map_ptr_slot(&V->shown, what, &found) = (void *)what;
 }
 
 static uint32_t nerrs(verifier *V, const void *what) {
   uint32_t n = 0;
-  for (verr *e = ir_map_ptr_get(&V->errs, what); e; e = e->next) n++;
+  for (verr *e = pw_map_ptr_get(&V->errs, what); e; e = e->next) n++;
   return n;
 }
 
@@ -679,7 +679,7 @@ static void choose_shown(verifier *V) {
     return;
   }
   V->pr.show = show;
-  ir_map_init(&V->shown, &V->a, 64);
+  pw_map_init(&V->shown, &V->a, 64);
   uint32_t n = 0;
   for (uint32_t bi = 0; bi < V->nb && n < MAX_SHOWN; bi++) {
     const ir_block *b = V->blocks[bi];
@@ -703,14 +703,14 @@ static bool verify_func(verifier *V, const ir_func *f, pw_diag *d) {
   V->f = f;
   V->nerr = 0;
   pw_arena_init(&V->a);
-  ir_map_init(&V->errs, &V->a, 16);
+  pw_map_init(&V->errs, &V->a, 16);
   ir_printer_begin(&V->pr, NULL, f);
   /* Blocks: the layout, each once. */
-  ir_map_init(&V->bidx, &V->a, f->nblocks);
+  pw_map_init(&V->bidx, &V->a, f->nblocks);
   uint32_t n = 0;
   for (const ir_block *b = f->entry; b; b = b->next) {
     bool found;
-    void **slot = ir_map_ptr_slot(&V->bidx, b, &found);
+    void **slot = pw_map_ptr_slot(&V->bidx, b, &found);
     if (found) {
       err(V, f, "block layout visits a block twice");
       break;

@@ -51,7 +51,7 @@ typedef struct tex_state {
 typedef struct tex_ctx {
   ir_builder *b;
   ir_value *h;
-  ir_value *field[TEX_DESC_BYTES / 4];
+  ir_value *field[LOWER_TEX_DESC_BYTES / 4];
 } tex_ctx;
 
 /* The format facts of one descriptor, computed once per expansion. */
@@ -124,7 +124,7 @@ static ir_value *fld(tex_ctx *c, unsigned off, ir_type t) {
   ir_instr *l = ir_build_mem(c->b, ir_op_ld, t, c->h, off, 0, NULL, 1, IR_MODS(.space = IR_SPACE_GLOBAL));
   return c->field[off / 4] = l->dst[0];
 }
-#define FLD(c, name, t) fld((c), TEX_OFF_##name, (t))
+#define FLD(c, name, t) fld((c), LOWER_TEX_OFF_##name, (t))
 static ir_value *fld_s32(tex_ctx *c, unsigned off) { return as(c->b, S32, fld(c, off, U32)); }
 static ir_value *is(tex_ctx *c, unsigned off, uint32_t v) { return cmp(c->b, IR_CMP_EQ, U32, fld(c, off, U32), ui(c->b, v)); }
 
@@ -139,11 +139,11 @@ static ir_value *ld_guarded(ir_builder *b, ir_type t, ir_value *addr, ir_value *
 
 static void fmt_init(tex_ctx *c, tex_fmt *f) {
   ir_builder *b = c->b;
-  f->is8 = is(c, TEX_OFF_chan_bits, 8);
-  f->is16 = is(c, TEX_OFF_chan_bits, 16);
-  f->is32 = is(c, TEX_OFF_chan_bits, 32);
-  f->sint = is(c, TEX_OFF_chan_kind, TEX_CHAN_SINT);
-  f->flt = is(c, TEX_OFF_chan_kind, TEX_CHAN_FLOAT);
+  f->is8 = is(c, LOWER_TEX_OFF_chan_bits, 8);
+  f->is16 = is(c, LOWER_TEX_OFF_chan_bits, 16);
+  f->is32 = is(c, LOWER_TEX_OFF_chan_bits, 32);
+  f->sint = is(c, LOWER_TEX_OFF_chan_kind, LOWER_TEX_CHAN_SINT);
+  f->flt = is(c, LOWER_TEX_OFF_chan_kind, LOWER_TEX_CHAN_FLOAT);
   f->readf = cmp(b, IR_CMP_NE, U32, FLD(c, read_float, U32), ui(b, 0));
   f->nch = FLD(c, channels, U32);
   ir_value *bits = FLD(c, chan_bits, U32);
@@ -152,12 +152,12 @@ static void fmt_init(tex_ctx *c, tex_fmt *f) {
   f->shift = sub(b, U32, ui(b, 32), bits);
   f->umax = sel(b, F32, fi(b, 255.0f), sel(b, F32, fi(b, 65535.0f), fi(b, 4294967295.0f), f->is16), f->is8);
   f->smax = sel(b, F32, fi(b, 127.0f), sel(b, F32, fi(b, 32767.0f), fi(b, 2147483647.0f), f->is16), f->is8);
-  for (unsigned k = 0; k < 4; k++) f->border[k] = fld(c, TEX_OFF_border0 + 4 * k, F32);
+  for (unsigned k = 0; k < 4; k++) f->border[k] = fld(c, LOWER_TEX_OFF_border0 + 4 * k, F32);
 }
 
 /* ---- addressing ----------------------------------------------------------- */
 /* Texel index i (s32) of a dimension of n texels under address mode `mode`
- * (tex_addr): the index to read, and in *ok whether the texel is inside
+ * (lower_tex_addr): the index to read, and in *ok whether the texel is inside
  * (false only for border mode outside [0, n)). */
 static ir_value *address(ir_builder *b, ir_value *i, ir_value *n, ir_value *mode, ir_value **ok) {
   ir_value *last = sub(b, S32, n, si(b, 1));
@@ -168,10 +168,11 @@ static ir_value *address(ir_builder *b, ir_value *i, ir_value *n, ir_value *mode
   ir_value *r2 = ir_alu2(b, ir_op_rem, S32, i, n2);
   r2 = sel(b, S32, add(b, S32, r2, n2), r2, cmp(b, IR_CMP_LT, S32, r2, si(b, 0)));
   ir_value *mirror = sel(b, S32, sub(b, S32, sub(b, S32, n2, si(b, 1)), r2), r2, cmp(b, IR_CMP_GE, S32, r2, n));
-  ir_value *idx = sel(b, S32, wrap, sel(b, S32, mirror, clamp, cmp(b, IR_CMP_EQ, U32, mode, ui(b, TEX_ADDR_MIRROR))),
-                      cmp(b, IR_CMP_EQ, U32, mode, ui(b, TEX_ADDR_WRAP)));
+  ir_value *idx = sel(b, S32, wrap,
+                      sel(b, S32, mirror, clamp, cmp(b, IR_CMP_EQ, U32, mode, ui(b, LOWER_TEX_ADDR_MIRROR))),
+                      cmp(b, IR_CMP_EQ, U32, mode, ui(b, LOWER_TEX_ADDR_WRAP)));
   ir_value *inside = cmp(b, IR_CMP_LT, U32, as(b, U32, i), as(b, U32, n));
-  *ok = ir_or(b, PRED, inside, cmp(b, IR_CMP_NE, U32, mode, ui(b, TEX_ADDR_BORDER)));
+  *ok = ir_or(b, PRED, inside, cmp(b, IR_CMP_NE, U32, mode, ui(b, LOWER_TEX_ADDR_BORDER)));
   return idx;
 }
 
@@ -253,7 +254,7 @@ static bool check_handle(tex_state *s, const ir_instr *i) {
 
 /* Size of spatial dimension d (s32). */
 static ir_value *dim_size(tex_ctx *c, unsigned d) {
-  static const unsigned offs[3] = {TEX_OFF_width, TEX_OFF_height, TEX_OFF_depth};
+  static const unsigned offs[3] = {LOWER_TEX_OFF_width, LOWER_TEX_OFF_height, LOWER_TEX_OFF_depth};
   return fld_s32(c, offs[d]);
 }
 
@@ -312,10 +313,10 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
   bool fcoord = ir_type_kind_of(ct) == IR_TK_FLOAT;
   ir_value *lin = NULL;
   if (gather) lin = pred_true(b);
-  else if (fcoord && rt == F32) lin = is(&c, TEX_OFF_filter, TEX_FILTER_LINEAR);
+  else if (fcoord && rt == F32) lin = is(&c, LOWER_TEX_OFF_filter, LOWER_TEX_FILTER_LINEAR);
   ir_value *norm = cmp(b, IR_CMP_NE, U32, FLD(&c, normalized, U32), ui(b, 0));
   ir_value *idx[3][2], *ok[3][2], *alpha[3] = {0};
-  static const unsigned amode[3] = {TEX_OFF_addr0, TEX_OFF_addr1, TEX_OFF_addr2};
+  static const unsigned amode[3] = {LOWER_TEX_OFF_addr0, LOWER_TEX_OFF_addr1, LOWER_TEX_OFF_addr2};
   for (unsigned d = 0; d < dims; d++) {
     ir_value *n = dim_size(&c, d), *i0;
     if (fcoord) {

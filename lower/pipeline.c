@@ -7,21 +7,21 @@
  * -Dlower_verify_each=true: below), so a pass that breaks an invariant is
  * named at once.
  *
- * Order: textures first (their expansion is plain IR that every later pass
- * and codegen take as it is), printf next (its records read %tid/%ctaid,
- * which sregs lowers; it builds no warp op), the matrix ops next (lower_mma:
- * ldmatrix/mma become shfl.sync and %laneid reads, which lower_warps then
- * lowers), warps next (it reads %tid/%ntid for %warpid, which sregs then
- * lowers), barriers next (bar.red and the named barriers' zeroing read
- * %tid), special registers, then math (independent of the others), then
- * opt_addrspace (generic accesses of provable spaces to specific ones).
- * Then the module is marked lowered and verified with require_lowered: no
- * warp-level op or register may remain.
- * opt_dce sweeps what the lowerings built and did not use.  lower_multimem
- * comes first: it only turns multimem.* into ld/st/red, which the later
- * passes do not touch; so do lower_async (cp.async as ld + st) and
- * lower_mbarrier after it (its arrive on cp.async completion is then due
- * at once).
+ * Order: first the families that become plain IR no later pass rewrites:
+ * lower_async (cp.async as ld + st), then lower_mbarrier (mbarrier objects
+ * as 64-bit atomics; its arrive on cp.async completion is due at once,
+ * the copies being done), lower_video (vadd ... as integer IR),
+ * lower_multimem (multimem.* as ld/st/red) and textures (their expansion
+ * is plain IR that every later pass and codegen take as it is).  Then
+ * printf (its records read %tid/%ctaid, which sregs lowers; it builds no
+ * warp op), the matrix ops (lower_mma: ldmatrix/mma become shfl.sync and
+ * %laneid reads, which lower_warps then lowers), warps (it reads
+ * %tid/%ntid for %warpid, which sregs then lowers), barriers (bar.red and
+ * the named barriers' zeroing read %tid), special registers, then math
+ * (independent of the others), then opt_addrspace (generic accesses of
+ * provable spaces to specific ones) and opt_dce, which sweeps what the
+ * lowerings built and did not use.  Then the module is marked lowered and
+ * verified with require_lowered: no warp-level op or register may remain.
  */
 #include "lower_internal.h"
 

@@ -44,20 +44,20 @@ static opent *opent_new(ptx_parser *p, uint16_t op) {
 
 static void add_mnemonic(ptx_parser *p, const char *s, ir_op op) {
   size_t n = strlen(s);
-  opent *e = ptx_map_get(&p->ops, s, n);
+  opent *e = pw_map_str_get(&p->ops, s, n);
   if (!e) {
     e = opent_new(p, (uint16_t)op);
-    ptx_map_put(&p->ops, s, n, e);
+    pw_map_str_put(&p->ops, s, n, e);
   } else if (e->op == ir_op_count) {
     e->op = (uint16_t)op;
   }
   /* every proper prefix ending at a dot is marked MULTI */
   for (size_t i = 1; i < n; i++)
     if (s[i] == '.') {
-      opent *pe = ptx_map_get(&p->ops, s, i);
+      opent *pe = pw_map_str_get(&p->ops, s, i);
       if (!pe) {
         pe = opent_new(p, ir_op_count);
-        ptx_map_put(&p->ops, s, i, pe);
+        pw_map_str_put(&p->ops, s, i, pe);
       }
       pe->flags |= OPF_MULTI;
     }
@@ -71,7 +71,7 @@ static struct ins *ins_alloc(ptx_parser *p) {
 
 
 void ptx_instr_init(ptx_parser *p) {
-  ptx_map_init(&p->ops, &p->scratch, 512);
+  pw_map_init(&p->ops, &p->scratch, 512);
   for (int op = 0; op < ir_op_count; op++) {
     const char *s = ir_op_infos[op].ptx;
     if (!s || !*s) continue;
@@ -83,14 +83,14 @@ void ptx_instr_init(ptx_parser *p) {
   /* cp.async.wait_all is cp.async.wait_group 0 without the operand */
   add_mnemonic(p, "cp.async.wait_all", ir_op_cp_async_wait_group);
   /* Special registers, keyed with their '%'. */
-  ptx_map_init(&p->sregs, &p->scratch, 128);
+  pw_map_init(&p->sregs, &p->scratch, 64);
   for (int s = 0; s < ir_sreg_count; s++) {
     const char *n = ir_sreg_infos[s].name;
     size_t l = strlen(n);
     char *k = pw_arena_alloc(&p->scratch, l + 2);
     k[0] = '%';
     memcpy(k + 1, n, l + 1);
-    ptx_map_put(&p->sregs, k, l + 1, (void *)(uintptr_t)(s + 1));
+    pw_map_str_put(&p->sregs, k, l + 1, (void *)(uintptr_t)(s + 1));
   }
   p->ins_buf = ins_alloc(p);
 }
@@ -99,14 +99,14 @@ void ptx_instr_init(ptx_parser *p) {
  * up to 16 bytes compared as two machine words (one lookup per
  * instruction, a few dozen distinct words per module). */
 static opent *lookup_mnemonic(ptx_parser *p, const ptx_tok *t) {
-  if (t->len > 16) return ptx_map_get(&p->ops, t->text, t->len);
+  if (t->len > 16) return pw_map_str_get(&p->ops, t->text, t->len);
   uint64_t k[2] = {0, 0};
   memcpy(k, t->text, t->len);
   uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ t->len;
   uint32_t slot = (uint32_t)(h >> 58) & 63;
   if (p->opcache[slot].len == t->len && p->opcache[slot].k0 == k[0] && p->opcache[slot].k1 == k[1])
     return p->opcache[slot].e;
-  opent *e = ptx_map_get(&p->ops, t->text, t->len);
+  opent *e = pw_map_str_get(&p->ops, t->text, t->len);
   p->opcache[slot].k0 = k[0];
   p->opcache[slot].k1 = k[1];
   p->opcache[slot].len = t->len;
@@ -483,7 +483,7 @@ static void build_opaque(ptx_parser *p, ins *I) {
 /* ---- control flow -------------------------------------------------------------- */
 
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name) {
-  ptx_sym *s = ptx_map_get(&p->fsyms, name->text, name->len);
+  ptx_sym *s = pw_map_str_get(&p->fsyms, name->text, name->len);
   if (s && s->scope == p->scope) {
     if (s->kind != PTX_SYM_LABEL) ptx_fail(p, name, "'%.*s' is not a label", (int)name->len, name->text);
     return s->blk;
@@ -574,7 +574,7 @@ static void build_bra(ptx_parser *p, ins *I) {
 static void build_brx(ptx_parser *p, ins *I) {
   if (I->ntop != 2 || I->top[1].kind != O_LABEL) ptx_fail(p, &I->at, "brx.idx takes an index and a target list");
   const ptx_tok *tn = &I->top[1].tok;
-  ptx_sym *s = ptx_map_get(&p->fsyms, tn->text, tn->len);
+  ptx_sym *s = pw_map_str_get(&p->fsyms, tn->text, tn->len);
   if (!s || s->kind != PTX_SYM_TARGETS || s->targets->calls)
     ptx_fail(p, tn, "'%.*s' is not a .branchtargets list", (int)tn->len, tn->text);
   ir_value *idx = ptx_value(p, &I->top[0], ir_type_u32);
@@ -617,8 +617,8 @@ static void build_call(ptx_parser *p, ins *I) {
   ptx_targets *targets = NULL;
   if (i < I->ntop) {
     const opnd *pr = &I->top[i++];
-    ptx_sym *s = pr->kind == O_LABEL ? ptx_map_get(&p->fsyms, pr->tok.text, pr->tok.len) : NULL;
-    if (!s) s = pr->kind == O_LABEL ? ptx_map_get(&p->syms, pr->tok.text, pr->tok.len) : NULL;
+    ptx_sym *s = pr->kind == O_LABEL ? pw_map_str_get(&p->fsyms, pr->tok.text, pr->tok.len) : NULL;
+    if (!s) s = pr->kind == O_LABEL ? pw_map_str_get(&p->syms, pr->tok.text, pr->tok.len) : NULL;
     if (s && s->kind == PTX_SYM_PROTO) proto = s->proto->name;
     else if (s && s->kind == PTX_SYM_TARGETS && s->targets->calls) targets = s->targets;
     else ptx_fail(p, &pr->tok, "expected a .callprototype or .calltargets name");
@@ -666,7 +666,7 @@ static void build_call(ptx_parser *p, ins *I) {
   if (targets) {
     ci->targets = PW_NEW_ARRAY(&p->m->arena, ir_func *, targets->n);
     for (uint32_t k = 0; k < targets->n; k++) {
-      ptx_sym *fs = ptx_map_get(&p->syms, targets->names[k].text, targets->names[k].len);
+      ptx_sym *fs = pw_map_str_get(&p->syms, targets->names[k].text, targets->names[k].len);
       if (!fs || fs->kind != PTX_SYM_FUNC)
         ptx_fail(p, &targets->names[k], "'%.*s' is not a function", (int)targets->names[k].len,
                  targets->names[k].text);
@@ -863,7 +863,7 @@ void ptx_parse_instruction(ptx_parser *p) {
           if (n + I->mtok[k].len >= sizeof buf) break;
           memcpy(buf + n, I->mtok[k].text, I->mtok[k].len);
           n += I->mtok[k].len;
-          opent *e2 = ptx_map_get(&p->ops, buf, n);
+          opent *e2 = pw_map_str_get(&p->ops, buf, n);
           if (!e2) break;
           if (e2->op != ir_op_count) {
             op = (ir_op)e2->op;

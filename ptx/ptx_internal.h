@@ -28,6 +28,7 @@
 #include "ptx_parse.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/pw_map.h"
 
 /* ---- modifiers ----------------------------------------------------------- */
 
@@ -43,30 +44,6 @@ typedef enum ptx_mod {
 } ptx_mod;
 _Static_assert(ptx_mod_count < ptx_mod_type, "modifier ids run into type ids");
 
-/* ---- a string -> value hash map over an arena --------------------------- */
-
-typedef struct ptx_map_ent {
-  const char *key;
-  uint32_t len;
-  uint32_t hash;
-  void *val;
-  struct ptx_map_ent *next;  /* bucket chain; an inner scope's entry comes first */
-} ptx_map_ent;
-
-typedef struct ptx_map {
-  ptx_map_ent **buckets;
-  uint32_t mask, n;
-  pw_arena *arena;
-} ptx_map;
-
-void ptx_map_init(ptx_map *m, pw_arena *a, uint32_t cap_pow2);
-void *ptx_map_get(const ptx_map *m, const char *s, size_t n);
-ptx_map_ent *ptx_map_find(const ptx_map *m, const char *s, size_t n);
-/* Inserts in front of any entry with the same key (shadowing it). */
-ptx_map_ent *ptx_map_put(ptx_map *m, const char *s, size_t n, void *val);
-/* Removes an entry that is first in its chain (scopes pop in LIFO order). */
-void ptx_map_remove_first(ptx_map *m, ptx_map_ent *e);
-
 /* ---- registers ------------------------------------------------------------ */
 
 /* A .reg declaration: one name, or a range %r<N> naming %r0..%r(N-1).
@@ -81,7 +58,6 @@ typedef struct ptx_regdecl {
    * lookup.  A plain register: the range whose element it hides. */
   uint32_t shadowed;
   struct ptx_regdecl *shadows;
-  ptx_map_ent *ent;    /* for popping the scope */
 } ptx_regdecl;
 
 /* ---- SSA construction state (ptx_ssa.c) ------------------------------------ */
@@ -154,7 +130,7 @@ typedef struct ptx_parser {
   ir_module *m;
   pw_arena scratch;        /* parser tables; freed at the end */
   pw_arena fscratch;       /* per-function tables; freed at each function's end */
-  ptx_map mods;            /* dotword -> ptx_mod */
+  pw_map mods;               /* dotword -> ptx_mod */
   /* Direct-mapped cache in front of mods for dotwords of up to 16 bytes,
    * compared as two words: most instructions have two to four modifiers. */
   struct { uint64_t k0, k1; uint32_t len; uint16_t mod; } modcache[512];
@@ -164,9 +140,9 @@ typedef struct ptx_parser {
   uint32_t nrcache;
   /* Mnemonic words (ptx_instr.c), cached like the modifiers. */
   struct { uint64_t k0, k1; uint32_t len; struct opent *e; } opcache[64];
-  ptx_map ops;             /* mnemonic -> opcode entry */
-  ptx_map syms;            /* module scope: name -> ptx_sym */
-  ptx_map sregs;           /* "%tid" -> ir_sreg + 1 */
+  pw_map ops;              /* mnemonic -> opcode entry */
+  pw_map syms;             /* module scope: name -> ptx_sym */
+  pw_map sregs;            /* "%tid" -> ir_sreg + 1 */
   struct ins *ins_buf;     /* the instruction being read (ptx_instr.c) */
 
   /* the function being parsed */
@@ -175,11 +151,12 @@ typedef struct ptx_parser {
   /* Names of the function and its '{ }' scopes: params, regs, variables,
    * labels, prototypes and target lists share one namespace per scope
    * (ptxas 13 reports a label and a register of one name in one scope as a
-   * duplicate); an inner scope's entry comes first in its chain. */
-  ptx_map fsyms;
-  ptx_map fvars;           /* names of function-scope variables made so far */
-  ptx_map plainmin;        /* "%r< S" -> 1 + least N of a plain %rN of scope S */
-  ptx_map_ent **scope_ents;/* every fsyms entry added, in order */
+   * duplicate).  A name maps to its innermost declaration; the one it
+   * hides is kept in scope_ents and restored when the scope ends. */
+  pw_map fsyms;
+  pw_map fvars;            /* names of function-scope variables made so far */
+  pw_map plainmin;         /* "%r< S" -> 1 + least N of a plain %rN of scope S */
+  struct ptx_scope_ent *scope_ents; /* every fsyms declaration, in order */
   uint32_t nscope_ents, scope_ents_cap;
   uint32_t scope;          /* the current scope: 0 the function's, then one per '{' */
   uint32_t nscopes;        /* scopes opened so far in the function */
@@ -209,6 +186,14 @@ typedef struct ptx_sym {
     struct ptx_targets *targets;
   };
 } ptx_sym;
+
+/* A declaration in fsyms, for the end of its scope: the name, what it
+ * denotes, and what the name denoted before (NULL: nothing). */
+typedef struct ptx_scope_ent {
+  const char *key;
+  uint32_t len;
+  ptx_sym *sym, *outer;
+} ptx_scope_ent;
 
 /* .callprototype: the parameter shapes of an indirect call. */
 typedef struct ptx_proto {
@@ -278,6 +263,6 @@ ir_instr *ptx_build_ret(ptx_parser *p, bool uni);
 uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
 /* A new function-scope name in the current scope; an error if the scope
  * already declares it. */
-ptx_map_ent *ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s);
+void ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s);
 
 #endif

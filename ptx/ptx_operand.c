@@ -37,7 +37,7 @@ uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
       if (d + 1 <= sizeof buf) {
         memcpy(buf, t->text, d);
         buf[d] = '<';
-        ptx_sym *s = ptx_map_get(&p->fsyms, buf, d + 1);
+        ptx_sym *s = pw_map_str_get(&p->fsyms, buf, d + 1);
         if (s && s->kind == PTX_SYM_REG) {
           r = s->reg;
           if (d <= 8) {
@@ -51,13 +51,13 @@ uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
     }
     if (r && idx < r->count) {
       if (r->shadowed) {
-        ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
+        ptx_sym *s = pw_map_str_get(&p->fsyms, t->text, t->len);
         if (s && s->kind == PTX_SYM_REG && !s->reg->range && s->reg->scope > r->scope) return s->reg->base;
       }
       return r->base + idx;
     }
   }
-  ptx_sym *s = ptx_map_get(&p->fsyms, t->text, t->len);
+  ptx_sym *s = pw_map_str_get(&p->fsyms, t->text, t->len);
   if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;
   return PTX_NONE;
 }
@@ -65,8 +65,8 @@ uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
 /* A special register: %tid.x, %laneid, %envreg3, %pm2_64.  Sets sreg and
  * comp; false if the name is none. */
 static bool find_sreg(ptx_parser *p, const ptx_tok *t, uint16_t *sreg, uint16_t *comp) {
-  const ptx_map *m = &p->sregs;
-  void *v = ptx_map_get(m, t->text, t->len);
+  const pw_map *m = &p->sregs;
+  void *v = pw_map_str_get(m, t->text, t->len);
   if (v) {
     *sreg = (uint16_t)((uintptr_t)v - 1);
     *comp = 0;
@@ -87,7 +87,7 @@ static bool find_sreg(ptx_parser *p, const ptx_tok *t, uint16_t *sreg, uint16_t 
     memcpy(buf + bl, "_64", 3);
     bl += 3;
   }
-  v = ptx_map_get(m, buf, bl);
+  v = pw_map_str_get(m, buf, bl);
   if (!v) return false;
   uint32_t idx = 0;
   for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(t->text[i] - '0');
@@ -195,7 +195,7 @@ static void scalar(ptx_parser *p, opnd *o) {
   /* Register names need no '%' (PTX ISA, "Identifiers": '%' may only
    * allowed as a first character): `.reg .b32 temp<2>;` names temp0 and
    * temp1, `.reg .b16 in16_<2>;` in16_0 and in16_1. */
-  ptx_sym *s = ptx_map_get(&p->fsyms, t.text, t.len);
+  ptx_sym *s = pw_map_str_get(&p->fsyms, t.text, t.len);
   if (p->fn && (!s || s->kind == PTX_SYM_REG)) {
     uint32_t v = ptx_find_reg(p, &t);
     if (v != PTX_NONE) {
@@ -203,7 +203,7 @@ static void scalar(ptx_parser *p, opnd *o) {
       return;
     }
   }
-  if (!s) s = ptx_map_get(&p->syms, t.text, t.len);
+  if (!s) s = pw_map_str_get(&p->syms, t.text, t.len);
   if (!s && PTX_TOK_IS(&t, "WARP_SZ")) {
     /* the predefined constant (PTX ISA 4.5): the warp size */
     o->kind = O_IMM;

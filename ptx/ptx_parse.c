@@ -22,89 +22,6 @@
 
 #include "ptx_internal.h"
 
-/* ---- hash map ------------------------------------------------------------ */
-
-static uint32_t hash_str(const char *s, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
-void ptx_map_init(ptx_map *m, pw_arena *a, uint32_t cap_pow2) {
-  m->arena = a;
-  m->mask = cap_pow2 - 1;
-  m->n = 0;
-  m->buckets = PW_NEW_ARRAY(a, ptx_map_ent *, cap_pow2);
-  if (!m->buckets) PW_DIE("out of memory");
-}
-
-static void map_grow(ptx_map *m) {
-  uint32_t cap = (m->mask + 1) * 2;
-  ptx_map_ent **nb = PW_NEW_ARRAY(m->arena, ptx_map_ent *, cap);
-  if (!nb) PW_DIE("out of memory");
-  /* Rehash keeping the chain order (inner scopes first): walk each old
-   * chain back to front and push. */
-  for (uint32_t i = 0; i <= m->mask; i++) {
-    ptx_map_ent *stack[64], **st = stack, *e;
-    uint32_t k = 0, cap_st = 64;
-    for (e = m->buckets[i]; e; e = e->next) {
-      if (k == cap_st) {
-        ptx_map_ent **ns = PW_NEW_ARRAY(m->arena, ptx_map_ent *, cap_st * 2);
-        memcpy(ns, st, k * sizeof *ns);
-        st = ns;
-        cap_st *= 2;
-      }
-      st[k++] = e;
-    }
-    while (k) {
-      e = st[--k];
-      uint32_t j = e->hash & (cap - 1);
-      e->next = nb[j];
-      nb[j] = e;
-    }
-  }
-  m->buckets = nb;
-  m->mask = cap - 1;
-}
-
-ptx_map_ent *ptx_map_find(const ptx_map *m, const char *s, size_t n) {
-  uint32_t h = hash_str(s, n);
-  for (ptx_map_ent *e = m->buckets[h & m->mask]; e; e = e->next)
-    if (e->hash == h && e->len == n && !memcmp(e->key, s, n)) return e;
-  return NULL;
-}
-
-void *ptx_map_get(const ptx_map *m, const char *s, size_t n) {
-  ptx_map_ent *e = ptx_map_find(m, s, n);
-  return e ? e->val : NULL;
-}
-
-ptx_map_ent *ptx_map_put(ptx_map *m, const char *s, size_t n, void *val) {
-  if (m->n >= m->mask + 1) map_grow(m);
-  ptx_map_ent *e = PW_NEW(m->arena, ptx_map_ent);
-  if (!e) PW_DIE("out of memory");
-  e->key = s;
-  e->len = (uint32_t)n;
-  e->hash = hash_str(s, n);
-  e->val = val;
-  ptx_map_ent **b = &m->buckets[e->hash & m->mask];
-  e->next = *b;
-  *b = e;
-  m->n++;
-  return e;
-}
-
-void ptx_map_remove_first(ptx_map *m, ptx_map_ent *e) {
-  ptx_map_ent **b = &m->buckets[e->hash & m->mask];
-  /* Normally first; search anyway so a misuse cannot corrupt the chain. */
-  for (; *b; b = &(*b)->next)
-    if (*b == e) {
-      *b = e->next;
-      m->n--;
-      return;
-    }
-}
-
 /* ---- tokens and errors ----------------------------------------------------- */
 
 void ptx_next(ptx_parser *p) {
@@ -186,7 +103,7 @@ const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t) {
 
 ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t) {
   if (t->len > 16) {
-    void *v = ptx_map_get(&p->mods, t->text, t->len);
+    void *v = pw_map_str_get(&p->mods, t->text, t->len);
     return v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
   }
   uint64_t k[2] = {0, 0};
@@ -195,7 +112,7 @@ ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t) {
   uint32_t slot = (uint32_t)(h >> 55) & 511;
   if (p->modcache[slot].len == t->len && p->modcache[slot].k0 == k[0] && p->modcache[slot].k1 == k[1])
     return (ptx_mod)p->modcache[slot].mod;
-  void *v = ptx_map_get(&p->mods, t->text, t->len);
+  void *v = pw_map_str_get(&p->mods, t->text, t->len);
   ptx_mod m = v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
   p->modcache[slot].k0 = k[0];
   p->modcache[slot].k1 = k[1];
@@ -438,8 +355,8 @@ static void init_put(ptx_parser *p, init_ctx *c, uint64_t bits) {
 
 static ptx_sym *lookup_global_sym(ptx_parser *p, const ptx_tok *t) {
   ptx_sym *s = NULL;
-  if (p->fn) s = ptx_map_get(&p->fsyms, t->text, t->len);
-  if (!s) s = ptx_map_get(&p->syms, t->text, t->len);
+  if (p->fn) s = pw_map_str_get(&p->fsyms, t->text, t->len);
+  if (!s) s = pw_map_str_get(&p->syms, t->text, t->len);
   return s;
 }
 
@@ -588,9 +505,9 @@ typedef struct decl_attrs {
  * '.' no PTX name has). */
 static const char *unique_local_name(ptx_parser *p, const char *nm) {
   size_t n = strlen(nm);
-  ptx_map_ent *e = ptx_map_find(&p->fvars, nm, n);
+  pw_map_entry *e = pw_map_str_find(&p->fvars, nm, n);
   if (!e) {
-    ptx_map_put(&p->fvars, nm, n, (void *)(uintptr_t)1);
+    pw_map_str_put(&p->fvars, nm, n, (void *)(uintptr_t)1);
     return nm;
   }
   for (;;) {
@@ -600,8 +517,8 @@ static const char *unique_local_name(ptx_parser *p, const char *nm) {
     if (!alt) PW_DIE("out of memory");
     snprintf(alt, n + 24, "%s.%lu", nm, (unsigned long)k);
     size_t an = strlen(alt);
-    if (!ptx_map_find(&p->fvars, alt, an)) {
-      ptx_map_put(&p->fvars, alt, an, (void *)(uintptr_t)1);
+    if (!pw_map_str_find(&p->fvars, alt, an)) {
+      pw_map_str_put(&p->fvars, alt, an, (void *)(uintptr_t)1);
       return alt;
     }
   }
@@ -639,7 +556,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   ir_global *g = NULL;
   /* A re-declaration of a module variable (an .extern then its definition)
    * names the same object. */
-  ptx_sym *old = p->fn ? NULL : ptx_map_get(&p->syms, name.text, name.len);
+  ptx_sym *old = p->fn ? NULL : pw_map_str_get(&p->syms, name.text, name.len);
   if (old && old->kind == PTX_SYM_GLOBAL) {
     g = old->global;
   } else {
@@ -654,7 +571,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     if (p->fn) {
       (void)ptx_declare(p, &name, name.text, name.len, s);
     } else {
-      ptx_map_put(&p->syms, name.text, name.len, s);
+      pw_map_str_put(&p->syms, name.text, name.len, s);
     }
   }
   g->linkage = a->linkage;
@@ -922,29 +839,31 @@ static void pragma_stmt(ptx_parser *p, ir_func *f) {
  * Scopes get increasing ids as they open, so of two visible declarations
  * the one with the greater scope id is the inner one. */
 
-static void scope_add(ptx_parser *p, ptx_map_ent *e) {
+static void scope_add(ptx_parser *p, const char *key, size_t len, ptx_sym *s, ptx_sym *outer) {
   if (p->nscope_ents == p->scope_ents_cap) {
     uint32_t cap = p->scope_ents_cap ? p->scope_ents_cap * 2 : 64;
-    ptx_map_ent **ne = PW_NEW_ARRAY(&p->fscratch, ptx_map_ent *, cap);
+    ptx_scope_ent *ne = PW_NEW_ARRAY(&p->fscratch, ptx_scope_ent, cap);
     if (!ne) PW_DIE("out of memory");
     if (p->scope_ents) memcpy(ne, p->scope_ents, p->nscope_ents * sizeof *ne);
     p->scope_ents = ne;
     p->scope_ents_cap = cap;
   }
-  p->scope_ents[p->nscope_ents++] = e;
+  p->scope_ents[p->nscope_ents++] = (ptx_scope_ent){key, (uint32_t)len, s, outer};
 }
 
-ptx_map_ent *ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s) {
-  ptx_sym *old = ptx_map_get(&p->fsyms, key, len);
+/* Binds key to s in the current scope, hiding any outer declaration. */
+void ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s) {
+  bool found;
+  void **slot = pw_map_str_slot(&p->fsyms, key, len, &found);
+  ptx_sym *old = found ? *slot : NULL;
   if (old && old->scope == p->scope) {
     if (old->kind == PTX_SYM_LABEL && s->kind == PTX_SYM_LABEL)
       ptx_fail(p, at, "label '%.*s' is defined twice", (int)at->len, at->text);
     ptx_fail(p, at, "'%.*s' is already declared in this scope", (int)at->len, at->text);
   }
   s->scope = p->scope;
-  ptx_map_ent *e = ptx_map_put(&p->fsyms, key, len, s);
-  scope_add(p, e);
-  return e;
+  *slot = s;
+  scope_add(p, key, len, s, old);
 }
 
 static void scope_open(ptx_parser *p) {
@@ -964,7 +883,7 @@ static void scope_close(ptx_parser *p) {
   ptx_sym **open = NULL;
   uint32_t nopen = 0;
   for (uint32_t i = mark; i < p->nscope_ents; i++) {
-    ptx_sym *s = p->scope_ents[i]->val;
+    ptx_sym *s = p->scope_ents[i].sym;
     if (s->kind == PTX_SYM_LABEL && !p->ssa.blocks[s->blk].defined) nopen++;
   }
   if (nopen) {
@@ -973,11 +892,14 @@ static void scope_close(ptx_parser *p) {
     nopen = 0;
   }
   while (p->nscope_ents > mark) {
-    ptx_map_ent *e = p->scope_ents[--p->nscope_ents];
-    ptx_sym *s = e->val;
+    const ptx_scope_ent *se = &p->scope_ents[--p->nscope_ents];
+    ptx_sym *s = se->sym;
     if (s->kind == PTX_SYM_REG && s->reg->shadows) s->reg->shadows->shadowed--;
     if (s->kind == PTX_SYM_LABEL && !p->ssa.blocks[s->blk].defined) open[nopen++] = s;
-    ptx_map_remove_first(&p->fsyms, e);
+    /* Scopes end in the reverse order of their declarations: the name
+     * denotes s now, and denotes what it hid again. */
+    if (se->outer) pw_map_str_put(&p->fsyms, se->key, se->len, se->outer);
+    else pw_map_str_remove(&p->fsyms, se->key, se->len);
   }
   p->scope = p->scope_stack[p->depth].id;
   p->nrcache = 0;
@@ -986,7 +908,7 @@ static void scope_close(ptx_parser *p) {
     ptx_sym *u = open[--nopen];
     ptx_blockinfo *bi = &p->ssa.blocks[u->blk];
     const ptx_tok *name = &bi->first_ref;
-    ptx_sym *outer = ptx_map_get(&p->fsyms, name->text, name->len);
+    ptx_sym *outer = pw_map_str_get(&p->fsyms, name->text, name->len);
     if (!outer) {
       (void)ptx_declare(p, name, name->text, name->len, u);
     } else if (outer->kind == PTX_SYM_LABEL) {
@@ -1022,7 +944,7 @@ static void plain_reg_vs_range(ptx_parser *p, ptx_regdecl *r, const ptx_tok *nam
   if (!key) PW_DIE("out of memory");
   memcpy(key, name->text, d);
   key[d] = '<';
-  ptx_sym *rs = ptx_map_get(&p->fsyms, key, d + 1);
+  ptx_sym *rs = pw_map_str_get(&p->fsyms, key, d + 1);
   if (rs && rs->kind == PTX_SYM_REG && idx < rs->reg->count) {
     if (rs->scope == p->scope)
       ptx_fail(p, name, "'%.*s' is already declared in this scope", (int)n, name->text);
@@ -1031,9 +953,9 @@ static void plain_reg_vs_range(ptx_parser *p, ptx_regdecl *r, const ptx_tok *nam
   }
   /* for a range of this prefix declared after it in this scope */
   const char *sk = scope_key(p, key, d + 1);
-  ptx_map_ent *e = ptx_map_find(&p->plainmin, sk, d + 1 + 11);
-  if (!e) ptx_map_put(&p->plainmin, sk, d + 1 + 11, (void *)(uintptr_t)(idx + 1));
-  else if ((uintptr_t)e->val > idx + 1) e->val = (void *)(uintptr_t)(idx + 1);
+  bool found;
+  void **min = pw_map_str_slot(&p->plainmin, sk, d + 1 + 11, &found);
+  if (!found || (uintptr_t)*min > idx + 1) *min = (void *)(uintptr_t)(idx + 1);
 }
 
 /* reg_decl := .reg type reg_name {',' reg_name} ';'
@@ -1082,16 +1004,16 @@ static void reg_decl(ptx_parser *p) {
       char *key = pw_arena_alloc(&p->fscratch, name.len + 1);
       memcpy(key, name.text, name.len);
       key[name.len] = '<';
-      r->ent = ptx_declare(p, &name, key, name.len + 1, s);
+      ptx_declare(p, &name, key, name.len + 1, s);
       /* %r1 then %r<8> in one scope: the same register twice */
-      uintptr_t least = (uintptr_t)ptx_map_get(&p->plainmin, scope_key(p, key, name.len + 1),
+      uintptr_t least = (uintptr_t)pw_map_str_get(&p->plainmin, scope_key(p, key, name.len + 1),
                                                name.len + 1 + 11);
       if (least && least - 1 < r->count)
         ptx_fail(p, &name, "'%.*s%lu' is already declared in this scope", (int)name.len, name.text,
                  (unsigned long)(least - 1));
     } else {
       plain_reg_vs_range(p, r, &name);
-      r->ent = ptx_declare(p, &name, name.text, name.len, s);
+      ptx_declare(p, &name, name.text, name.len, s);
     }
     /* value names for messages */
     if (!r->range) p->ssa.var_name[r->base] = ptx_strdup_tok(p, &name);
@@ -1240,9 +1162,9 @@ static void func_body(ptx_parser *p, ir_func *f) {
   p->fn = f;
   p->scope_ents = NULL;
   p->nscope_ents = p->scope_ents_cap = 0;
-  ptx_map_init(&p->fsyms, &p->fscratch, 256);
-  ptx_map_init(&p->fvars, &p->fscratch, 64);
-  ptx_map_init(&p->plainmin, &p->fscratch, 16);
+  pw_map_init(&p->fsyms, &p->fscratch, 64);
+  pw_map_init(&p->fvars, &p->fscratch, 16);
+  pw_map_init(&p->plainmin, &p->fscratch, 8);
   p->scope = p->nscopes = 0;
   p->nrcache = 0;
   ptx_ssa_begin_func(p);
@@ -1278,13 +1200,15 @@ static void func_body(ptx_parser *p, ir_func *f) {
     }
     /* Not ptx_declare: no statement is open to unwind to. */
     size_t len = strlen(prm->name);
-    ptx_sym *old = ptx_map_get(&p->fsyms, prm->name, len);
-    if (old) {
+    bool found;
+    void **slot = pw_map_str_slot(&p->fsyms, prm->name, len, &found);
+    if (found) {
       ptx_tok at = {.text = prm->name, .len = (uint32_t)len, .line = f->loc.line, .col = f->loc.col};
       ptx_error_at(p, &at, "parameter '%s' is declared twice", prm->name);
     }
     s->scope = 0;
-    scope_add(p, ptx_map_put(&p->fsyms, prm->name, len, s));
+    scope_add(p, prm->name, len, s, found ? *slot : NULL);
+    *slot = s;
   }
   jmp_buf jb;
   jmp_buf *outer = p->recover;
@@ -1325,7 +1249,7 @@ static void func_decl(ptx_parser *p, ir_linkage linkage, bool is_kernel) {
   ptx_tok name = p->tok;
   ptx_next(p);
   if (p->tok.kind == PTX_TOK_LPAREN) param_list(p, &args, is_kernel);
-  ptx_sym *s = ptx_map_get(&p->syms, name.text, name.len);
+  ptx_sym *s = pw_map_str_get(&p->syms, name.text, name.len);
   ir_func *f;
   if (s && s->kind == PTX_SYM_FUNC) {
     f = s->func;
@@ -1344,7 +1268,7 @@ static void func_decl(ptx_parser *p, ir_linkage linkage, bool is_kernel) {
     f->is_decl = 1;
     s = new_sym(p, PTX_SYM_FUNC);
     s->func = f;
-    ptx_map_put(&p->syms, name.text, name.len, s);
+    pw_map_str_put(&p->syms, name.text, name.len, s);
   }
   f->linkage = linkage;
   f->loc = (ir_loc){name.line, name.col};
@@ -1469,10 +1393,10 @@ static void top_stmt(ptx_parser *p) {
     ptx_expect(p, PTX_TOK_COMMA, "','");
     ptx_tok b = p->tok;
     ptx_expect(p, PTX_TOK_IDENT, "a function name");
-    ptx_sym *sb = ptx_map_get(&p->syms, b.text, b.len);
+    ptx_sym *sb = pw_map_str_get(&p->syms, b.text, b.len);
     if (!sb || sb->kind != PTX_SYM_FUNC) ptx_fail(p, &b, "'%.*s' is not a function", (int)b.len, b.text);
-    ptx_sym *sa = ptx_map_get(&p->syms, a.text, a.len);
-    if (!sa) ptx_map_put(&p->syms, a.text, a.len, sb);
+    ptx_sym *sa = pw_map_str_get(&p->syms, a.text, a.len);
+    if (!sa) pw_map_str_put(&p->syms, a.text, a.len, sb);
     ptx_expect(p, PTX_TOK_SEMI, "';'");
     return;
   }
@@ -1502,9 +1426,9 @@ static void init_mods(ptx_parser *p) {
 #include "ptx_mods.def"
 #undef PTX_MOD
   };
-  ptx_map_init(&p->mods, &p->scratch, 1024);
+  pw_map_init(&p->mods, &p->scratch, 512);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    ptx_map_put(&p->mods, rows[i].s, strlen(rows[i].s), (void *)(uintptr_t)rows[i].m);
+    pw_map_str_put(&p->mods, rows[i].s, strlen(rows[i].s), (void *)(uintptr_t)rows[i].m);
   /* Type suffixes: ".u32" -> ptx_mod_type + ir_type_u32.  The spellings
    * are ir_types.def's with a dot in front, kept in the scratch arena. */
   for (int t = 1; t < ir_type_count; t++) {
@@ -1513,7 +1437,7 @@ static void init_mods(ptx_parser *p) {
     char *k = pw_arena_alloc(&p->scratch, l + 2);
     k[0] = '.';
     memcpy(k + 1, n, l + 1);
-    ptx_map_put(&p->mods, k, l + 1, (void *)(uintptr_t)(ptx_mod_type + t));
+    pw_map_str_put(&p->mods, k, l + 1, (void *)(uintptr_t)(ptx_mod_type + t));
   }
 }
 
@@ -1532,7 +1456,7 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   pw_arena_init(&p->scratch);
   init_mods(p);
   ptx_instr_init(p);
-  ptx_map_init(&p->syms, &p->scratch, 1024);
+  pw_map_init(&p->syms, &p->scratch, 1024);
   ptx_lex_init(&p->lx, text, len);
 
   jmp_buf jb;

@@ -20,16 +20,11 @@
 #include <stdint.h>
 
 #include "runtime/rt_backend.h"
+#include "runtime/rt_log.h"
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
-/* ---- rt_log.c --------------------------------------------------------- */
-typedef enum rt_level { rt_error, rt_warn, rt_info, rt_debug, rt_trace } rt_level;
-extern int rt_log_level;   /* PTXWAVE_LOG, read once; default warn */
-void rt_log_init(void);
-void rt_log(rt_level l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define RT_LOG(l, ...) ((l) <= rt_log_level ? rt_log((l), __VA_ARGS__) : (void)0)
-#define RT_TRACE(fmt, ...) RT_LOG(rt_trace, "%s(" fmt ")", __func__, ##__VA_ARGS__)
+/* ---- rt_api.c: results (the log is rt_log.h) --------------------------- */
 CUresult rt_ret_(const char *fn, CUresult r);
 #define rt_ret(r) rt_ret_(__func__, (r))
 const char *rt_error_name(CUresult r);
@@ -81,7 +76,7 @@ typedef struct rt_state {
   struct CUctx_st primary[16];
   int cc_major, cc_minor;       /* PTXWAVE_CC, default RT_DEFAULT_CC */
 } rt_state;
-extern rt_state rt;
+extern rt_state rt_driver;   /* the process's driver state (rt_device.c) */
 
 #define RT_CTX_MAGIC 0x43747821u
 /* CUDA_ERROR_NOT_INITIALIZED unless cuInit succeeded. */

@@ -152,6 +152,14 @@ const char *rt_error_name(CUresult r) {
   return "CUDA_ERROR_UNKNOWN";
 }
 
+CUresult rt_ret_(const char *fn, CUresult r) {
+  if (r != CUDA_SUCCESS)
+    RT_LOG(rt_trace <= rt_log_level ? rt_trace : rt_debug, "%s -> %s", fn, rt_error_name(r));
+  else
+    RT_LOG(rt_trace, "%s -> CUDA_SUCCESS", fn);
+  return r;
+}
+
 RT_EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr) {
   if (!pStr) return CUDA_ERROR_INVALID_VALUE;
   for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)

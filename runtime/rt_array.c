@@ -60,7 +60,7 @@ static CUresult create(CUarray *pa, const CUDA_ARRAY3D_DESCRIPTOR *d) {
   a->pitch = d->Width * cb * d->NumChannels;
   a->slice = a->pitch * (d->Height ? d->Height : 1);
   size_t bytes = a->slice * (d->Depth ? d->Depth : 1);
-  r = rt.backend->mem_alloc(rt.backend, bytes, &a->base);
+  r = rt_driver.backend->mem_alloc(rt_driver.backend, bytes, &a->base);
   if (r != CUDA_SUCCESS) {
     free(a);
     return r;
@@ -85,7 +85,7 @@ RT_EXPORT CUresult cuArray3DCreate(CUarray *pa, const CUDA_ARRAY3D_DESCRIPTOR *d
 RT_EXPORT CUresult cuArrayDestroy(CUarray a) {
   RT_TRACE("%p", (void *)a);
   if (!a || a->magic != ARRAY_MAGIC) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  CUresult r = rt.backend->mem_free(rt.backend, a->base);
+  CUresult r = rt_driver.backend->mem_free(rt_driver.backend, a->base);
   a->magic = 0;
   free(a);
   return rt_ret(r);
@@ -159,7 +159,7 @@ static CUresult copy3d(const CUDA_MEMCPY3D *c, CUstream st, bool async) {
       const char *sp = s.p + ((c->srcZ + z) * s.height + c->srcY + y) * s.pitch + c->srcXInBytes;
       char *dp = d.p + ((c->dstZ + z) * d.height + c->dstY + y) * d.pitch + c->dstXInBytes;
       if (!c->WidthInBytes) continue;
-      r = rt.backend->memcpy(rt.backend, dp, d.kind, sp, s.kind, c->WidthInBytes, bs, async);
+      r = rt_driver.backend->memcpy(rt_driver.backend, dp, d.kind, sp, s.kind, c->WidthInBytes, bs, async);
       if (r != CUDA_SUCCESS) return r;
     }
   return CUDA_SUCCESS;

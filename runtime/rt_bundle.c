@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "runtime/rt.h"
+#include "runtime/rt_log.h"
 #include "runtime/rt_bundle.h"
 
 #define ROW 64

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "codegen/codegen.h"
 
 #include "pw_config.h"
-#include "runtime/rt.h"
+#include "runtime/rt_log.h"
 #include "runtime/rt_cache.h"
 
 #define CACHE_MAGIC 0x31435750u  /* "PWC1" */

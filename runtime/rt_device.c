@@ -25,7 +25,7 @@
 
 #include "runtime/rt.h"
 
-rt_state rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+rt_state rt_driver = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread CUcontext ctx_stack[32];
 static __thread int ctx_depth;
@@ -33,14 +33,14 @@ static __thread int ctx_depth;
 /* The backend works on the current context's device (device 0 with none,
  * where work_ctx falls back to the primary context of device 0). */
 static void device_follows(void) {
-  if (!rt.backend || !rt.backend->set_device) return;
+  if (!rt_driver.backend || !rt_driver.backend->set_device) return;
   CUcontext c = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
-  rt.backend->set_device(rt.backend, c ? c->device : 0);
+  rt_driver.backend->set_device(rt_driver.backend, c ? c->device : 0);
 }
 
 static void parse_cc(void) {
-  rt.cc_major = RT_DEFAULT_CC / 10;
-  rt.cc_minor = RT_DEFAULT_CC % 10;
+  rt_driver.cc_major = RT_DEFAULT_CC / 10;
+  rt_driver.cc_minor = RT_DEFAULT_CC % 10;
   const char *v = getenv("PTXWAVE_CC");
   if (!v || !*v) return;
   int maj = 0, min = 0;
@@ -52,8 +52,8 @@ static void parse_cc(void) {
     min = n % 10;
   }
   if (maj >= 3 && maj <= 12 && min >= 0 && min <= 9) {
-    rt.cc_major = maj;
-    rt.cc_minor = min;
+    rt_driver.cc_major = maj;
+    rt_driver.cc_minor = min;
   } else {
     RT_LOG(rt_warn, "PTXWAVE_CC=%s is not a compute capability; using %d.%d", v,
            RT_DEFAULT_CC / 10, RT_DEFAULT_CC % 10);
@@ -77,37 +77,37 @@ static CUresult init_locked(void) {
     RT_LOG(rt_error, "PTXWAVE_BACKEND=%s: no such backend (auto, hip, emu)", want);
     return CUDA_ERROR_NO_DEVICE;
   }
-  rt.backend = b;
+  rt_driver.backend = b;
   int n = b->device_count(b);
   if (n > 16) n = 16;
   for (int i = 0; i < n; i++) {
-    CUresult r = b->device_props(b, i, &rt.props[i]);
+    CUresult r = b->device_props(b, i, &rt_driver.props[i]);
     if (r != CUDA_SUCCESS) return r;
-    rt.primary[i] = (struct CUctx_st){.magic = RT_CTX_MAGIC, .device = i, .primary = true};
-    if (!rt_handle_add(rt_h_context, &rt.primary[i])) return CUDA_ERROR_OUT_OF_MEMORY;
+    rt_driver.primary[i] = (struct CUctx_st){.magic = RT_CTX_MAGIC, .device = i, .primary = true};
+    if (!rt_handle_add(rt_h_context, &rt_driver.primary[i])) return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  rt.ndev = n;
+  rt_driver.ndev = n;
   RT_LOG(rt_info, "backend %s: %d device(s), %s, compute capability %d.%d reported", b->name, n,
-         n ? rt.props[0].name : "-", rt.cc_major, rt.cc_minor);
+         n ? rt_driver.props[0].name : "-", rt_driver.cc_major, rt_driver.cc_minor);
   return n ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 
 RT_EXPORT CUresult cuInit(unsigned int flags) {
   RT_TRACE("%u", flags);
   if (flags != 0) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  pthread_mutex_lock(&rt.lock);
-  if (!rt.initialized) {
-    rt.init_result = init_locked();
-    rt.initialized = true;
+  pthread_mutex_lock(&rt_driver.lock);
+  if (!rt_driver.initialized) {
+    rt_driver.init_result = init_locked();
+    rt_driver.initialized = true;
   }
-  CUresult r = rt.init_result;
-  pthread_mutex_unlock(&rt.lock);
+  CUresult r = rt_driver.init_result;
+  pthread_mutex_unlock(&rt_driver.lock);
   return rt_ret(r);
 }
 
 CUresult rt_check_init(void) {
-  if (!rt.initialized) return CUDA_ERROR_NOT_INITIALIZED;
-  return rt.init_result;
+  if (!rt_driver.initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  return rt_driver.init_result;
 }
 
 /* The errors after which CUDA documents the context as unusable ("the
@@ -134,7 +134,7 @@ bool rt_is_fault(CUresult r) {
 
 static struct CUctx_st *work_ctx(void) {
   CUcontext c = rt_current_ctx();
-  return c ? c : &rt.primary[0];
+  return c ? c : &rt_driver.primary[0];
 }
 
 CUresult rt_check_ctx(void) {
@@ -144,7 +144,7 @@ CUresult rt_check_ctx(void) {
 }
 
 CUresult rt_fault(CUresult r) {
-  if (rt_is_fault(r) && rt.initialized && rt.init_result == CUDA_SUCCESS) {
+  if (rt_is_fault(r) && rt_driver.initialized && rt_driver.init_result == CUDA_SUCCESS) {
     CUresult none = CUDA_SUCCESS;
     if (__atomic_compare_exchange_n(&work_ctx()->sticky, &none, r, false, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE))
@@ -157,7 +157,7 @@ CUresult rt_fault(CUresult r) {
 CUresult rt_check_device(CUdevice d) {
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return r;
-  return d >= 0 && d < rt.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return d >= 0 && d < rt_driver.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 RT_EXPORT CUresult cuDriverGetVersion(int *v) {
@@ -171,7 +171,7 @@ RT_EXPORT CUresult cuDeviceGetCount(int *count) {
   RT_TRACE("%p", (void *)count);
   if (!count) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_init();
-  *count = r == CUDA_SUCCESS ? rt.ndev : 0;
+  *count = r == CUDA_SUCCESS ? rt_driver.ndev : 0;
   return rt_ret(r);
 }
 
@@ -188,7 +188,7 @@ RT_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
   if (!name || len <= 0) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  snprintf(name, (size_t)len, "%s", rt.props[dev].name);
+  snprintf(name, (size_t)len, "%s", rt_driver.props[dev].name);
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -196,7 +196,7 @@ RT_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
   RT_TRACE("%p, %d", (void *)bytes, dev);
   if (!bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
-  if (r == CUDA_SUCCESS) *bytes = rt.props[dev].total_mem;
+  if (r == CUDA_SUCCESS) *bytes = rt_driver.props[dev].total_mem;
   return rt_ret(r);
 }
 
@@ -208,7 +208,7 @@ RT_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   memset(uuid, 0, sizeof *uuid);
   char id[16] = "ptxwave";
-  snprintf(id + 7, 9, "%.6s%02u", rt.props[dev].arch, (unsigned)dev % 100u);
+  snprintf(id + 7, 9, "%.6s%02u", rt_driver.props[dev].arch, (unsigned)dev % 100u);
   memcpy(uuid->bytes, id, 16);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -228,8 +228,8 @@ RT_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice de
   if (!major || !minor) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  *major = rt.cc_major;
-  *minor = rt.cc_minor;
+  *major = rt_driver.cc_major;
+  *minor = rt_driver.cc_minor;
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -271,8 +271,8 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 1;
   case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
   case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: return 32;
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return rt.cc_major;
-  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return rt.cc_minor;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return rt_driver.cc_major;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return rt_driver.cc_minor;
   case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: return 1;
@@ -291,7 +291,7 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return p->vmm;
   case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: return p->vmm;
   case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:   /* the emulator makes its own (rt_memory.c) */
-    return rt.backend->event_create ? rt.backend->ipc_event_get != NULL : 1;
+    return rt_driver.backend->event_create ? rt_driver.backend->ipc_event_get != NULL : 1;
   case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
   /* No multicast objects (cuMulticast* are not done, even with several
    * emulated devices), so none binds a second device's memory, which is
@@ -332,7 +332,7 @@ RT_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute a, CUdevice 
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if ((int)a <= 0 || (int)a >= CU_DEVICE_ATTRIBUTE_MAX) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   bool known;
-  *pi = attribute(&rt.props[dev], a, &known);
+  *pi = attribute(&rt_driver.props[dev], a, &known);
   RT_LOG(rt_trace, "cuDeviceGetAttribute(%d, dev %d) = %d%s", (int)a, dev, *pi,
          known ? "" : " (not modelled)");
   return CUDA_SUCCESS;
@@ -343,7 +343,7 @@ RT_EXPORT CUresult cuDeviceGetProperties(CUdevprop *p, CUdevice dev) {
   if (!p) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  const rt_device_props *d = &rt.props[dev];
+  const rt_device_props *d = &rt_driver.props[dev];
   *p = (CUdevprop){.maxThreadsPerBlock = d->max_threads_per_block,
                    .sharedMemPerBlock = d->shared_per_block,
                    .totalConstantMemory = 65536,
@@ -364,8 +364,8 @@ RT_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev) {
   if (!id || len <= 0) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  snprintf(id, (size_t)len, "%04x:%02x:%02x.0", rt.props[dev].pci_domain, rt.props[dev].pci_bus,
-           rt.props[dev].pci_device);
+  snprintf(id, (size_t)len, "%04x:%02x:%02x.0", rt_driver.props[dev].pci_domain, rt_driver.props[dev].pci_bus,
+           rt_driver.props[dev].pci_device);
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -390,10 +390,10 @@ RT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   if (!pctx) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  pthread_mutex_lock(&rt.lock);
-  rt.primary[dev].refs++;
-  pthread_mutex_unlock(&rt.lock);
-  *pctx = &rt.primary[dev];
+  pthread_mutex_lock(&rt_driver.lock);
+  rt_driver.primary[dev].refs++;
+  pthread_mutex_unlock(&rt_driver.lock);
+  *pctx = &rt_driver.primary[dev];
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -401,16 +401,16 @@ RT_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   RT_TRACE("%d", dev);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  pthread_mutex_lock(&rt.lock);
-  if (rt.primary[dev].refs > 0) rt.primary[dev].refs--;
-  pthread_mutex_unlock(&rt.lock);
+  pthread_mutex_lock(&rt_driver.lock);
+  if (rt_driver.primary[dev].refs > 0) rt_driver.primary[dev].refs--;
+  pthread_mutex_unlock(&rt_driver.lock);
   return rt_ret(CUDA_SUCCESS);
 }
 
 RT_EXPORT CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags) {
   RT_TRACE("%d, %u", dev, flags);
   CUresult r = rt_check_device(dev);
-  if (r == CUDA_SUCCESS) rt.primary[dev].flags = flags;
+  if (r == CUDA_SUCCESS) rt_driver.primary[dev].flags = flags;
   return rt_ret(r);
 }
 
@@ -419,8 +419,8 @@ RT_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
   if (!flags || !active) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  *flags = rt.primary[dev].flags;
-  *active = rt.primary[dev].refs > 0;
+  *flags = rt_driver.primary[dev].flags;
+  *active = rt_driver.primary[dev].refs > 0;
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -428,7 +428,7 @@ RT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
   RT_TRACE("%d", dev);
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  struct CUctx_st *c = &rt.primary[dev];
+  struct CUctx_st *c = &rt_driver.primary[dev];
   /* context-local storage destructors, as cudart expects on reset */
   for (int i = 0; i < c->ncls; i++)
     if (c->cls[i].dtor) c->cls[i].dtor(c, c->cls[i].key, c->cls[i].value);
@@ -588,7 +588,7 @@ RT_EXPORT CUresult cuCtxSynchronize(void) {
   CUresult r = rt_check_ctx();
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt_fault(rt.backend->device_sync(rt.backend)));
+  return rt_ret(rt_fault(rt_driver.backend->device_sync(rt_driver.backend)));
 }
 
 RT_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) {

@@ -223,7 +223,7 @@ static CUresult tools_tls_current_ctx(CUcontext *out) {
   RT_TRACE("%p", (void *)out);
   if (!out) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUcontext c = rt_current_ctx();
-  if (!c && rt.ndev > 0) c = &rt.primary[0];
+  if (!c && rt_driver.ndev > 0) c = &rt_driver.primary[0];
   *out = c;
   return rt_ret(c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT);
 }
@@ -298,7 +298,7 @@ static struct CUctx_st *cls_ctx(CUcontext c) {
 static CUresult cls_put(CUcontext c, void *key, void *value,
                         void (*dtor)(CUcontext, void *, void *)) {
   RT_TRACE("%p, %p, %p, %p", (void *)c, key, value, (void *)(uintptr_t)dtor);
-  pthread_mutex_lock(&rt.lock);
+  pthread_mutex_lock(&rt_driver.lock);
   struct CUctx_st *x = cls_ctx(c);
   CUresult r = CUDA_ERROR_INVALID_CONTEXT;
   if (x) {
@@ -312,25 +312,25 @@ static CUresult cls_put(CUcontext c, void *key, void *value,
       r = CUDA_ERROR_OUT_OF_MEMORY;
     }
   }
-  pthread_mutex_unlock(&rt.lock);
+  pthread_mutex_unlock(&rt_driver.lock);
   return rt_ret(r);
 }
 
 static CUresult cls_delete(CUcontext c, void *key) {
   RT_TRACE("%p, %p", (void *)c, key);
-  pthread_mutex_lock(&rt.lock);
+  pthread_mutex_lock(&rt_driver.lock);
   struct CUctx_st *x = cls_ctx(c);
   if (x)
     for (int i = 0; i < x->ncls; i++)
       if (x->cls[i].key == key) x->cls[i] = x->cls[--x->ncls];
-  pthread_mutex_unlock(&rt.lock);
+  pthread_mutex_unlock(&rt_driver.lock);
   return rt_ret(x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT);
 }
 
 static CUresult cls_get(void **value, CUcontext c, void *key) {
   RT_TRACE("%p, %p, %p", (void *)value, (void *)c, key);
   if (!value) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  pthread_mutex_lock(&rt.lock);
+  pthread_mutex_lock(&rt_driver.lock);
   struct CUctx_st *x = cls_ctx(c);
   CUresult r = x ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_CONTEXT;
   if (x)
@@ -339,7 +339,7 @@ static CUresult cls_get(void **value, CUcontext c, void *key) {
         *value = x->cls[i].value;
         r = CUDA_SUCCESS;
       }
-  pthread_mutex_unlock(&rt.lock);
+  pthread_mutex_unlock(&rt_driver.lock);
   return rt_ret(r);
 }
 

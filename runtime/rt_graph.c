@@ -63,6 +63,7 @@
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "util/pw_vec.h"
 
 /* ---- graphs and nodes ----------------------------------------------------- */
 #define RT_NODE_ATTRS 32   /* CUlaunchAttributeID values below this (16 in CUDA 13.0) */
@@ -242,13 +243,9 @@ static bool has_dep(CUgraphNode n, CUgraphNode d) {
 
 static CUresult add_dep(CUgraphNode n, CUgraphNode d) {
   if (has_dep(n, d)) return CUDA_SUCCESS;
-  if (n->ndeps == n->capdeps) {
-    size_t cap = n->capdeps ? n->capdeps * 2 : 4;
-    CUgraphNode *nd = realloc(n->deps, cap * sizeof *nd);
-    if (!nd) return CUDA_ERROR_OUT_OF_MEMORY;
-    n->deps = nd;
-    n->capdeps = cap;
-  }
+  CUgraphNode *nd = pw_vec_grow(n->deps, &n->capdeps, n->ndeps + 1, sizeof *nd);
+  if (!nd) return CUDA_ERROR_OUT_OF_MEMORY;
+  n->deps = nd;
   n->deps[n->ndeps++] = d;
   return CUDA_SUCCESS;
 }
@@ -275,17 +272,13 @@ static CUresult node_new(CUgraph g, const CUgraphNode *deps, size_t ndeps, CUgra
       free(n);
       return CUDA_ERROR_OUT_OF_MEMORY;
     }
-  if (g->n == g->cap) {
-    size_t cap = g->cap ? g->cap * 2 : 16;
-    CUgraphNode *nn = realloc(g->nodes, cap * sizeof *nn);
-    if (!nn) {
-      free(n->deps);
-      free(n);
-      return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    g->nodes = nn;
-    g->cap = cap;
+  CUgraphNode *nn = pw_vec_grow(g->nodes, &g->cap, g->n + 1, sizeof *nn);
+  if (!nn) {
+    free(n->deps);
+    free(n);
+    return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  g->nodes = nn;
   if (!rt_handle_add(rt_h_node, n)) {
     free(n->deps);
     free(n);
@@ -513,13 +506,9 @@ static CUresult add_deps(cap_stream *cs, const CUgraphNode *deps, size_t n) {
 }
 
 static cap_stream *join_stream(CUstream s, capture *c) {
-  if (CAP.nstreams == CAP.capstreams) {
-    size_t cap = CAP.capstreams ? CAP.capstreams * 2 : 8;
-    cap_stream *ns = realloc(CAP.streams, cap * sizeof *ns);
-    if (!ns) return NULL;
-    CAP.streams = ns;
-    CAP.capstreams = cap;
-  }
+  cap_stream *ns = pw_vec_grow(CAP.streams, &CAP.capstreams, CAP.nstreams + 1, sizeof *ns);
+  if (!ns) return NULL;
+  CAP.streams = ns;
   cap_stream *cs = &CAP.streams[CAP.nstreams++];
   *cs = (cap_stream){.s = s, .c = c};
   return cs;
@@ -660,16 +649,12 @@ CUresult rt_capture_event_record(CUevent e, CUstream s, unsigned flags, bool *ha
   }
   cap_event *ce = find_event(e);
   if (!ce) {
-    if (CAP.nevents == CAP.capevents) {
-      size_t cap = CAP.capevents ? CAP.capevents * 2 : 8;
-      cap_event *ne = realloc(CAP.events, cap * sizeof *ne);
-      if (!ne) {
-        pthread_mutex_unlock(&CAP.lock);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-      }
-      CAP.events = ne;
-      CAP.capevents = cap;
+    cap_event *ne = pw_vec_grow(CAP.events, &CAP.capevents, CAP.nevents + 1, sizeof *ne);
+    if (!ne) {
+      pthread_mutex_unlock(&CAP.lock);
+      return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    CAP.events = ne;
     ce = &CAP.events[CAP.nevents++];
     *ce = (cap_event){.e = e};
   }
@@ -1308,7 +1293,7 @@ static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
   if (!a) return CUDA_ERROR_OUT_OF_MEMORY;
   uint64_t ptr;
   CUresult r = rt_check_init();
-  if (r == CUDA_SUCCESS) r = rt.backend->mem_alloc(rt.backend, p->bytesize, &ptr);
+  if (r == CUDA_SUCCESS) r = rt_driver.backend->mem_alloc(rt_driver.backend, p->bytesize, &ptr);
   if (r != CUDA_SUCCESS) {
     free(a);
     return r;
@@ -1316,7 +1301,7 @@ static CUresult mem_alloc_node(CUgraph g, const CUgraphNode *deps, size_t ndeps,
   CUgraphNode n;
   r = node_new(g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
   if (r != CUDA_SUCCESS) {
-    rt.backend->mem_free(rt.backend, ptr);
+    rt_driver.backend->mem_free(rt_driver.backend, ptr);
     free(a);
     return r;
   }
@@ -1725,13 +1710,9 @@ static CUresult flatten(CUgraph g, CUgraphNode top, flat *F, size_t *map) {
   size_t base = F->n;
   /* first pass: one entry per node, so map[] has every index */
   for (size_t i = 0; i < g->n; i++) {
-    if (F->n == F->cap) {
-      size_t cap = F->cap ? F->cap * 2 : 32;
-      exec_op *no = realloc(F->ops, cap * sizeof *no);
-      if (!no) return CUDA_ERROR_OUT_OF_MEMORY;
-      F->ops = no;
-      F->cap = cap;
-    }
+    exec_op *no = pw_vec_grow(F->ops, &F->cap, F->n + 1, sizeof *no);
+    if (!no) return CUDA_ERROR_OUT_OF_MEMORY;
+    F->ops = no;
     CUgraphNode n = g->nodes[i];
     exec_op *e = &F->ops[F->n];
     *e = (exec_op){.origin = n, .top = top ? top : n, .flat = F->n};

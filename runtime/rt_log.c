@@ -1,13 +1,15 @@
 /* runtime/rt_log.c: PTXWAVE_LOG=error|warn|info|debug|trace (default warn),
  * to stderr or to the file PTXWAVE_LOG_FILE.  One line per message, written
- * with one write() so the lines of several threads do not interleave. */
+ * with one write() so the lines of several threads do not interleave.
+ * In the kernel-cache library (rt_log.h): no CUDA types here. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "runtime/rt.h"
+#include "runtime/rt_log.h"
 
 int rt_log_level = rt_warn;
 static int log_fd = 2;
@@ -39,12 +41,4 @@ void rt_log(rt_level l, const char *fmt, ...) {
   buf[len++] = '\n';
   ssize_t w = write(log_fd, buf, len);
   (void)w;
-}
-
-CUresult rt_ret_(const char *fn, CUresult r) {
-  if (r != CUDA_SUCCESS)
-    RT_LOG(rt_trace <= rt_log_level ? rt_trace : rt_debug, "%s -> %s", fn, rt_error_name(r));
-  else
-    RT_LOG(rt_trace, "%s -> CUDA_SUCCESS", fn);
-  return r;
 }

@@ -43,7 +43,7 @@ struct CUevent_st {
   void *be;                   /* the backend's event, when it has events */
 };
 
-static bool backend_events(void) { return rt.backend && rt.backend->event_create; }
+static bool backend_events(void) { return rt_driver.backend && rt_driver.backend->event_create; }
 
 static double now_ms(void) {
   struct timespec t;
@@ -69,7 +69,7 @@ RT_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   uint64_t p;
-  r = rt.backend->mem_alloc(rt.backend, bytes, &p);
+  r = rt_driver.backend->mem_alloc(rt_driver.backend, bytes, &p);
   if (r == CUDA_SUCCESS) *dptr = p;
   return rt_ret(r);
 }
@@ -90,7 +90,7 @@ RT_EXPORT CUresult cuMemFree(CUdeviceptr dptr) {
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!dptr) return rt_ret(CUDA_SUCCESS);
-  r = rt.backend->mem_free(rt.backend, dptr);
+  r = rt_driver.backend->mem_free(rt_driver.backend, dptr);
   if (r == CUDA_SUCCESS) {
     rt_pool_forget(dptr);      /* cuMemFree takes cuMemAllocAsync's memory too */
     rt_managed_forget(dptr);   /* and cuMemAllocManaged's */
@@ -104,7 +104,7 @@ RT_EXPORT CUresult cuMemGetInfo(size_t *free_bytes, size_t *total) {
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   CUcontext c = rt_current_ctx();
-  return rt_ret(rt.backend->mem_info(rt.backend, c ? c->device : 0, free_bytes, total));
+  return rt_ret(rt_driver.backend->mem_info(rt_driver.backend, c ? c->device : 0, free_bytes, total));
 }
 
 RT_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr dptr) {
@@ -113,7 +113,7 @@ RT_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdevic
   if (r != CUDA_SUCCESS) return rt_ret(r);
   uint64_t b;
   size_t n;
-  r = rt.backend->mem_range(rt.backend, dptr, &b, &n);
+  r = rt_driver.backend->mem_range(rt_driver.backend, dptr, &b, &n);
   if (r != CUDA_SUCCESS) return rt_ret(CUDA_ERROR_NOT_FOUND);
   if (base) *base = b;
   if (size) *size = n;
@@ -127,7 +127,7 @@ RT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   void *p = NULL;
   if (posix_memalign(&p, 4096, bytes ? bytes : 1)) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
-  r = rt.backend->host_register(rt.backend, p, bytes ? bytes : 1);
+  r = rt_driver.backend->host_register(rt_driver.backend, p, bytes ? bytes : 1);
   if (r != CUDA_SUCCESS) {
     free(p);
     return rt_ret(r);
@@ -143,7 +143,7 @@ RT_EXPORT CUresult cuMemFreeHost(void *p) {
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (!p) return rt_ret(CUDA_SUCCESS);
-  rt.backend->host_unregister(rt.backend, p);
+  rt_driver.backend->host_unregister(rt_driver.backend, p);
   free(p);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -153,14 +153,14 @@ RT_EXPORT CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags) 
   if (!p || !bytes) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt.backend->host_register(rt.backend, p, bytes));
+  return rt_ret(rt_driver.backend->host_register(rt_driver.backend, p, bytes));
 }
 
 RT_EXPORT CUresult cuMemHostUnregister(void *p) {
   RT_TRACE("%p", p);
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt.backend->host_unregister(rt.backend, p));
+  return rt_ret(rt_driver.backend->host_unregister(rt_driver.backend, p));
 }
 
 RT_EXPORT CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags) {
@@ -180,7 +180,7 @@ RT_EXPORT CUresult cuMemHostGetFlags(unsigned int *flags, void *p) {
 static CUmemorytype kind_of(const void *p) {
   uint64_t b;
   size_t n;
-  if (rt.backend->mem_range(rt.backend, (uint64_t)(uintptr_t)p, &b, &n) == CUDA_SUCCESS)
+  if (rt_driver.backend->mem_range(rt_driver.backend, (uint64_t)(uintptr_t)p, &b, &n) == CUDA_SUCCESS)
     return CU_MEMORYTYPE_DEVICE;
   return CU_MEMORYTYPE_HOST;
 }
@@ -210,7 +210,7 @@ static CUresult copy(void *dst, CUmemorytype dk, const void *src, CUmemorytype s
     r = rt_capture_op(async ? s : NULL, &op, &captured);
     if (r != CUDA_SUCCESS || captured) return r;
   }
-  return rt_fault(rt.backend->memcpy(rt.backend, dst, dk, src, sk, bytes, bs, async));
+  return rt_fault(rt_driver.backend->memcpy(rt_driver.backend, dst, dk, src, sk, bytes, bs, async));
 }
 
 #define D(p) ((void *)(uintptr_t)(p))
@@ -270,7 +270,7 @@ static CUresult set(CUdeviceptr dst, uint32_t v, unsigned elem, size_t count, CU
     r = rt_capture_op(async ? s : NULL, &op, &captured);
     if (r != CUDA_SUCCESS || captured) return r;
   }
-  return rt.backend->memset(rt.backend, dst, v, elem, count, bs, async);
+  return rt_driver.backend->memset(rt_driver.backend, dst, v, elem, count, bs, async);
 }
 
 RT_EXPORT CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
@@ -305,7 +305,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   uint64_t base = 0;
   size_t size = 0;
   bool found = k == CU_MEMORYTYPE_DEVICE &&
-               rt.backend->mem_range(rt.backend, p, &base, &size) == CUDA_SUCCESS;
+               rt_driver.backend->mem_range(rt_driver.backend, p, &base, &size) == CUDA_SUCCESS;
   /* managed memory (rt_umem.c) is device memory, found by its own books
    * where the backend's range lookup does not know it (HIP) */
   CUdeviceptr mbase;
@@ -327,14 +327,14 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   if (!found) return CUDA_ERROR_INVALID_VALUE;
   /* the device the allocation belongs to (several devices, rt_umem.c) */
   int dev = is_managed ? mdev : 0;
-  if (!is_managed && rt.backend->mem_device) {
-    int d = rt.backend->mem_device(rt.backend, p);
-    if (d >= 0 && d < rt.ndev) dev = d;
+  if (!is_managed && rt_driver.backend->mem_device) {
+    int d = rt_driver.backend->mem_device(rt_driver.backend, p);
+    if (d >= 0 && d < rt_driver.ndev) dev = d;
   }
   switch (a) {
   case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = p; break;
   case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data = D(p); break;
-  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt.primary[dev]; break;
+  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = &rt_driver.primary[dev]; break;
   case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = dev; break;
   case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data = is_managed; break;
   /* cuFFT asks for the buffer id of its work area (issue 18): the
@@ -353,7 +353,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute a, CUdeviceptr
   /* cuIpcGetMemHandle takes cuMemAlloc's memory, not managed or VMM
    * memory (rt_umem.c) */
   case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-    *(unsigned *)data = rt.backend->ipc_mem_get && !is_managed && !rt_vmm_mapped(p);
+    *(unsigned *)data = rt_driver.backend->ipc_mem_get && !is_managed && !rt_vmm_mapped(p);
     break;
   /* no shareable handles on cuMemAlloc's memory, no GPUDirect RDMA, no
    * decompression engine; the calling context's device reads and writes */
@@ -441,7 +441,7 @@ static CUresult stream_create(CUstream *ps, unsigned flags, int prio) {
   if (r != CUDA_SUCCESS) return r;
   struct CUstream_st *s = calloc(1, sizeof *s);
   if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
-  r = rt.backend->stream_create(rt.backend, &s->bs);
+  r = rt_driver.backend->stream_create(rt_driver.backend, &s->bs);
   if (r != CUDA_SUCCESS) {
     free(s);
     return r;
@@ -450,7 +450,7 @@ static CUresult stream_create(CUstream *ps, unsigned flags, int prio) {
   s->flags = flags;
   s->priority = prio;
   if (!rt_handle_add(rt_h_stream, s)) {
-    rt.backend->stream_destroy(rt.backend, s->bs);
+    rt_driver.backend->stream_destroy(rt_driver.backend, s->bs);
     free(s);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
@@ -472,7 +472,7 @@ RT_EXPORT CUresult cuStreamDestroy(CUstream s) {
   RT_TRACE("%p", (void *)s);
   if (!rt_handle_remove(rt_h_stream, s)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   rt_capture_stream_destroyed(s);
-  CUresult r = rt.backend->stream_destroy(rt.backend, s->bs);
+  CUresult r = rt_driver.backend->stream_destroy(rt_driver.backend, s->bs);
   s->magic = 0;
   free(s);
   return rt_ret(r);
@@ -485,7 +485,7 @@ RT_EXPORT CUresult cuStreamSynchronize(CUstream s) {
   rt_bstream bs = rt_stream_backend(s, &r);
   if (r == CUDA_SUCCESS) r = rt_capture_sync(s);
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  return rt_ret(rt_fault(rt.backend->stream_sync(rt.backend, bs)));
+  return rt_ret(rt_fault(rt_driver.backend->stream_sync(rt_driver.backend, bs)));
 }
 
 RT_EXPORT CUresult cuStreamQuery(CUstream s) {
@@ -515,7 +515,7 @@ RT_EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx) {
   RT_TRACE("%p, %p", (void *)s, (void *)pctx);
   if (!pctx) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUcontext c = rt_current_ctx();
-  *pctx = c ? c : &rt.primary[0];
+  *pctx = c ? c : &rt_driver.primary[0];
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -538,7 +538,7 @@ RT_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) 
     r = rt_capture_wait_event(s, e, flags, &handled);
     if (r != CUDA_SUCCESS || handled) return rt_ret(r);
   }
-  if (r == CUDA_SUCCESS && e->be) r = rt.backend->stream_wait_event(rt.backend, bs, e->be);
+  if (r == CUDA_SUCCESS && e->be) r = rt_driver.backend->stream_wait_event(rt_driver.backend, bs, e->be);
   return rt_ret(r);
 }
 
@@ -585,14 +585,14 @@ RT_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags) {
   e->magic = EVENT_MAGIC;
   e->flags = flags;
   if (backend_events()) {
-    CUresult r = rt.backend->event_create(rt.backend, flags, &e->be);
+    CUresult r = rt_driver.backend->event_create(rt_driver.backend, flags, &e->be);
     if (r != CUDA_SUCCESS) {
       free(e);
       return rt_ret(r);
     }
   }
   if (!rt_handle_add(rt_h_event, e)) {
-    if (e->be) rt.backend->event_destroy(rt.backend, e->be);
+    if (e->be) rt_driver.backend->event_destroy(rt_driver.backend, e->be);
     free(e);
     return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
   }
@@ -605,7 +605,7 @@ RT_EXPORT CUresult cuEventDestroy(CUevent e) {
   if (!rt_handle_remove(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   rt_capture_event_destroyed(e);
   e->magic = 0;
-  if (e->be) rt.backend->event_destroy(rt.backend, e->be);
+  if (e->be) rt_driver.backend->event_destroy(rt_driver.backend, e->be);
   free(e);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -623,7 +623,7 @@ static CUresult event_record(CUevent e, CUstream s, unsigned flags) {
   if (e->be) {
     CUresult r;
     rt_bstream bs = rt_stream_backend(s, &r);
-    if (r == CUDA_SUCCESS) r = rt.backend->event_record(rt.backend, e->be, bs);
+    if (r == CUDA_SUCCESS) r = rt_driver.backend->event_record(rt_driver.backend, e->be, bs);
     e->recorded = r == CUDA_SUCCESS;
     return r;
   }
@@ -647,7 +647,7 @@ RT_EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int fl
 RT_EXPORT CUresult cuEventQuery(CUevent e) {
   RT_TRACE("%p", (void *)e);
   if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  if (e->be) return rt_ret(rt.backend->event_query(rt.backend, e->be));
+  if (e->be) return rt_ret(rt_driver.backend->event_query(rt_driver.backend, e->be));
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -656,7 +656,7 @@ RT_EXPORT CUresult cuEventSynchronize(CUevent e) {
   if (!rt_handle_valid(rt_h_event, e)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (e->be) return rt_ret(rt_fault(rt.backend->event_sync(rt.backend, e->be)));
+  if (e->be) return rt_ret(rt_fault(rt_driver.backend->event_sync(rt_driver.backend, e->be)));
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -667,7 +667,7 @@ RT_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
     return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
   if (!a->recorded || !b->recorded) return rt_ret(CUDA_ERROR_NOT_READY);
-  if (a->be && b->be) return rt_ret(rt.backend->event_elapsed(rt.backend, ms, a->be, b->be));
+  if (a->be && b->be) return rt_ret(rt_driver.backend->event_elapsed(rt_driver.backend, ms, a->be, b->be));
   *ms = (float)(b->ms - a->ms);
   return rt_ret(CUDA_SUCCESS);
 }
@@ -704,8 +704,8 @@ RT_EXPORT CUresult cuIpcGetEventHandle(CUipcEventHandle *h, CUevent e) {
   if (!(e->flags & CU_EVENT_INTERPROCESS) || !(e->flags & CU_EVENT_DISABLE_TIMING))
     return rt_ret(CUDA_ERROR_INVALID_VALUE);
   if (e->be) {
-    if (!rt.backend->ipc_event_get) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-    return rt_ret(rt.backend->ipc_event_get(rt.backend, e->be, h));
+    if (!rt_driver.backend->ipc_event_get) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+    return rt_ret(rt_driver.backend->ipc_event_get(rt_driver.backend, e->be, h));
   }
   ipc_event_wire w = {.magic = IPC_EVENT_MAGIC, .version = 1, .pid = getpid(), .event = (uint64_t)(uintptr_t)e};
   memset(h, 0, sizeof *h);
@@ -720,8 +720,8 @@ RT_EXPORT CUresult cuIpcOpenEventHandle(CUevent *pe, CUipcEventHandle h) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   void *be = NULL;
   if (backend_events()) {
-    if (!rt.backend->ipc_event_open) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-    if ((r = rt.backend->ipc_event_open(rt.backend, &h, &be)) != CUDA_SUCCESS) return rt_ret(r);
+    if (!rt_driver.backend->ipc_event_open) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+    if ((r = rt_driver.backend->ipc_event_open(rt_driver.backend, &h, &be)) != CUDA_SUCCESS) return rt_ret(r);
   } else {
     ipc_event_wire w;
     memcpy(&w, h.reserved, sizeof w);
@@ -734,7 +734,7 @@ RT_EXPORT CUresult cuIpcOpenEventHandle(CUevent *pe, CUipcEventHandle h) {
   *e = (struct CUevent_st){.magic = EVENT_MAGIC, .flags = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING,
                            .recorded = true, .ms = now_ms(), .be = be};
   if (!rt_handle_add(rt_h_event, e)) {
-    if (be) rt.backend->event_destroy(rt.backend, be);
+    if (be) rt_driver.backend->event_destroy(rt_driver.backend, be);
     free(e);
     return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
   }

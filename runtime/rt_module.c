@@ -83,7 +83,7 @@ struct CUlib_st {
 /* ---- loading ----------------------------------------------------------- */
 static const ptx_target *load_target(ptx_target *t) {
   *t = (ptx_target){.max_isa_major = 9, .max_isa_minor = 1,
-                    .max_sm = (uint32_t)(rt.cc_major * 10 + rt.cc_minor), .any_ptx = true};
+                    .max_sm = (uint32_t)(rt_driver.cc_major * 10 + rt_driver.cc_minor), .any_ptx = true};
   return t;
 }
 
@@ -122,7 +122,7 @@ static void list_kernels(struct CUmod_st *m, const char *text, size_t len) {
 }
 
 static CUresult backend_load(const char *name, const char *text, size_t len, rt_bmodule **out) {
-  rt_backend *b = rt.backend;
+  rt_backend *b = rt_driver.backend;
   CUresult r = b->module_load_ptx(b, name, text, len, out);
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "module %s: %s", name, b->error);
   else RT_LOG(rt_debug, "module %s loaded (%zu bytes of PTX)", name, len);
@@ -135,7 +135,7 @@ static CUresult load_ptx(const char *name, const char *text, size_t len, struct 
   if (r != CUDA_SUCCESS) return r;
   struct CUmod_st *m = mod_new();
   if (!m) {
-    rt.backend->module_unload(rt.backend, bm);
+    rt_driver.backend->module_unload(rt_driver.backend, bm);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   m->bm = bm;
@@ -464,7 +464,7 @@ RT_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname) {
 }
 
 static void module_free(struct CUmod_st *m) {
-  if (m->bm) rt.backend->module_unload(rt.backend, m->bm);
+  if (m->bm) rt_driver.backend->module_unload(rt_driver.backend, m->bm);
   free(m->copy);
   for (struct CUfunc_st *f = m->funcs, *n; f; f = n) {
     n = f->next;
@@ -505,7 +505,7 @@ static CUresult add_function(struct CUmod_st *m, const char *name, const rt_para
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   *f = (struct CUfunc_st){.magic = FUNC_MAGIC, .mod = m, .name = n,
-                          .max_dynamic_shared = rt.props[0].shared_per_block,
+                          .max_dynamic_shared = rt_driver.props[0].shared_per_block,
                           .next = m->funcs};
   if (layout) f->layout = *layout;
   else f->sass_only = true;
@@ -533,7 +533,7 @@ static CUresult get_function(struct CUmod_st *m, const char *name, CUfunction *o
   CUresult r = ensure_translated(m);
   if (r == CUDA_SUCCESS) {
     rt_param_layout layout;
-    r = rt.backend->kernel_params(rt.backend, m->bm, name, &layout);
+    r = rt_driver.backend->kernel_params(rt_driver.backend, m->bm, name, &layout);
     if (r == CUDA_SUCCESS) r = add_function(m, name, &layout, out);
   }
   if ((r == CUDA_ERROR_NOT_FOUND || r == CUDA_ERROR_NO_BINARY_FOR_GPU) && in_cubin(m, name))
@@ -587,7 +587,7 @@ RT_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule 
   CUresult r = ensure_translated(m);
   pthread_mutex_unlock(&m->lock);
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) return rt_ret(CUDA_ERROR_NOT_FOUND);
-  if (r == CUDA_SUCCESS) r = rt.backend->module_global(rt.backend, m->bm, name, &p, &n);
+  if (r == CUDA_SUCCESS) r = rt_driver.backend->module_global(rt_driver.backend, m->bm, name, &p, &n);
   if (r == CUDA_SUCCESS) {
     if (dptr) *dptr = p;
     if (bytes) *bytes = n;
@@ -746,7 +746,7 @@ RT_EXPORT CUresult cuFuncLoad(CUfunction f) {
 static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
   if (!pi) return CUDA_ERROR_INVALID_VALUE;
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
-  const rt_device_props *p = &rt.props[0];
+  const rt_device_props *p = &rt_driver.props[0];
   switch (a) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = p->max_threads_per_block; break;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = 0; break;
@@ -762,7 +762,7 @@ static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
    * function reports the capability it would have run at. */
   case CU_FUNC_ATTRIBUTE_PTX_VERSION:
   case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-    *pi = f->mod->ptx_arch ? (int)f->mod->ptx_arch : rt.cc_major * 10 + rt.cc_minor;
+    *pi = f->mod->ptx_arch ? (int)f->mod->ptx_arch : rt_driver.cc_major * 10 + rt_driver.cc_minor;
     break;
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
@@ -776,7 +776,7 @@ static CUresult func_set_attr(CUfunction f, CUfunction_attribute a, int v) {
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
   switch (a) {
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-    if (v < 0 || v > rt.props[0].shared_per_block_optin) return CUDA_ERROR_INVALID_VALUE;
+    if (v < 0 || v > rt_driver.props[0].shared_per_block_optin) return CUDA_ERROR_INVALID_VALUE;
     f->max_dynamic_shared = v;
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
@@ -824,7 +824,7 @@ RT_EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig c) {
 
 /* ---- occupancy --------------------------------------------------------- */
 static int blocks_per_sm(int block, size_t smem) {
-  const rt_device_props *p = &rt.props[0];
+  const rt_device_props *p = &rt_driver.props[0];
   if (block <= 0) return 0;
   int n = p->max_threads_per_sm / block;
   if (n > p->max_blocks_per_sm) n = p->max_blocks_per_sm;
@@ -857,13 +857,13 @@ RT_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, C
            (void *)(uintptr_t)smem_of, smem, limit);
   if (!min_grid || !block) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   if (!func_valid(f)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  int best = rt.props[0].max_threads_per_block;
+  int best = rt_driver.props[0].max_threads_per_block;
   if (limit > 0 && limit < best) best = limit;
   best &= ~31;
   if (best == 0) best = limit > 0 ? limit : 32;
   size_t s = smem_of ? smem_of(best) : smem;
   *block = best;
-  *min_grid = blocks_per_sm(best, s) * rt.props[0].sm_count;
+  *min_grid = blocks_per_sm(best, s) * rt_driver.props[0].sm_count;
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -878,7 +878,7 @@ RT_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *smem, CUfunct
                                                            int block) {
   RT_TRACE("%p, %p, %d, %d", (void *)smem, (void *)f, blocks, block);
   if (!smem) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  *smem = (size_t)rt.props[0].shared_per_block_optin;
+  *smem = (size_t)rt_driver.props[0].shared_per_block_optin;
   return rt_ret(CUDA_SUCCESS);
 }
 
@@ -904,7 +904,7 @@ static CUresult sass_only_refused(CUfunction f) {
  * dimension and for more dynamic shared memory than the function allows). */
 static CUresult launch_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
                              unsigned shared) {
-  const rt_device_props *p = &rt.props[0];
+  const rt_device_props *p = &rt_driver.props[0];
   for (int i = 0; i < 3; i++) {
     if (!grid[i] || !block[i]) return CUDA_ERROR_INVALID_VALUE;
     if (block[i] > (unsigned)p->max_block[i] || grid[i] > (unsigned)p->max_grid[i])
@@ -963,8 +963,8 @@ CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned b
   if (r != CUDA_SUCCESS) return r;
   RT_LOG(rt_debug, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u, %zu bytes of params",
          f->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, size);
-  r = rt.backend->launch(rt.backend, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
-  if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt.backend->error);
+  r = rt_driver.backend->launch(rt_driver.backend, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
+  if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt_driver.backend->error);
   /* A fault inside the kernel is not the launch's error: CUDA returns it
    * from the next synchronising call, and from every call after it (the
    * context's sticky error).  The emulator runs the kernel inside the

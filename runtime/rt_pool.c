@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "util/pw_vec.h"
 
 struct CUmemPoolHandle_st {
   int device;
@@ -102,19 +103,15 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytes, struct CUmemPoolHand
     if (r != CUDA_SUCCESS || captured) return r;
   }
   pthread_mutex_lock(&P.lock);
-  if (P.n == P.cap) {
-    size_t cap = P.cap ? P.cap * 2 : 64;
-    pool_alloc *na = realloc(P.allocs, cap * sizeof *na);
-    if (!na) {
-      pthread_mutex_unlock(&P.lock);
-      return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    P.allocs = na;
-    P.cap = cap;
+  pool_alloc *na = pw_vec_grow(P.allocs, &P.cap, P.n + 1, sizeof *na);
+  if (!na) {
+    pthread_mutex_unlock(&P.lock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
   }
+  P.allocs = na;
   pthread_mutex_unlock(&P.lock);
   uint64_t p;
-  r = rt.backend->mem_alloc(rt.backend, bytes, &p);
+  r = rt_driver.backend->mem_alloc(rt_driver.backend, bytes, &p);
   if (r != CUDA_SUCCESS) return r;
   pthread_mutex_lock(&P.lock);
   P.allocs[P.n++] = (pool_alloc){p, bytes, pool};
@@ -156,7 +153,7 @@ RT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s) {
     if (r != CUDA_SUCCESS || captured) return rt_ret(r);
   }
   /* the stream's queued work is done, or the free waits for it (above) */
-  r = rt.backend->mem_free(rt.backend, dptr);
+  r = rt_driver.backend->mem_free(rt_driver.backend, dptr);
   if (r == CUDA_SUCCESS) rt_pool_forget(dptr);
   return rt_ret(r);
 }

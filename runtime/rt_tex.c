@@ -31,15 +31,16 @@ static pthread_mutex_t objs_lock = PTHREAD_MUTEX_INITIALIZER;
 static tex_obj *objs;
 
 /* The channel kind of a format (tex_desc.def chan_kind). */
-static tex_chan chan_kind(CUarray_format f) {
+static lower_tex_chan chan_kind(CUarray_format f) {
   switch (f) {
-  case CU_AD_FORMAT_SIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT32: return TEX_CHAN_SINT;
-  case CU_AD_FORMAT_HALF: case CU_AD_FORMAT_FLOAT: return TEX_CHAN_FLOAT;
-  default: return TEX_CHAN_UINT;
+  case CU_AD_FORMAT_SIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT32:
+    return LOWER_TEX_CHAN_SINT;
+  case CU_AD_FORMAT_HALF: case CU_AD_FORMAT_FLOAT: return LOWER_TEX_CHAN_FLOAT;
+  default: return LOWER_TEX_CHAN_UINT;
   }
 }
 
-static CUresult set_format(tex_desc *d, CUarray_format f, unsigned nch) {
+static CUresult set_format(lower_tex_desc *d, CUarray_format f, unsigned nch) {
   unsigned cb = rt_format_bytes(f);
   if (!cb) return CUDA_ERROR_NOT_SUPPORTED;
   if (nch != 1 && nch != 2 && nch != 4) return CUDA_ERROR_INVALID_VALUE;
@@ -52,7 +53,7 @@ static CUresult set_format(tex_desc *d, CUarray_format f, unsigned nch) {
 }
 
 /* The resource part of the descriptor. */
-static CUresult from_resource(tex_desc *d, const CUDA_RESOURCE_DESC *r) {
+static CUresult from_resource(lower_tex_desc *d, const CUDA_RESOURCE_DESC *r) {
   CUresult e;
   switch (r->resType) {
   case CU_RESOURCE_TYPE_ARRAY: {
@@ -60,7 +61,7 @@ static CUresult from_resource(tex_desc *d, const CUDA_RESOURCE_DESC *r) {
     if (!rt_array_get(r->res.array.hArray, &a)) return CUDA_ERROR_INVALID_HANDLE;
     if ((e = set_format(d, a.desc.Format, a.desc.NumChannels)) != CUDA_SUCCESS) return e;
     bool layered = a.desc.Flags & CUDA_ARRAY3D_LAYERED;
-    d->kind = TEX_KIND_ARRAY;
+    d->kind = LOWER_TEX_KIND_ARRAY;
     d->base = a.base;
     d->pitch = a.pitch;
     d->slice = a.slice;
@@ -73,7 +74,7 @@ static CUresult from_resource(tex_desc *d, const CUDA_RESOURCE_DESC *r) {
   case CU_RESOURCE_TYPE_LINEAR:
     if (!r->res.linear.devPtr) return CUDA_ERROR_INVALID_VALUE;
     if ((e = set_format(d, r->res.linear.format, r->res.linear.numChannels)) != CUDA_SUCCESS) return e;
-    d->kind = TEX_KIND_LINEAR;
+    d->kind = LOWER_TEX_KIND_LINEAR;
     d->base = r->res.linear.devPtr;
     d->width = (uint32_t)(r->res.linear.sizeInBytes / d->elem_bytes);
     d->height = d->depth = 1;
@@ -83,7 +84,7 @@ static CUresult from_resource(tex_desc *d, const CUDA_RESOURCE_DESC *r) {
     if (!r->res.pitch2D.devPtr) return CUDA_ERROR_INVALID_VALUE;
     if ((e = set_format(d, r->res.pitch2D.format, r->res.pitch2D.numChannels)) != CUDA_SUCCESS) return e;
     if (r->res.pitch2D.pitchInBytes < r->res.pitch2D.width * d->elem_bytes) return CUDA_ERROR_INVALID_VALUE;
-    d->kind = TEX_KIND_PITCH2D;
+    d->kind = LOWER_TEX_KIND_PITCH2D;
     d->base = r->res.pitch2D.devPtr;
     d->width = (uint32_t)r->res.pitch2D.width;
     d->height = (uint32_t)r->res.pitch2D.height;
@@ -96,14 +97,14 @@ static CUresult from_resource(tex_desc *d, const CUDA_RESOURCE_DESC *r) {
   }
 }
 
-static CUresult publish(const tex_desc *d, const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *t, bool surface,
+static CUresult publish(const lower_tex_desc *d, const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *t, bool surface,
                         uint64_t *handle) {
   tex_obj *o = calloc(1, sizeof *o);
   if (!o) return CUDA_ERROR_OUT_OF_MEMORY;
   uint64_t p;
-  CUresult e = rt.backend->mem_alloc(rt.backend, sizeof *d, &p);
+  CUresult e = rt_driver.backend->mem_alloc(rt_driver.backend, sizeof *d, &p);
   if (e == CUDA_SUCCESS)
-    e = rt.backend->memcpy(rt.backend, (void *)(uintptr_t)p, CU_MEMORYTYPE_DEVICE, d, CU_MEMORYTYPE_HOST,
+    e = rt_driver.backend->memcpy(rt_driver.backend, (void *)(uintptr_t)p, CU_MEMORYTYPE_DEVICE, d, CU_MEMORYTYPE_HOST,
                            sizeof *d, NULL, false);
   if (e != CUDA_SUCCESS) {
     free(o);
@@ -147,12 +148,12 @@ RT_EXPORT CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC 
   if (view) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
   CUresult e = rt_check_init();
   if (e != CUDA_SUCCESS) return rt_ret(e);
-  tex_desc d = {0};
+  lower_tex_desc d = {0};
   if ((e = from_resource(&d, r)) != CUDA_SUCCESS) return rt_ret(e);
   d.normalized = (t->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
   d.srgb = (t->flags & CU_TRSF_SRGB) != 0;
-  d.read_float = d.chan_kind != TEX_CHAN_FLOAT && d.chan_bits < 32 && !(t->flags & CU_TRSF_READ_AS_INTEGER);
-  d.filter = t->filterMode == CU_TR_FILTER_MODE_LINEAR ? TEX_FILTER_LINEAR : TEX_FILTER_POINT;
+  d.read_float = d.chan_kind != LOWER_TEX_CHAN_FLOAT && d.chan_bits < 32 && !(t->flags & CU_TRSF_READ_AS_INTEGER);
+  d.filter = t->filterMode == CU_TR_FILTER_MODE_LINEAR ? LOWER_TEX_FILTER_LINEAR : LOWER_TEX_FILTER_POINT;
   uint32_t *modes[3] = {&d.addr0, &d.addr1, &d.addr2};
   for (unsigned k = 0; k < 3; k++) {
     unsigned m = (unsigned)t->addressMode[k];
@@ -162,7 +163,7 @@ RT_EXPORT CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC 
     *modes[k] = m;
   }
   /* tex1Dfetch on linear memory: out of range reads zero */
-  if (d.kind == TEX_KIND_LINEAR) d.addr0 = TEX_ADDR_BORDER;
+  if (d.kind == LOWER_TEX_KIND_LINEAR) d.addr0 = LOWER_TEX_ADDR_BORDER;
   else {
     d.border0 = t->borderColor[0];
     d.border1 = t->borderColor[1];
@@ -179,7 +180,7 @@ RT_EXPORT CUresult cuTexObjectDestroy(CUtexObject h) {
   RT_TRACE("%#llx", (unsigned long long)h);
   tex_obj o;
   if (!lookup(h, false, true, &o)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  return rt_ret(rt.backend->mem_free(rt.backend, h));
+  return rt_ret(rt_driver.backend->mem_free(rt_driver.backend, h));
 }
 
 RT_EXPORT CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUtexObject h) {
@@ -211,9 +212,9 @@ RT_EXPORT CUresult cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DES
   if (r->resType != CU_RESOURCE_TYPE_ARRAY) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult e = rt_check_init();
   if (e != CUDA_SUCCESS) return rt_ret(e);
-  tex_desc d = {0};
+  lower_tex_desc d = {0};
   if ((e = from_resource(&d, r)) != CUDA_SUCCESS) return rt_ret(e);
-  d.addr0 = d.addr1 = d.addr2 = TEX_ADDR_CLAMP;
+  d.addr0 = d.addr1 = d.addr2 = LOWER_TEX_ADDR_CLAMP;
   uint64_t h;
   e = publish(&d, r, NULL, true, &h);
   if (e == CUDA_SUCCESS) *out = h;
@@ -224,7 +225,7 @@ RT_EXPORT CUresult cuSurfObjectDestroy(CUsurfObject h) {
   RT_TRACE("%#llx", (unsigned long long)h);
   tex_obj o;
   if (!lookup(h, true, true, &o)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  return rt_ret(rt.backend->mem_free(rt.backend, h));
+  return rt_ret(rt_driver.backend->mem_free(rt_driver.backend, h));
 }
 
 RT_EXPORT CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUsurfObject h) {

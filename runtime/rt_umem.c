@@ -98,7 +98,7 @@ RT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned i
   CUresult r = rt_check_ctx();
   if (r == CUDA_SUCCESS) r = rt_capture_unsafe();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (!rt.backend->mem_alloc_managed) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  if (!rt_driver.backend->mem_alloc_managed) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
   pthread_mutex_lock(&U);
   if (nM == capM) {
     size_t nc = capM ? capM * 2 : 16;
@@ -112,7 +112,7 @@ RT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned i
   }
   pthread_mutex_unlock(&U);
   uint64_t p;
-  r = rt.backend->mem_alloc_managed(rt.backend, bytes, flags, &p);
+  r = rt_driver.backend->mem_alloc_managed(rt_driver.backend, bytes, flags, &p);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   pthread_mutex_lock(&U);
   size_t i = nM;
@@ -136,8 +136,8 @@ RT_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibra
   RT_TRACE("%p, %p, %p, %s", (void *)dptr, (void *)bytes, (void *)l, name ? name : "(null)");
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (strcmp(rt.backend->name, "emu") != 0) {
-    RT_LOG(rt_warn, "__managed__ variable %s: not supported on the %s backend", name ? name : "?", rt.backend->name);
+  if (strcmp(rt_driver.backend->name, "emu") != 0) {
+    RT_LOG(rt_warn, "__managed__ variable %s: not supported on the %s backend", name ? name : "?", rt_driver.backend->name);
     return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
   }
   return rt_ret(cuLibraryGetGlobal(dptr, bytes, l, name));
@@ -146,7 +146,7 @@ RT_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibra
 /* A device ordinal or CU_DEVICE_CPU as CUDA's managed calls take it. */
 static CUresult check_target(int dev, bool cpu_ok) {
   if (dev == CU_DEVICE_CPU) return cpu_ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
-  return dev >= 0 && dev < rt.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return dev >= 0 && dev < rt_driver.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 /* A CUmemLocation as a device ordinal (hosts: CU_DEVICE_CPU). */
@@ -188,7 +188,7 @@ static CUresult prefetch(CUdeviceptr p, size_t n, int dev, CUstream s) {
   rt_bstream bs = rt_stream_backend(s, &r);
   if (r == CUDA_SUCCESS) r = check_target(dev, true);
   if (r != CUDA_SUCCESS) return r;
-  if (dev >= 0 && !rt.props[dev].concurrent_managed) return CUDA_ERROR_INVALID_DEVICE;
+  if (dev >= 0 && !rt_driver.props[dev].concurrent_managed) return CUDA_ERROR_INVALID_DEVICE;
   pthread_mutex_lock(&U);
   managed *m;
   size_t first, count;
@@ -197,7 +197,7 @@ static CUresult prefetch(CUdeviceptr p, size_t n, int dev, CUstream s) {
     for (size_t i = 0; i < count; i++) m->pages[first + i].last = (int8_t)dev;
   pthread_mutex_unlock(&U);
   if (r != CUDA_SUCCESS) return r;
-  return rt.backend->mem_prefetch ? rt.backend->mem_prefetch(rt.backend, p, n, dev, bs) : CUDA_SUCCESS;
+  return rt_driver.backend->mem_prefetch ? rt_driver.backend->mem_prefetch(rt_driver.backend, p, n, dev, bs) : CUDA_SUCCESS;
 }
 
 /* CUDA 8's form, with a device ordinal. */
@@ -291,7 +291,7 @@ static CUresult advise(CUdeviceptr p, size_t n, CUmem_advise a, int dev) {
   }
   pthread_mutex_unlock(&U);
   if (r != CUDA_SUCCESS) return r;
-  return rt.backend->mem_advise ? rt.backend->mem_advise(rt.backend, p, n, a, uses_dev ? dev : 0) : CUDA_SUCCESS;
+  return rt_driver.backend->mem_advise ? rt_driver.backend->mem_advise(rt_driver.backend, p, n, a, uses_dev ? dev : 0) : CUDA_SUCCESS;
 }
 
 RT_EXPORT CUresult rt_cuMemAdvise_v1(CUdeviceptr p, size_t n, CUmem_advise a, CUdevice dev) __asm__("cuMemAdvise");
@@ -380,7 +380,7 @@ static CUresult range_attribute(void *data, size_t size, CUmem_range_attribute a
       for (size_t i = 0; i < count; i++) all &= m->pages[first + i].accessed;
       size_t k = 0, cap = size / 4;
       if ((all >> 31) & 1 && k < cap) out[k++] = CU_DEVICE_CPU;
-      for (int d = 0; d < rt.ndev && k < cap; d++)
+      for (int d = 0; d < rt_driver.ndev && k < cap; d++)
         if ((all >> d) & 1) out[k++] = d;
       while (k < cap) out[k++] = CU_DEVICE_INVALID;
       break;
@@ -416,7 +416,7 @@ RT_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) 
   if (r == CUDA_SUCCESS) r = rt_check_device(peer);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   *can = 0;
-  if (dev != peer && rt.backend->can_access_peer) r = rt.backend->can_access_peer(rt.backend, dev, peer, can);
+  if (dev != peer && rt_driver.backend->can_access_peer) r = rt_driver.backend->can_access_peer(rt_driver.backend, dev, peer, can);
   return rt_ret(r);
 }
 
@@ -430,9 +430,9 @@ RT_EXPORT CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute a, 
   if (a < CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK || a > CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED)
     return rt_ret(CUDA_ERROR_INVALID_VALUE);
   int can = 0;
-  if (rt.backend->can_access_peer) rt.backend->can_access_peer(rt.backend, src, dst, &can);
+  if (rt_driver.backend->can_access_peer) rt_driver.backend->can_access_peer(rt_driver.backend, src, dst, &can);
   *value = 0;
-  if (can && rt.backend->p2p_attribute) r = rt.backend->p2p_attribute(rt.backend, a, src, dst, value);
+  if (can && rt_driver.backend->p2p_attribute) r = rt_driver.backend->p2p_attribute(rt_driver.backend, a, src, dst, value);
   return rt_ret(r);
 }
 
@@ -452,11 +452,11 @@ RT_EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   if (peer->device == cur->device) return rt_ret(CUDA_ERROR_INVALID_DEVICE);
   int can = 0;
-  if (rt.backend->can_access_peer) rt.backend->can_access_peer(rt.backend, cur->device, peer->device, &can);
+  if (rt_driver.backend->can_access_peer) rt_driver.backend->can_access_peer(rt_driver.backend, cur->device, peer->device, &can);
   if (!can) return rt_ret(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
   uint32_t bit = 1u << peer->device;
   if (__atomic_load_n(&cur->peers, __ATOMIC_ACQUIRE) & bit) return rt_ret(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
-  r = rt.backend->peer_access ? rt.backend->peer_access(rt.backend, peer->device, true) : CUDA_SUCCESS;
+  r = rt_driver.backend->peer_access ? rt_driver.backend->peer_access(rt_driver.backend, peer->device, true) : CUDA_SUCCESS;
   if (r == CUDA_SUCCESS) __atomic_fetch_or(&cur->peers, bit, __ATOMIC_ACQ_REL);
   return rt_ret(r);
 }
@@ -468,7 +468,7 @@ RT_EXPORT CUresult cuCtxDisablePeerAccess(CUcontext peer) {
   if (r != CUDA_SUCCESS) return rt_ret(r);
   uint32_t bit = 1u << peer->device;
   if (!(__atomic_load_n(&cur->peers, __ATOMIC_ACQUIRE) & bit)) return rt_ret(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
-  r = rt.backend->peer_access ? rt.backend->peer_access(rt.backend, peer->device, false) : CUDA_SUCCESS;
+  r = rt_driver.backend->peer_access ? rt_driver.backend->peer_access(rt_driver.backend, peer->device, false) : CUDA_SUCCESS;
   if (r == CUDA_SUCCESS) __atomic_fetch_and(&cur->peers, ~bit, __ATOMIC_ACQ_REL);
   return rt_ret(r);
 }
@@ -483,10 +483,10 @@ static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUco
   if (!n) return CUDA_SUCCESS;
   rt_bstream bs = rt_stream_backend(s, &r);
   if (r != CUDA_SUCCESS) return r;
-  if (rt_capturing() || !rt.backend->memcpy_peer)
+  if (rt_capturing() || !rt_driver.backend->memcpy_peer)
     return async ? cuMemcpyDtoDAsync(dst, src, n, s) : cuMemcpyDtoD(dst, src, n);
   if (!async && (r = rt_capture_unsafe()) != CUDA_SUCCESS) return r;
-  return rt_fault(rt.backend->memcpy_peer(rt.backend, dst, dctx->device, src, sctx->device, n, bs, async));
+  return rt_fault(rt_driver.backend->memcpy_peer(rt_driver.backend, dst, dctx->device, src, sctx->device, n, bs, async));
 }
 
 RT_EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n) {
@@ -534,8 +534,8 @@ RT_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
   if (!h || !p) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (!rt.backend->ipc_mem_get) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-  return rt_ret(rt.backend->ipc_mem_get(rt.backend, p, h));
+  if (!rt_driver.backend->ipc_mem_get) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  return rt_ret(rt_driver.backend->ipc_mem_get(rt_driver.backend, p, h));
 }
 
 RT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags) {
@@ -543,11 +543,11 @@ RT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned
   if (!p || (flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (!rt.backend->ipc_mem_open) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  if (!rt_driver.backend->ipc_mem_open) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
   uint64_t q = 0;
-  r = rt.backend->ipc_mem_open(rt.backend, &h, &q);
+  r = rt_driver.backend->ipc_mem_open(rt_driver.backend, &h, &q);
   if (r == CUDA_SUCCESS) *p = q;
-  else RT_LOG(rt_debug, "cuIpcOpenMemHandle: %s", rt.backend->error);
+  else RT_LOG(rt_debug, "cuIpcOpenMemHandle: %s", rt_driver.backend->error);
   return rt_ret(r);
 }
 
@@ -562,8 +562,8 @@ RT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
   RT_TRACE("%#llx", (unsigned long long)p);
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (!rt.backend->ipc_mem_close) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-  return rt_ret(rt.backend->ipc_mem_close(rt.backend, p));
+  if (!rt_driver.backend->ipc_mem_close) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  return rt_ret(rt_driver.backend->ipc_mem_close(rt_driver.backend, p));
 }
 
 /* ---- virtual memory management ------------------------------------------------ */
@@ -610,14 +610,14 @@ static void phys_drop(vphys *p) {
       *q = p->next;
       break;
     }
-  rt.backend->vmm_release(rt.backend, p->bh);
+  rt_driver.backend->vmm_release(rt_driver.backend, p->bh);
   free(p);
 }
 
 static CUresult vmm_ready(void) {
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return r;
-  return rt.backend->vmm_granularity ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+  return rt_driver.backend->vmm_granularity ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 /* A pinned allocation on a device or on the host (CUDA 12.2's host
@@ -627,7 +627,7 @@ static CUresult check_prop(const CUmemAllocationProp *p) {
   if (!p || p->type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   switch (p->location.type) {
   case CU_MEM_LOCATION_TYPE_DEVICE:
-    if (p->location.id < 0 || p->location.id >= rt.ndev) return CUDA_ERROR_INVALID_DEVICE;
+    if (p->location.id < 0 || p->location.id >= rt_driver.ndev) return CUDA_ERROR_INVALID_DEVICE;
     break;
   case CU_MEM_LOCATION_TYPE_HOST: break;
   case CU_MEM_LOCATION_TYPE_HOST_NUMA:
@@ -651,7 +651,7 @@ RT_EXPORT CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocatio
     return rt_ret(CUDA_ERROR_INVALID_VALUE);
   CUresult r = vmm_ready();
   if (r == CUDA_SUCCESS) r = check_prop(prop);
-  if (r == CUDA_SUCCESS) *g = rt.backend->vmm_granularity;
+  if (r == CUDA_SUCCESS) *g = rt_driver.backend->vmm_granularity;
   return rt_ret(r);
 }
 
@@ -660,7 +660,7 @@ RT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
   RT_TRACE("%p, %zu, %zu, %#llx, %#llx", (void *)ptr, size, align, (unsigned long long)addr, flags);
   CUresult r = vmm_ready();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  size_t g = rt.backend->vmm_granularity;
+  size_t g = rt_driver.backend->vmm_granularity;
   if (!ptr || !size || size % g || (align & (align - 1)) || flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   uint64_t p;
   pthread_mutex_lock(&U);
@@ -674,7 +674,7 @@ RT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
     res = nr;
     capres = nc;
   }
-  r = rt.backend->vmm_reserve(rt.backend, size, align, addr, &p);
+  r = rt_driver.backend->vmm_reserve(rt_driver.backend, size, align, addr, &p);
   if (r == CUDA_SUCCESS) {
     res[nres++] = (vres){p, size};
     *ptr = p;
@@ -693,7 +693,7 @@ RT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) {
   r = i < nres ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
   for (size_t k = 0; r == CUDA_SUCCESS && k < nmaps; k++)
     if (maps[k].va >= ptr && maps[k].va < ptr + size) r = CUDA_ERROR_INVALID_VALUE;   /* still mapped */
-  if (r == CUDA_SUCCESS) r = rt.backend->vmm_free(rt.backend, ptr, size);
+  if (r == CUDA_SUCCESS) r = rt_driver.backend->vmm_free(rt_driver.backend, ptr, size);
   if (r == CUDA_SUCCESS) res[i] = res[--nres];
   pthread_mutex_unlock(&U);
   return rt_ret(r);
@@ -704,11 +704,11 @@ RT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, con
   RT_TRACE("%p, %zu, %p, %#llx", (void *)h, size, (const void *)prop, flags);
   CUresult r = vmm_ready();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  if (!h || !size || flags || size % rt.backend->vmm_granularity) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!h || !size || flags || size % rt_driver.backend->vmm_granularity) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   if ((r = check_prop(prop)) != CUDA_SUCCESS) return rt_ret(r);
   vphys *p = calloc(1, sizeof *p);
   if (!p) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
-  r = rt.backend->vmm_create(rt.backend, size, prop_device(prop),
+  r = rt_driver.backend->vmm_create(rt_driver.backend, size, prop_device(prop),
                              prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, &p->bh);
   if (r != CUDA_SUCCESS) {
     free(p);
@@ -753,7 +753,7 @@ RT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGe
   RT_TRACE("%#llx, %zu, %zu, %#llx, %#llx", (unsigned long long)ptr, size, offset, (unsigned long long)h, flags);
   CUresult r = vmm_ready();
   if (r != CUDA_SUCCESS) return rt_ret(r);
-  size_t g = rt.backend->vmm_granularity;
+  size_t g = rt_driver.backend->vmm_granularity;
   /* CUDA: the offset "must currently be zero" */
   if (!size || size % g || ptr % g || offset || flags) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   vphys *p = (vphys *)(uintptr_t)h;
@@ -771,7 +771,7 @@ RT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGe
       r = CUDA_ERROR_OUT_OF_MEMORY;
     }
   }
-  if (r == CUDA_SUCCESS) r = rt.backend->vmm_map(rt.backend, ptr, size, offset, p->bh);
+  if (r == CUDA_SUCCESS) r = rt_driver.backend->vmm_map(rt_driver.backend, ptr, size, offset, p->bh);
   if (r == CUDA_SUCCESS) {
     maps[nmaps++] = (vmap){.va = ptr, .size = size, .ph = p};
     p->mapped++;
@@ -794,7 +794,7 @@ RT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
     any = true;
   }
   if (r == CUDA_SUCCESS && !any) r = CUDA_ERROR_INVALID_VALUE;
-  if (r == CUDA_SUCCESS) r = rt.backend->vmm_unmap(rt.backend, ptr, size);
+  if (r == CUDA_SUCCESS) r = rt_driver.backend->vmm_unmap(rt_driver.backend, ptr, size);
   if (r == CUDA_SUCCESS)
     for (size_t i = 0; i < nmaps;) {
       if (maps[i].va >= ptr && maps[i].va < ptr + size) {
@@ -819,7 +819,7 @@ RT_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcces
     CUmemLocationType t = desc[k].location.type;
     if (t != CU_MEM_LOCATION_TYPE_DEVICE && t != CU_MEM_LOCATION_TYPE_HOST && t != CU_MEM_LOCATION_TYPE_HOST_NUMA)
       return rt_ret(CUDA_ERROR_INVALID_VALUE);
-    if (t == CU_MEM_LOCATION_TYPE_DEVICE && (desc[k].location.id < 0 || desc[k].location.id >= rt.ndev))
+    if (t == CU_MEM_LOCATION_TYPE_DEVICE && (desc[k].location.id < 0 || desc[k].location.id >= rt_driver.ndev))
       return rt_ret(CUDA_ERROR_INVALID_DEVICE);
     if (desc[k].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[k].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
         desc[k].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
@@ -844,7 +844,7 @@ RT_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcces
         continue;
       }
       int d = desc[k].location.id;
-      r = rt.backend->vmm_set_access(rt.backend, maps[i].va, maps[i].size, d, desc[k].flags);
+      r = rt_driver.backend->vmm_set_access(rt_driver.backend, maps[i].va, maps[i].size, d, desc[k].flags);
       if (r == CUDA_SUCCESS) maps[i].access[d] = desc[k].flags;
     }
   }
@@ -860,7 +860,7 @@ RT_EXPORT CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation
   bool dev = loc->type == CU_MEM_LOCATION_TYPE_DEVICE;
   if (!dev && loc->type != CU_MEM_LOCATION_TYPE_HOST && loc->type != CU_MEM_LOCATION_TYPE_HOST_NUMA)
     return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  if (dev && (loc->id < 0 || loc->id >= rt.ndev)) return rt_ret(CUDA_ERROR_INVALID_DEVICE);
+  if (dev && (loc->id < 0 || loc->id >= rt_driver.ndev)) return rt_ret(CUDA_ERROR_INVALID_DEVICE);
   pthread_mutex_lock(&U);
   r = CUDA_ERROR_INVALID_VALUE;
   for (size_t i = 0; i < nmaps; i++)
@@ -915,7 +915,7 @@ RT_EXPORT CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocatio
   pthread_mutex_lock(&U);
   if (!phys_valid(p) || !(p->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     r = CUDA_ERROR_INVALID_VALUE;   /* not made exportable (cuMemCreate's requestedHandleTypes) */
-  else r = rt.backend->vmm_export_fd(rt.backend, p->bh, (int *)out);
+  else r = rt_driver.backend->vmm_export_fd(rt_driver.backend, p->bh, (int *)out);
   pthread_mutex_unlock(&U);
   return rt_ret(r);
 }
@@ -930,7 +930,7 @@ RT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *
   vphys *p = calloc(1, sizeof *p);
   if (!p) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
   /* POSIX: the descriptor itself, passed as the pointer's value */
-  r = rt.backend->vmm_import_fd(rt.backend, (int)(intptr_t)os, &p->bh, &p->size);
+  r = rt_driver.backend->vmm_import_fd(rt_driver.backend, (int)(intptr_t)os, &p->bh, &p->size);
   if (r != CUDA_SUCCESS) {
     free(p);
     return rt_ret(r);

@@ -227,7 +227,7 @@ int cmd_compile(int argc, char **argv) {
   int nllvm = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (pw_is_help(a)) {
+    if (cmd_is_help(a)) {
       usage(stdout);
       return 0;
     }

@@ -204,7 +204,7 @@ int cmd_convert(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool more = i + 1 < argc;
-    if (pw_is_help(a)) {
+    if (cmd_is_help(a)) {
       usage(stdout);
       free(paths);
       return 0;

@@ -164,7 +164,7 @@ static ir_module *load_ir(const char *path, pw_diag *d, bool verify) {
   return m;
 }
 
-int pw_cmd_emulate(int argc, char **argv) {
+int cmd_emulate(int argc, char **argv) {
   const char *file = NULL, *kernel = NULL;
   emu_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
   unsigned long shared = 0;
@@ -176,7 +176,7 @@ int pw_cmd_emulate(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has_val = i + 1 < argc;
-    if (pw_is_help(a)) {
+    if (cmd_is_help(a)) {
       usage(stdout);
       free(args);
       return 0;

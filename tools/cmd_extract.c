@@ -144,7 +144,7 @@ int cmd_extract(int argc, char **argv) {
     const char *a = argv[i];
     if (only_files || a[0] != '-' || !a[1]) {
       files[nfiles++] = a;
-    } else if (pw_is_help(a)) {
+    } else if (cmd_is_help(a)) {
       usage(stdout);
       free(files);
       return 0;
@@ -159,7 +159,7 @@ int cmd_extract(int argc, char **argv) {
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       quiet = true;
     } else if (!strncmp(a, "--max-size=", 11)) {
-      if (!pw_parse_size(a + 11, &ro.max_decompressed)) {
+      if (!cmd_parse_size(a + 11, &ro.max_decompressed)) {
         fprintf(stderr, "ptxwave extract: bad size '%s'\n", a + 11);
         free(files);
         return 2;

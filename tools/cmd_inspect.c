@@ -61,7 +61,7 @@ static void usage(FILE *out) {
           "the byte offset); 2 on a usage error.\n");
 }
 
-bool pw_parse_size(const char *s, uint64_t *out) {
+bool cmd_parse_size(const char *s, uint64_t *out) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
@@ -441,7 +441,7 @@ int cmd_inspect(int argc, char **argv) {
   int nfiles = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (pw_is_help(a)) {
+    if (cmd_is_help(a)) {
       usage(stdout);
       return 0;
     } else if (!strcmp(a, "--json")) {
@@ -453,7 +453,7 @@ int cmd_inspect(int argc, char **argv) {
     } else if (!strcmp(a, "--coverage")) {
       op.coverage = true;
     } else if (!strncmp(a, "--max-size=", 11)) {
-      if (!pw_parse_size(a + 11, &op.read.max_decompressed)) {
+      if (!cmd_parse_size(a + 11, &op.read.max_decompressed)) {
         fprintf(stderr, "ptxwave inspect: bad size '%s'\n", a + 11);
         return 2;
       }

@@ -101,7 +101,7 @@ int cmd_ir(int argc, char **argv) {
   const char *path = NULL;
   bool verify = false, print = false, locs = false, lowered = false, rt = false;
   for (int k = 1; k < argc; k++) {
-    if (pw_is_help(argv[k])) {
+    if (cmd_is_help(argv[k])) {
       usage(stdout);
       return 0;
     } else if (!strcmp(argv[k], "--verify")) verify = true;

@@ -91,13 +91,13 @@ static void die_with_parent(const char *in) {
 }
 
 int cmd_jit(int argc, char **argv) {
-  if (argc < 4 || argc > 6 || pw_is_help(argv[1])) {
-    fprintf(argc > 1 && pw_is_help(argv[1]) ? stdout : stderr,
+  if (argc < 4 || argc > 6 || cmd_is_help(argv[1])) {
+    fprintf(argc > 1 && cmd_is_help(argv[1]) ? stdout : stderr,
             "usage: ptxwave jit IN.ptx OUT.hsaco ARCH [NAME [COMPILER]]\n"
             "The runtime's just-in-time compile helper: PTX to a code object for ARCH\n"
             "(NAME, the module's name, in messages; COMPILER, the version the runtime\n"
             "expects).  Exit 0 written, 1 does not compile, 3 another version.\n");
-    return argc > 1 && pw_is_help(argv[1]) ? 0 : 2;
+    return argc > 1 && cmd_is_help(argv[1]) ? 0 : 2;
   }
   if (argc > 5 && strcmp(argv[5], RT_CODE_OBJECT_COMPILER)) {
     fprintf(stderr, "ptxwave jit: this helper is %s, the runtime expects %s\n",

@@ -70,7 +70,7 @@ int cmd_lower(int argc, char **argv) {
   const char *file = NULL, *target = NULL, *print_after = NULL;
   bool print = false, hazards = false, expand_mma = false;
   for (int i = 1; i < argc; i++) {
-    if (pw_is_help(argv[i])) {
+    if (cmd_is_help(argv[i])) {
       usage(stdout);
       return 0;
     }

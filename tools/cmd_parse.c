@@ -66,7 +66,7 @@ int cmd_parse(int argc, char **argv) {
   bool print = false, verify = true, stats = false;
   int nfiles = 0, failed = 0;
   for (int i = 1; i < argc; i++) {
-    if (pw_is_help(argv[i])) {
+    if (cmd_is_help(argv[i])) {
       usage(stdout);
       return 0;
     }

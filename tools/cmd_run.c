@@ -118,7 +118,7 @@ int cmd_run(int argc, char **argv) {
   const char *backend = NULL, *log = NULL;
   int i = 1;
   for (; i < argc; i++) {
-    if (pw_is_help(argv[i])) {
+    if (cmd_is_help(argv[i])) {
       usage(stdout);
       return 0;
     } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {

@@ -19,7 +19,7 @@ static const command commands[] = {
   {NULL, NULL, NULL},
 };
 
-bool pw_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+bool cmd_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  if (pw_is_help(argv[1]) || !strcmp(argv[1], "help")) {
+  if (cmd_is_help(argv[1]) || !strcmp(argv[1], "help")) {
     if (argc > 2) {
       for (const command *c = commands; c->name; c++)
         if (!strcmp(c->name, argv[2])) {

@@ -1,5 +1,5 @@
 /* tools/tools.h: entry points of the `ptxwave` subcommands and the helpers
- * they share. */
+ * they share.  The tools' prefix is cmd_ (scripts/check-prefixes.py). */
 #ifndef PW_TOOLS_H
 #define PW_TOOLS_H
 
@@ -11,10 +11,10 @@
 #undef PW_COMMAND
 
 /* True when argv[i] is -h or --help. */
-bool pw_is_help(const char *arg);
+bool cmd_is_help(const char *arg);
 
 /* Parses a byte count with an optional K, M or G suffix (cmd_inspect.c). */
 #include <stdint.h>
-bool pw_parse_size(const char *s, uint64_t *out);
+bool cmd_parse_size(const char *s, uint64_t *out);
 
 #endif

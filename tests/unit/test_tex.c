@@ -73,7 +73,7 @@ static et *load(void) {
 }
 
 /* Runs kernel over n samples of 4 words; out gets 4 words per sample. */
-static void run(et *t, const char *kernel, const tex_desc *desc, const uint32_t *coords, unsigned n, uint32_t *out) {
+static void run(et *t, const char *kernel, const lower_tex_desc *desc, const uint32_t *coords, unsigned n, uint32_t *out) {
   uint64_t dd = et_alloc(t, sizeof *desc, desc);
   uint64_t dc = et_alloc(t, 16 * (size_t)n, coords);
   uint64_t dout = et_alloc(t, 16 * (size_t)n, NULL);
@@ -107,19 +107,19 @@ static float half_to_float(uint16_t h) {
 static int ref_addr(int i, int n, unsigned mode, int *ok) {
   *ok = 1;
   switch (mode) {
-  case TEX_ADDR_WRAP: return ((i % n) + n) % n;
-  case TEX_ADDR_MIRROR: {
+  case LOWER_TEX_ADDR_WRAP: return ((i % n) + n) % n;
+  case LOWER_TEX_ADDR_MIRROR: {
     int m = ((i % (2 * n)) + 2 * n) % (2 * n);
     return m < n ? m : 2 * n - 1 - m;
   }
-  case TEX_ADDR_BORDER: *ok = i >= 0 && i < n; /* fall through */
+  case LOWER_TEX_ADDR_BORDER: *ok = i >= 0 && i < n; /* fall through */
   default: return i < 0 ? 0 : i >= n ? n - 1 : i;
   }
 }
 
 /* Channel k of texel (x, y, z): as a float for float results, as int bits
  * for integer results. */
-static void ref_texel(const tex_desc *d, const uint8_t *data, int x, int y, int z, int ok, bool fres, uint32_t *v) {
+static void ref_texel(const lower_tex_desc *d, const uint8_t *data, int x, int y, int z, int ok, bool fres, uint32_t *v) {
   for (unsigned k = 0; k < 4; k++) {
     if (!ok) {
       float b = (&d->border0)[k];
@@ -136,13 +136,13 @@ static void ref_texel(const tex_desc *d, const uint8_t *data, int x, int y, int 
     memcpy(&raw, p, d->chan_bits / 8);
     int32_t s = d->chan_bits == 8 ? (int8_t)raw : d->chan_bits == 16 ? (int16_t)raw : (int32_t)raw;
     if (!fres) {
-      v[k] = d->chan_kind == TEX_CHAN_SINT ? (uint32_t)s : raw;
+      v[k] = d->chan_kind == LOWER_TEX_CHAN_SINT ? (uint32_t)s : raw;
       continue;
     }
     float f;
-    if (d->chan_kind == TEX_CHAN_FLOAT) f = d->chan_bits == 32 ? bitsf(raw) : half_to_float((uint16_t)raw);
-    else if (!d->read_float) f = d->chan_kind == TEX_CHAN_SINT ? (float)s : (float)raw;
-    else if (d->chan_kind == TEX_CHAN_SINT) f = fmaxf((float)s / (float)((1u << (d->chan_bits - 1)) - 1), -1.0f);
+    if (d->chan_kind == LOWER_TEX_CHAN_FLOAT) f = d->chan_bits == 32 ? bitsf(raw) : half_to_float((uint16_t)raw);
+    else if (!d->read_float) f = d->chan_kind == LOWER_TEX_CHAN_SINT ? (float)s : (float)raw;
+    else if (d->chan_kind == LOWER_TEX_CHAN_SINT) f = fmaxf((float)s / (float)((1u << (d->chan_bits - 1)) - 1), -1.0f);
     else f = (float)raw / (float)(d->chan_bits == 32 ? 4294967295u : (1u << d->chan_bits) - 1);
     v[k] = fbits(f);
   }
@@ -150,11 +150,11 @@ static void ref_texel(const tex_desc *d, const uint8_t *data, int x, int y, int 
 
 /* tex at coordinates u[0..dims-1] (float or int bits), layer or -1;
  * gather: tld4's component. */
-static void ref_sample(const tex_desc *d, const uint8_t *data, unsigned dims, const uint32_t *u, bool fcoord,
+static void ref_sample(const lower_tex_desc *d, const uint8_t *data, unsigned dims, const uint32_t *u, bool fcoord,
                        bool fres, int layer, int gather, uint32_t *out) {
   const uint32_t n[3] = {d->width, d->height, d->depth};
   const uint32_t mode[3] = {d->addr0, d->addr1, d->addr2};
-  bool lin = gather >= 0 || (fcoord && fres && d->filter == TEX_FILTER_LINEAR);
+  bool lin = gather >= 0 || (fcoord && fres && d->filter == LOWER_TEX_FILTER_LINEAR);
   int idx[3][2] = {{0}}, ok[3][2] = {{1, 1}, {1, 1}, {1, 1}};
   float alpha[3] = {0};
   for (unsigned k = 0; k < dims; k++) {
@@ -211,11 +211,11 @@ static void ref_sample(const tex_desc *d, const uint8_t *data, unsigned dims, co
 }
 
 /* ---- fixtures ------------------------------------------------------------ */
-static tex_desc desc2d(uint64_t base, unsigned w, unsigned h, unsigned pitch, unsigned ch, unsigned bits,
-                       tex_chan kind) {
-  tex_desc d = {0};
+static lower_tex_desc desc2d(uint64_t base, unsigned w, unsigned h, unsigned pitch, unsigned ch, unsigned bits,
+                       lower_tex_chan kind) {
+  lower_tex_desc d = {0};
   d.base = base;
-  d.kind = TEX_KIND_PITCH2D;
+  d.kind = LOWER_TEX_KIND_PITCH2D;
   d.width = w;
   d.height = h;
   d.depth = 1;
@@ -225,7 +225,7 @@ static tex_desc desc2d(uint64_t base, unsigned w, unsigned h, unsigned pitch, un
   d.chan_bits = bits;
   d.chan_kind = kind;
   d.elem_bytes = ch * bits / 8;
-  d.addr0 = d.addr1 = d.addr2 = TEX_ADDR_CLAMP;
+  d.addr0 = d.addr1 = d.addr2 = LOWER_TEX_ADDR_CLAMP;
   return d;
 }
 
@@ -256,8 +256,8 @@ START_TEST(hand_values) {
   et *t = load();
   const float texels[4] = {1, 2, 3, 4};
   uint64_t data = et_alloc(t, sizeof texels, texels);
-  tex_desc d = desc2d(data, 2, 2, 8, 1, 32, TEX_CHAN_FLOAT);
-  d.filter = TEX_FILTER_LINEAR;
+  lower_tex_desc d = desc2d(data, 2, 2, 8, 1, 32, LOWER_TEX_CHAN_FLOAT);
+  d.filter = LOWER_TEX_FILTER_LINEAR;
   /* (1,1): the centre, all weights 1/2: 2.5.  (0.75,0.5): x-0.5 = 0.25,
    * alpha = 1/4 of the way from 1 to 2 in row 0: 1.25.  (0.5+1/1024, 0.5):
    * alpha = round(1/4)/256 = 0: 1.  (-3, 0.5) clamps to column 0: 1. */
@@ -274,7 +274,7 @@ START_TEST(hand_values) {
     ck_assert_uint_eq(out[4 * i + 1], 0);   /* missing channels read 0 */
   }
   /* point sampling of (1.5, 0.2): texel (1, 0) = 2 */
-  d.filter = TEX_FILTER_POINT;
+  d.filter = LOWER_TEX_FILTER_POINT;
   coords[0] = fbits(1.5f);
   coords[1] = fbits(0.2f);
   run(t, "s2d", &d, coords, 1, out);
@@ -299,7 +299,7 @@ START_TEST(uchar4_modes) {
   }
   for (unsigned am = 0; am < 16; am++)
     for (unsigned filt = 0; filt < 2; filt++) {
-      tex_desc d = desc2d(data, W, H, PITCH, 4, 8, TEX_CHAN_UINT);
+      lower_tex_desc d = desc2d(data, W, H, PITCH, 4, 8, LOWER_TEX_CHAN_UINT);
       d.read_float = 1;
       d.normalized = 1;
       d.filter = filt;
@@ -339,15 +339,15 @@ START_TEST(formats) {
     coords[4 * i + 1] = fbits(4.6f - 0.13f * (float)i);
   }
   for (unsigned filt = 0; filt < 2; filt++) {
-    tex_desc d = desc2d(dfl, W, H, PITCH, 1, 32, TEX_CHAN_FLOAT);
+    lower_tex_desc d = desc2d(dfl, W, H, PITCH, 1, 32, LOWER_TEX_CHAN_FLOAT);
     d.filter = filt;
-    d.addr1 = TEX_ADDR_BORDER;
+    d.addr1 = LOWER_TEX_ADDR_BORDER;
     d.border0 = 9.5f;
     run(t, "s2d", &d, coords, NS, out);
     for (unsigned i = 0; i < NS; i++) ref_sample(&d, (uint8_t *)fl, 2, &coords[4 * i], true, true, -1, -1, &want[4 * i]);
     compare("float", out, want, NS, coords);
 
-    d = desc2d(dimg, W, H, PITCH, 2, 16, TEX_CHAN_SINT);
+    d = desc2d(dimg, W, H, PITCH, 2, 16, LOWER_TEX_CHAN_SINT);
     d.filter = filt;
     d.read_float = 1;
     run(t, "s2d", &d, coords, NS, out);
@@ -359,7 +359,7 @@ START_TEST(formats) {
     for (unsigned i = 0; i < NS; i++) ref_sample(&d, img, 2, &coords[4 * i], true, false, -1, -1, &want[4 * i]);
     compare("short2 element", out, want, NS, coords);
 
-    d = desc2d(dhf, W, H, PITCH, 1, 16, TEX_CHAN_FLOAT);
+    d = desc2d(dhf, W, H, PITCH, 1, 16, LOWER_TEX_CHAN_FLOAT);
     d.filter = filt;
     run(t, "s2d", &d, coords, NS, out);
     for (unsigned i = 0; i < NS; i++) ref_sample(&d, (uint8_t *)hf, 2, &coords[4 * i], true, true, -1, -1, &want[4 * i]);
@@ -377,9 +377,9 @@ START_TEST(linear_1d) {
   uint8_t buf[2 * W];
   fill(buf, sizeof buf, 3);
   uint64_t dbuf = et_alloc(t, sizeof buf, buf);
-  tex_desc d = desc2d(dbuf, W, 1, 2 * W, 2, 8, TEX_CHAN_UINT);
-  d.kind = TEX_KIND_LINEAR;
-  d.addr0 = TEX_ADDR_BORDER;
+  lower_tex_desc d = desc2d(dbuf, W, 1, 2 * W, 2, 8, LOWER_TEX_CHAN_UINT);
+  d.kind = LOWER_TEX_KIND_LINEAR;
+  d.addr0 = LOWER_TEX_ADDR_BORDER;
   uint32_t coords[4 * NS] = {0}, out[4 * NS], want[4 * NS];
   for (unsigned i = 0; i < NS; i++) coords[4 * i] = (uint32_t)((int)i - 5);
   run(t, "fetch", &d, coords, NS, out);
@@ -395,9 +395,9 @@ START_TEST(linear_1d) {
   ck_assert(bitsf(out[4 * 5]) == (float)buf[0] / 255.0f);
   /* 1D linear filter, wrap, normalized */
   d.read_float = 1;
-  d.filter = TEX_FILTER_LINEAR;
+  d.filter = LOWER_TEX_FILTER_LINEAR;
   d.normalized = 1;
-  d.addr0 = TEX_ADDR_WRAP;
+  d.addr0 = LOWER_TEX_ADDR_WRAP;
   for (unsigned i = 0; i < NS; i++) coords[4 * i] = fbits(-1.1f + 0.061f * (float)i);
   run(t, "s1d", &d, coords, NS, out);
   for (unsigned i = 0; i < NS; i++) ref_sample(&d, buf, 1, &coords[4 * i], true, true, -1, -1, &want[4 * i]);
@@ -413,11 +413,11 @@ START_TEST(volume_and_layers) {
   float vol[W * H * D];
   for (unsigned i = 0; i < W * H * D; i++) vol[i] = (float)((i * 37) % 23) - 7.5f;
   uint64_t dv = et_alloc(t, sizeof vol, vol);
-  tex_desc d = desc2d(dv, W, H, W * 4, 1, 32, TEX_CHAN_FLOAT);
-  d.kind = TEX_KIND_ARRAY;
+  lower_tex_desc d = desc2d(dv, W, H, W * 4, 1, 32, LOWER_TEX_CHAN_FLOAT);
+  d.kind = LOWER_TEX_KIND_ARRAY;
   d.depth = D;
-  d.filter = TEX_FILTER_LINEAR;
-  d.addr2 = TEX_ADDR_BORDER;
+  d.filter = LOWER_TEX_FILTER_LINEAR;
+  d.addr2 = LOWER_TEX_ADDR_BORDER;
   d.border0 = 100.0f;
   uint32_t coords[4 * NS] = {0}, out[4 * NS], want[4 * NS];
   for (unsigned i = 0; i < NS; i++) {
@@ -432,7 +432,7 @@ START_TEST(volume_and_layers) {
   /* the same memory as 3 layers of 4x3; coordinate word 3 is the layer */
   d.depth = D;
   d.layers = D;
-  d.addr2 = TEX_ADDR_CLAMP;
+  d.addr2 = LOWER_TEX_ADDR_CLAMP;
   for (unsigned i = 0; i < NS; i++) coords[4 * i + 3] = i % 5;   /* 3 and 4 clamp to 2 */
   run(t, "sa2d", &d, coords, NS, out);
   for (unsigned i = 0; i < NS; i++)
@@ -449,10 +449,10 @@ START_TEST(gather) {
   uint8_t img[W * H * 4];
   fill(img, sizeof img, 11);
   uint64_t di = et_alloc(t, sizeof img, img);
-  tex_desc d = desc2d(di, W, H, W * 4, 4, 8, TEX_CHAN_UINT);
+  lower_tex_desc d = desc2d(di, W, H, W * 4, 4, 8, LOWER_TEX_CHAN_UINT);
   d.read_float = 1;
-  d.filter = TEX_FILTER_POINT;   /* tld4 ignores the filter */
-  d.addr0 = TEX_ADDR_MIRROR;
+  d.filter = LOWER_TEX_FILTER_POINT;   /* tld4 ignores the filter */
+  d.addr0 = LOWER_TEX_ADDR_MIRROR;
   d.normalized = 1;
   uint32_t coords[4 * NS] = {0}, out[4 * NS], want[4 * NS];
   for (unsigned i = 0; i < NS; i++) {
@@ -475,7 +475,7 @@ END_TEST
 
 START_TEST(query) {
   et *t = load();
-  tex_desc d = desc2d(0, 17, 9, 128, 1, 32, TEX_CHAN_FLOAT);
+  lower_tex_desc d = desc2d(0, 17, 9, 128, 1, 32, LOWER_TEX_CHAN_FLOAT);
   d.depth = 5;
   d.layers = 5;
   uint32_t coords[4] = {0}, out[4];
@@ -496,7 +496,7 @@ START_TEST(surfaces) {
   uint32_t img[PITCH / 4 * H];
   for (unsigned i = 0; i < PITCH / 4 * H; i++) img[i] = 0x10000u * i + 0x1234u + i;
   uint64_t di = et_alloc(t, sizeof img, img);
-  tex_desc d = desc2d(di, W, H, PITCH, 1, 32, TEX_CHAN_UINT);
+  lower_tex_desc d = desc2d(di, W, H, PITCH, 1, 32, LOWER_TEX_CHAN_UINT);
   uint32_t coords[4 * NS] = {0}, out[4 * NS];
   for (unsigned i = 0; i < NS; i++) {
     coords[4 * i] = (uint32_t)(4 * ((int)i % 8) - 8);   /* bytes, aligned, some out of range */
