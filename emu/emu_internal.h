@@ -345,6 +345,8 @@ struct emu_grid {
   emu_wg *all_wgs;
   _Atomic uint64_t stat_inst, stat_lanes, stat_yields;
   uint64_t gridid;
+  bool cooperative;             /* every workgroup resident at once (emu_launch_opts) */
+  uint64_t grid_workspace;      /* cooperative: %envreg1:%envreg2, else 0 */
 };
 
 /* What a handler sees. */
