@@ -348,9 +348,49 @@ emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, e
   return emu_launch_buffer_opts(m, kernel, grid, block, shared_bytes, buffer, buffer_size, NULL);
 }
 
+static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block, uint32_t shared_bytes,
+                            const void *buffer, size_t buffer_size, const emu_launch_opts *opts, unsigned depth);
+
+/* CUDA's limit on the nesting of device-side launches (CUDA Programming
+ * Guide, "Nesting and Synchronization Depth": 24 levels). */
+#define EMU_MAX_LAUNCH_DEPTH 24
+/* The launch arena of a grid that can launch: bytes of parameter buffers
+ * pending at once (CUDA's default pending launch count is 2048). */
+#define EMU_CDP_ARENA (2048u * 64u)
+
+static int child_order(const void *a, const void *b) {
+  const emu_child *x = a, *y = b;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The children a finished grid launched, in launch order, each after the
+ * one before has finished (a child's own children run before the next). */
+static emu_status run_children(emu_grid *L) {
+  if (!L->nlaunched) return EMU_OK;
+  qsort(L->children, L->nchildren, sizeof *L->children, child_order);
+  for (uint32_t i = 0; i < L->nchildren; i++) {
+    const emu_child *ch = &L->children[i];
+    if (!ch->order) continue;   /* a buffer never launched */
+    if (L->depth + 1 >= EMU_MAX_LAUNCH_DEPTH) {
+      emu_set_error(L->ctx, "in kernel '%s': device-side launch of '%s' nested deeper than %d levels",
+                    L->kernel->ir->name, ch->k->ir->name, EMU_MAX_LAUNCH_DEPTH);
+      return EMU_ERR_LAUNCH;
+    }
+    emu_status st = launch_at(L->mod, ch->k->ir->name, ch->grid, ch->block, ch->shared,
+                              (const void *)(uintptr_t)ch->buf, ch->size, NULL, L->depth + 1);
+    if (st != EMU_OK) return st;
+  }
+  return EMU_OK;
+}
+
 emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
                                   uint32_t shared_bytes, const void *buffer, size_t buffer_size,
                                   const emu_launch_opts *opts) {
+  return launch_at(m, kernel, grid, block, shared_bytes, buffer, buffer_size, opts, 0);
+}
+
+static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block, uint32_t shared_bytes,
+                            const void *buffer, size_t buffer_size, const emu_launch_opts *opts, unsigned depth) {
   if (!m || !kernel) return EMU_ERR_INVALID_VALUE;
   emu_context *ctx = m->ctx;
   ctx->msg[0] = 0;
@@ -423,6 +463,7 @@ emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 gr
   L->memcheck = ctx->opt.memcheck;
   L->gridid = ++ctx->launches;
   L->cooperative = opts && opts->cooperative;
+  L->depth = depth;
   pthread_mutex_init(&L->lock, NULL);
   emu_status st = EMU_OK;
   if (L->cooperative) {
@@ -431,6 +472,12 @@ emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 gr
     st = emu_malloc(ctx, 64, &L->grid_workspace);
     if (st == EMU_OK) st = emu_memset(ctx, L->grid_workspace, 0, 4, 16);
     if (st != EMU_OK) emu_set_error(ctx, "launch of '%s': no memory for the cooperative grid's workspace", kernel);
+  }
+  if (st == EMU_OK && m->device_launches) {
+    /* before the allocation snapshot: device code writes the buffers */
+    st = emu_malloc(ctx, EMU_CDP_ARENA, &L->cdp_arena);
+    if (st == EMU_OK) L->cdp_arena_size = EMU_CDP_ARENA;
+    else emu_set_error(ctx, "launch of '%s': no memory for device-side launches", kernel);
   }
   if (shared_total > 1024 * 1024) {
     emu_set_error(ctx, "launch of '%s' with %llu bytes of shared memory per block (at most 1 MiB)", kernel,
@@ -458,10 +505,13 @@ emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 gr
     ctx->last.lane_ops = atomic_load(&L->stat_lanes);
     ctx->last.workgroups = nwg;
     ctx->last.wg_yields = atomic_load(&L->stat_yields);
+    if (st == EMU_OK) st = run_children(L);
   }
   free((void *)L->allocs);
   free(params);
   if (L->grid_workspace) emu_free(ctx, L->grid_workspace);
+  if (L->cdp_arena) emu_free(ctx, L->cdp_arena);
+  free(L->children);
   pthread_mutex_destroy(&L->lock);
   free(L);
   return st;

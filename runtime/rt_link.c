@@ -123,7 +123,12 @@ static ir_module *parse_image(const char *name, const char *text, size_t len, pw
   if (bad) {
     for (unsigned k = 0; k < n; k++) ir_module_destroy(mods[k]);
   } else {
-    out = ir_link_modules(mods, n, false, d);
+    /* Undefined symbols are reported by rt_parse_module, once what no
+     * kernel can reach is gone: an -rdc=true program links all of
+     * libcudadevrt, whose other functions call driver entry points
+     * nothing here provides, as nvlink keeps only what is used. */
+    out = ir_link_modules(mods, n, true, d);
+    if (out) ir_link_drop_unreached(out);
   }
   free(mods);
   return out;
