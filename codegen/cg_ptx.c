@@ -194,7 +194,10 @@ static ir_module *build_module(const cg_src_set *in, cg_emit_kind kind, ptx_pars
   }
   ir_module *m = NULL;
   if (ok) {
-    m = ir_link_modules(mods, in->n, kind != CG_EMIT_HSACO, d);
+    /* a code object's undefined symbols are checked below, once what no
+     * kernel reaches is gone (an -rdc=true program's copy of libcudadevrt
+     * calls driver entry points nothing defines, nvlink drops them too) */
+    m = ir_link_modules(mods, in->n, true, d);
   } else {
     for (unsigned k = 0; k < in->n; k++) ir_module_destroy(mods[k]);
   }
