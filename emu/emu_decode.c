@@ -663,21 +663,6 @@ static void decode_address(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   in->amask = (a && a->kind != IR_VAL_SYMBOL && ir_type_bits((ir_type)a->type) == 32) ? 0xffffffffull : ~0ull;
 }
 
-static bool is_mem_op(ir_op op) {
-  switch (op) {
-  case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
-  case ir_op_prefetch: case ir_op_prefetchu: case ir_op_cp_async:
-  case ir_op_ldmatrix: case ir_op_stmatrix:
-  case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
-  case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
-  case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_cp_async_mbarrier_arrive:
-  case ir_op_cp_async_bulk:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /* The warp-sync member mask operand of a .sync warp op, or -1. */
 static int member_mask_index(const ir_instr *i) {
   switch ((ir_op)i->op) {
@@ -712,7 +697,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   for (unsigned k = 0; k < EMU_MAXOPND; k++) in->src[k] = in->dst[k] = EMU_OPND_NONE;
   if (!many) {
     for (unsigned k = 0; k < i->nsrc; k++) {
-      if (k == 0 && is_mem_op((ir_op)i->op)) {
+      if (k == 0 && ir_op_has_address((ir_op)i->op)) {
         decode_address(d, i, in);
         continue;
       }

@@ -61,7 +61,7 @@ ir_type ir_type_from_name(const char *s, size_t len);
 #define IR_VAR 0xff          /* operand or result count given per instruction */
 
 typedef enum ir_op {
-#define IR_OP(name, nsrc, ndst, res, flags, ptx, sec) ir_op_##name,
+#define IR_OP(name, nsrc, ndst, res, flags, ptx, sec, level, addr, pred, srcs, count, div, mods) ir_op_##name,
 #include "ir_ops.def"
 #undef IR_OP
   ir_op_count
@@ -77,10 +77,26 @@ enum {
   IR_F_STORE = 1 << 2,   /* writes memory */
   IR_F_CONV = 1 << 3,    /* convergent: not made control dependent on more values */
   IR_F_TERM = 1 << 4,    /* ends a block */
-  IR_F_WARP = 1 << 5,    /* warp-level (32 lanes): lower/ replaces it */
-  IR_F_TARGET = 1 << 6,  /* wave-level target op: only after lowering */
-  IR_F_TRAP = 1 << 7,    /* may fault: not speculated past its guard */
+  IR_F_WARP = 1 << 5,    /* warp-level (32 lanes): lower_warps replaces it */
+  IR_F_TRAP = 1 << 6,    /* may fault: not speculated past its guard */
+  IR_F_MATRIX = 1 << 7,  /* warp-level matrix family (9.7.14, 9.7.15): lower_mma's */
 };
+
+/* The columns of ir_ops.def after the flags; the legend there says what
+ * each value means. */
+typedef enum ir_op_level { IR_OPLEVEL_PTX, IR_OPLEVEL_ANY, IR_OPLEVEL_TGT } ir_op_level;
+typedef enum ir_src_kind {
+  IR_SRC_TYPE, IR_SRC_TYPE2, IR_SRC_WIDE, IR_SRC_HINT, IR_SRC_U32, IR_SRC_B32, IR_SRC_U64,
+} ir_src_kind;
+typedef enum ir_count_rule {
+  IR_COUNT_FIXED, IR_COUNT_CC, IR_COUNT_BOOLOP, IR_COUNT_SETP, IR_COUNT_LD, IR_COUNT_LDU,
+  IR_COUNT_ST, IR_COUNT_ATOM, IR_COUNT_RED, IR_COUNT_SHFL, IR_COUNT_VOTE, IR_COUNT_CALL,
+  IR_COUNT_SWIZZLE, IR_COUNT_WAVE_MMA, IR_COUNT_SYMADDR, IR_COUNT_BR, IR_COUNT_CBR, IR_COUNT_BRX,
+} ir_count_rule;
+typedef enum ir_div_rule {
+  IR_DIV_DATA, IR_DIV_LANE, IR_DIV_VALUE, IR_DIV_WARP, IR_DIV_UNIFORM, IR_DIV_OWN,
+} ir_div_rule;
+#define IR_PRED_LAST 0x8000u /* pred column: the last operand */
 
 typedef struct ir_op_info {
   const char *name;       /* printed name */
@@ -89,6 +105,13 @@ typedef struct ir_op_info {
   uint16_t flags;
   const char *ptx;        /* PTX mnemonic */
   const char *section;    /* PTX ISA section */
+  uint8_t level;          /* ir_op_level */
+  int8_t addr;            /* the address operand, or -1 */
+  uint16_t pred;          /* bit k: operand k is a predicate; IR_PRED_LAST */
+  uint8_t src_from, src_kind; /* operands from src_from on: ir_src_kind */
+  uint8_t count;          /* ir_count_rule */
+  uint8_t div;            /* ir_div_rule */
+  uint64_t mods;          /* bit f: the op takes ir_mods field f (ir_priv.h) */
 } ir_op_info;
 
 extern const ir_op_info ir_op_infos[ir_op_count];
@@ -489,7 +512,7 @@ struct ir_func {
 typedef struct ir_target_facts {
   const ir_target *target; /* the row of ir_targets.def, or NULL for CUDA semantics */
   uint8_t wave_size;       /* 32 for unlowered IR (a wave is a warp), else the target's */
-  uint8_t lowered : 1;     /* lower/ has run: IR_F_WARP ops must be gone */
+  uint8_t lowered : 1;     /* lower/ has run: no ir_instr_is_unlowered instruction */
 } ir_target_facts;
 
 struct ir_module {
@@ -526,8 +549,13 @@ ir_global *ir_module_find_global(const ir_module *m, const char *name);
 
 static inline bool ir_is_terminator(const ir_instr *i) { return ir_op_infos[i->op].flags & IR_F_TERM; }
 /* Whether src[0] of op is a memory address printed as [base+offset] (the
- * ops that use ir_instr.offset). */
-bool ir_op_has_address(ir_op op);
+ * ops that use ir_instr.offset: ir_ops.def's addr column). */
+static inline bool ir_op_has_address(ir_op op) { return op < ir_op_count && ir_op_infos[op].addr == 0; }
+/* Whether i may not remain in lowered IR: an op of level PTX or a read of
+ * a warp-level special register (IR_SR_WARP).  The one definition of
+ * "lowered", read by the verifier's require_lowered and by
+ * lower_first_unlowered. */
+bool ir_instr_is_unlowered(const ir_instr *i);
 ir_instr *ir_block_terminator(const ir_block *b);  /* NULL if the block is open */
 /* Successors of a block: its terminator's targets. */
 static inline uint32_t ir_block_nsuccs(const ir_block *b) { return b->last && ir_is_terminator(b->last) ? b->last->ntargets : 0; }
@@ -589,7 +617,7 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d);
 /* Collects every broken invariant, prints the IR with the errors inline to
  * d, and returns false if there was any (style.md #9). */
 typedef struct ir_verify_options {
-  bool require_lowered;    /* reject IR_F_WARP ops (after lower/) */
+  bool require_lowered;    /* reject what ir_instr_is_unlowered names (after lower/) */
 } ir_verify_options;
 bool ir_verify(const ir_module *m, const ir_verify_options *opt, pw_diag *d);
 /* Whether every modifier field set in m is one op documents (the
