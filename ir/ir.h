@@ -326,6 +326,56 @@ typedef struct ir_mods {
   uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
 } ir_mods;
 
+/* Every field of ir_mods, in the order the printer writes them (close to
+ * PTX's own order: ld.relaxed.gpu.global.nc.L1::evict_last.v4.f32). */
+#define IR_MOD_FIELDS(X)                                                             \
+  X(uni) X(sync) X(sem) X(scope) X(cvta_to) X(policy) X(space) X(level) X(nc) X(cache) X(l1evict)       \
+  X(l2evict) X(has_cache_hint) X(l2prefetch) X(atomop) X(shfl) X(vote) X(match)      \
+  X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
+  X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
+  X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
+  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
+  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
+  X(mbar) X(l2evict2) X(bulk)
+
+typedef enum ir_mod_field {
+#define X(f) ir_mod_##f,
+  IR_MOD_FIELDS(X)
+#undef X
+  ir_mod_count
+} ir_mod_field;
+
+unsigned ir_mods_get(const ir_mods *m, ir_mod_field f);
+void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v);
+/* Whether op takes field f (ir_ops.def's mods column). */
+bool ir_op_uses_mod(ir_op op, ir_mod_field f);
+
+/* The spellings of types and modifier values (ir_types.def, ir_names.c),
+ * shared by the .pwir parser and the PTX decoder: a map from a spelling
+ * as written after the dot ("u32", "rn", "shared::cta", "L2::evict_last")
+ * to its meanings, chained in table order.  One spelling can mean several
+ * things ("lo": mul.lo or the unsigned compare of setp; "b": a wmma
+ * fragment, a tld4 component, suld's raw mode): ir_mod_word_for picks the
+ * one the op takes. */
+typedef struct ir_mod_word {
+  int16_t field;                   /* ir_mod_field, or -1: a type */
+  uint8_t value;                   /* the field's value, or the ir_type */
+  const struct ir_mod_word *next;  /* the spelling's other meanings */
+} ir_mod_word;
+typedef struct pw_map pw_map;
+/* Fills words (initialised here, in arena a) with every type and modifier
+ * spelling, each field's value-0 spelling (shf's "r", dp2a's "lo")
+ * included. */
+void ir_mod_words_init(pw_map *words, pw_arena *a);
+/* Adds one more meaning of s (after those already there). */
+void ir_mod_words_add(pw_map *words, pw_arena *a, const char *s, int field, unsigned value);
+/* The meanings of s (len bytes), or NULL. */
+const ir_mod_word *ir_mod_words_get(const pw_map *words, const char *s, size_t len);
+/* Of the meanings in chain w: the first type or field op takes, else (any
+ * set) the first field at all, so the verifier or ir_mods_fit_op can name
+ * it; NULL if w is NULL. */
+const ir_mod_word *ir_mod_word_for(const ir_mod_word *w, ir_op op, bool any);
+
 /* ---- values ----------------------------------------------------------- */
 
 typedef struct ir_instr ir_instr;

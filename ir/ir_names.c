@@ -232,3 +232,41 @@ uint64_t ir_mods_nonzero(const ir_mods *m) {
 #undef X
   return mask;
 }
+
+/* ---- spellings as words (the .pwir parser, the PTX decoder) ------------ */
+
+void ir_mod_words_add(pw_map *words, pw_arena *a, const char *s, int field, unsigned value) {
+  bool found;
+  void **slot = pw_map_str_slot(words, s, strlen(s), &found);
+  ir_mod_word *w = IR_NEW(a, ir_mod_word);
+  w->field = (int16_t)field;
+  w->value = (uint8_t)value;
+  /* Append: the first meaning added is tried first. */
+  const ir_mod_word **tail = (const ir_mod_word **)slot;
+  while (*tail) tail = (const ir_mod_word **)&(*tail)->next;
+  *tail = w;
+}
+
+void ir_mod_words_init(pw_map *words, pw_arena *a) {
+  pw_map_init(words, a, 256);
+  for (unsigned t = 1; t < ir_type_count; t++) ir_mod_words_add(words, a, ir_type_infos[t].name, -1, t);
+  for (unsigned f = 0; f < ir_mod_count; f++) {
+    const ir_mod_field_info *fi = &ir_mod_field_infos[f];
+    for (unsigned v = 1; v < fi->nspell; v++)
+      if (fi->spell[v]) ir_mod_words_add(words, a, fi->spell[v], (int)f, v);
+    if (fi->zero) ir_mod_words_add(words, a, fi->zero, (int)f, 0);
+  }
+}
+
+const ir_mod_word *ir_mod_words_get(const pw_map *words, const char *s, size_t len) {
+  return pw_map_str_get(words, s, len);
+}
+
+const ir_mod_word *ir_mod_word_for(const ir_mod_word *w, ir_op op, bool any) {
+  const ir_mod_word *first_field = NULL;
+  for (; w; w = w->next) {
+    if (w->field < 0 || ir_op_uses_mod(op, (ir_mod_field)w->field)) return w;
+    if (!first_field) first_field = w;
+  }
+  return any ? first_field : NULL;
+}

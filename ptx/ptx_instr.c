@@ -846,7 +846,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   while (p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {
     if (I->nmods == MAX_MODS) ptx_fail(p, &p->tok, "too many modifiers");
     I->mtok[I->nmods] = p->tok;
-    I->mods[I->nmods++] = (uint16_t)ptx_mod_of(p, &p->tok);
+    I->mods[I->nmods++] = ptx_word_of(p, &p->tok);
     ptx_next(p);
   }
   /* the longest mnemonic: cp + .async + .commit_group */
