@@ -601,6 +601,14 @@ static inline bool ir_is_terminator(const ir_instr *i) { return ir_op_infos[i->o
 /* Whether src[0] of op is a memory address printed as [base+offset] (the
  * ops that use ir_instr.offset: ir_ops.def's addr column). */
 static inline bool ir_op_has_address(ir_op op) { return op < ir_op_count && ir_op_infos[op].addr == 0; }
+/* Whether operand k of an op with nsrc operands must be a predicate
+ * (ir_ops.def's pred column; guards aside). */
+bool ir_op_src_is_pred(ir_op op, unsigned k, unsigned nsrc);
+/* The operand and result counts op has with modifiers m: nsrc and ndst,
+ * then the count column's rule where the modifiers fix them (.cc, .vN,
+ * L2::cache_hint, a boolean op, .sync); IR_VAR where neither does.  The
+ * verifier and the PTX parser check them. */
+void ir_op_counts(ir_op op, const ir_mods *m, unsigned *nsrc, unsigned *ndst);
 /* Whether i may not remain in lowered IR: an op of level PTX or a read of
  * a warp-level special register (IR_SR_WARP).  The one definition of
  * "lowered", read by the verifier's require_lowered and by

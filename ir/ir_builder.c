@@ -97,10 +97,31 @@ ir_type ir_expected_dst_type(const ir_instr *i, unsigned k) {
   return ir_type_none;
 }
 
-bool ir_src_is_pred(const ir_instr *i, unsigned k) {
-  unsigned mask = i->op < ir_op_count ? ir_op_infos[i->op].pred : 0;
-  if ((mask & IR_PRED_LAST) && k + 1 == i->nsrc) return true;
+bool ir_op_src_is_pred(ir_op op, unsigned k, unsigned nsrc) {
+  unsigned mask = op < ir_op_count ? ir_op_infos[op].pred : 0;
+  if ((mask & IR_PRED_LAST) && k + 1 == nsrc) return true;
   return k < 15 && (mask >> k) & 1;
+}
+
+bool ir_src_is_pred(const ir_instr *i, unsigned k) { return ir_op_src_is_pred((ir_op)i->op, k, i->nsrc); }
+
+void ir_op_counts(ir_op op, const ir_mods *m, unsigned *nsrc, unsigned *ndst) {
+  const ir_op_info *info = &ir_op_infos[op];
+  unsigned vec = m->vec ? m->vec : 1, hint = m->has_cache_hint;
+  *nsrc = info->nsrc;
+  *ndst = info->ndst;
+  switch ((ir_count_rule)info->count) {
+  case IR_COUNT_CC: *ndst = 1u + m->cc; break;
+  case IR_COUNT_BOOLOP: case IR_COUNT_SETP: *nsrc = 2u + (m->boolop != 0); break;
+  case IR_COUNT_LD: *nsrc = 1u + hint; *ndst = vec; break;
+  case IR_COUNT_LDU: case IR_COUNT_ATOM: *ndst = vec; break;
+  case IR_COUNT_ST: *nsrc = 1u + vec + hint; break;
+  case IR_COUNT_SHFL: *nsrc = m->sync ? 4u : 3u; break;
+  case IR_COUNT_VOTE: *nsrc = 1u + m->sync; break;
+  case IR_COUNT_FIXED: case IR_COUNT_RED: case IR_COUNT_CALL: case IR_COUNT_SWIZZLE:
+  case IR_COUNT_WAVE_MMA: case IR_COUNT_SYMADDR: case IR_COUNT_BR: case IR_COUNT_CBR: case IR_COUNT_BRX:
+    break;
+  }
 }
 
 /* ir_ops.def's srcs column: operands from src_from on take src_kind. */

@@ -257,8 +257,6 @@ static void check_use(verifier *V, const ir_instr *i, uint32_t ub, uint32_t up, 
 
 /* ---- instructions ----------------------------------------------------- */
 
-static unsigned vec_of(const ir_instr *i) { return i->mods.vec ? i->mods.vec : 1; }
-
 static void count_is(verifier *V, const ir_instr *i, const char *what, unsigned have, unsigned want) {
   if (have != want)
     err(V, i, "'%s' has %u %s, expected %u", ir_op_infos[i->op].name, have, what, want);
@@ -268,46 +266,22 @@ static void count_is(verifier *V, const ir_instr *i, const char *what, unsigned 
  * of ir_ops.def's count column for the IR_VAR ops whose modifiers fix them. */
 static void check_counts(verifier *V, const ir_instr *i) {
   const ir_op_info *info = &ir_op_infos[i->op];
-  if (info->nsrc != IR_VAR) count_is(V, i, "operands", i->nsrc, info->nsrc);
-  if (info->ndst != IR_VAR) count_is(V, i, "results", i->ndst, info->ndst);
-  unsigned hint = i->mods.has_cache_hint;
+  unsigned want_src, want_dst;
+  ir_op_counts((ir_op)i->op, &i->mods, &want_src, &want_dst);
+  if (want_src != IR_VAR) count_is(V, i, "operands", i->nsrc, want_src);
+  if (want_dst != IR_VAR) count_is(V, i, "results", i->ndst, want_dst);
   unsigned ntargets = 0;   /* the branch targets the rule wants */
   switch ((ir_count_rule)info->count) {
-  case IR_COUNT_FIXED:
-    break;
-  case IR_COUNT_CC:
-    count_is(V, i, "results", i->ndst, 1u + i->mods.cc);
-    break;
-  case IR_COUNT_BOOLOP:
-    count_is(V, i, "operands", i->nsrc, 2u + (i->mods.boolop != 0));
+  case IR_COUNT_FIXED: case IR_COUNT_CC: case IR_COUNT_BOOLOP: case IR_COUNT_LD: case IR_COUNT_LDU:
+  case IR_COUNT_ST: case IR_COUNT_VOTE:
     break;
   case IR_COUNT_SETP:
-    count_is(V, i, "operands", i->nsrc, 2u + (i->mods.boolop != 0));
+  case IR_COUNT_SHFL:
     if (i->ndst < 1 || i->ndst > 2) err(V, i, "'%s' has %u results, expected 1 or 2", info->name, i->ndst);
-    break;
-  case IR_COUNT_LD:
-    count_is(V, i, "operands", i->nsrc, 1u + hint);
-    count_is(V, i, "results", i->ndst, vec_of(i));
-    break;
-  case IR_COUNT_LDU:
-    count_is(V, i, "results", i->ndst, vec_of(i));
-    break;
-  case IR_COUNT_ST:
-    count_is(V, i, "operands", i->nsrc, 1u + vec_of(i) + hint);
     break;
   case IR_COUNT_ATOM:
-    count_is(V, i, "results", i->ndst, vec_of(i));
-    if (i->nsrc < 2) err(V, i, "'%s' has %u operands, expected at least 2", info->name, i->nsrc);
-    break;
   case IR_COUNT_RED:
     if (i->nsrc < 2) err(V, i, "'%s' has %u operands, expected at least 2", info->name, i->nsrc);
-    break;
-  case IR_COUNT_SHFL:
-    count_is(V, i, "operands", i->nsrc, i->mods.sync ? 4u : 3u);
-    if (i->ndst < 1 || i->ndst > 2) err(V, i, "'%s' has %u results, expected 1 or 2", info->name, i->ndst);
-    break;
-  case IR_COUNT_VOTE:
-    count_is(V, i, "operands", i->nsrc, 1u + i->mods.sync);
     break;
   case IR_COUNT_CALL: {
     const ir_call_info *ci = i->aux;
