@@ -676,6 +676,11 @@ static int member_mask_index(const ir_instr *i) {
   }
 }
 
+/* One IR instruction to an emu_inst: its operands (the address through
+ * decode_address: ir_ops.def's addr column), guard and keep values, then
+ * the selector of its family by one switch over every op (no default).
+ * Long: the switch is the emulator's list of what it runs and what it
+ * reports as unsupported, one case label per op; it reads best whole. */
 static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   in->op = i->op;
   in->type = i->type;
