@@ -10,8 +10,8 @@
  * rule, with mul.wide/mad.wide doubling the width, sreg reading the special
  * register table and vote giving b32 for .ballot and pred otherwise.  Later
  * results have the first one's type, except the carry-out of .cc (the last
- * result) and the predicate results of setp, shfl, match and elect (the
- * second one), which are pred.
+ * result) and the second of a d|p pair (ir_ops.def's count column: setp,
+ * shfl, match, elect), which are pred.
  */
 #include <string.h>
 
@@ -70,15 +70,9 @@ ir_type ir_expected_dst_type(const ir_instr *i, unsigned k) {
   const ir_op_info *info = &ir_op_infos[i->op];
   if (k > 0) {
     if (i->mods.cc && k + 1 == i->ndst) return ir_type_pred;
-    switch (i->op) {
-    case ir_op_setp:
-    case ir_op_shfl:
-    case ir_op_match:
-    case ir_op_elect:
-      if (k == 1) return ir_type_pred;
-      break;
-    default: break;
-    }
+    /* d|p pairs: the count column's PAIR, SETP and SHFL */
+    ir_count_rule r = (ir_count_rule)info->count;
+    if (k == 1 && (r == IR_COUNT_PAIR || r == IR_COUNT_SETP || r == IR_COUNT_SHFL)) return ir_type_pred;
     return ir_expected_dst_type(i, 0);
   }
   switch (info->result) {
@@ -118,7 +112,7 @@ void ir_op_counts(ir_op op, const ir_mods *m, unsigned *nsrc, unsigned *ndst) {
   case IR_COUNT_ST: *nsrc = 1u + vec + hint; break;
   case IR_COUNT_SHFL: *nsrc = m->sync ? 4u : 3u; break;
   case IR_COUNT_VOTE: *nsrc = 1u + m->sync; break;
-  case IR_COUNT_FIXED: case IR_COUNT_RED: case IR_COUNT_CALL: case IR_COUNT_SWIZZLE:
+  case IR_COUNT_FIXED: case IR_COUNT_PAIR: case IR_COUNT_RED: case IR_COUNT_CALL: case IR_COUNT_SWIZZLE:
   case IR_COUNT_WAVE_MMA: case IR_COUNT_SYMADDR: case IR_COUNT_BR: case IR_COUNT_CBR: case IR_COUNT_BRX:
     break;
   }

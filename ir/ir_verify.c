@@ -275,6 +275,7 @@ static void check_counts(verifier *V, const ir_instr *i) {
   case IR_COUNT_FIXED: case IR_COUNT_CC: case IR_COUNT_BOOLOP: case IR_COUNT_LD: case IR_COUNT_LDU:
   case IR_COUNT_ST: case IR_COUNT_VOTE:
     break;
+  case IR_COUNT_PAIR:
   case IR_COUNT_SETP:
   case IR_COUNT_SHFL:
     if (i->ndst < 1 || i->ndst > 2) err(V, i, "'%s' has %u results, expected 1 or 2", info->name, i->ndst);
