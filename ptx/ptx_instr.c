@@ -861,6 +861,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   p->b.loc = (ir_loc){I->at.line, I->at.col};
   /* drop the mnemonic's own words from the modifiers */
   if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
+  I->mfirst = words;   /* mods[k] is the word mtok[mfirst + k] */
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
   /* A modifier the family does not know, or one its op does not take

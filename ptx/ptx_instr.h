@@ -50,6 +50,7 @@ struct ins {
   ptx_tok mtok[MAX_MODS];  /* modifiers as written */
   const ir_mod_word *mods[MAX_MODS]; /* their meanings (ptx_word_of) */
   uint32_t nmods;
+  uint32_t mfirst;         /* mods[k] is mtok[mfirst + k]: after the mnemonic's own words */
   opnd top[MAX_TOP];
   uint32_t ntop;
   opnd pool[MAX_POOL];

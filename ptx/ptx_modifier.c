@@ -135,7 +135,7 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
       continue;
     }
     if (!w) {
-      if (!ptx_only_word(op, &I->mtok[i], m)) return false;
+      if (!ptx_only_word(op, &I->mtok[I->mfirst + i], m)) return false;
       continue;
     }
     if (!ptx_spells(w)) return false;
