@@ -10,7 +10,7 @@
  * per-op code).
  *
  * Adding a modifier: a field in ir_mods (ir.h), a row in IR_MOD_FIELDS
- * (ir_priv.h), its spellings below, and the ops that take it in
+ * (ir.h), its spellings below, and the ops that take it in
  * ir_ops.def's mods column.
  */
 #include <string.h>
