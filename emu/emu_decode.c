@@ -866,6 +866,40 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 }
 
 /* ---- one function --------------------------------------------------------- */
+/* A device function's parameters and register returns: a register
+ * parameter is its value's slot, a .param one a place in the frame's local
+ * memory; a register return a slot of its own. */
+static void decode_params(emu_decoder *d, emu_func *ef, const ir_func *f) {
+  ef->nparams = f->nparams;
+  ef->nrets = f->nrets;
+  ef->params = PW_NEW_ARRAY(d->arena, emu_fparam, f->nparams + 1);
+  ef->rets = PW_NEW_ARRAY(d->arena, emu_fparam, f->nrets + 1);
+  if (!f->is_kernel) {
+    for (uint32_t k = 0; k < f->nparams; k++) {
+      const ir_param *p = &f->params[k];
+      if (p->space == IR_SPACE_REG && p->value) {
+        ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(d, p->value),
+                                     .size = param_bytes(p)};
+      } else {
+        ef->params[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
+                                     .size = param_bytes(p)};
+      }
+    }
+    for (uint32_t k = 0; k < f->nrets; k++) {
+      const ir_param *p = &f->rets[k];
+      if (p->space == IR_SPACE_REG) {
+        /* a register return: `ret` names its value (src k); the frame keeps
+         * it in a slot of its own until the caller copies it */
+        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(d, value_cls((ir_type)p->type)),
+                                   .size = param_bytes(p)};
+      } else {
+        ef->rets[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
+                                   .size = param_bytes(p)};
+      }
+    }
+  }
+}
+
 static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
   const ir_func *f = ef->ir;
   emu_decoder d = {.em = em, .ef = ef, .f = f, .arena = &em->arena, .wave = em->wave,
@@ -888,35 +922,7 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     bn++;
   }
 
-  /* device function parameters */
-  ef->nparams = f->nparams;
-  ef->nrets = f->nrets;
-  ef->params = PW_NEW_ARRAY(&em->arena, emu_fparam, f->nparams + 1);
-  ef->rets = PW_NEW_ARRAY(&em->arena, emu_fparam, f->nrets + 1);
-  if (!f->is_kernel) {
-    for (uint32_t k = 0; k < f->nparams; k++) {
-      const ir_param *p = &f->params[k];
-      if (p->space == IR_SPACE_REG && p->value) {
-        ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(&d, p->value),
-                                     .size = param_bytes(p)};
-      } else {
-        ef->params[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
-                                     .size = param_bytes(p)};
-      }
-    }
-    for (uint32_t k = 0; k < f->nrets; k++) {
-      const ir_param *p = &f->rets[k];
-      if (p->space == IR_SPACE_REG) {
-        /* a register return: `ret` names its value (src k); the frame keeps
-         * it in a slot of its own until the caller copies it */
-        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(&d, value_cls((ir_type)p->type)),
-                                   .size = param_bytes(p)};
-      } else {
-        ef->rets[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
-                                   .size = param_bytes(p)};
-      }
-    }
-  }
+  decode_params(&d, ef, f);
 
   if (f->is_decl || !f->entry) {
     /* declared only: a builtin the emulator provides, or an error on use */
@@ -924,6 +930,13 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     else if (!strcmp(f->name, "__assertfail")) ef->builtin = EMU_BI_ASSERTFAIL;
     else if (!strcmp(f->name, "malloc")) ef->builtin = EMU_BI_MALLOC;
     else if (!strcmp(f->name, "free")) ef->builtin = EMU_BI_FREE;
+    /* libcudadevrt's device-side launch (cudaGetParameterBufferV2,
+     * cudaLaunchDeviceV2, what <<<>>> in a kernel becomes) ends in these
+     * calls to the driver */
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2GetParameterBufferV2")) ef->builtin = EMU_BI_CDP_PARAM_BUFFER;
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2LaunchDeviceV2")) ef->builtin = EMU_BI_CDP_LAUNCH;
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2GetLastError")) ef->builtin = EMU_BI_CDP_GET_ERROR;
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2SetLastError")) ef->builtin = EMU_BI_CDP_SET_ERROR;
     else ef->error = dfmt(&d, "function '%s' is declared but not defined in this module", f->name);
     goto done;
   }
