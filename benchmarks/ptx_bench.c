@@ -1,7 +1,7 @@
 /* benchmarks/ptx_bench.c: the PTX front end over a corpus of modules.
  *
- *   ptx_bench [--verify] [--roundtrip] [--dir DIR] [--list FILE] [FILE|DIR...]
- *   ptx_bench [--verify] [--roundtrip] --libdir DIR [--list FILE]
+ *   ptx_bench [--verify] [--roundtrip] [--print-dir OUT] [--dir DIR] [--list FILE] [FILE|DIR...]
+ *   ptx_bench [--verify] [--roundtrip] [--print-dir OUT] --libdir DIR [--list FILE]
  *   ptx_bench --peak FILE
  *
  * Reads each module into memory first, then times ptx_parse alone (and the
@@ -16,6 +16,9 @@
  * entries named there by their stable names (libcublas.so.13.c0012.e04
  * .sm_120.ptx: library, container, entry); a missing DIR skips the run.
  * --peak parses one file and reports the process's peak resident memory.
+ * --print-dir writes each module's IR to OUT/NAME.pwir: two builds' front
+ * ends compared module by module (diff -r), for a change that must not
+ * alter what the parser builds.
  *
  * Exit status: 0 when every module parsed (and verified, and round-tripped),
  * 1 otherwise.
@@ -121,10 +124,27 @@ static long peak_rss_kb(void) {
 
 typedef struct totals {
   bool verify, roundtrip;
+  const char *print_dir;   /* --print-dir */
   uint64_t nmod, bytes, instrs, opaque, nok, nfail, nrt_fail;
   double tparse, tverify;
   double cparse, cverify;  /* CPU time */
 } totals;
+
+/* --print-dir: the module's IR as DIR/NAME.pwir (NAME's slashes as '_'),
+ * to compare two builds' front ends module by module. */
+static void write_ir(const char *dir, const char *name, const ir_module *m) {
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/", dir);
+  for (const char *c = name; *c && n < (int)sizeof path - 6; c++) path[n++] = *c == '/' ? '_' : *c;
+  snprintf(path + n, sizeof path - (size_t)n, ".pwir");
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    return;
+  }
+  ir_print_module(f, m);
+  fclose(f);
+}
 
 /* Parses (verifies, round-trips) one module and adds it to the totals. */
 static void one_module(totals *T, const char *name, const char *text, size_t len) {
@@ -154,6 +174,7 @@ static void one_module(totals *T, const char *name, const char *text, size_t len
   } else {
     T->nok++;
   }
+  if (ok && T->print_dir) write_ir(T->print_dir, name, m);
   if (ok && T->roundtrip) {
     size_t l1, l2;
     char *p1 = print_to_string(m, &l1);
@@ -292,7 +313,7 @@ static int run_libdir(totals *T, const char *libdir, const strvec *names) {
 
 int main(int argc, char **argv) {
   bool verify = false, roundtrip = false;
-  const char *dir = NULL, *list = NULL, *peak = NULL, *libdir = NULL;
+  const char *dir = NULL, *list = NULL, *peak = NULL, *libdir = NULL, *print_dir = NULL;
   strvec files = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--verify")) verify = true;
@@ -301,8 +322,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
     else if (!strcmp(argv[i], "--peak") && i + 1 < argc) peak = argv[++i];
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
+    else if (!strcmp(argv[i], "--print-dir") && i + 1 < argc) print_dir = argv[++i];
     else if (argv[i][0] == '-') {
-      fprintf(stderr, "usage: ptx_bench [--verify] [--roundtrip] [--dir DIR] [--list FILE] [FILE|DIR...]\n"
+      fprintf(stderr, "usage: ptx_bench [--verify] [--roundtrip] [--print-dir DIR] [--dir DIR] [--list FILE] [FILE|DIR...]\n"
                       "       ptx_bench --peak FILE\n");
       return 2;
     } else add_path(&files, argv[i]);
@@ -333,7 +355,7 @@ int main(int argc, char **argv) {
     free(text);
     return ok ? 0 : 1;
   }
-  totals T = {.verify = verify, .roundtrip = roundtrip};
+  totals T = {.verify = verify, .roundtrip = roundtrip, .print_dir = print_dir};
   if (libdir) {
     strvec names = {0};
     if (list) {

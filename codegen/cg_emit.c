@@ -54,8 +54,9 @@ static void emit_sreg(cg_emitter *E, const ir_instr *i) {
  * the file of its concern (cg_emit.h).  An op with float and integer forms
  * goes to cg_float.c or cg_int.c by its type.  A handler that returns a
  * value gives the instruction's one result (NULL: none, or reported); the
- * others store their results themselves.  Long by design: one case per
- * op. */
+ * others store their results themselves.
+ * Long: one case per op, each a call; split, the dispatch would no longer
+ * be one exhaustive switch. */
 static void emit_instr(cg_emitter *E, const ir_instr *i) {
   ir_type t = (ir_type)i->type;
   bool fl = is_float(t) || is_fvec(t);

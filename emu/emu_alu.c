@@ -979,6 +979,10 @@ static unsigned dst_cls(const emu_inst *in) {
   return t == ir_type_pred ? EMU_CLS_PRED : ir_type_bits(t) > 64 ? EMU_CLS_WIDE : EMU_CLS_LANE;
 }
 
+/* The handler of an integer, logic or data-movement instruction, by op and
+ * type.
+ * Long: one case per op with its type checks, a table in code; the
+ * handlers themselves are above. */
 const char *emu_sel_alu(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   ir_type t = (ir_type)i->type;
   bool sgn = is_signed_type(t);

@@ -663,21 +663,6 @@ static void decode_address(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   in->amask = (a && a->kind != IR_VAL_SYMBOL && ir_type_bits((ir_type)a->type) == 32) ? 0xffffffffull : ~0ull;
 }
 
-static bool is_mem_op(ir_op op) {
-  switch (op) {
-  case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
-  case ir_op_prefetch: case ir_op_prefetchu: case ir_op_cp_async:
-  case ir_op_ldmatrix: case ir_op_stmatrix:
-  case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
-  case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
-  case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_cp_async_mbarrier_arrive:
-  case ir_op_cp_async_bulk:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /* The warp-sync member mask operand of a .sync warp op, or -1. */
 static int member_mask_index(const ir_instr *i) {
   switch ((ir_op)i->op) {
@@ -691,6 +676,11 @@ static int member_mask_index(const ir_instr *i) {
   }
 }
 
+/* One IR instruction to an emu_inst: its operands (the address through
+ * decode_address: ir_ops.def's addr column), guard and keep values, then
+ * the selector of its family by one switch over every op (no default).
+ * Long: the switch is the emulator's list of what it runs and what it
+ * reports as unsupported, one case label per op; it reads best whole. */
 static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   in->op = i->op;
   in->type = i->type;
@@ -712,7 +702,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   for (unsigned k = 0; k < EMU_MAXOPND; k++) in->src[k] = in->dst[k] = EMU_OPND_NONE;
   if (!many) {
     for (unsigned k = 0; k < i->nsrc; k++) {
-      if (k == 0 && is_mem_op((ir_op)i->op)) {
+      if (k == 0 && ir_op_has_address((ir_op)i->op)) {
         decode_address(d, i, in);
         continue;
       }
@@ -876,6 +866,40 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 }
 
 /* ---- one function --------------------------------------------------------- */
+/* A device function's parameters and register returns: a register
+ * parameter is its value's slot, a .param one a place in the frame's local
+ * memory; a register return a slot of its own. */
+static void decode_params(emu_decoder *d, emu_func *ef, const ir_func *f) {
+  ef->nparams = f->nparams;
+  ef->nrets = f->nrets;
+  ef->params = PW_NEW_ARRAY(d->arena, emu_fparam, f->nparams + 1);
+  ef->rets = PW_NEW_ARRAY(d->arena, emu_fparam, f->nrets + 1);
+  if (!f->is_kernel) {
+    for (uint32_t k = 0; k < f->nparams; k++) {
+      const ir_param *p = &f->params[k];
+      if (p->space == IR_SPACE_REG && p->value) {
+        ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(d, p->value),
+                                     .size = param_bytes(p)};
+      } else {
+        ef->params[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
+                                     .size = param_bytes(p)};
+      }
+    }
+    for (uint32_t k = 0; k < f->nrets; k++) {
+      const ir_param *p = &f->rets[k];
+      if (p->space == IR_SPACE_REG) {
+        /* a register return: `ret` names its value (src k); the frame keeps
+         * it in a slot of its own until the caller copies it */
+        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(d, value_cls((ir_type)p->type)),
+                                   .size = param_bytes(p)};
+      } else {
+        ef->rets[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
+                                   .size = param_bytes(p)};
+      }
+    }
+  }
+}
+
 static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
   const ir_func *f = ef->ir;
   emu_decoder d = {.em = em, .ef = ef, .f = f, .arena = &em->arena, .wave = em->wave,
@@ -898,35 +922,7 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     bn++;
   }
 
-  /* device function parameters */
-  ef->nparams = f->nparams;
-  ef->nrets = f->nrets;
-  ef->params = PW_NEW_ARRAY(&em->arena, emu_fparam, f->nparams + 1);
-  ef->rets = PW_NEW_ARRAY(&em->arena, emu_fparam, f->nrets + 1);
-  if (!f->is_kernel) {
-    for (uint32_t k = 0; k < f->nparams; k++) {
-      const ir_param *p = &f->params[k];
-      if (p->space == IR_SPACE_REG && p->value) {
-        ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(&d, p->value),
-                                     .size = param_bytes(p)};
-      } else {
-        ef->params[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
-                                     .size = param_bytes(p)};
-      }
-    }
-    for (uint32_t k = 0; k < f->nrets; k++) {
-      const ir_param *p = &f->rets[k];
-      if (p->space == IR_SPACE_REG) {
-        /* a register return: `ret` names its value (src k); the frame keeps
-         * it in a slot of its own until the caller copies it */
-        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(&d, value_cls((ir_type)p->type)),
-                                   .size = param_bytes(p)};
-      } else {
-        ef->rets[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
-                                   .size = param_bytes(p)};
-      }
-    }
-  }
+  decode_params(&d, ef, f);
 
   if (f->is_decl || !f->entry) {
     /* declared only: a builtin the emulator provides, or an error on use */

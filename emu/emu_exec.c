@@ -537,6 +537,11 @@ static bool reschedule(emu_exec *x, emu_wave *w) {
   }
 }
 
+/* Runs wave w until it finishes, blocks at a barrier or faults.
+ * Long: the interpreter's loop, one case per kind of emu_inst (ALU, the
+ * branches with their reconvergence, calls, barriers, syncs); it is the
+ * emulator's hot loop, whose frame, code and mask stay in locals across
+ * cases (docs/emulator.md). */
 emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
   emu_wg *wg = w->wg;
   emu_grid *L = wg->l;

@@ -61,7 +61,7 @@ ir_type ir_type_from_name(const char *s, size_t len);
 #define IR_VAR 0xff          /* operand or result count given per instruction */
 
 typedef enum ir_op {
-#define IR_OP(name, nsrc, ndst, res, flags, ptx, sec) ir_op_##name,
+#define IR_OP(name, nsrc, ndst, res, flags, ptx, sec, level, addr, pred, srcs, count, div, mods) ir_op_##name,
 #include "ir_ops.def"
 #undef IR_OP
   ir_op_count
@@ -77,10 +77,26 @@ enum {
   IR_F_STORE = 1 << 2,   /* writes memory */
   IR_F_CONV = 1 << 3,    /* convergent: not made control dependent on more values */
   IR_F_TERM = 1 << 4,    /* ends a block */
-  IR_F_WARP = 1 << 5,    /* warp-level (32 lanes): lower/ replaces it */
-  IR_F_TARGET = 1 << 6,  /* wave-level target op: only after lowering */
-  IR_F_TRAP = 1 << 7,    /* may fault: not speculated past its guard */
+  IR_F_WARP = 1 << 5,    /* warp-level (32 lanes): lower_warps replaces it */
+  IR_F_TRAP = 1 << 6,    /* may fault: not speculated past its guard */
+  IR_F_MATRIX = 1 << 7,  /* warp-level matrix family (9.7.14, 9.7.15): lower_mma's */
 };
+
+/* The columns of ir_ops.def after the flags; the legend there says what
+ * each value means. */
+typedef enum ir_op_level { IR_OPLEVEL_PTX, IR_OPLEVEL_ANY, IR_OPLEVEL_TGT } ir_op_level;
+typedef enum ir_src_kind {
+  IR_SRC_TYPE, IR_SRC_TYPE2, IR_SRC_WIDE, IR_SRC_HINT, IR_SRC_U32, IR_SRC_B32, IR_SRC_U64,
+} ir_src_kind;
+typedef enum ir_count_rule {
+  IR_COUNT_FIXED, IR_COUNT_CC, IR_COUNT_BOOLOP, IR_COUNT_PAIR, IR_COUNT_SETP, IR_COUNT_LD, IR_COUNT_LDU,
+  IR_COUNT_ST, IR_COUNT_ATOM, IR_COUNT_RED, IR_COUNT_SHFL, IR_COUNT_VOTE, IR_COUNT_CALL,
+  IR_COUNT_SWIZZLE, IR_COUNT_WAVE_MMA, IR_COUNT_SYMADDR, IR_COUNT_BR, IR_COUNT_CBR, IR_COUNT_BRX,
+} ir_count_rule;
+typedef enum ir_div_rule {
+  IR_DIV_DATA, IR_DIV_LANE, IR_DIV_VALUE, IR_DIV_WARP, IR_DIV_UNIFORM, IR_DIV_OWN,
+} ir_div_rule;
+#define IR_PRED_LAST 0x8000u /* pred column: the last operand */
 
 typedef struct ir_op_info {
   const char *name;       /* printed name */
@@ -89,6 +105,13 @@ typedef struct ir_op_info {
   uint16_t flags;
   const char *ptx;        /* PTX mnemonic */
   const char *section;    /* PTX ISA section */
+  uint8_t level;          /* ir_op_level */
+  int8_t addr;            /* the address operand, or -1 */
+  uint16_t pred;          /* bit k: operand k is a predicate; IR_PRED_LAST */
+  uint8_t src_from, src_kind; /* operands from src_from on: ir_src_kind */
+  uint8_t count;          /* ir_count_rule */
+  uint8_t div;            /* ir_div_rule */
+  uint64_t mods;          /* bit f: the op takes ir_mods field f (ir_priv.h) */
 } ir_op_info;
 
 extern const ir_op_info ir_op_infos[ir_op_count];
@@ -303,6 +326,56 @@ typedef struct ir_mods {
   uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
 } ir_mods;
 
+/* Every field of ir_mods, in the order the printer writes them (close to
+ * PTX's own order: ld.relaxed.gpu.global.nc.L1::evict_last.v4.f32). */
+#define IR_MOD_FIELDS(X)                                                             \
+  X(uni) X(sync) X(sem) X(scope) X(cvta_to) X(policy) X(space) X(level) X(nc) X(cache) X(l1evict)       \
+  X(l2evict) X(has_cache_hint) X(l2prefetch) X(atomop) X(shfl) X(vote) X(match)      \
+  X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
+  X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
+  X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
+  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
+  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
+  X(mbar) X(l2evict2) X(bulk)
+
+typedef enum ir_mod_field {
+#define X(f) ir_mod_##f,
+  IR_MOD_FIELDS(X)
+#undef X
+  ir_mod_count
+} ir_mod_field;
+
+unsigned ir_mods_get(const ir_mods *m, ir_mod_field f);
+void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v);
+/* Whether op takes field f (ir_ops.def's mods column). */
+bool ir_op_uses_mod(ir_op op, ir_mod_field f);
+
+/* The spellings of types and modifier values (ir_types.def, ir_names.c),
+ * shared by the .pwir parser and the PTX decoder: a map from a spelling
+ * as written after the dot ("u32", "rn", "shared::cta", "L2::evict_last")
+ * to its meanings, chained in table order.  One spelling can mean several
+ * things ("lo": mul.lo or the unsigned compare of setp; "b": a wmma
+ * fragment, a tld4 component, suld's raw mode): ir_mod_word_for picks the
+ * one the op takes. */
+typedef struct ir_mod_word {
+  int16_t field;                   /* ir_mod_field, or -1: a type */
+  uint8_t value;                   /* the field's value, or the ir_type */
+  const struct ir_mod_word *next;  /* the spelling's other meanings */
+} ir_mod_word;
+typedef struct pw_map pw_map;
+/* Fills words (initialised here, in arena a) with every type and modifier
+ * spelling, each field's value-0 spelling (shf's "r", dp2a's "lo")
+ * included. */
+void ir_mod_words_init(pw_map *words, pw_arena *a);
+/* Adds one more meaning of s (after those already there). */
+void ir_mod_words_add(pw_map *words, pw_arena *a, const char *s, int field, unsigned value);
+/* The meanings of s (len bytes), or NULL. */
+const ir_mod_word *ir_mod_words_get(const pw_map *words, const char *s, size_t len);
+/* Of the meanings in chain w: the first type or field op takes, else (any
+ * set) the first field at all, so the verifier or ir_mods_fit_op can name
+ * it; NULL if w is NULL. */
+const ir_mod_word *ir_mod_word_for(const ir_mod_word *w, ir_op op, bool any);
+
 /* ---- values ----------------------------------------------------------- */
 
 typedef struct ir_instr ir_instr;
@@ -489,7 +562,7 @@ struct ir_func {
 typedef struct ir_target_facts {
   const ir_target *target; /* the row of ir_targets.def, or NULL for CUDA semantics */
   uint8_t wave_size;       /* 32 for unlowered IR (a wave is a warp), else the target's */
-  uint8_t lowered : 1;     /* lower/ has run: IR_F_WARP ops must be gone */
+  uint8_t lowered : 1;     /* lower/ has run: no ir_instr_is_unlowered instruction */
 } ir_target_facts;
 
 struct ir_module {
@@ -526,8 +599,21 @@ ir_global *ir_module_find_global(const ir_module *m, const char *name);
 
 static inline bool ir_is_terminator(const ir_instr *i) { return ir_op_infos[i->op].flags & IR_F_TERM; }
 /* Whether src[0] of op is a memory address printed as [base+offset] (the
- * ops that use ir_instr.offset). */
-bool ir_op_has_address(ir_op op);
+ * ops that use ir_instr.offset: ir_ops.def's addr column). */
+static inline bool ir_op_has_address(ir_op op) { return op < ir_op_count && ir_op_infos[op].addr == 0; }
+/* Whether operand k of an op with nsrc operands must be a predicate
+ * (ir_ops.def's pred column; guards aside). */
+bool ir_op_src_is_pred(ir_op op, unsigned k, unsigned nsrc);
+/* The operand and result counts op has with modifiers m: nsrc and ndst,
+ * then the count column's rule where the modifiers fix them (.cc, .vN,
+ * L2::cache_hint, a boolean op, .sync); IR_VAR where neither does.  The
+ * verifier and the PTX parser check them. */
+void ir_op_counts(ir_op op, const ir_mods *m, unsigned *nsrc, unsigned *ndst);
+/* Whether i may not remain in lowered IR: an op of level PTX or a read of
+ * a warp-level special register (IR_SR_WARP).  The one definition of
+ * "lowered", read by the verifier's require_lowered and by
+ * lower_first_unlowered. */
+bool ir_instr_is_unlowered(const ir_instr *i);
 ir_instr *ir_block_terminator(const ir_block *b);  /* NULL if the block is open */
 /* Successors of a block: its terminator's targets. */
 static inline uint32_t ir_block_nsuccs(const ir_block *b) { return b->last && ir_is_terminator(b->last) ? b->last->ntargets : 0; }
@@ -589,7 +675,7 @@ ir_module *ir_parse(const char *path, const char *text, size_t len, pw_diag *d);
 /* Collects every broken invariant, prints the IR with the errors inline to
  * d, and returns false if there was any (style.md #9). */
 typedef struct ir_verify_options {
-  bool require_lowered;    /* reject IR_F_WARP ops (after lower/) */
+  bool require_lowered;    /* reject what ir_instr_is_unlowered names (after lower/) */
 } ir_verify_options;
 bool ir_verify(const ir_module *m, const ir_verify_options *opt, pw_diag *d);
 /* Whether every modifier field set in m is one op documents (the

@@ -10,8 +10,8 @@
  * rule, with mul.wide/mad.wide doubling the width, sreg reading the special
  * register table and vote giving b32 for .ballot and pred otherwise.  Later
  * results have the first one's type, except the carry-out of .cc (the last
- * result) and the predicate results of setp, shfl, match and elect (the
- * second one), which are pred.
+ * result) and the second of a d|p pair (ir_ops.def's count column: setp,
+ * shfl, match, elect), which are pred.
  */
 #include <string.h>
 
@@ -70,15 +70,9 @@ ir_type ir_expected_dst_type(const ir_instr *i, unsigned k) {
   const ir_op_info *info = &ir_op_infos[i->op];
   if (k > 0) {
     if (i->mods.cc && k + 1 == i->ndst) return ir_type_pred;
-    switch (i->op) {
-    case ir_op_setp:
-    case ir_op_shfl:
-    case ir_op_match:
-    case ir_op_elect:
-      if (k == 1) return ir_type_pred;
-      break;
-    default: break;
-    }
+    /* d|p pairs: the count column's PAIR, SETP and SHFL */
+    ir_count_rule r = (ir_count_rule)info->count;
+    if (k == 1 && (r == IR_COUNT_PAIR || r == IR_COUNT_SETP || r == IR_COUNT_SHFL)) return ir_type_pred;
     return ir_expected_dst_type(i, 0);
   }
   switch (info->result) {
@@ -97,104 +91,56 @@ ir_type ir_expected_dst_type(const ir_instr *i, unsigned k) {
   return ir_type_none;
 }
 
-bool ir_op_has_address(ir_op op) {
-  switch (op) {
-  case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_st_async:
-  case ir_op_prefetch: case ir_op_prefetchu: case ir_op_atom: case ir_op_red:
-  case ir_op_red_async: case ir_op_cp_async: case ir_op_cp_async_bulk:
-  case ir_op_cp_reduce_async_bulk: case ir_op_cp_async_bulk_tensor:
-  case ir_op_cp_reduce_async_bulk_tensor: case ir_op_cp_async_bulk_prefetch:
-  case ir_op_cp_async_bulk_prefetch_tensor: case ir_op_cp_async_mbarrier_arrive:
-  case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
-  case ir_op_applypriority: case ir_op_discard: case ir_op_tensormap_replace:
-  case ir_op_mbarrier_init: case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx:
-  case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive:
-  case ir_op_mbarrier_arrive_drop: case ir_op_mbarrier_test_wait:
-  case ir_op_mbarrier_try_wait: case ir_op_wmma_load: case ir_op_wmma_store:
-  case ir_op_ldmatrix: case ir_op_stmatrix:
-    return true;
-  default:
-    return false;
+bool ir_op_src_is_pred(ir_op op, unsigned k, unsigned nsrc) {
+  unsigned mask = op < ir_op_count ? ir_op_infos[op].pred : 0;
+  if ((mask & IR_PRED_LAST) && k + 1 == nsrc) return true;
+  return k < 15 && (mask >> k) & 1;
+}
+
+bool ir_src_is_pred(const ir_instr *i, unsigned k) { return ir_op_src_is_pred((ir_op)i->op, k, i->nsrc); }
+
+void ir_op_counts(ir_op op, const ir_mods *m, unsigned *nsrc, unsigned *ndst) {
+  const ir_op_info *info = &ir_op_infos[op];
+  unsigned vec = m->vec ? m->vec : 1, hint = m->has_cache_hint;
+  *nsrc = info->nsrc;
+  *ndst = info->ndst;
+  switch ((ir_count_rule)info->count) {
+  case IR_COUNT_CC: *ndst = 1u + m->cc; break;
+  case IR_COUNT_BOOLOP: case IR_COUNT_SETP: *nsrc = 2u + (m->boolop != 0); break;
+  case IR_COUNT_LD: *nsrc = 1u + hint; *ndst = vec; break;
+  case IR_COUNT_LDU: case IR_COUNT_ATOM: *ndst = vec; break;
+  case IR_COUNT_ST: *nsrc = 1u + vec + hint; break;
+  case IR_COUNT_SHFL: *nsrc = m->sync ? 4u : 3u; break;
+  case IR_COUNT_VOTE: *nsrc = 1u + m->sync; break;
+  case IR_COUNT_FIXED: case IR_COUNT_PAIR: case IR_COUNT_RED: case IR_COUNT_CALL: case IR_COUNT_SWIZZLE:
+  case IR_COUNT_WAVE_MMA: case IR_COUNT_SYMADDR: case IR_COUNT_BR: case IR_COUNT_CBR: case IR_COUNT_BRX:
+    break;
   }
 }
 
-bool ir_src_is_pred(const ir_instr *i, unsigned k) {
-  switch (i->op) {
-  case ir_op_cbr: return k == 0;
-  case ir_op_selp: return k == 2;
-  case ir_op_set:
-  case ir_op_setp: return k == 2;
-  case ir_op_addc:
-  case ir_op_subc: return k == 2;
-  case ir_op_madc: return k == 3;
-  case ir_op_vote: return k == 0;
-  case ir_op_wave_ballot: return k == 0;
-  case ir_op_bar_red: return k + 1 == i->nsrc;
-  default: return false;
-  }
-}
-
+/* ir_ops.def's srcs column: operands from src_from on take src_kind. */
 ir_type ir_default_src_type(const ir_instr *i, unsigned k) {
   ir_type t = (ir_type)i->type;
+  if (i->op >= ir_op_count) return t == ir_type_none ? ir_type_b32 : t;
   if (ir_src_is_pred(i, k)) return ir_type_pred;
   if (k == 0 && ir_op_has_address(i->op)) return ir_type_u64;
-  switch (i->op) {
-  case ir_op_cvt:
-  case ir_op_cvt_pack:
-  case ir_op_set:
-    if (i->type2) t = (ir_type)i->type2;
-    break;
-  case ir_op_slct:
-    if (k == 2 && i->type2) t = (ir_type)i->type2;
-    break;
-  case ir_op_shl:
-  case ir_op_shr:
-    if (k == 1) t = ir_type_u32;
-    break;
-  case ir_op_shf:
-    if (k == 2) t = ir_type_u32;
-    break;
-  case ir_op_bfe:
-    if (k >= 1) t = ir_type_u32;
-    break;
-  case ir_op_bfi:
-    if (k >= 2) t = ir_type_u32;
-    break;
-  case ir_op_mad:
-    if (k == 2 && is_wide(i)) t = widen(t);
-    break;
-  case ir_op_brx:
-    t = ir_type_u32;
-    break;
-  case ir_op_vote:     /* the member mask; the op's type is its result's */
-  case ir_op_redux:
-  case ir_op_match:
-    if (k >= 1) t = ir_type_b32;
-    break;
-  case ir_op_elect:
-    t = ir_type_b32;
-    break;
-  case ir_op_bar_red:  /* barrier id and count; the last is the pred */
-  case ir_op_bar:
-  case ir_op_nanosleep:
-  case ir_op_cp_async_wait_group:
-  case ir_op_cp_async_bulk_wait_group:
-  case ir_op_wgmma_wait_group:
-    t = ir_type_u32;
-    break;
-  case ir_op_call:
-    t = ir_type_u64;
-    break;
-  case ir_op_st:
-  case ir_op_atom:
-  case ir_op_red:
-    if (i->mods.has_cache_hint && k + 1 == i->nsrc) t = ir_type_b64;
-    break;
-  case ir_op_ld:
-    if (i->mods.has_cache_hint && k + 1 == i->nsrc) t = ir_type_b64;
-    break;
-  default:
-    break;
+  const ir_op_info *info = &ir_op_infos[i->op];
+  if (k >= info->src_from) {
+    switch ((ir_src_kind)info->src_kind) {
+    case IR_SRC_TYPE: break;
+    case IR_SRC_TYPE2:
+      if (i->type2) t = (ir_type)i->type2;
+      break;
+    case IR_SRC_WIDE:
+      if (is_wide(i)) t = widen(t);
+      break;
+    case IR_SRC_HINT:
+      if (i->mods.has_cache_hint && k + 1 == i->nsrc) t = ir_type_b64;
+      break;
+    case IR_SRC_U32: t = ir_type_u32; break;
+    case IR_SRC_B32: t = ir_type_b32; break;
+    case IR_SRC_U64: t = ir_type_u64; break;
+    }
   }
   return t == ir_type_none ? ir_type_b32 : t;
 }

@@ -73,23 +73,19 @@ typedef struct div_ctx {
 } div_ctx;
 
 /* ---- what each op gives ------------------------------------------------- */
-typedef enum div_rule {
-  DIV_DATA,        /* divergent iff an operand, the guard or a keep value is */
-  DIV_LANE,        /* divergent: differs per lane by definition */
-  DIV_VALUE,       /* another lane's copy of src[0]: divergent iff src[0] is */
-  DIV_WARP,        /* one value per warp: warp_value() */
-  DIV_UNIFORM,     /* one value per wave (or CTA) whatever the operands; the guard still counts */
-} div_rule;
+/* ir_ops.def's div column (ir_div_rule): DATA, LANE, VALUE, WARP (one value
+ * per warp: warp_value()), UNIFORM; the ops marked OWN have their rule in
+ * own_rule() below. */
 
 /* The special registers that differ between the lanes of a wave. */
-static div_rule sreg_rule(const ir_instr *i) {
-  if (i->sreg >= ir_sreg_count) return DIV_LANE;
+static ir_div_rule sreg_rule(const ir_instr *i) {
+  if (i->sreg >= ir_sreg_count) return IR_DIV_LANE;
   switch ((ir_sreg)i->sreg) {
   case ir_sreg_tid: case ir_sreg_laneid: case ir_sreg_lanemask_eq: case ir_sreg_lanemask_le:
   case ir_sreg_lanemask_lt: case ir_sreg_lanemask_ge: case ir_sreg_lanemask_gt:
-    return DIV_LANE;
+    return IR_DIV_LANE;
   case ir_sreg_warpid:
-    return DIV_WARP;
+    return IR_DIV_WARP;
   case ir_sreg_ntid: case ir_sreg_nwarpid: case ir_sreg_ctaid: case ir_sreg_nctaid: case ir_sreg_smid:
   case ir_sreg_nsmid: case ir_sreg_gridid: case ir_sreg_is_explicit_cluster: case ir_sreg_clusterid:
   case ir_sreg_nclusterid: case ir_sreg_cluster_ctaid: case ir_sreg_cluster_nctaid:
@@ -99,11 +95,11 @@ static div_rule sreg_rule(const ir_instr *i) {
   case ir_sreg_reserved_smem_offset_end: case ir_sreg_reserved_smem_offset_cap:
   case ir_sreg_reserved_smem_offset_2: case ir_sreg_total_smem_size: case ir_sreg_aggr_smem_size:
   case ir_sreg_dynamic_smem_size: case ir_sreg_current_graph_exec:
-    return DIV_DATA;   /* the same for the whole wave (counters: read once per wave) */
+    return IR_DIV_DATA;   /* the same for the whole wave (counters: read once per wave) */
   case ir_sreg_count:
     break;
   }
-  return DIV_LANE;
+  return IR_DIV_LANE;
 }
 
 /* A value that names per-lane memory: the address of a .local variable. */
@@ -112,87 +108,35 @@ static bool local_symbol(const ir_value *v) {
          v->symref.sym.global->space == IR_SPACE_LOCAL;
 }
 
-/* Result k of i.  Every op is classified here (no default: a new op must
- * say whether its results differ per lane). */
-static div_rule op_rule(const ir_instr *i, unsigned k) {
+/* Result k of an op whose div column is OWN: the rule depends on its
+ * modifiers, its operands or which result it is.  No default: an op marked
+ * OWN without a case here is the analysis's bug, and is taken as LANE. */
+static ir_div_rule own_rule(const ir_instr *i, unsigned k) {
   switch ((ir_op)i->op) {
   case ir_op_sreg:
     return sreg_rule(i);
   /* per-lane memory (PTX ISA 5.1.5: .local is private to each thread) */
   case ir_op_ld: case ir_op_ldu:
-    return i->mods.space == IR_SPACE_LOCAL ? DIV_LANE : DIV_DATA;
+    return i->mods.space == IR_SPACE_LOCAL ? IR_DIV_LANE : IR_DIV_DATA;
   case ir_op_cvta:   /* the generic address of a .local variable names each lane's own copy */
-    return !i->mods.cvta_to && i->mods.space == IR_SPACE_LOCAL ? DIV_LANE : DIV_DATA;
+    return !i->mods.cvta_to && i->mods.space == IR_SPACE_LOCAL ? IR_DIV_LANE : IR_DIV_DATA;
   case ir_op_symaddr:
-    return i->nsrc && local_symbol(i->src[0]) ? DIV_LANE : DIV_DATA;
-  case ir_op_alloca: case ir_op_stacksave:
-    return DIV_LANE;
-  /* each lane gets the value memory had when its own operation ran */
-  case ir_op_atom: case ir_op_mbarrier_arrive: case ir_op_mbarrier_arrive_drop:
-  case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait:
-    return DIV_LANE;
-  /* not analysed */
-  case ir_op_call: case ir_op_opaque:
-    return DIV_LANE;
-  /* warp ops whose result depends on the lane (PTX ISA 9.7.9.6 shfl: the
-   * predicate is per lane; 9.7.13.9 match; 9.7.13.12 elect; the matrix
-   * fragments 9.7.14) */
+    return i->nsrc && local_symbol(i->src[0]) ? IR_DIV_LANE : IR_DIV_DATA;
+  /* PTX ISA 9.7.9.6 shfl: the value is another lane's, the predicate is per lane */
   case ir_op_shfl:
-    return k == 1 ? DIV_LANE : DIV_VALUE;
-  case ir_op_match: case ir_op_elect: case ir_op_wmma_load: case ir_op_wmma_mma: case ir_op_mma:
-  case ir_op_mma_sp: case ir_op_ldmatrix: case ir_op_movmatrix: case ir_op_wgmma_mma_async:
-    return DIV_LANE;
-  /* one value for the lanes of a warp (9.7.13.7 activemask, 9.7.13.8
-   * vote, 9.7.13.11 redux) */
-  case ir_op_vote: case ir_op_activemask: case ir_op_redux:
-    return DIV_WARP;
-  /* one value for the CTA (9.7.13.1: bar.red's reduction over all threads) */
-  case ir_op_bar_red:
-    return DIV_UNIFORM;
-  /* wave-level target ops */
-  case ir_op_wave_lane_id: case ir_op_workitem_id: case ir_op_wave_mma:
-    return DIV_LANE;
-  case ir_op_wave_bpermute: case ir_op_wave_swizzle:
-    return DIV_VALUE;
-  case ir_op_wave_ballot: case ir_op_wave_exec: case ir_op_wave_readlane: case ir_op_wave_readfirstlane:
-    return DIV_UNIFORM;
-  case ir_op_workgroup_id: case ir_op_workgroup_size: case ir_op_workgroup_count: case ir_op_dyn_lds_size:
-  case ir_op_cycle_counter: case ir_op_realtime_counter: case ir_op_hw_id:
-    return DIV_DATA;
-  /* everything else computes from its operands */
-  case ir_op_phi: case ir_op_copy: case ir_op_pack: case ir_op_unpack: case ir_op_add: case ir_op_sub:
-  case ir_op_addc: case ir_op_subc: case ir_op_mul: case ir_op_mad: case ir_op_madc: case ir_op_mul24:
-  case ir_op_mad24: case ir_op_sad: case ir_op_div: case ir_op_rem: case ir_op_abs: case ir_op_neg:
-  case ir_op_min: case ir_op_max: case ir_op_popc: case ir_op_clz: case ir_op_bfind: case ir_op_fns:
-  case ir_op_brev: case ir_op_bfe: case ir_op_bfi: case ir_op_szext: case ir_op_bmsk: case ir_op_dp4a:
-  case ir_op_dp2a: case ir_op_fma: case ir_op_rcp: case ir_op_sqrt: case ir_op_rsqrt: case ir_op_sin:
-  case ir_op_cos: case ir_op_lg2: case ir_op_ex2: case ir_op_tanh: case ir_op_copysign: case ir_op_testp:
-  case ir_op_set: case ir_op_setp: case ir_op_selp: case ir_op_slct: case ir_op_and: case ir_op_or:
-  case ir_op_xor: case ir_op_not: case ir_op_cnot: case ir_op_lop3: case ir_op_shf: case ir_op_shl:
-  case ir_op_shr: case ir_op_prmt: case ir_op_st: case ir_op_st_async: case ir_op_prefetch:
-  case ir_op_prefetchu: case ir_op_isspacep: case ir_op_cvt: case ir_op_cvt_pack: case ir_op_mapa:
-  case ir_op_getctarank: case ir_op_cp_async: case ir_op_cp_async_commit_group:
-  case ir_op_cp_async_wait_group: case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk:
-  case ir_op_cp_reduce_async_bulk: case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
-  case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
-  case ir_op_cp_async_bulk_commit_group: case ir_op_cp_async_bulk_wait_group: case ir_op_multimem_ld_reduce:
-  case ir_op_multimem_st: case ir_op_multimem_red: case ir_op_createpolicy: case ir_op_applypriority:
-  case ir_op_discard: case ir_op_tensormap_replace: case ir_op_tex: case ir_op_tld4: case ir_op_txq:
-  case ir_op_istypep: case ir_op_suld: case ir_op_sust: case ir_op_sured: case ir_op_suq: case ir_op_br:
-  case ir_op_cbr: case ir_op_brx: case ir_op_ret: case ir_op_exit: case ir_op_trap: case ir_op_unreachable:
-  case ir_op_bar: case ir_op_bar_warp_sync: case ir_op_barrier_cluster: case ir_op_membar: case ir_op_fence:
-  case ir_op_red: case ir_op_red_async: case ir_op_griddepcontrol: case ir_op_mbarrier_init:
-  case ir_op_mbarrier_inval: case ir_op_mbarrier_expect_tx: case ir_op_mbarrier_complete_tx:
-  case ir_op_mbarrier_pending_count: case ir_op_nanosleep: case ir_op_setmaxnreg: case ir_op_pmevent:
-  case ir_op_brkpt: case ir_op_wmma_store: case ir_op_stmatrix: case ir_op_wgmma_fence:
-  case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_vadd: case ir_op_vsub:
-  case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax: case ir_op_vshl: case ir_op_vshr:
-  case ir_op_stackrestore: case ir_op_wave_sync: case ir_op_workgroup_barrier:
-    return DIV_DATA;
-  case ir_op_count:
-    break;
+    return k == 1 ? IR_DIV_LANE : IR_DIV_VALUE;
+  default:
+    return IR_DIV_LANE;
   }
-  return DIV_LANE;
+}
+
+/* Result k of i: the table's rule (ir_ops.def's div column; its comments
+ * there cite why: atomics and the matrix fragments are per lane, vote and
+ * redux per warp, bar.red per CTA ...). */
+static ir_div_rule op_rule(const ir_instr *i, unsigned k) {
+  if (i->op >= ir_op_count) return IR_DIV_LANE;
+  ir_div_rule r = (ir_div_rule)ir_op_infos[i->op].div;
+  return r == IR_DIV_OWN ? own_rule(i, k) : r;
 }
 
 static bool is_div(const ir_value *v) { return v && v->divergent; }
@@ -213,11 +157,11 @@ static bool warp_value(const div_ctx *c, const ir_instr *i) {
 static bool result_divergent(const div_ctx *c, const ir_instr *i, unsigned k) {
   if (is_div(i->guard)) return true;
   if (i->keep && is_div(i->keep[k])) return true;
-  div_rule r = op_rule(i, k);
-  if (r == DIV_WARP) return warp_value(c, i);
-  if (r == DIV_LANE) return true;
-  if (r == DIV_UNIFORM) return false;
-  if (r == DIV_VALUE) return i->nsrc && is_div(i->src[0]);   /* whichever lane it reads */
+  ir_div_rule r = op_rule(i, k);
+  if (r == IR_DIV_WARP) return warp_value(c, i);
+  if (r == IR_DIV_LANE) return true;
+  if (r == IR_DIV_UNIFORM) return false;
+  if (r == IR_DIV_VALUE) return i->nsrc && is_div(i->src[0]);   /* whichever lane it reads */
   for (unsigned s = 0; s < i->nsrc; s++)
     if (is_div(i->src[s])) return true;
   return false;
@@ -344,7 +288,7 @@ static void iteration_variant(div_ctx *c, uint32_t n) {
     if (!in_region(c, c->node[k])) continue;   /* not p */
     ir_foreach_instr(c->node[k], i) {
       bool seed = i->op == ir_op_phi || i->op == ir_op_sreg || (ir_op_infos[i->op].flags & (IR_F_LOAD | IR_F_SIDE)) ||
-                  op_rule(i, 0) == DIV_LANE;
+                  op_rule(i, 0) == IR_DIV_LANE;
       if (!seed) continue;
       for (unsigned d = 0; d < i->ndst; d++)
         if (i->dst[d]->id < c->nv && c->variant[i->dst[d]->id] != c->stamp) {

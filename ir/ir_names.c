@@ -1,15 +1,17 @@
 /* ir/ir_names.c: how modifiers are spelled, and which ops use which.
  *
  * Every field of ir_mods is described once here: its spellings (as PTX
- * spells them after the dot: "rn", "shared::cta", "L2::evict_last") and, in
- * op_fields[], the ops that document it.  The printer writes the spellings,
- * the .pwir parser reads them back (resolving a spelling among the fields of
- * the op at hand, so "lo" is mul.lo on mul and the unsigned "lower" compare
- * on setp), and the verifier rejects a field set on an op that does not use
- * it (style.md #9: one data-driven table, no per-op code).
+ * spells them after the dot: "rn", "shared::cta", "L2::evict_last"); the
+ * ops that take it are ir_ops.def's mods column.  The printer writes the
+ * spellings, the .pwir parser and the PTX decoder read them (resolving a
+ * spelling among the fields of the op at hand, so "lo" is mul.lo on mul and
+ * the unsigned "lower" compare on setp), and the verifier rejects a field
+ * set on an op that does not use it (style.md #9: one data-driven table, no
+ * per-op code).
  *
  * Adding a modifier: a field in ir_mods (ir.h), a row in IR_MOD_FIELDS
- * (ir_priv.h), its spellings below, and the ops that take it in op_fields.
+ * (ir.h), its spellings below, and the ops that take it in
+ * ir_ops.def's mods column.
  */
 #include <string.h>
 
@@ -205,138 +207,15 @@ void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v) {
 }
 
 /* ---- which ops use which fields --------------------------------------- */
-/* One row per op that takes modifiers (PTX ISA 9.1 chapter 9.7, the
- * syntax block of each instruction).  Generous where PTX is: a field the
- * ISA allows on some type of the op is allowed on the op. */
+/* The mods column of ir_ops.def (ir_op_info.mods). */
 
 #define M(f) (UINT64_C(1) << ir_mod_##f)
-#define MEMORD (M(sem) | M(scope) | M(space))
-#define HINTS (M(l1evict) | M(l2evict) | M(has_cache_hint))
-#define FLOAT (M(rnd) | M(ftz) | M(sat))
-
-static const uint64_t op_fields[ir_op_count] = {
-  [ir_op_add] = FLOAT | M(cc) | M(relu),
-  [ir_op_sub] = FLOAT | M(cc) | M(relu),
-  [ir_op_addc] = M(cc),
-  [ir_op_subc] = M(cc),
-  [ir_op_mul] = M(mulmode) | FLOAT,
-  [ir_op_mad] = M(mulmode) | FLOAT | M(cc),
-  [ir_op_madc] = M(mulmode) | M(cc),
-  [ir_op_mul24] = M(mulmode),
-  [ir_op_mad24] = M(mulmode) | M(sat),
-  [ir_op_div] = M(rnd) | M(ftz) | M(approx) | M(full),
-  [ir_op_abs] = M(ftz),
-  [ir_op_neg] = M(ftz),
-  [ir_op_min] = M(ftz) | M(nan) | M(xorsign) | M(absmod) | M(relu),
-  [ir_op_max] = M(ftz) | M(nan) | M(xorsign) | M(absmod) | M(relu),
-  [ir_op_bfind] = M(bfind_shiftamt),
-  [ir_op_szext] = M(shf_clamp),
-  [ir_op_bmsk] = M(shf_clamp),
-  [ir_op_dp4a] = M(signed_a) | M(signed_b),
-  [ir_op_dp2a] = M(signed_a) | M(signed_b) | M(dp_hi),
-  [ir_op_fma] = FLOAT | M(relu) | M(satfinite),
-  [ir_op_rcp] = M(rnd) | M(ftz) | M(approx),
-  [ir_op_sqrt] = M(rnd) | M(ftz) | M(approx),
-  [ir_op_rsqrt] = M(ftz) | M(approx),
-  [ir_op_sin] = M(ftz) | M(approx),
-  [ir_op_cos] = M(ftz) | M(approx),
-  [ir_op_lg2] = M(ftz) | M(approx),
-  [ir_op_ex2] = M(ftz) | M(approx),
-  [ir_op_tanh] = M(approx),
-  [ir_op_testp] = M(testp),
-  [ir_op_set] = M(cmp) | M(boolop) | M(ftz),
-  [ir_op_setp] = M(cmp) | M(boolop) | M(ftz),
-  [ir_op_slct] = M(ftz),
-  [ir_op_lop3] = M(boolop),
-  [ir_op_shf] = M(shf_left) | M(shf_clamp),
-  [ir_op_prmt] = M(prmt),
-  [ir_op_ld] = MEMORD | M(nc) | M(cache) | HINTS | M(l2prefetch) | M(vec),
-  [ir_op_ldu] = M(space) | M(vec),
-  [ir_op_st] = MEMORD | M(cache) | HINTS | M(vec),
-  [ir_op_st_async] = MEMORD | M(vec),
-  [ir_op_prefetch] = M(space) | M(l1evict) | M(l2evict) | M(level),
-  [ir_op_prefetchu] = M(level),
-  [ir_op_isspacep] = M(space),
-  [ir_op_cvta] = M(space) | M(cvta_to),
-  [ir_op_cvt] = FLOAT | M(relu) | M(satfinite),
-  [ir_op_cvt_pack] = M(sat),
-  [ir_op_mapa] = M(space),
-  [ir_op_getctarank] = M(space),
-  [ir_op_shfl] = M(shfl) | M(sync),
-  [ir_op_cp_async] = M(space) | M(cache) | M(l2prefetch) | M(has_cache_hint),
-  [ir_op_cp_async_mbarrier_arrive] = M(space) | M(mbar),
-  [ir_op_cp_async_bulk] = M(space) | M(has_cache_hint) | M(bulk),
-  [ir_op_cp_reduce_async_bulk] = M(space) | M(atomop) | M(has_cache_hint),
-  [ir_op_cp_async_bulk_tensor] = M(space) | M(has_cache_hint),
-  [ir_op_cp_reduce_async_bulk_tensor] = M(space) | M(atomop) | M(has_cache_hint),
-  [ir_op_cp_async_bulk_prefetch] = M(space) | M(has_cache_hint) | M(level),
-  [ir_op_cp_async_bulk_wait_group] = M(bulk),
-  [ir_op_cp_async_bulk_prefetch_tensor] = M(space) | M(has_cache_hint),
-  [ir_op_multimem_ld_reduce] = MEMORD | M(atomop) | M(vec) | M(approx) | M(ftz) | M(acc_f32),
-  [ir_op_multimem_st] = MEMORD | M(vec),
-  [ir_op_multimem_red] = MEMORD | M(atomop) | M(vec),
-  [ir_op_createpolicy] = M(policy) | M(space) | M(l2evict) | M(l2evict2) | M(level),
-  [ir_op_applypriority] = M(space) | M(l2evict),
-  [ir_op_discard] = M(space) | M(level),
-  [ir_op_tensormap_replace] = M(space),
-  [ir_op_tex] = M(vec) | M(unified) | M(geom) | M(texlod),
-  [ir_op_tld4] = M(vec) | M(unified) | M(geom) | M(texcomp),
-  [ir_op_txq] = M(unified) | M(query) | M(texlod),
-  [ir_op_suld] = M(vec) | M(cache) | M(geom) | M(clampmode) | M(surfmode),
-  [ir_op_sust] = M(vec) | M(cache) | M(geom) | M(clampmode) | M(surfmode),
-  [ir_op_sured] = M(atomop) | M(geom) | M(clampmode) | M(surfmode),
-  [ir_op_suq] = M(query),
-  [ir_op_griddepcontrol] = M(gdc),
-  [ir_op_br] = M(uni),
-  [ir_op_cbr] = M(uni),
-  [ir_op_brx] = M(uni),
-  [ir_op_call] = M(uni),
-  [ir_op_ret] = M(uni),
-  [ir_op_bar] = M(barmode) | M(sync) | M(aligned),
-  [ir_op_bar_red] = M(atomop) | M(sync) | M(aligned),
-  [ir_op_barrier_cluster] = M(barmode) | M(sem) | M(aligned),
-  [ir_op_membar] = M(scope),
-  [ir_op_fence] = M(sem) | M(scope) | M(proxy),
-  [ir_op_atom] = MEMORD | M(atomop) | M(vec) | M(has_cache_hint) | M(noftz_f16),
-  [ir_op_red] = MEMORD | M(atomop) | M(vec) | M(has_cache_hint) | M(noftz_f16),
-  [ir_op_red_async] = MEMORD | M(atomop),
-  [ir_op_vote] = M(vote) | M(sync),
-  [ir_op_match] = M(match) | M(sync),
-  [ir_op_redux] = M(atomop) | M(sync) | M(absmod) | M(nan),
-  [ir_op_elect] = M(sync),
-  [ir_op_mbarrier_init] = M(space),
-  [ir_op_mbarrier_inval] = M(space),
-  [ir_op_mbarrier_expect_tx] = MEMORD,
-  [ir_op_mbarrier_complete_tx] = MEMORD,
-  [ir_op_mbarrier_arrive] = MEMORD | M(mbar),
-  [ir_op_mbarrier_arrive_drop] = MEMORD | M(mbar),
-  [ir_op_mbarrier_test_wait] = MEMORD | M(mbar),
-  [ir_op_mbarrier_try_wait] = MEMORD | M(mbar),
-  [ir_op_mbarrier_pending_count] = 0,
-  [ir_op_wmma_load] = M(space) | M(sync) | M(aligned) | M(shape) | M(layout) | M(frag),
-  [ir_op_wmma_store] = M(space) | M(sync) | M(aligned) | M(shape) | M(layout) | M(frag),
-  [ir_op_wmma_mma] = M(rnd) | M(satfinite) | M(sync) | M(aligned) | M(shape) | M(layout),
-  [ir_op_mma] = M(rnd) | M(satfinite) | M(sync) | M(aligned) | M(shape) | M(layout),
-  [ir_op_mma_sp] = M(rnd) | M(satfinite) | M(sync) | M(aligned) | M(shape) | M(layout),
-  [ir_op_ldmatrix] = M(space) | M(vec) | M(sync) | M(aligned) | M(shape) | M(trans),
-  [ir_op_stmatrix] = M(space) | M(vec) | M(sync) | M(aligned) | M(shape) | M(trans),
-  [ir_op_movmatrix] = M(sync) | M(aligned) | M(shape) | M(trans),
-  [ir_op_vadd] = M(sat) | M(atomop),
-  [ir_op_vsub] = M(sat) | M(atomop),
-  [ir_op_vabsdiff] = M(sat) | M(atomop),
-  [ir_op_vmin] = M(sat) | M(atomop),
-  [ir_op_vmax] = M(sat) | M(atomop),
-  [ir_op_vshl] = M(sat) | M(atomop) | M(shf_clamp),
-  [ir_op_vshr] = M(sat) | M(atomop) | M(shf_clamp),
-  [ir_op_wgmma_mma_async] = M(satfinite),
-  [ir_op_alloca] = M(space),
-};
 
 bool ir_op_uses_mod(ir_op op, ir_mod_field f) {
-  return op < ir_op_count && (op_fields[op] >> f) & 1;
+  return op < ir_op_count && (ir_op_infos[op].mods >> f) & 1;
 }
 
-uint64_t ir_op_mod_mask(ir_op op) { return op < ir_op_count ? op_fields[op] : 0; }
+uint64_t ir_op_mod_mask(ir_op op) { return op < ir_op_count ? ir_op_infos[op].mods : 0; }
 
 bool ir_mods_fit_op(ir_op op, const ir_mods *m) {
   return (ir_mods_nonzero(m) & ~ir_op_mod_mask(op)) == 0;
@@ -352,4 +231,42 @@ uint64_t ir_mods_nonzero(const ir_mods *m) {
   IR_MOD_FIELDS(X)
 #undef X
   return mask;
+}
+
+/* ---- spellings as words (the .pwir parser, the PTX decoder) ------------ */
+
+void ir_mod_words_add(pw_map *words, pw_arena *a, const char *s, int field, unsigned value) {
+  bool found;
+  void **slot = pw_map_str_slot(words, s, strlen(s), &found);
+  ir_mod_word *w = IR_NEW(a, ir_mod_word);
+  w->field = (int16_t)field;
+  w->value = (uint8_t)value;
+  /* Append: the first meaning added is tried first. */
+  const ir_mod_word **tail = (const ir_mod_word **)slot;
+  while (*tail) tail = (const ir_mod_word **)&(*tail)->next;
+  *tail = w;
+}
+
+void ir_mod_words_init(pw_map *words, pw_arena *a) {
+  pw_map_init(words, a, 256);
+  for (unsigned t = 1; t < ir_type_count; t++) ir_mod_words_add(words, a, ir_type_infos[t].name, -1, t);
+  for (unsigned f = 0; f < ir_mod_count; f++) {
+    const ir_mod_field_info *fi = &ir_mod_field_infos[f];
+    for (unsigned v = 1; v < fi->nspell; v++)
+      if (fi->spell[v]) ir_mod_words_add(words, a, fi->spell[v], (int)f, v);
+    if (fi->zero) ir_mod_words_add(words, a, fi->zero, (int)f, 0);
+  }
+}
+
+const ir_mod_word *ir_mod_words_get(const pw_map *words, const char *s, size_t len) {
+  return pw_map_str_get(words, s, len);
+}
+
+const ir_mod_word *ir_mod_word_for(const ir_mod_word *w, ir_op op, bool any) {
+  const ir_mod_word *first_field = NULL;
+  for (; w; w = w->next) {
+    if (w->field < 0 || ir_op_uses_mod(op, (ir_mod_field)w->field)) return w;
+    if (!first_field) first_field = w;
+  }
+  return any ? first_field : NULL;
 }

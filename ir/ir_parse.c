@@ -132,14 +132,10 @@ typedef struct parser {
   uint32_t dsts_cap;
 } parser;
 
-/* A word's meaning: an op is looked up in `ops`; a dotted component in
- * `words`, where one spelling can have several meanings (lo: mulmode or
- * cmp; and: boolop or atomop), chained. */
-typedef struct wmean {
-  int16_t field;        /* ir_mod_field, or -1 for a type */
-  uint8_t value;        /* field value or ir_type */
-  struct wmean *next;
-} wmean;
+/* A word's meanings: an op is looked up in `opnames`; a dotted component
+ * in `words` (ir_mod_words_init: one spelling can have several meanings,
+ * lo: mulmode or cmp; and: boolop or atomop, chained). */
+typedef ir_mod_word wmean;
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -420,18 +416,6 @@ static int64_t offset(parser *P) {
 
 /* ---- words ------------------------------------------------------------ */
 
-static void add_word(parser *P, const char *s, int field, unsigned value) {
-  bool found;
-  void **slot = pw_map_str_slot(&P->words, s, strlen(s), &found);
-  wmean *w = IR_NEW(&P->scratch, wmean);
-  w->field = (int16_t)field;
-  w->value = (uint8_t)value;
-  /* Append: the first meaning added is tried first. */
-  wmean **tail = (wmean **)slot;
-  while (*tail) tail = &(*tail)->next;
-  *tail = w;
-}
-
 static void init_words(parser *P) {
   pw_map_init(&P->opnames, &P->scratch, ir_op_count);
   for (unsigned o = 0; o < ir_op_count; o++) {
@@ -439,15 +423,8 @@ static void init_words(parser *P) {
     const char *n = ir_op_infos[o].name;
     *pw_map_str_slot(&P->opnames, n, strlen(n), &found) = (void *)(uintptr_t)(o + 1);
   }
-  pw_map_init(&P->words, &P->scratch, 256);
-  for (unsigned t = 1; t < ir_type_count; t++) add_word(P, ir_type_infos[t].name, -1, t);
-  add_word(P, "none", -1, ir_type_none);
-  for (unsigned f = 0; f < ir_mod_count; f++) {
-    const ir_mod_field_info *fi = &ir_mod_field_infos[f];
-    for (unsigned v = 1; v < fi->nspell; v++)
-      if (fi->spell[v]) add_word(P, fi->spell[v], (int)f, v);
-    if (fi->zero) add_word(P, fi->zero, (int)f, 0);
-  }
+  ir_mod_words_init(&P->words, &P->scratch);
+  ir_mod_words_add(&P->words, &P->scratch, "none", -1, ir_type_none);
 }
 
 static ir_type type_word(parser *P, const tok *t, bool *ok) {

@@ -49,25 +49,6 @@ static inline unsigned ir_phi_cap(unsigned n) {
 void ir_compute_preds_raw(ir_func *f);
 
 /* ---- modifier fields (ir_names.c) ------------------------------------- */
-/* Every field of ir_mods, in the order the printer writes them (close to
- * PTX's own order: ld.relaxed.gpu.global.nc.L1::evict_last.v4.f32). */
-#define IR_MOD_FIELDS(X)                                                             \
-  X(uni) X(sync) X(sem) X(scope) X(cvta_to) X(policy) X(space) X(level) X(nc) X(cache) X(l1evict)       \
-  X(l2evict) X(has_cache_hint) X(l2prefetch) X(atomop) X(shfl) X(vote) X(match)      \
-  X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
-  X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
-  X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
-  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
-  X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
-  X(mbar) X(l2evict2) X(bulk)
-
-typedef enum ir_mod_field {
-#define X(f) ir_mod_##f,
-  IR_MOD_FIELDS(X)
-#undef X
-  ir_mod_count
-} ir_mod_field;
-
 typedef struct ir_mod_field_info {
   const char *name;            /* the field's C name, for messages */
   const char *const *spell;    /* spelling of each value (NULL: invalid value) */
@@ -77,10 +58,6 @@ typedef struct ir_mod_field_info {
 } ir_mod_field_info;
 
 extern const ir_mod_field_info ir_mod_field_infos[ir_mod_count];
-unsigned ir_mods_get(const ir_mods *m, ir_mod_field f);
-void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v);
-/* Whether op documents field f (the verifier's table, style.md #9). */
-bool ir_op_uses_mod(ir_op op, ir_mod_field f);
 /* The same as bit masks (bit f = field f): the fields op uses, the fields
  * set (non-zero) in m, the fields with a spelling for value 0. */
 uint64_t ir_op_mod_mask(ir_op op);

@@ -40,9 +40,10 @@
  *               instruction has one keep value per result, of a compatible
  *               type; keep values only with a guard.
  *   modifiers   a field of ir_mods is set only on ops that document it
- *               (ir_names.c), with a value that has a spelling.
- *   lowering    with require_lowered, no IR_F_WARP op and no warp-level
- *               special register remains.
+ *               (ir_ops.def's mods column), with a value that has a
+ *               spelling (ir_names.c).
+ *   lowering    with require_lowered, nothing ir_instr_is_unlowered names
+ *               remains (an op of level PTX, a warp-level special register).
  * The verifier never changes the IR and computes its own dominators.
  */
 #include <stdarg.h>
@@ -256,73 +257,51 @@ static void check_use(verifier *V, const ir_instr *i, uint32_t ub, uint32_t up, 
 
 /* ---- instructions ----------------------------------------------------- */
 
-static unsigned vec_of(const ir_instr *i) { return i->mods.vec ? i->mods.vec : 1; }
-
 static void count_is(verifier *V, const ir_instr *i, const char *what, unsigned have, unsigned want) {
   if (have != want)
     err(V, i, "'%s' has %u %s, expected %u", ir_op_infos[i->op].name, have, what, want);
 }
 
-/* Operand and result counts of the IR_VAR ops whose modifiers fix them. */
+/* Operand, result and branch-target counts: nsrc and ndst, then the rule
+ * of ir_ops.def's count column for the IR_VAR ops whose modifiers fix them. */
 static void check_counts(verifier *V, const ir_instr *i) {
   const ir_op_info *info = &ir_op_infos[i->op];
-  if (info->nsrc != IR_VAR) count_is(V, i, "operands", i->nsrc, info->nsrc);
-  if (info->ndst != IR_VAR) count_is(V, i, "results", i->ndst, info->ndst);
-  unsigned hint = i->mods.has_cache_hint;
-  switch ((ir_op)i->op) {
-  case ir_op_add: case ir_op_sub: case ir_op_mad:
-  case ir_op_addc: case ir_op_subc: case ir_op_madc:
-    count_is(V, i, "results", i->ndst, 1u + i->mods.cc);
+  unsigned want_src, want_dst;
+  ir_op_counts((ir_op)i->op, &i->mods, &want_src, &want_dst);
+  if (want_src != IR_VAR) count_is(V, i, "operands", i->nsrc, want_src);
+  if (want_dst != IR_VAR) count_is(V, i, "results", i->ndst, want_dst);
+  unsigned ntargets = 0;   /* the branch targets the rule wants */
+  switch ((ir_count_rule)info->count) {
+  case IR_COUNT_FIXED: case IR_COUNT_CC: case IR_COUNT_BOOLOP: case IR_COUNT_LD: case IR_COUNT_LDU:
+  case IR_COUNT_ST: case IR_COUNT_VOTE:
     break;
-  case ir_op_set:
-    count_is(V, i, "operands", i->nsrc, 2u + (i->mods.boolop != 0));
+  case IR_COUNT_PAIR:
+  case IR_COUNT_SETP:
+  case IR_COUNT_SHFL:
+    if (i->ndst < 1 || i->ndst > 2) err(V, i, "'%s' has %u results, expected 1 or 2", info->name, i->ndst);
     break;
-  case ir_op_setp:
-    count_is(V, i, "operands", i->nsrc, 2u + (i->mods.boolop != 0));
-    if (i->ndst < 1 || i->ndst > 2) err(V, i, "'setp' has %u results, expected 1 or 2", i->ndst);
+  case IR_COUNT_ATOM:
+  case IR_COUNT_RED:
+    if (i->nsrc < 2) err(V, i, "'%s' has %u operands, expected at least 2", info->name, i->nsrc);
     break;
-  case ir_op_ld:
-    count_is(V, i, "operands", i->nsrc, 1u + hint);
-    count_is(V, i, "results", i->ndst, vec_of(i));
-    break;
-  case ir_op_ldu:
-    count_is(V, i, "results", i->ndst, vec_of(i));
-    break;
-  case ir_op_st:
-    count_is(V, i, "operands", i->nsrc, 1u + vec_of(i) + hint);
-    break;
-  case ir_op_atom:
-    count_is(V, i, "results", i->ndst, vec_of(i));
-    if (i->nsrc < 2) err(V, i, "'atom' has %u operands, expected at least 2", i->nsrc);
-    break;
-  case ir_op_red:
-    if (i->nsrc < 2) err(V, i, "'red' has %u operands, expected at least 2", i->nsrc);
-    break;
-  case ir_op_shfl:
-    count_is(V, i, "operands", i->nsrc, i->mods.sync ? 4u : 3u);
-    if (i->ndst < 1 || i->ndst > 2) err(V, i, "'shfl' has %u results, expected 1 or 2", i->ndst);
-    break;
-  case ir_op_vote:
-    count_is(V, i, "operands", i->nsrc, 1u + i->mods.sync);
-    break;
-  case ir_op_call: {
+  case IR_COUNT_CALL: {
     const ir_call_info *ci = i->aux;
-    if (!ci) err(V, i, "'call' has no call info");
+    if (!ci) err(V, i, "'%s' has no call info", info->name);
     else count_is(V, i, "operands", i->nsrc, 1u + ci->nret + ci->narg);
     break;
   }
-  case ir_op_wave_swizzle:
+  case IR_COUNT_SWIZZLE:
     /* the pattern is an instruction field (ds_swizzle_b32's offset), in
      * bitmask mode (bit 15 clear) */
     if (i->nsrc == 2 && i->src[1] && (i->src[1]->kind != IR_VAL_CONST || i->src[1]->imm >= 0x8000))
-      err(V, i, "the pattern of 'wave_swizzle' must be an immediate below 0x8000");
+      err(V, i, "the pattern of '%s' must be an immediate below 0x8000", info->name);
     break;
-  case ir_op_wave_mma: {
+  case IR_COUNT_WAVE_MMA: {
     /* the row is an immediate of the table; the register counts are the row's */
     const ir_value *row = i->nsrc ? i->src[0] : NULL;
     const ir_amx_info *r = row && row->kind == IR_VAL_CONST ? ir_amx_info_of((unsigned)row->imm) : NULL;
     if (!r) {
-      err(V, i, "the first operand of 'wave_mma' must be an immediate row of ir_amd_matrix.def (0..%u)",
+      err(V, i, "the first operand of '%s' must be an immediate row of ir_amd_matrix.def (0..%u)", info->name,
           (unsigned)IR_AMX_COUNT - 1);
       break;
     }
@@ -330,29 +309,24 @@ static void check_counts(verifier *V, const ir_instr *i) {
     count_is(V, i, "results", i->ndst, r->nc);
     for (unsigned k = 1; k < i->nsrc; k++)
       if (i->src[k] && ir_type_bits((ir_type)i->src[k]->type) != 32)
-        err(V, i, "operand %u of 'wave_mma' (%s) is not a 32-bit register", k, r->name);
+        err(V, i, "operand %u of '%s' (%s) is not a 32-bit register", k, info->name, r->name);
     for (unsigned k = 0; k < i->ndst; k++)
       if (i->dst[k] && ir_type_bits((ir_type)i->dst[k]->type) != 32)
-        err(V, i, "result %u of 'wave_mma' (%s) is not a 32-bit register", k, r->name);
+        err(V, i, "result %u of '%s' (%s) is not a 32-bit register", k, info->name, r->name);
     break;
   }
-  case ir_op_symaddr:
+  case IR_COUNT_SYMADDR:
     if (i->nsrc == 1 && i->src[0] && i->src[0]->kind != IR_VAL_SYMBOL)
-      err(V, i, "the operand of 'symaddr' must be a symbol");
+      err(V, i, "the operand of '%s' must be a symbol", info->name);
     break;
-  default:
-    break;
+  case IR_COUNT_BR: ntargets = 1; break;
+  case IR_COUNT_CBR: ntargets = 2; break;
+  case IR_COUNT_BRX:
+    if (!i->ntargets) err(V, i, "'%s' has no targets", info->name);
+    return;
   }
-  switch ((ir_op)i->op) {
-  case ir_op_br: count_is(V, i, "targets", i->ntargets, 1); break;
-  case ir_op_cbr: count_is(V, i, "targets", i->ntargets, 2); break;
-  case ir_op_brx:
-    if (!i->ntargets) err(V, i, "'brx' has no targets");
-    break;
-  default:
-    if (i->ntargets) err(V, i, "'%s' has branch targets", info->name);
-    break;
-  }
+  if (ntargets) count_is(V, i, "targets", i->ntargets, ntargets);
+  else if (i->ntargets) err(V, i, "'%s' has branch targets", info->name);
 }
 
 static void check_types(verifier *V, const ir_instr *i) {
@@ -468,7 +442,7 @@ static void check_instr(verifier *V, const ir_instr *i, uint32_t bi, uint32_t po
       if (i->sreg_comp >= si->ncomp)
         err(V, i, "special register %%%s has %u component%s, not %u", si->name, si->ncomp,
             si->ncomp == 1 ? "" : "s", i->sreg_comp + 1);
-      if (V->opt && V->opt->require_lowered && (si->flags & IR_SR_WARP))
+      if (V->opt && V->opt->require_lowered && ir_instr_is_unlowered(i))
         err(V, i, "warp-level special register %%%s in lowered IR", si->name);
     }
   } else if (i->sreg || i->sreg_comp) {
@@ -477,8 +451,8 @@ static void check_instr(verifier *V, const ir_instr *i, uint32_t bi, uint32_t po
   if (i->offset && !ir_op_has_address((ir_op)i->op) && i->op != ir_op_opaque)
     err(V, i, "'%s' has no address but an offset", info->name);
   if (i->op == ir_op_opaque && !i->opaque) err(V, i, "an opaque instruction needs its PTX spelling");
-  if (V->opt && V->opt->require_lowered && (info->flags & IR_F_WARP))
-    err(V, i, "warp-level op '%s' in lowered IR", info->name);
+  if (V->opt && V->opt->require_lowered && i->op != ir_op_sreg && ir_instr_is_unlowered(i))
+    err(V, i, "%s op '%s' in lowered IR", info->flags & IR_F_WARP ? "warp-level" : "PTX-level", info->name);
   for (uint32_t k = 0; k < i->ntargets; k++) {
     const ir_block *t = i->targets ? i->targets[k] : NULL;
     if (bindex(V, t) == UINT32_MAX) err(V, i, "target %u is not a block of this function", k);

@@ -2,7 +2,7 @@
  * wavefronts"; docs/lowering.md).
  *
  * Each pass replaces one family of PTX-level operations with the wave-level
- * target operations of ir_ops.def (IR_F_TARGET) that codegen maps to AMDGPU
+ * target operations of ir_ops.def (level TGT) that codegen maps to AMDGPU
  * intrinsics and the emulator executes at the target's wave size.  Every
  * pass has one shape (style.md #7):
  *

@@ -414,21 +414,9 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
 }
 
 /* ---- the pass ------------------------------------------------------------- */
-static bool is_matrix(ir_op op) {
-  switch (op) {
-  case ir_op_mma: case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix:
-  case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma_sp:
-  case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group:
-  case ir_op_wgmma_mma_async:
-    return true;
-  default:
-    return false;
-  }
-}
-
 static bool want(const ir_instr *i, void *data) {
   (void)data;
-  return is_matrix((ir_op)i->op) || is_opaque_wgmma(i);
+  return (ir_op_infos[i->op].flags & IR_F_MATRIX) || is_opaque_wgmma(i);
 }
 
 /* Eliminates ldmatrix, stmatrix, movmatrix and mma in the forms it expands

@@ -50,7 +50,9 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   const lower_video_options *o = data;
   ir_type dt = (ir_type)i->type, at = (ir_type)i->type2, bt = (ir_type)i->type3;
   unsigned op2 = i->mods.atomop;
-  if (i->nsrc < 2 || i->nsrc > 3 || (i->nsrc == 3) != (op2 != IR_ATOM_NONE) || ir_type_bits(dt) != 32 ||
+  /* .op2 is .add, .min or .max (9.7.18.1.1); the field takes every atomop */
+  bool op2_ok = op2 == IR_ATOM_NONE || op2 == IR_ATOM_ADD || op2 == IR_ATOM_MIN || op2 == IR_ATOM_MAX;
+  if (i->nsrc < 2 || i->nsrc > 3 || (i->nsrc == 3) != (op2 != IR_ATOM_NONE) || !op2_ok || ir_type_bits(dt) != 32 ||
       ir_type_bits(at) != 32 || ir_type_bits(bt) != 32) {
     lower_error(o->diag, i, "this form of %s is not supported", ir_op_infos[i->op].ptx);
     return false;

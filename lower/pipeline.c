@@ -70,10 +70,7 @@ bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options
 
 const ir_instr *lower_first_unlowered(const ir_module *m, const char **what) {
   ir_foreach_func(m, f) ir_foreach_block(f, b) ir_foreach_instr(b, i) {
-    bool bad = (ir_op_infos[i->op].flags & IR_F_WARP) ||
-               (i->op == ir_op_sreg && i->sreg < ir_sreg_count && (ir_sreg_infos[i->sreg].flags & IR_SR_WARP)) ||
-               i->op == ir_op_bar || i->op == ir_op_bar_red;
-    if (bad) {
+    if (ir_instr_is_unlowered(i)) {
       if (what) *what = i->op == ir_op_sreg ? ir_sreg_infos[i->sreg].name : ir_op_infos[i->op].ptx;
       return i;
     }

@@ -299,45 +299,18 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
  * verification later. */
 static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d, const srclist *s) {
   const ir_op_info *info = &ir_op_infos[op];
-  const ir_mods *m = &I->m;
-  unsigned vec = m->vec ? m->vec : 1, hint = m->has_cache_hint;
-  unsigned want_src = info->nsrc, want_dst = info->ndst;
-  switch (op) {
-  case ir_op_add: case ir_op_sub: case ir_op_mad: case ir_op_addc: case ir_op_subc: case ir_op_madc:
-    want_dst = 1u + m->cc;
-    break;
-  case ir_op_set: case ir_op_setp: want_src = 2u + (m->boolop != 0); break;
-  case ir_op_ld: want_src = 1u + hint; want_dst = vec; break;
-  case ir_op_ldu: want_dst = vec; break;
-  case ir_op_st: want_src = 1u + vec + hint; break;
-  case ir_op_atom: want_dst = vec; break;
-  case ir_op_shfl: want_src = m->sync ? 4u : 3u; break;
-  case ir_op_vote: want_src = 1u + m->sync; break;
-  default: break;
-  }
+  unsigned want_src, want_dst;
+  ir_op_counts(op, &I->m, &want_src, &want_dst);
   if (want_src != IR_VAR && s->n != want_src)
     ptx_fail(p, &I->at, "'%.*s' takes %u source operands here, found %u", (int)I->at.len,
              I->at.text, want_src, s->n);
   if (want_dst != IR_VAR && d->n != want_dst)
     ptx_fail(p, &I->at, "'%.*s' takes %u results here, found %u", (int)I->at.len, I->at.text,
              want_dst, d->n);
-  if ((op == ir_op_setp || op == ir_op_shfl) && (d->n < 1 || d->n > 2))
+  if ((info->count == IR_COUNT_SETP || info->count == IR_COUNT_SHFL) && (d->n < 1 || d->n > 2))
     ptx_fail(p, &I->at, "'%.*s' takes one result or a d|p pair", (int)I->at.len, I->at.text);
-  if ((op == ir_op_atom || op == ir_op_red) && s->n < 2)
+  if ((info->count == IR_COUNT_ATOM || info->count == IR_COUNT_RED) && s->n < 2)
     ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
-}
-
-/* Operand k of op is a predicate (the IR's rule, ir_src_is_pred). */
-static bool pred_operand(ir_op op, unsigned k, unsigned nsrc) {
-  switch (op) {
-  case ir_op_cbr: return k == 0;
-  case ir_op_selp: case ir_op_set: case ir_op_setp: return k == 2;
-  case ir_op_addc: case ir_op_subc: return k == 2;
-  case ir_op_madc: return k == 3;
-  case ir_op_vote: return k == 0;
-  case ir_op_bar_red: return k + 1 == nsrc;
-  default: return false;
-  }
 }
 
 /* Predicates go where predicates are read and nowhere else in arithmetic
@@ -348,7 +321,7 @@ static void check_preds(ptx_parser *p, const ins *I, ir_op op, const srclist *s)
                op != ir_op_copy;
   for (unsigned k = 0; k < s->n; k++) {
     bool is_pred = s->v[k] && s->v[k]->type == ir_type_pred;
-    if (pred_operand(op, k, s->n)) {
+    if (ir_op_src_is_pred(op, k, s->n)) {
       if (!is_pred)
         ptx_fail(p, &I->at, "operand %u of '%.*s' must be a predicate", k + 1, (int)I->at.len,
                  I->at.text);
@@ -846,7 +819,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   while (p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {
     if (I->nmods == MAX_MODS) ptx_fail(p, &p->tok, "too many modifiers");
     I->mtok[I->nmods] = p->tok;
-    I->mods[I->nmods++] = (uint16_t)ptx_mod_of(p, &p->tok);
+    I->mods[I->nmods++] = ptx_word_of(p, &p->tok);
     ptx_next(p);
   }
   /* the longest mnemonic: cp + .async + .commit_group */
@@ -888,6 +861,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   p->b.loc = (ir_loc){I->at.line, I->at.col};
   /* drop the mnemonic's own words from the modifiers */
   if (words) memmove(I->mods, I->mods + words, (I->nmods - words) * sizeof I->mods[0]);
+  I->mfirst = words;   /* mods[k] is the word mtok[mfirst + k] */
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
   /* A modifier the family does not know, or one its op does not take

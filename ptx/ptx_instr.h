@@ -48,8 +48,9 @@ struct ins {
   uint32_t guard_var;
   ir_op op;
   ptx_tok mtok[MAX_MODS];  /* modifiers as written */
-  uint16_t mods[MAX_MODS];
+  const ir_mod_word *mods[MAX_MODS]; /* their meanings (ptx_word_of) */
   uint32_t nmods;
+  uint32_t mfirst;         /* mods[k] is mtok[mfirst + k]: after the mnemonic's own words */
   opnd top[MAX_TOP];
   uint32_t ntop;
   opnd pool[MAX_POOL];

@@ -30,20 +30,6 @@
 #include "util/diag.h"
 #include "util/pw_map.h"
 
-/* ---- modifiers ----------------------------------------------------------- */
-
-typedef enum ptx_mod {
-  ptx_mod_none = 0,
-#define PTX_MOD(id, s) ptx_mod_##id,
-#include "ptx_mods.def"
-#undef PTX_MOD
-  ptx_mod_count,
-  /* a type suffix: ptx_mod_type + ir_type */
-  ptx_mod_type = 512,
-  ptx_mod_unknown = 0xffff,
-} ptx_mod;
-_Static_assert(ptx_mod_count < ptx_mod_type, "modifier ids run into type ids");
-
 /* ---- registers ------------------------------------------------------------ */
 
 /* A .reg declaration: one name, or a range %r<N> naming %r0..%r(N-1).
@@ -132,10 +118,10 @@ typedef struct ptx_parser {
   ir_module *m;
   pw_arena scratch;        /* parser tables; freed at the end */
   pw_arena fscratch;       /* per-function tables; freed at each function's end */
-  pw_map mods;               /* dotword -> ptx_mod */
-  /* Direct-mapped cache in front of mods for dotwords of up to 16 bytes,
+  pw_map words;              /* type and modifier spellings, no dot -> ir_mod_word chain */
+  /* Direct-mapped cache in front of words for dotwords of up to 16 bytes,
    * compared as two words: most instructions have two to four modifiers. */
-  struct { uint64_t k0, k1; uint32_t len; uint16_t mod; } modcache[512];
+  struct { uint64_t k0, k1; uint32_t len; const ir_mod_word *w; } modcache[512];
   /* The range declarations last used (%r, %rd, %f ...), compared as one
    * word; cleared when a declaration or a scope's end could change them. */
   struct { uint64_t key; uint32_t len; struct ptx_regdecl *decl; } rcache[8];
@@ -227,7 +213,8 @@ bool ptx_accept(ptx_parser *p, ptx_tok_kind k);
 void ptx_expect(ptx_parser *p, ptx_tok_kind k, const char *what);
 int64_t ptx_const_expr(ptx_parser *p);   /* integer constant expression */
 const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t);
-ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t);
+/* The meanings of a dotword's spelling (ir_mod_words_init), or NULL. */
+const ir_mod_word *ptx_word_of(ptx_parser *p, const ptx_tok *t);
 
 /* ---- ptx_ssa.c ------------------------------------------------------------ */
 

@@ -101,24 +101,21 @@ const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t) {
   return s;
 }
 
-ptx_mod ptx_mod_of(ptx_parser *p, const ptx_tok *t) {
-  if (t->len > 16) {
-    void *v = pw_map_str_get(&p->mods, t->text, t->len);
-    return v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
-  }
+const ir_mod_word *ptx_word_of(ptx_parser *p, const ptx_tok *t) {
+  if (t->len < 2 || t->text[0] != '.') return NULL;
+  if (t->len > 16) return ir_mod_words_get(&p->words, t->text + 1, t->len - 1);
   uint64_t k[2] = {0, 0};
   memcpy(k, t->text, t->len);
   uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ t->len;
   uint32_t slot = (uint32_t)(h >> 55) & 511;
   if (p->modcache[slot].len == t->len && p->modcache[slot].k0 == k[0] && p->modcache[slot].k1 == k[1])
-    return (ptx_mod)p->modcache[slot].mod;
-  void *v = pw_map_str_get(&p->mods, t->text, t->len);
-  ptx_mod m = v ? (ptx_mod)(uintptr_t)v : ptx_mod_unknown;
+    return p->modcache[slot].w;
+  const ir_mod_word *w = ir_mod_words_get(&p->words, t->text + 1, t->len - 1);
   p->modcache[slot].k0 = k[0];
   p->modcache[slot].k1 = k[1];
   p->modcache[slot].len = t->len;
-  p->modcache[slot].mod = (uint16_t)m;
-  return m;
+  p->modcache[slot].w = w;
+  return w;
 }
 
 /* Skips to just after the next ';' at this brace depth, or to a '}' that
@@ -282,32 +279,43 @@ static ptx_sym *new_sym(ptx_parser *p, ptx_sym_kind k) {
   return s;
 }
 
-static ir_type type_of_mod(ptx_mod m) {
-  return m >= ptx_mod_type && m < ptx_mod_type + ir_type_count ? (ir_type)(m - ptx_mod_type)
-                                                               : ir_type_none;
+static ir_type type_of_word(const ir_mod_word *w) {
+  for (; w; w = w->next)
+    if (w->field < 0) return (ir_type)w->value;
+  return ir_type_none;
 }
 
 /* type := .pred | .b8 ... | .f16x2 | .texref ... */
 static ir_type parse_type(ptx_parser *p) {
   if (p->tok.kind != PTX_TOK_DOTWORD) ptx_expected(p, "a type");
-  ir_type t = type_of_mod(ptx_mod_of(p, &p->tok));
+  ir_type t = type_of_word(ptx_word_of(p, &p->tok));
   if (t == ir_type_none) ptx_expected(p, "a type");
   ptx_next(p);
   return t;
 }
 
-static ir_space space_of_mod(ptx_mod m) {
-  switch (m) {
-  case ptx_mod_global: return IR_SPACE_GLOBAL;
-  case ptx_mod_shared: return IR_SPACE_SHARED;
-  case ptx_mod_shared_cta: return IR_SPACE_SHARED_CTA;
-  case ptx_mod_shared_cluster: return IR_SPACE_SHARED_CLUSTER;
-  case ptx_mod_local: return IR_SPACE_LOCAL;
-  case ptx_mod_const: return IR_SPACE_CONST;
-  case ptx_mod_param: return IR_SPACE_PARAM;
-  case ptx_mod_texspace: return IR_SPACE_TEX;
-  default: return IR_SPACE_GENERIC;
+/* The state space a directive or .ptr attribute names (5.1): the spaces
+ * of variables, not every spelling of the space field (.param::entry,
+ * .reg); generic when none. */
+static ir_space space_of_word(const ir_mod_word *w) {
+  for (; w; w = w->next) {
+    if (w->field != ir_mod_space) continue;
+    switch ((ir_space)w->value) {
+    case IR_SPACE_GLOBAL: case IR_SPACE_SHARED: case IR_SPACE_SHARED_CTA: case IR_SPACE_SHARED_CLUSTER:
+    case IR_SPACE_LOCAL: case IR_SPACE_CONST: case IR_SPACE_PARAM: case IR_SPACE_TEX:
+      return (ir_space)w->value;
+    default:
+      return IR_SPACE_GENERIC;
+    }
   }
+  return IR_SPACE_GENERIC;
+}
+
+/* .v2 .v4 .v8: the vector width, or 0. */
+static unsigned vec_of_word(const ir_mod_word *w) {
+  for (; w; w = w->next)
+    if (w->field == ir_mod_vec && w->value > 1) return w->value;
+  return 0;
 }
 
 static uint32_t parse_u32(ptx_parser *p, const char *what) {
@@ -624,13 +632,13 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
 static ir_type var_attrs(ptx_parser *p, decl_attrs *a) {
   for (;;) {
     if (p->tok.kind != PTX_TOK_DOTWORD) ptx_expected(p, "a type");
-    ptx_mod m = ptx_mod_of(p, &p->tok);
-    if (type_of_mod(m) != ir_type_none) return parse_type(p);
+    const ir_mod_word *m = ptx_word_of(p, &p->tok);
+    if (type_of_word(m) != ir_type_none) return parse_type(p);
     if (PTX_TOK_IS(&p->tok, ".align")) {
       ptx_next(p);
       a->align = parse_align(p);
-    } else if (m == ptx_mod_v2 || m == ptx_mod_v4 || m == ptx_mod_v8) {
-      a->vec = m == ptx_mod_v2 ? 2 : m == ptx_mod_v4 ? 4 : 8;
+    } else if (vec_of_word(m)) {
+      a->vec = vec_of_word(m);
       ptx_next(p);
     } else if (PTX_TOK_IS(&p->tok, ".attribute")) {
       /* .attribute(.managed) / .attribute(.unified(uuid1, uuid2)) */
@@ -677,7 +685,7 @@ typedef struct pdesc_list {
 /* ptr_attr := .ptr [.global|.shared|.const|.local] [.align N] */
 static void ptr_attr(ptx_parser *p, pdesc *d) {
   ptx_next(p);
-  ir_space s = p->tok.kind == PTX_TOK_DOTWORD ? space_of_mod(ptx_mod_of(p, &p->tok)) : IR_SPACE_GENERIC;
+  ir_space s = p->tok.kind == PTX_TOK_DOTWORD ? space_of_word(ptx_word_of(p, &p->tok)) : IR_SPACE_GENERIC;
   if (s != IR_SPACE_GENERIC) {
     d->ptr_space = (uint8_t)s;
     ptx_next(p);
@@ -699,8 +707,8 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
   ptx_next(p);
   d->type = ir_type_none;
   while (p->tok.kind == PTX_TOK_DOTWORD) {
-    ptx_mod m = ptx_mod_of(p, &p->tok);
-    if (type_of_mod(m) != ir_type_none) {
+    const ir_mod_word *m = ptx_word_of(p, &p->tok);
+    if (type_of_word(m) != ir_type_none) {
       d->type = parse_type(p);
       break;
     }
@@ -709,7 +717,7 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
       d->align = parse_align(p);
     } else if (PTX_TOK_IS(&p->tok, ".ptr")) {
       ptr_attr(p, d);
-    } else if (m == ptx_mod_v2 || m == ptx_mod_v4 || m == ptx_mod_v8) {
+    } else if (vec_of_word(m)) {
       /* the PTX ISA's grammar lists vector parameters, but ptxas 13
        * refuses every one ("cannot be allocated in .param state space") */
       ptx_fail(p, &p->tok, "vector parameters (.param %.*s) are not supported: ptxas 13 rejects them too",
@@ -982,10 +990,10 @@ static void reg_decl(ptx_parser *p) {
   uint8_t vec = 0;
   ptx_tok vtok = p->tok;
   if (p->tok.kind == PTX_TOK_DOTWORD) {
-    ptx_mod m = ptx_mod_of(p, &p->tok);
-    if (m == ptx_mod_v8) ptx_fail(p, &p->tok, "a vector register is .v2 or .v4, not .v8");
-    if (m == ptx_mod_v2 || m == ptx_mod_v4) {
-      vec = m == ptx_mod_v2 ? 2 : 4;
+    unsigned w = vec_of_word(ptx_word_of(p, &p->tok));
+    if (w == 8) ptx_fail(p, &p->tok, "a vector register is .v2 or .v4, not .v8");
+    if (w == 2 || w == 4) {
+      vec = (uint8_t)w;
       ptx_next(p);
     }
   }
@@ -1155,7 +1163,7 @@ static void body_stmt(ptx_parser *p, int depth) {
       skip_line(p, t.line);
       return;
     }
-    ir_space s = space_of_mod(ptx_mod_of(p, &t));
+    ir_space s = space_of_word(ptx_word_of(p, &t));
     if (s != IR_SPACE_GENERIC) {
       decl_attrs a = {.space = s};
       ptx_next(p);
@@ -1430,33 +1438,12 @@ static void top_stmt(ptx_parser *p) {
   }
   if (PTX_TOK_IS(&p->tok, ".entry")) return func_decl(p, link, true);
   if (PTX_TOK_IS(&p->tok, ".func")) return func_decl(p, link, false);
-  ir_space s = p->tok.kind == PTX_TOK_DOTWORD ? space_of_mod(ptx_mod_of(p, &p->tok)) : IR_SPACE_GENERIC;
+  ir_space s = p->tok.kind == PTX_TOK_DOTWORD ? space_of_word(ptx_word_of(p, &p->tok)) : IR_SPACE_GENERIC;
   if (s == IR_SPACE_GENERIC || s == IR_SPACE_PARAM)
     ptx_expected(p, "a directive, '.entry', '.func' or a state space");
   ptx_next(p);
   decl_attrs a = {.linkage = link, .is_extern = is_extern, .space = s};
   var_decl(p, &a);
-}
-
-static void init_mods(ptx_parser *p) {
-  static const struct { const char *s; ptx_mod m; } rows[] = {
-#define PTX_MOD(id, s) {s, ptx_mod_##id},
-#include "ptx_mods.def"
-#undef PTX_MOD
-  };
-  pw_map_init(&p->mods, &p->scratch, 512);
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    pw_map_str_put(&p->mods, rows[i].s, strlen(rows[i].s), (void *)(uintptr_t)rows[i].m);
-  /* Type suffixes: ".u32" -> ptx_mod_type + ir_type_u32.  The spellings
-   * are ir_types.def's with a dot in front, kept in the scratch arena. */
-  for (int t = 1; t < ir_type_count; t++) {
-    const char *n = ir_type_name((ir_type)t);
-    size_t l = strlen(n);
-    char *k = pw_arena_alloc(&p->scratch, l + 2);
-    k[0] = '.';
-    memcpy(k + 1, n, l + 1);
-    pw_map_str_put(&p->mods, k, l + 1, (void *)(uintptr_t)(ptx_mod_type + t));
-  }
 }
 
 ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
@@ -1472,7 +1459,7 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   }
   p->m->address_size = 64;
   pw_arena_init(&p->scratch);
-  init_mods(p);
+  ir_mod_words_init(&p->words, &p->scratch);
   ptx_instr_init(p);
   pw_map_init(&p->syms, &p->scratch, 1024);
   ptx_lex_init(&p->lx, text, len);

@@ -374,99 +374,95 @@ static void limit_preds(ptx_parser *p) {
   }
 }
 
-void ptx_ssa_end_func(ptx_parser *p) {
+/* What the steps of ptx_ssa_end_func share: the dominator tree in our
+ * block numbering, the dominance frontiers, the placed phis. */
+typedef struct ssa_build {
+  uint32_t nb, nvar, entry;
+  uint32_t *idx_of;        /* ir_block id -> our block index */
+  uint32_t *idom;          /* by block: its immediate dominator, PTX_NONE if unreachable */
+  uint32_t *df_head;       /* by block: its frontier list (index + 1) */
+  uint32_t *df_blk, *df_next;
+  placed *ph;              /* the phis placed, chained per block from phi_head */
+  uint32_t nph;
+  uint32_t *phi_head;      /* index + 1 */
+} ssa_build;
+
+static bool reachable(const ssa_build *B, uint32_t i) { return i == B->entry || B->idom[i] != PTX_NONE; }
+
+/* The dominator tree (ir_compute_dominators renumbers ir_block ids: map
+ * them back to ours); reachable: the entry and whatever has an idom. */
+static void dominator_tree(ptx_parser *p, ssa_build *B) {
   ptx_ssa *s = &p->ssa;
   ir_func *f = p->fn;
-  if (s->cur != PTX_NONE) {
-    /* Falling off the end of a function returns (PTX ISA 9.7.12.5: ret is
-     * implicit at the end of a function body). */
-    ptx_build_ret(p, false);
-    ptx_ssa_leave(p);
-  }
-  if (p->errors) return;
-  limit_preds(p);
-  uint32_t nb = s->nblocks, nvar = s->nvars;
-
-  /* Dominator tree (renumbers ir_block ids: map them back to ours). */
   ir_compute_dominators(f);
-  uint32_t *idx_of = PW_NEW_ARRAY(&p->fscratch, uint32_t, f->nblocks + 1);
-  uint32_t *idom = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
-  if (!idx_of || !idom) PW_DIE("out of memory");
-  for (uint32_t i = 0; i < nb; i++) idx_of[s->blocks[i].block->id] = i;
-  uint32_t entry = idx_of[f->entry->id];
-  for (uint32_t i = 0; i < nb; i++) {
+  B->idx_of = PW_NEW_ARRAY(&p->fscratch, uint32_t, f->nblocks + 1);
+  B->idom = PW_NEW_ARRAY(&p->fscratch, uint32_t, B->nb);
+  if (!B->idx_of || !B->idom) PW_DIE("out of memory");
+  for (uint32_t i = 0; i < B->nb; i++) B->idx_of[s->blocks[i].block->id] = i;
+  B->entry = B->idx_of[f->entry->id];
+  for (uint32_t i = 0; i < B->nb; i++) {
     ir_block *d = s->blocks[i].block->idom;
-    idom[i] = d ? idx_of[d->id] : PTX_NONE;
+    B->idom[i] = d ? B->idx_of[d->id] : PTX_NONE;
   }
-  /* reachable: the entry and whatever has an idom */
-#define REACHABLE(i) ((i) == entry || idom[i] != PTX_NONE)
+}
 
-  /* Dominance frontiers (Cooper, Harvey, Kennedy): for each join, walk up
-   * from each predecessor to the join's idom.  Lists chained in arrays. */
-  uint32_t *df_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);   /* index + 1 */
+/* Dominance frontiers (Cooper, Harvey, Kennedy): for each join, walk up
+ * from each predecessor to the join's idom.  Lists chained in arrays. */
+static void dominance_frontiers(ptx_parser *p, ssa_build *B) {
+  ptx_ssa *s = &p->ssa;
+  uint32_t nb = B->nb;
+  B->df_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *df_stamp = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
-  uint32_t *df_blk = NULL, *df_next = NULL, ndf = 0, df_cap = 0, df_cap2 = 0;
-  if (!df_head || !df_stamp) PW_DIE("out of memory");
+  uint32_t ndf = 0, df_cap = 0, df_cap2 = 0;
+  if (!B->df_head || !df_stamp) PW_DIE("out of memory");
   for (uint32_t b = 0; b < nb; b++) {
     ir_block *bb = s->blocks[b].block;
-    if (bb->npreds < 2 || !REACHABLE(b)) continue;
+    if (bb->npreds < 2 || !reachable(B, b)) continue;
     for (uint32_t k = 0; k < bb->npreds; k++) {
-      uint32_t r = idx_of[bb->preds[k]->id];
-      if (!REACHABLE(r)) continue;
-      while (r != PTX_NONE && r != idom[b]) {
+      uint32_t r = B->idx_of[bb->preds[k]->id];
+      if (!reachable(B, r)) continue;
+      while (r != PTX_NONE && r != B->idom[b]) {
         if (df_stamp[r] == b + 1) break;  /* already has b (and so do its dominators up to idom) */
         df_stamp[r] = b + 1;
-        GROW(p, df_blk, ndf, df_cap, uint32_t);
-        GROW(p, df_next, ndf, df_cap2, uint32_t);
-        df_blk[ndf] = b;
-        df_next[ndf] = df_head[r];
-        df_head[r] = ++ndf;
-        r = idom[r];
+        GROW(p, B->df_blk, ndf, df_cap, uint32_t);
+        GROW(p, B->df_next, ndf, df_cap2, uint32_t);
+        B->df_blk[ndf] = b;
+        B->df_next[ndf] = B->df_head[r];
+        B->df_head[r] = ++ndf;
+        r = B->idom[r];
       }
     }
   }
+}
 
-  /* Variables with upward-exposed reads are the only ones that need phis
-   * (semi-pruned SSA). */
+/* Phi placement at the iterated dominance frontier of the writing blocks
+ * of each global variable (one with an upward-exposed read: semi-pruned
+ * SSA); by_var/dv_off: the writes grouped by variable. */
+static void place_phis(ptx_parser *p, ssa_build *B, const uint32_t *dv_off, const uint32_t *by_var) {
+  ptx_ssa *s = &p->ssa;
+  uint32_t nb = B->nb, nvar = B->nvar, ph_cap = 0;
   uint8_t *global = PW_NEW_ARRAY(&p->fscratch, uint8_t, nvar);
   if (!global) PW_DIE("out of memory");
   for (uint32_t i = 0; i < s->nup; i++) global[s->up[i].var] = 1;
-
-  /* Writes grouped by variable, then by block. */
-  uint32_t *dv_off = bucket_offsets(p, nvar, s->ndefs, def_var, s->defs);
-  uint32_t *by_var = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->ndefs + 1);
-  for (uint32_t i = 0; i < s->ndefs; i++) by_var[dv_off[s->defs[i].var + 1]++] = i;
-  uint32_t *db_off = bucket_offsets(p, nb, s->ndefs, def_blk, s->defs);
-  uint32_t *by_blk = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->ndefs + 1);
-  for (uint32_t i = 0; i < s->ndefs; i++) by_blk[db_off[s->defs[i].blk + 1]++] = i;
-  uint32_t *ub_off = bucket_offsets(p, nb, s->nup, up_blk, s->up);
-  uint32_t *up_by_blk = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->nup + 1);
-  for (uint32_t i = 0; i < s->nup; i++) up_by_blk[ub_off[s->up[i].blk + 1]++] = i;
-  /* after the fill loops, off[k] .. off[k + 1] delimit key k */
-
-  /* Phi placement at the iterated dominance frontier of each global
-   * variable's writing blocks. */
-  placed *ph = NULL;
-  uint32_t nph = 0, ph_cap = 0;
-  uint32_t *phi_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);  /* index + 1 */
+  B->phi_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *has_phi = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *in_work = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *work = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb + 1);
-  if (!phi_head || !has_phi || !in_work || !work) PW_DIE("out of memory");
+  if (!B->phi_head || !has_phi || !in_work || !work) PW_DIE("out of memory");
   for (uint32_t v = 0; v < nvar; v++) {
     if (!global[v] || dv_off[v] == dv_off[v + 1]) continue;
     uint32_t nw = 0;
     for (uint32_t k = dv_off[v]; k < dv_off[v + 1]; k++) {
       uint32_t b = s->defs[by_var[k]].blk;
-      if (in_work[b] != v + 1 && REACHABLE(b)) {
+      if (in_work[b] != v + 1 && reachable(B, b)) {
         in_work[b] = v + 1;
         work[nw++] = b;
       }
     }
     while (nw) {
       uint32_t x = work[--nw];
-      for (uint32_t d = df_head[x]; d; d = df_next[d - 1]) {
-        uint32_t y = df_blk[d - 1];
+      for (uint32_t d = B->df_head[x]; d; d = B->df_next[d - 1]) {
+        uint32_t y = B->df_blk[d - 1];
         if (has_phi[y] == v + 1) continue;
         has_phi[y] = v + 1;
         ir_block *yb = s->blocks[y].block;
@@ -479,9 +475,9 @@ void ptx_ssa_end_func(ptx_parser *p) {
         if (!phi) PW_DIE("out of memory");
         phi->dst[0]->name = s->var_name[v];
         p->stats.phis++;
-        GROW(p, ph, nph, ph_cap, placed);
-        ph[nph] = (placed){v, phi, phi_head[y]};
-        phi_head[y] = ++nph;
+        GROW(p, B->ph, B->nph, ph_cap, placed);
+        B->ph[B->nph] = (placed){v, phi, B->phi_head[y]};
+        B->phi_head[y] = ++B->nph;
         if (in_work[y] != v + 1) {
           in_work[y] = v + 1;
           work[nw++] = y;
@@ -489,16 +485,30 @@ void ptx_ssa_end_func(ptx_parser *p) {
       }
     }
   }
+}
 
-  /* Renaming: a walk of the dominator tree with each variable's current
-   * value and an undo log. */
+/* Renaming: a walk of the dominator tree with each variable's current
+ * value and an undo log.  Fills repl (by the id of an upward-exposed
+ * read's placeholder: the value it reads) and the placed phis' operands. */
+static void rename_vars(ptx_parser *p, ssa_build *B, ir_value **repl) {
+  ptx_ssa *s = &p->ssa;
+  uint32_t nb = B->nb;
+  placed *ph = B->ph;
+  /* Writes grouped by block, upward-exposed reads by block. */
+  uint32_t *db_off = bucket_offsets(p, nb, s->ndefs, def_blk, s->defs);
+  uint32_t *by_blk = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->ndefs + 1);
+  for (uint32_t i = 0; i < s->ndefs; i++) by_blk[db_off[s->defs[i].blk + 1]++] = i;
+  uint32_t *ub_off = bucket_offsets(p, nb, s->nup, up_blk, s->up);
+  uint32_t *up_by_blk = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->nup + 1);
+  for (uint32_t i = 0; i < s->nup; i++) up_by_blk[ub_off[s->up[i].blk + 1]++] = i;
+  /* after the fill loops, off[k] .. off[k + 1] delimit key k */
   uint32_t *child_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);  /* index + 1 */
   uint32_t *child_next = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   if (!child_head || !child_next) PW_DIE("out of memory");
   for (uint32_t b = 0; b < nb; b++)
-    if (idom[b] != PTX_NONE) {
-      child_next[b] = child_head[idom[b]];
-      child_head[idom[b]] = b + 1;
+    if (B->idom[b] != PTX_NONE) {
+      child_next[b] = child_head[B->idom[b]];
+      child_head[B->idom[b]] = b + 1;
     }
   /* Each block's out-edges as (successor, predecessor slot), grouped by
    * block: a counting sort over every block's predecessor list. */
@@ -508,7 +518,7 @@ void ptx_ssa_end_func(ptx_parser *p) {
   if (!edge_off) PW_DIE("out of memory");
   for (uint32_t b = 0; b < nb; b++) {
     ir_block *bb = s->blocks[b].block;
-    for (uint32_t i = 0; i < bb->npreds; i++) edge_off[idx_of[bb->preds[i]->id] + 2]++;
+    for (uint32_t i = 0; i < bb->npreds; i++) edge_off[B->idx_of[bb->preds[i]->id] + 2]++;
     nedges += bb->npreds;
   }
   for (uint32_t b = 0; b < nb; b++) edge_off[b + 2] += edge_off[b + 1];
@@ -516,18 +526,17 @@ void ptx_ssa_end_func(ptx_parser *p) {
   if (!edges) PW_DIE("out of memory");
   for (uint32_t b = 0; b < nb; b++) {
     ir_block *bb = s->blocks[b].block;
-    for (uint32_t i = 0; i < bb->npreds; i++) edges[edge_off[idx_of[bb->preds[i]->id] + 1]++] = (edge_slot){b, i};
+    for (uint32_t i = 0; i < bb->npreds; i++) edges[edge_off[B->idx_of[bb->preds[i]->id] + 1]++] = (edge_slot){b, i};
   }
-  ir_value **cur = PW_NEW_ARRAY(&p->fscratch, ir_value *, nvar);
-  ir_value **repl = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
+  ir_value **cur = PW_NEW_ARRAY(&p->fscratch, ir_value *, B->nvar);
   typedef struct { uint32_t var; ir_value *old; } undo;
   undo *log = NULL;
   uint32_t nlog = 0, log_cap = 0;
   typedef struct { uint32_t blk, mark; bool done; } frame;
   frame *st = PW_NEW_ARRAY(&p->fscratch, frame, nb + 1);
-  if (!cur || !repl || !st) PW_DIE("out of memory");
+  if (!cur || !st) PW_DIE("out of memory");
   uint32_t nst = 0;
-  st[nst++] = (frame){entry, 0, false};
+  st[nst++] = (frame){B->entry, 0, false};
   while (nst) {
     frame *fr = &st[nst - 1];
     uint32_t b = fr->blk;
@@ -541,7 +550,7 @@ void ptx_ssa_end_func(ptx_parser *p) {
     }
     fr->done = true;
     fr->mark = nlog;
-    for (uint32_t k = phi_head[b]; k; k = ph[k - 1].next) {
+    for (uint32_t k = B->phi_head[b]; k; k = ph[k - 1].next) {
       GROW(p, log, nlog, log_cap, undo);
       log[nlog++] = (undo){ph[k - 1].var, cur[ph[k - 1].var]};
       cur[ph[k - 1].var] = ph[k - 1].phi->dst[0];
@@ -561,25 +570,48 @@ void ptx_ssa_end_func(ptx_parser *p) {
      * edge was quadratic at a label with 70,000 branches to it) */
     for (uint32_t e = edge_off[b]; e < edge_off[b + 1]; e++) {
       uint32_t sidx = edges[e].blk, i = edges[e].slot;
-      for (uint32_t k = phi_head[sidx]; k; k = ph[k - 1].next) {
+      for (uint32_t k = B->phi_head[sidx]; k; k = ph[k - 1].next) {
         ir_instr *phi = ph[k - 1].phi;
         if (!phi->src[i]) ir_phi_set_src(phi, i, cur[ph[k - 1].var]);
       }
     }
     for (uint32_t c = child_head[b]; c; c = child_next[c - 1]) st[nst++] = (frame){c - 1, 0, false};
   }
-#undef REACHABLE
+}
+
+void ptx_ssa_end_func(ptx_parser *p) {
+  ptx_ssa *s = &p->ssa;
+  ir_func *f = p->fn;
+  if (s->cur != PTX_NONE) {
+    /* Falling off the end of a function returns (PTX ISA 9.7.12.5: ret is
+     * implicit at the end of a function body). */
+    ptx_build_ret(p, false);
+    ptx_ssa_leave(p);
+  }
+  if (p->errors) return;
+  limit_preds(p);
+  ssa_build B = {.nb = s->nblocks, .nvar = s->nvars};
+  dominator_tree(p, &B);
+  dominance_frontiers(p, &B);
+  /* Writes grouped by variable. */
+  uint32_t *dv_off = bucket_offsets(p, B.nvar, s->ndefs, def_var, s->defs);
+  uint32_t *by_var = PW_NEW_ARRAY(&p->fscratch, uint32_t, s->ndefs + 1);
+  for (uint32_t i = 0; i < s->ndefs; i++) by_var[dv_off[s->defs[i].var + 1]++] = i;
+  place_phis(p, &B, dv_off, by_var);
+  ir_value **repl = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
+  if (!repl) PW_DIE("out of memory");
+  rename_vars(p, &B, repl);
   /* What nothing reaches is undefined: reads in unreachable blocks, phi
    * operands from unreachable predecessors, reads before any write. */
   for (uint32_t i = 0; i < s->nup; i++)
     if (!repl[s->up[i].ph->id]) repl[s->up[i].ph->id] = undef_of(p, s->up[i].var);
-  for (uint32_t k = 0; k < nph; k++)
-    for (uint32_t i = 0; i < ph[k].phi->nsrc; i++)
-      if (!ph[k].phi->src[i]) ir_phi_set_src(ph[k].phi, i, undef_of(p, ph[k].var));
+  for (uint32_t k = 0; k < B.nph; k++)
+    for (uint32_t i = 0; i < B.ph[k].phi->nsrc; i++)
+      if (!B.ph[k].phi->src[i]) ir_phi_set_src(B.ph[k].phi, i, undef_of(p, B.ph[k].var));
   /* repl was sized before the undefs above (never replaced themselves). */
   uint32_t nv = f->nvalues;
   ir_value **map = PW_NEW_ARRAY(&p->fscratch, ir_value *, nv + 1);
   if (!map) PW_DIE("out of memory");
   for (uint32_t i = 0; i < s->nup; i++) map[s->up[i].ph->id] = repl[s->up[i].ph->id];
-  cleanup_phis(p, ph, nph, map, nv);
+  cleanup_phis(p, B.ph, B.nph, map, nv);
 }

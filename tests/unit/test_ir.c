@@ -805,6 +805,68 @@ START_TEST(verify_lowered_and_mods) {
 }
 END_TEST
 
+/* One definition of "lowered" (ir_instr_is_unlowered): the CTA barriers
+ * are PTX-level ops too, not only the warp-level ones; target ops pass. */
+START_TEST(verify_lowered_bar) {
+  ir_module *m = parse_str(
+      "kernel @k() {\n"
+      "bb0:\n"
+      "  bar.sync.aligned 0\n"
+      "  workgroup_barrier\n"
+      "  ret\n"
+      "}\n");
+  ck_assert_ptr_nonnull(m);
+  ck_assert(verify_ok(m, false));
+  char *e = verify_errors(m, true);
+  CONTAINS(e, "(1 error)");
+  CONTAINS(e, "  ; error: PTX-level op 'bar' in lowered IR (at 3:3)\n");
+  free(e);
+  ir_module_destroy(m);
+}
+END_TEST
+
+/* The op table's columns, read through their accessors, against the PTX
+ * ISA by hand: ld's address and its counts (9.7.9.8: [a], .v4 gives four
+ * results, L2::cache_hint a policy operand), bar.red's predicate (its last
+ * operand, 9.7.13.1), the spellings resolved per op (9.7.1.3 mul.lo, 9.7.6.2
+ * setp.lo, 9.7.1.24 dp2a.lo). */
+START_TEST(op_table_columns) {
+  ck_assert(ir_op_has_address(ir_op_ld));
+  ck_assert(ir_op_has_address(ir_op_mbarrier_arrive));
+  ck_assert(!ir_op_has_address(ir_op_add));
+  unsigned ns, nd;
+  ir_op_counts(ir_op_ld, &(ir_mods){.vec = 4, .has_cache_hint = 1}, &ns, &nd);
+  ck_assert_uint_eq(ns, 2);
+  ck_assert_uint_eq(nd, 4);
+  ir_op_counts(ir_op_add, &(ir_mods){.cc = 1}, &ns, &nd);
+  ck_assert_uint_eq(ns, 2);
+  ck_assert_uint_eq(nd, 2);
+  ck_assert(ir_op_src_is_pred(ir_op_bar_red, 2, 3));
+  ck_assert(!ir_op_src_is_pred(ir_op_bar_red, 1, 3));
+  ck_assert(ir_op_src_is_pred(ir_op_selp, 2, 3));
+  ck_assert(!ir_op_src_is_pred(ir_op_selp, 0, 3));
+  ck_assert_int_eq(ir_op_infos[ir_op_shfl].level, IR_OPLEVEL_PTX);
+  ck_assert_int_eq(ir_op_infos[ir_op_bar].level, IR_OPLEVEL_PTX);
+  ck_assert_int_eq(ir_op_infos[ir_op_add].level, IR_OPLEVEL_ANY);
+  ck_assert_int_eq(ir_op_infos[ir_op_wave_ballot].level, IR_OPLEVEL_TGT);
+  pw_arena a;
+  pw_arena_init(&a);
+  pw_map words;
+  ir_mod_words_init(&words, &a);
+  const ir_mod_word *lo = ir_mod_words_get(&words, "lo", 2);
+  const ir_mod_word *w = ir_mod_word_for(lo, ir_op_mul, false);
+  ck_assert(w && w->field == ir_mod_mulmode && w->value == IR_MUL_LO);
+  w = ir_mod_word_for(lo, ir_op_setp, false);
+  ck_assert(w && w->field == ir_mod_cmp && w->value == IR_CMP_LO);
+  w = ir_mod_word_for(lo, ir_op_dp2a, false);
+  ck_assert(w && w->field == ir_mod_dp_hi && w->value == 0);
+  ck_assert_ptr_null(ir_mod_word_for(lo, ir_op_add, false));
+  w = ir_mod_word_for(ir_mod_words_get(&words, "u32", 3), ir_op_add, false);
+  ck_assert(w && w->field < 0 && w->value == ir_type_u32);
+  pw_arena_free(&a);
+}
+END_TEST
+
 START_TEST(verify_preds_and_foreign_values) {
   ir_module *m = build_diamond();
   ir_func *f = m->funcs;
@@ -1038,6 +1100,8 @@ int main(void) {
   tcase_add_test(tc, verify_phi_arity);
   tcase_add_test(tc, verify_pred_types);
   tcase_add_test(tc, verify_lowered_and_mods);
+  tcase_add_test(tc, verify_lowered_bar);
+  tcase_add_test(tc, op_table_columns);
   tcase_add_test(tc, verify_preds_and_foreign_values);
   tcase_add_test(tc, replace_uses_follows_chains);
   tcase_add_test(tc, split_and_compute_preds);
