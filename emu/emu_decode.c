@@ -61,9 +61,10 @@ struct emu_decoder {
   uint8_t *ccls;
   uint32_t *coffs;
   uint32_t nconsts, cconsts_cap;
-  /* symbol slots */
+  /* symbol slots, found by hash (open addressing: index + 1) */
   emu_symslot *syms;
   uint32_t nsyms, syms_cap;
+  uint32_t *shash, shash_cap;
   /* frame locals: ir_global or ir_param -> offset in the frame */
   pw_map local_off;
   uint64_t frame_local;     /* 64-bit: a frame past 4 GiB is an error, not a wrap */
@@ -75,8 +76,16 @@ struct emu_decoder {
   /* shared variables referenced */
   uint32_t *shared_used;
   uint32_t nshared_used, shared_used_cap;
+  uint8_t *shared_seen;     /* by module shared index, once one is used */
   emu_func **callees;
   uint32_t ncallees, callees_cap;
+  pw_map callee_set;
+  /* phi operand of an edge at a block of many predecessors: (to, from) ->
+   * the first predecessor slot, pred_next[] the next slot of the same pair */
+  pw_map pred_first;
+  uint32_t *pred_next;      /* by slot: to's base + index in to->preds */
+  uint32_t *pred_base;      /* by block number; UINT32_MAX: not indexed yet */
+  uint32_t npred_slots, pred_next_cap;
   /* module-level maps */
   pw_map *gvar_index;       /* ir_global -> index in em->gvars, or shared index | SHARED_BIT */
   pw_map *func_index;       /* ir_func -> index */
@@ -192,12 +201,45 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
   return off | EMU_OPND_CONST;
 }
 
+static uint32_t sym_hash(uint8_t kind, uint32_t index, int64_t offset) {
+  uint64_t h = ((uint64_t)offset * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)index << 8 | kind);
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return (uint32_t)(h ^ h >> 32);
+}
+
+/* One slot per (kind, index, offset), found by hash: a linear search made a
+ * function of many distinct parameters or frame offsets quadratic to load
+ * (8,000 parameters: seconds). */
 static emu_opnd sym_slot(emu_decoder *d, uint8_t kind, uint32_t index, int64_t offset) {
-  for (uint32_t i = 0; i < d->nsyms; i++)
-    if (d->syms[i].kind == kind && d->syms[i].index == index && d->syms[i].offset == offset)
-      return d->syms[i].slot;
+  if (d->shash_cap) {
+    uint32_t j = sym_hash(kind, index, offset) & (d->shash_cap - 1);
+    for (; d->shash[j]; j = (j + 1) & (d->shash_cap - 1)) {
+      const emu_symslot *e = &d->syms[d->shash[j] - 1];
+      if (e->kind == kind && e->index == index && e->offset == offset) return e->slot;
+    }
+  }
+  if (2 * (d->nsyms + 1) > d->shash_cap) {
+    uint32_t cap = d->shash_cap ? d->shash_cap * 2 : 64;
+    uint32_t *nh = calloc(cap, sizeof *nh);
+    if (!nh) {
+      d->error = "out of host memory";
+      return EMU_OPND_NONE;
+    }
+    for (uint32_t i = 0; i < d->nsyms; i++) {
+      uint32_t j = sym_hash(d->syms[i].kind, d->syms[i].index, d->syms[i].offset) & (cap - 1);
+      while (nh[j]) j = (j + 1) & (cap - 1);
+      nh[j] = i + 1;
+    }
+    free(d->shash);
+    d->shash = nh;
+    d->shash_cap = cap;
+  }
   d->syms = grow(d->syms, &d->syms_cap, d->nsyms + 1, sizeof *d->syms);
   emu_opnd s = new_slot(d, EMU_CLS_LANE);
+  uint32_t j = sym_hash(kind, index, offset) & (d->shash_cap - 1);
+  while (d->shash[j]) j = (j + 1) & (d->shash_cap - 1);
+  d->shash[j] = d->nsyms + 1;
   d->syms[d->nsyms++] = (emu_symslot){.slot = s, .kind = kind, .index = index, .offset = offset};
   return s;
 }
@@ -251,16 +293,24 @@ static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uin
   return off;
 }
 
+/* The lists are sets: a flag per shared variable and a map of callees (a
+ * search of the list per use was quadratic in a function's callees). */
 static void note_shared(emu_decoder *d, uint32_t idx) {
-  for (uint32_t i = 0; i < d->nshared_used; i++)
-    if (d->shared_used[i] == idx) return;
+  if (!d->shared_seen) d->shared_seen = calloc(d->em->nshared ? d->em->nshared : 1, 1);
+  if (!d->shared_seen || idx >= d->em->nshared) {
+    d->error = d->shared_seen ? "internal: shared variable index out of range" : "out of host memory";
+    return;
+  }
+  if (d->shared_seen[idx]) return;
+  d->shared_seen[idx] = 1;
   d->shared_used = grow(d->shared_used, &d->shared_used_cap, d->nshared_used + 1, sizeof(uint32_t));
   d->shared_used[d->nshared_used++] = idx;
 }
 
 static void note_callee(emu_decoder *d, emu_func *c) {
-  for (uint32_t i = 0; i < d->ncallees; i++)
-    if (d->callees[i] == c) return;
+  bool found;
+  pw_map_ptr_slot(&d->callee_set, c, &found);
+  if (found) return;
   d->callees = grow(d->callees, &d->callees_cap, d->ncallees + 1, sizeof *d->callees);
   d->callees[d->ncallees++] = c;
 }
@@ -291,9 +341,10 @@ static symres resolve_symbol(emu_decoder *d, const ir_value *v, bool as_value) {
   case IR_SYM_PARAM: {
     const ir_param *p = s->param;
     if (d->f->is_kernel && p->space != IR_SPACE_REG) {
-      bool mine = false;
-      for (uint32_t i = 0; i < d->f->nparams; i++) mine |= &d->f->params[i] == p;
-      if (mine) {
+      /* one of this kernel's own parameters (an address compare, not a
+       * search of the list per reference: quadratic in the parameters) */
+      uintptr_t pa = (uintptr_t)p, lo = (uintptr_t)d->f->params;
+      if (d->f->nparams && pa >= lo && pa < (uintptr_t)(d->f->params + d->f->nparams)) {
         r.opnd = const_opnd(d, EMU_WIN_PARAM + p->offset + (uint64_t)off, EMU_CLS_LANE);
         r.space = EMU_SP_PARAM;
         return r;
@@ -487,11 +538,54 @@ static const char *op_name(const ir_instr *i) {
   return p && *p ? p : ir_op_infos[i->op].name;
 }
 
-/* Index of the phi operand for the k-th target of `from`'s terminator. */
-static uint32_t phi_pred_index(const ir_block *from, uint32_t k, const ir_block *to) {
+/* A (to, from) pair as a map key: the bytes of two pointers, kept in the
+ * arena for the map's life. */
+typedef struct pred_key { const ir_block *to, *from; } pred_key;
+
+/* Indexes to's predecessor slots by (to, from): the first slot of each pair
+ * in the map, the later ones chained in pred_next. */
+static bool index_preds(emu_decoder *d, uint32_t tn, const ir_block *to) {
+  if (!d->pred_base) {
+    d->pred_base = malloc((d->nblocks ? d->nblocks : 1) * sizeof *d->pred_base);
+    if (!d->pred_base) return false;
+    memset(d->pred_base, 0xff, (d->nblocks ? d->nblocks : 1) * sizeof *d->pred_base);
+  }
+  uint32_t base = d->npred_slots;
+  uint32_t cap = d->pred_next_cap;
+  if ((uint64_t)base + to->npreds > UINT32_MAX) return false;
+  uint32_t *nn = grow(d->pred_next, &cap, base + to->npreds, sizeof *d->pred_next);
+  if (!nn) return false;
+  d->pred_next = nn;
+  d->pred_next_cap = cap;
+  pred_key *keys = PW_NEW_ARRAY(d->arena, pred_key, to->npreds ? to->npreds : 1);
+  for (uint32_t p = to->npreds; p-- > 0;) {
+    keys[p] = (pred_key){to, to->preds[p]};
+    bool found;
+    void **v = pw_map_str_slot(&d->pred_first, (const char *)&keys[p], sizeof keys[p], &found);
+    d->pred_next[base + p] = found ? (uint32_t)(uintptr_t)*v : UINT32_MAX;
+    *v = (void *)(uintptr_t)(base + p);
+  }
+  d->pred_base[tn] = base;
+  d->npred_slots = base + to->npreds;
+  return true;
+}
+
+/* Index of the phi operand for the k-th target of `from`'s terminator.
+ * Past a few predecessors through the (to, from) index: scanning them per
+ * edge was quadratic at a block of tens of thousands of predecessors. */
+static uint32_t phi_pred_index(emu_decoder *d, uint32_t tn, const ir_block *from, uint32_t k,
+                               const ir_block *to) {
   uint32_t occurrence = 0;
   for (uint32_t j = 0; j < k; j++)
     if (from->last->targets[j] == to) occurrence++;
+  if (to->npreds > 16 && ((d->pred_base && d->pred_base[tn] != UINT32_MAX) || index_preds(d, tn, to))) {
+    pred_key key = {to, from};
+    const pw_map_entry *e = pw_map_str_find(&d->pred_first, (const char *)&key, sizeof key);
+    if (!e) return UINT32_MAX;
+    uint32_t base = d->pred_base[tn], first = (uint32_t)(uintptr_t)e->val, slot = first;
+    for (uint32_t seen = 0; seen < occurrence && slot != UINT32_MAX; seen++) slot = d->pred_next[slot];
+    return (slot == UINT32_MAX ? first : slot) - base;
+  }
   uint32_t seen = 0, first = UINT32_MAX;
   for (uint32_t p = 0; p < to->npreds; p++)
     if (to->preds[p] == from) {
@@ -516,7 +610,7 @@ static emu_edge make_edge(emu_decoder *d, const ir_block *from, uint32_t k) {
     nphi++;
   }
   if (!nphi) return e;
-  uint32_t pi = phi_pred_index(from, k, to);
+  uint32_t pi = phi_pred_index(d, tn, from, k, to);
   e.copies = PW_NEW_ARRAY(d->arena, emu_copy, nphi);
   ir_foreach_instr(to, i) {
     if (i->op != ir_op_phi) break;
@@ -1019,8 +1113,14 @@ done:
   free(d.ccls);
   free(d.coffs);
   free(d.syms);
+  free(d.shash);
   free(d.shared_used);
+  free(d.shared_seen);
   free(d.callees);
+  free(d.pred_next);
+  free(d.pred_base);
+  pw_map_free(&d.callee_set);
+  pw_map_free(&d.pred_first);
   pw_map_free(&d.local_off);
   pw_map_free(&d.block_num);
   return EMU_OK;
