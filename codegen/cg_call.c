@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/cg_attrs.h"
 #include "codegen/cg_emit.h"
 
 /* ---- calls (9.7.12.4) -------------------------------------------------------- */
@@ -360,17 +361,27 @@ void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   }
   /* CUDA blocks are always full: no partial workgroups */
   cg_fn_attr(c, fn, "uniform-work-group-size", "true");
-  unsigned k = 0;
-  unsigned byref = LLVMGetEnumAttributeKindForName("byref", 5);
-  for (uint32_t p = 0; p < f->nparams; p++, k++) {
+  /* each parameter byref [size x i8] with its alignment, all in one
+   * attribute list (cg_attrs.cpp: one attribute at a time through LLVM-C
+   * is quadratic in memory) */
+  uint32_t n = f->nparams;
+  uint64_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
+  uint32_t *aligns = malloc((n ? n : 1) * sizeof *aligns);
+  if (!sizes || !aligns) {
+    free(sizes);
+    free(aligns);
+    pw_error_at(E->d, E->src, f->loc.line, f->loc.col, "out of host memory for the %u parameters of kernel '%s'",
+                n, f->name);
+    E->failed = true;
+    return;
+  }
+  for (uint32_t p = 0; p < n; p++) {
     const ir_param *pp = &f->params[p];
     uint64_t size = (uint64_t)(ir_type_bits((ir_type)pp->type) / 8) * (pp->count ? pp->count : 1);
-    if (!size) size = 8;
-    LLVMTypeRef at = LLVMArrayType2(c->i8, size);
-    LLVMAddAttributeAtIndex(fn, k + 1, LLVMCreateTypeAttribute(c->ctx, byref, at));
-    cg_enum_attr(c, fn, k + 1, "align", pp->align ? pp->align : 1);
-    cg_enum_attr(c, fn, k + 1, "noalias", 0);
-    cg_enum_attr(c, fn, k + 1, "nonnull", 0);
-    cg_enum_attr(c, fn, k + 1, "dereferenceable", size);
+    sizes[p] = size ? size : 8;
+    aligns[p] = pp->align ? pp->align : 1;
   }
+  if (n) cg_kernel_param_attrs(fn, n, sizes, aligns);
+  free(sizes);
+  free(aligns);
 }
