@@ -5,7 +5,9 @@
  * was quadratic).  Each must parse, load and give the values worked out
  * here; the cost is benchmarks/'s business.  Not in the lowered and
  * compiled copies of the emulator suites: LLVM on 66,000 blocks is minutes. */
+#include "codegen/codegen.h"
 #include "emu_test.h"
+#include "lower/lower.h"
 
 typedef struct sbuf { char *s; size_t n, cap; } sbuf;
 static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -54,6 +56,67 @@ START_TEST(label_with_66000_predecessors) {
 }
 END_TEST
 
+/* One launch of kernel k(n, out) of an already loaded module. */
+static uint32_t run_loaded(emu_context *ctx, emu_module *em, uint32_t n) {
+  uint64_t d;
+  ck_assert_int_eq(emu_malloc(ctx, 8, &d), EMU_OK);
+  et t = {.ctx = ctx, .mod = em};
+  et_ok(&t, et_launch(&t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){1, 1, 1}, 0, 2, (uint64_t)n, d));
+  uint32_t r;
+  ck_assert_int_eq(emu_memcpy_dtoh(ctx, &r, d, 4), EMU_OK);
+  emu_free(ctx, d);
+  return r;
+}
+
+/* A brx.idx whose table of 65,540 entries goes to END directly but for
+ * entry 1,000 (A: 7) and the last (B: 9): END has 65,540 predecessor edges
+ * and a phi of as many operands (past the IR's 16-bit operand count,
+ * which aborted the process) with three different values.  Through the
+ * emulator unlowered and lowered for gfx942 (wave 64), and through
+ * ptxwave compile's path (cg_compile_ptx, a gfx942 code object); this
+ * shape costs LLVM seconds, where LLVM's time on n distinct labels grows
+ * faster than n (docs/codegen.md "Large inputs").  Values from the table
+ * written here. */
+START_TEST(table_of_65540_edges_through_emulator_and_compile) {
+  enum { N = 65540 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n  mov.u32 %%r2, 5;\nT: .branchtargets ");
+  for (int i = 0; i < N; i++) sb_printf(&b, "%s%s", i ? ", " : "", i == 1000 ? "A" : i == N - 1 ? "B" : "END");
+  sb_printf(&b, ";\n  brx.idx %%r1, T;\nA:\n  mov.u32 %%r2, 7;\n  bra END;\nB:\n  mov.u32 %%r2, 9;\n  bra END;\n"
+                "END:\n  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r2;\n  ret;\n}\n");
+  static const uint32_t ns[] = {0, 999, 1000, 1001, 40000, N - 2, N - 1};
+  static const uint32_t want[] = {5, 5, 7, 5, 5, 5, 9};
+  for (unsigned k = 0; k < 7; k++) ck_assert_uint_eq(run_n(b.s, ns[k]), want[k]);
+
+  /* lowered for gfx942 */
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ptx_parse("edges.ptx", b.s, b.n, &d, NULL);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  ck_assert_msg(lower_module(m, ir_target_find("gfx942"), &(lower_pipeline_options){.diag = &d}), "%s",
+                pw_diag_text(&d));
+  emu_context *ctx;
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
+  emu_module *em;
+  ck_assert_msg(emu_module_load(ctx, m, &em) == EMU_OK, "%s", emu_error_message(ctx));
+  for (unsigned k = 0; k < 7; k++) ck_assert_uint_eq(run_loaded(ctx, em, ns[k]), want[k]);
+  emu_context_destroy(ctx);
+  ir_module_destroy(m);
+
+  /* compiled */
+  cg_output out = {0};
+  bool ok = cg_compile_ptx("edges.ptx", b.s, b.n, &(cg_options){.target = cg_target_find("gfx942"), .threads = 1},
+                           CG_EMIT_HSACO, &out, &d);
+  ck_assert_msg(ok, "%s", pw_diag_text(&d));
+  ck_assert_uint_eq(out.nkernels, 1);
+  ck_assert_uint_eq(out.ndropped, 0);
+  free(out.data);
+  pw_diag_fini(&d);
+  free(b.s);
+}
+END_TEST
+
 START_TEST(many_pragmas) {
   enum { N = 40000 };
   sbuf b = {0};
@@ -95,6 +158,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, label_with_66000_predecessors);
+  tcase_add_test(tc, table_of_65540_edges_through_emulator_and_compile);
   tcase_add_test(tc, many_pragmas);
   tcase_add_test(tc, many_distinct_constants);
   suite_add_tcase(s, tc);
