@@ -22,6 +22,7 @@
  * Invariant: code[] holds the instructions of the blocks in WTO order, no
  * phis; a branch's edges name the index of the target's first instruction.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,17 +91,32 @@ struct emu_decoder {
   pw_map *gvar_index;       /* ir_global -> index in em->gvars, or shared index | SHARED_BIT */
   pw_map *func_index;       /* ir_func -> index */
   const char *error;
+  uint32_t *order;          /* blocks in execution order (WTO) */
+  pw_arena scratch;         /* the maps' tables */
+  jmp_buf *oom;             /* out of host memory unwinds to decode_func */
 };
+
+_Noreturn static void decode_oom(emu_decoder *d) { longjmp(*d->oom, 1); }
 
 #define SHARED_BIT 0x80000000u
 
-static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem) {
+/* p with room for need elements (capacity *cap, doubled); NULL when the
+ * memory is not there or need past 2^31 (p is left as it was). */
+static void *grow_or_null(void *p, uint32_t *cap, uint32_t need, size_t elem) {
   if (need <= *cap) return p;
+  if (need > (1u << 31)) return NULL;
   uint32_t nc = *cap ? *cap : 16;
   while (nc < need) nc *= 2;
   void *np = realloc(p, (size_t)nc * elem);
-  if (!np) abort();
+  if (!np) return NULL;
   *cap = nc;
+  return np;
+}
+
+/* The same, unwinding to decode_func when it fails. */
+static void *grow(emu_decoder *d, void *p, uint32_t *cap, uint32_t need, size_t elem) {
+  void *np = grow_or_null(p, cap, need, elem);
+  if (!np) decode_oom(d);
   return np;
 }
 
@@ -158,7 +174,7 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
   if ((d->nconsts + 1) * 2 > d->chash_cap) {
     uint32_t cap = d->chash_cap ? d->chash_cap * 2 : 64;
     uint32_t *nh = calloc(cap, sizeof *nh);
-    if (!nh) abort();
+    if (!nh) decode_oom(d);
     for (uint32_t i = 0; i < d->nconsts; i++) {
       uint32_t j = const_hash(d->ckeys[i], d->ccls[i]) & (cap - 1);
       while (nh[j]) j = (j + 1) & (cap - 1);
@@ -174,7 +190,7 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
     d->chash[j] = d->nconsts + 1;
   }
   uint32_t bytes = cls_bytes(d, cls);
-  d->consts = grow(d->consts, &d->consts_cap, d->consts_size + bytes, 1);
+  d->consts = grow(d, d->consts, &d->consts_cap, d->consts_size + bytes, 1);
   uint8_t *p = d->consts + d->consts_size;
   if (cls == EMU_CLS_PRED) {
     uint64_t m = bits ? ~0ull : 0;
@@ -190,10 +206,10 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
   uint32_t off = d->consts_size;
   d->consts_size += bytes;
   uint32_t cap = d->cconsts_cap;
-  d->ckeys = grow(d->ckeys, &cap, d->nconsts + 1, sizeof *d->ckeys);
+  d->ckeys = grow(d, d->ckeys, &cap, d->nconsts + 1, sizeof *d->ckeys);
   cap = d->cconsts_cap;
-  d->ccls = grow(d->ccls, &cap, d->nconsts + 1, sizeof *d->ccls);
-  d->coffs = grow(d->coffs, &d->cconsts_cap, d->nconsts + 1, sizeof *d->coffs);
+  d->ccls = grow(d, d->ccls, &cap, d->nconsts + 1, sizeof *d->ccls);
+  d->coffs = grow(d, d->coffs, &d->cconsts_cap, d->nconsts + 1, sizeof *d->coffs);
   d->ckeys[d->nconsts] = bits;
   d->ccls[d->nconsts] = (uint8_t)cls;
   d->coffs[d->nconsts] = off;
@@ -222,10 +238,7 @@ static emu_opnd sym_slot(emu_decoder *d, uint8_t kind, uint32_t index, int64_t o
   if (2 * (d->nsyms + 1) > d->shash_cap) {
     uint32_t cap = d->shash_cap ? d->shash_cap * 2 : 64;
     uint32_t *nh = calloc(cap, sizeof *nh);
-    if (!nh) {
-      d->error = "out of host memory";
-      return EMU_OPND_NONE;
-    }
+    if (!nh) decode_oom(d);
     for (uint32_t i = 0; i < d->nsyms; i++) {
       uint32_t j = sym_hash(d->syms[i].kind, d->syms[i].index, d->syms[i].offset) & (cap - 1);
       while (nh[j]) j = (j + 1) & (cap - 1);
@@ -235,7 +248,7 @@ static emu_opnd sym_slot(emu_decoder *d, uint8_t kind, uint32_t index, int64_t o
     d->shash = nh;
     d->shash_cap = cap;
   }
-  d->syms = grow(d->syms, &d->syms_cap, d->nsyms + 1, sizeof *d->syms);
+  d->syms = grow(d, d->syms, &d->syms_cap, d->nsyms + 1, sizeof *d->syms);
   emu_opnd s = new_slot(d, EMU_CLS_LANE);
   uint32_t j = sym_hash(kind, index, offset) & (d->shash_cap - 1);
   while (d->shash[j]) j = (j + 1) & (d->shash_cap - 1);
@@ -297,13 +310,14 @@ static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uin
  * search of the list per use was quadratic in a function's callees). */
 static void note_shared(emu_decoder *d, uint32_t idx) {
   if (!d->shared_seen) d->shared_seen = calloc(d->em->nshared ? d->em->nshared : 1, 1);
-  if (!d->shared_seen || idx >= d->em->nshared) {
-    d->error = d->shared_seen ? "internal: shared variable index out of range" : "out of host memory";
+  if (!d->shared_seen) decode_oom(d);
+  if (idx >= d->em->nshared) {
+    d->error = "internal: shared variable index out of range";
     return;
   }
   if (d->shared_seen[idx]) return;
   d->shared_seen[idx] = 1;
-  d->shared_used = grow(d->shared_used, &d->shared_used_cap, d->nshared_used + 1, sizeof(uint32_t));
+  d->shared_used = grow(d, d->shared_used, &d->shared_used_cap, d->nshared_used + 1, sizeof(uint32_t));
   d->shared_used[d->nshared_used++] = idx;
 }
 
@@ -311,7 +325,7 @@ static void note_callee(emu_decoder *d, emu_func *c) {
   bool found;
   pw_map_ptr_slot(&d->callee_set, c, &found);
   if (found) return;
-  d->callees = grow(d->callees, &d->callees_cap, d->ncallees + 1, sizeof *d->callees);
+  d->callees = grow(d, d->callees, &d->callees_cap, d->ncallees + 1, sizeof *d->callees);
   d->callees[d->ncallees++] = c;
 }
 
@@ -494,15 +508,18 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
   w.dfn = calloc(n, sizeof *w.dfn);
   w.stack = calloc(n, sizeof *w.stack);
   w.out = calloc(n, sizeof *w.out);
-  if (!w.succ || !w.nsucc || !w.dfn || !w.stack || !w.out) abort();
   /* duplicate targets are skipped with a stamp per block (a scan of the
    * list so far was quadratic in a brx.idx's 66,000 targets) */
   uint32_t *stamp = calloc(n ? n : 1, sizeof *stamp);
-  if (!stamp) abort();
-  for (uint32_t b = 0; b < n; b++) {
+  bool oom = !w.succ || !w.nsucc || !w.dfn || !w.stack || !w.out || !stamp;
+  for (uint32_t b = 0; b < n && !oom; b++) {
     const ir_block *bl = d->blocks[b];
     uint32_t ns = ir_block_nsuccs(bl);
     w.succ[b] = calloc(ns ? ns : 1, sizeof(uint32_t));
+    if (!w.succ[b]) {
+      oom = true;
+      break;
+    }
     for (uint32_t k = 0; k < ns; k++) {
       uint32_t t;
       if (!index_get(&d->block_num, ir_block_succ(bl, k), &t)) t = b;
@@ -512,6 +529,15 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
     }
   }
   free(stamp);
+  if (oom) {
+    for (uint32_t b = 0; w.succ && b < n; b++) free(w.succ[b]);
+    free(w.succ);
+    free(w.nsucc);
+    free(w.dfn);
+    free(w.stack);
+    free(w.out);
+    decode_oom(d);
+  }
   w.outpos = n;
   wto_visit(&w, 0);
   /* unreachable blocks go last, in layout order */
@@ -553,7 +579,7 @@ static bool index_preds(emu_decoder *d, uint32_t tn, const ir_block *to) {
   uint32_t base = d->npred_slots;
   uint32_t cap = d->pred_next_cap;
   if ((uint64_t)base + to->npreds > UINT32_MAX) return false;
-  uint32_t *nn = grow(d->pred_next, &cap, base + to->npreds, sizeof *d->pred_next);
+  uint32_t *nn = grow(d, d->pred_next, &cap, base + to->npreds, sizeof *d->pred_next);
   if (!nn) return false;
   d->pred_next = nn;
   d->pred_next_cap = cap;
@@ -970,25 +996,51 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 }
 
 /* ---- one function --------------------------------------------------------- */
-static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
-  const ir_func *f = ef->ir;
-  emu_decoder d = {.em = em, .ef = ef, .f = f, .arena = &em->arena, .wave = em->wave,
-                   .gvar_index = gidx, .func_index = fidx};
-  d.nvalues = f->nvalues;
-  d.slot_of = malloc(((size_t)d.nvalues + 1) * sizeof(uint32_t));
-  if (!d.slot_of) return EMU_ERR_OUT_OF_MEMORY;
-  memset(d.slot_of, 0xff, ((size_t)d.nvalues + 1) * sizeof(uint32_t));
+/* Frees the decoder's own buffers (what went to the module's arena stays
+ * with the module). */
+static void decoder_free(emu_decoder *d) {
+  free(d->slot_of);
+  free(d->blocks);
+  free(d->start);
+  free(d->order);
+  free(d->consts);
+  free(d->ckeys);
+  free(d->chash);
+  free(d->ccls);
+  free(d->coffs);
+  free(d->syms);
+  free(d->shash);
+  free(d->shared_used);
+  free(d->shared_seen);
+  free(d->callees);
+  free(d->pred_next);
+  free(d->pred_base);
+  pw_map_free(&d->callee_set);
+  pw_map_free(&d->pred_first);
+  pw_map_free(&d->local_off);
+  pw_map_free(&d->block_num);
+}
+
+static emu_status decode_func_body(emu_decoder *d) {
+  emu_module *em = d->em;
+  emu_func *ef = d->ef;
+  const ir_func *f = d->f;
+  d->nvalues = f->nvalues;
+  d->slot_of = malloc(((size_t)d->nvalues + 1) * sizeof(uint32_t));
+  if (!d->slot_of) decode_oom(d);
+  memset(d->slot_of, 0xff, ((size_t)d->nvalues + 1) * sizeof(uint32_t));
 
   /* blocks, numbered locally in layout order */
-  ir_foreach_block(f, b) d.nblocks++;
-  d.blocks = calloc(d.nblocks ? d.nblocks : 1, sizeof *d.blocks);
-  d.start = calloc(d.nblocks + 1, sizeof *d.start);
-  uint32_t *order = calloc(d.nblocks ? d.nblocks : 1, sizeof *order);
-  if (!d.blocks || !d.start || !order) abort();
+  ir_foreach_block(f, b) d->nblocks++;
+  d->blocks = calloc(d->nblocks ? d->nblocks : 1, sizeof *d->blocks);
+  d->start = calloc(d->nblocks + 1, sizeof *d->start);
+  d->order = calloc(d->nblocks ? d->nblocks : 1, sizeof *d->order);
+  if (!d->blocks || !d->start || !d->order) decode_oom(d);
+  uint32_t *order = d->order;
   uint32_t bn = 0;
   ir_foreach_block(f, b) {
-    d.blocks[bn] = b;
-    index_put(&d.block_num, b, bn);
+    d->blocks[bn] = b;
+    index_put(&d->block_num, b, bn);
     bn++;
   }
 
@@ -1001,10 +1053,10 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     for (uint32_t k = 0; k < f->nparams; k++) {
       const ir_param *p = &f->params[k];
       if (p->space == IR_SPACE_REG && p->value) {
-        ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(&d, p->value),
+        ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(d, p->value),
                                      .size = param_bytes(p)};
       } else {
-        ef->params[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
+        ef->params[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
                                      .size = param_bytes(p)};
       }
     }
@@ -1013,10 +1065,10 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
       if (p->space == IR_SPACE_REG) {
         /* a register return: `ret` names its value (src k); the frame keeps
          * it in a slot of its own until the caller copies it */
-        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(&d, value_cls((ir_type)p->type)),
+        ef->rets[k] = (emu_fparam){.is_reg = true, .slot = new_slot(d, value_cls((ir_type)p->type)),
                                    .size = param_bytes(p)};
       } else {
-        ef->rets[k] = (emu_fparam){.local = frame_local(&d, p, param_bytes(p), param_align(p)),
+        ef->rets[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
                                    .size = param_bytes(p)};
       }
     }
@@ -1028,19 +1080,19 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     else if (!strcmp(f->name, "__assertfail")) ef->builtin = EMU_BI_ASSERTFAIL;
     else if (!strcmp(f->name, "malloc")) ef->builtin = EMU_BI_MALLOC;
     else if (!strcmp(f->name, "free")) ef->builtin = EMU_BI_FREE;
-    else ef->error = dfmt(&d, "function '%s' is declared but not defined in this module", f->name);
+    else ef->error = dfmt(d, "function '%s' is declared but not defined in this module", f->name);
     goto done;
   }
 
-  if (!order_blocks(&d, order)) {
+  if (!order_blocks(d, order)) {
     ef->error = "internal: block order lost blocks";
     goto done;
   }
   /* count instructions (no phis) and block starts in order */
   uint32_t ncode = 0;
-  for (uint32_t k = 0; k < d.nblocks; k++) {
-    const ir_block *b = d.blocks[order[k]];
-    d.start[order[k]] = ncode;
+  for (uint32_t k = 0; k < d->nblocks; k++) {
+    const ir_block *b = d->blocks[order[k]];
+    d->start[order[k]] = ncode;
     uint32_t nb = 0;
     ir_foreach_instr(b, i) if (i->op != ir_op_phi) nb++;
     if (!b->last || !ir_is_terminator(b->last)) nb++;   /* room for a synthesized error */
@@ -1049,27 +1101,27 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
   ef->code = PW_NEW_ARRAY(&em->arena, emu_inst, ncode ? ncode : 1);
   ef->ncode = ncode;
   uint32_t pc = 0;
-  for (uint32_t k = 0; k < d.nblocks; k++) {
-    const ir_block *b = d.blocks[order[k]];
+  for (uint32_t k = 0; k < d->nblocks; k++) {
+    const ir_block *b = d->blocks[order[k]];
     ir_foreach_instr(b, i) {
       if (i->op == ir_op_phi) {
-        value_slot(&d, i->dst[0]);
+        value_slot(d, i->dst[0]);
         continue;
       }
       emu_inst *in = &ef->code[pc++];
-      d.error = NULL;
-      const char *why = decode_instr(&d, i, in);
-      if (!why && d.error) why = d.error;
+      d->error = NULL;
+      const char *why = decode_instr(d, i, in);
+      if (!why && d->error) why = d->error;
       if (!why && ir_is_terminator(i) && i->ntargets) {
         in->nedges = i->ntargets;
         in->edges = PW_NEW_ARRAY(&em->arena, emu_edge, i->ntargets);
-        for (uint32_t t = 0; t < i->ntargets && !d.error; t++) in->edges[t] = make_edge(&d, b, t);
-        why = d.error;
+        for (uint32_t t = 0; t < i->ntargets && !d->error; t++) in->edges[t] = make_edge(d, b, t);
+        why = d->error;
       }
       if (why) {
         in->kind = EMU_K_UNSUPPORTED;
         if (!ef->error)
-          ef->error = dfmt(&d, "%s (in function '%s', %s:%u)", why, f->name,
+          ef->error = dfmt(d, "%s (in function '%s', %s:%u)", why, f->name,
                            em->ir->source_name ? em->ir->source_name : "<ir>", i->loc.line);
       }
     }
@@ -1078,52 +1130,65 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
       memset(in, 0, sizeof *in);
       in->kind = EMU_K_UNSUPPORTED;
       in->guard = EMU_OPND_NONE;
-      if (!ef->error) ef->error = dfmt(&d, "block without terminator in function '%s'", f->name);
+      if (!ef->error) ef->error = dfmt(d, "block without terminator in function '%s'", f->name);
     }
   }
 
 done:
-  ef->regs_size = d.regs_size;
-  ef->consts = pw_arena_alloc(&em->arena, d.consts_size ? d.consts_size : 8);
-  if (d.consts_size) memcpy(ef->consts, d.consts, d.consts_size);
-  ef->consts_size = d.consts_size;
-  if (d.frame_local > EMU_FRAME_MAX) {
+  ef->regs_size = d->regs_size;
+  ef->consts = pw_arena_alloc(&em->arena, d->consts_size ? d->consts_size : 8);
+  if (d->consts_size) memcpy(ef->consts, d->consts, d->consts_size);
+  ef->consts_size = d->consts_size;
+  if (d->frame_local > EMU_FRAME_MAX) {
     if (!ef->error)
-      ef->error = dfmt(&d, "function '%s' needs more than %llu bytes of local memory per thread", f->name,
+      ef->error = dfmt(d, "function '%s' needs more than %llu bytes of local memory per thread", f->name,
                        (unsigned long long)EMU_FRAME_MAX);
-    d.frame_local = 0;
+    d->frame_local = 0;
   }
-  ef->frame_local = align_up((uint32_t)d.frame_local, 16);
-  ef->symslots = PW_NEW_ARRAY(&em->arena, emu_symslot, d.nsyms + 1);
-  if (d.nsyms) memcpy(ef->symslots, d.syms, d.nsyms * sizeof *d.syms);
-  ef->nsymslots = d.nsyms;
-  ef->callees = PW_NEW_ARRAY(&em->arena, emu_func *, d.ncallees + 1);
-  if (d.ncallees) memcpy(ef->callees, d.callees, d.ncallees * sizeof *d.callees);
-  ef->ncallees = d.ncallees;
-  ef->shared_used = PW_NEW_ARRAY(&em->arena, uint32_t, d.nshared_used + 1);
-  if (d.nshared_used) memcpy(ef->shared_used, d.shared_used, d.nshared_used * sizeof(uint32_t));
-  ef->nshared_used = d.nshared_used;
-  free(d.slot_of);
-  free(d.blocks);
-  free(d.start);
-  free(order);
-  free(d.consts);
-  free(d.ckeys);
-  free(d.chash);
-  free(d.ccls);
-  free(d.coffs);
-  free(d.syms);
-  free(d.shash);
-  free(d.shared_used);
-  free(d.shared_seen);
-  free(d.callees);
-  free(d.pred_next);
-  free(d.pred_base);
-  pw_map_free(&d.callee_set);
-  pw_map_free(&d.pred_first);
-  pw_map_free(&d.local_off);
-  pw_map_free(&d.block_num);
+  ef->frame_local = align_up((uint32_t)d->frame_local, 16);
+  ef->symslots = PW_NEW_ARRAY(&em->arena, emu_symslot, d->nsyms + 1);
+  if (d->nsyms) memcpy(ef->symslots, d->syms, d->nsyms * sizeof *d->syms);
+  ef->nsymslots = d->nsyms;
+  ef->callees = PW_NEW_ARRAY(&em->arena, emu_func *, d->ncallees + 1);
+  if (d->ncallees) memcpy(ef->callees, d->callees, d->ncallees * sizeof *d->callees);
+  ef->ncallees = d->ncallees;
+  ef->shared_used = PW_NEW_ARRAY(&em->arena, uint32_t, d->nshared_used + 1);
+  if (d->nshared_used) memcpy(ef->shared_used, d->shared_used, d->nshared_used * sizeof(uint32_t));
+  ef->nshared_used = d->nshared_used;
   return EMU_OK;
+}
+
+
+/* Decodes one function.  Out of host memory anywhere in it (the module's
+ * arena, the decoder's buffers and maps) unwinds here: the function's
+ * buffers are freed and the load fails with EMU_ERR_OUT_OF_MEMORY, where
+ * it used to abort() the process (and the application over libcuda). */
+static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
+  emu_decoder *d = calloc(1, sizeof *d);
+  if (!d) return EMU_ERR_OUT_OF_MEMORY;
+  *d = (emu_decoder){.em = em, .ef = ef, .f = ef->ir, .arena = &em->arena, .wave = em->wave,
+                     .gvar_index = gidx, .func_index = fidx};
+  jmp_buf jb;
+  void *outer = em->arena.on_oom;
+  pw_arena_init(&d->scratch);
+  d->scratch.on_oom = &jb;
+  pw_map_init(&d->local_off, &d->scratch, 0);
+  pw_map_init(&d->block_num, &d->scratch, 0);
+  pw_map_init(&d->callee_set, &d->scratch, 0);
+  pw_map_init(&d->pred_first, &d->scratch, 0);
+  d->oom = &jb;
+  emu_status st;
+  if (setjmp(jb)) {
+    st = EMU_ERR_OUT_OF_MEMORY;
+  } else {
+    em->arena.on_oom = &jb;
+    st = decode_func_body(d);
+  }
+  em->arena.on_oom = outer;
+  decoder_free(d);
+  pw_arena_free(&d->scratch);
+  free(d);
+  return st;
 }
 
 /* ---- module ------------------------------------------------------------- */
@@ -1134,10 +1199,17 @@ static uint32_t shared_align(const ir_global *g) {
 
 /* Kernel closure: the kernel and every function it may call (all defined
  * functions when an indirect call can be reached). */
-static void kernel_layout(emu_module *em, emu_func *k) {
+static void kernel_layout(emu_module *em, emu_func *k, jmp_buf *oom) {
   uint32_t n = em->nfuncs;
   bool *in = calloc(n ? n : 1, 1);
   emu_func **work = calloc(n ? n : 1, sizeof *work);
+  bool *used = calloc(em->nshared + 1, 1);
+  if (!in || !work || !used) {
+    free(in);
+    free(work);
+    free(used);
+    longjmp(*oom, 1);
+  }
   uint32_t nw = 0;
   bool indirect = false;
   in[k->index] = true;
@@ -1160,7 +1232,6 @@ static void kernel_layout(emu_module *em, emu_func *k) {
   /* shared layout: variables in module order, each at its alignment;
    * extern (dynamic) arrays all start where static shared memory ends */
   k->shared_off = PW_NEW_ARRAY(&em->arena, uint32_t, em->nshared + 1);
-  bool *used = calloc(em->nshared + 1, 1);
   for (uint32_t i = 0; i < n; i++)
     if (in[i])
       for (uint32_t s = 0; s < em->funcs[i]->nshared_used; s++) used[em->funcs[i]->shared_used[s]] = true;
@@ -1230,7 +1301,22 @@ static void kernel_layout(emu_module *em, emu_func *k) {
 
 emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
   ir_module *m = em->ir;
-  pw_map gidx = {0}, fidx = {0};
+  /* Out of host memory while decoding unwinds to here (or to decode_func
+   * for one function's work): an error, never an abort. */
+  pw_arena scratch;
+  pw_arena_init(&scratch);
+  jmp_buf jb;
+  pw_map gidx, fidx;
+  pw_map_init(&gidx, &scratch, 0);
+  pw_map_init(&fidx, &scratch, 0);
+  if (setjmp(jb)) {
+    em->arena.on_oom = NULL;
+    pw_arena_free(&scratch);
+    if (err) snprintf(err, errn, "out of host memory decoding the module");
+    return EMU_ERR_OUT_OF_MEMORY;
+  }
+  scratch.on_oom = &jb;
+  em->arena.on_oom = &jb;
   /* functions */
   em->nfuncs = m->nfuncs;
   em->funcs = PW_NEW_ARRAY(&em->arena, emu_func *, m->nfuncs + 1);
@@ -1252,7 +1338,9 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
     const ir_global *gv = m->globals[g];
     if (gv->space == IR_SPACE_SHARED || gv->space == IR_SPACE_SHARED_CTA ||
         gv->space == IR_SPACE_SHARED_CLUSTER) {
-      em->shared = grow(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      void *ns = grow_or_null(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      if (!ns) longjmp(jb, 1);
+      em->shared = ns;
       em->gvars[g].shared_index = em->nshared;
       index_put(&gidx, gv, em->nshared | SHARED_BIT);
       em->shared[em->nshared++] = gv;
@@ -1270,7 +1358,9 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
     if (index_get(&gidx, gv, &tmp)) continue;
     if (gv->space == IR_SPACE_SHARED || gv->space == IR_SPACE_SHARED_CTA ||
         gv->space == IR_SPACE_SHARED_CLUSTER) {
-      em->shared = grow(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      void *ns = grow_or_null(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      if (!ns) longjmp(jb, 1);
+      em->shared = ns;
       index_put(&gidx, gv, em->nshared | SHARED_BIT);
       em->shared[em->nshared++] = gv;
     }
@@ -1278,10 +1368,10 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
   emu_status st = EMU_OK;
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++) st = decode_func(em, em->funcs[k], &gidx, &fidx);
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++)
-    if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k]);
-  if (st != EMU_OK && err) snprintf(err, errn, "out of memory decoding the module");
-  pw_map_free(&gidx);
-  pw_map_free(&fidx);
+    if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k], &jb);
+  if (st != EMU_OK && err) snprintf(err, errn, "out of host memory decoding the module");
+  em->arena.on_oom = NULL;
+  pw_arena_free(&scratch);
   return st;
 }
 
