@@ -126,6 +126,8 @@ typedef struct ptx_parser {
   ptx_parse_stats stats;
   int errors;
   jmp_buf *recover;        /* where a statement-level error unwinds to */
+  jmp_buf *oom;            /* where out of memory in the module's or the
+                            * parser's arenas unwinds to (ptx_parse) */
 
   ir_module *m;
   pw_arena scratch;        /* parser tables; freed at the end */

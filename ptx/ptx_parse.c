@@ -1159,6 +1159,7 @@ static void body_stmts(ptx_parser *p, int depth) {
 /* The body of a function, with error recovery per statement. */
 static void func_body(ptx_parser *p, ir_func *f) {
   pw_arena_init(&p->fscratch);
+  p->fscratch.on_oom = p->oom;
   p->fn = f;
   p->scope_ents = NULL;
   p->nscope_ents = p->scope_ents_cap = 0;
@@ -1454,6 +1455,23 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   }
   p->m->address_size = 64;
   pw_arena_init(&p->scratch);
+  /* Out of memory in the arenas (the module's, the parser's tables) is a
+   * diagnostic and a NULL module, not an abort (issue 20: libcuda.so.1
+   * parses untrusted PTX inside the application).  Other allocations of
+   * the front end still stop the process (docs/ptx-front-end.md). */
+  jmp_buf oomjb;
+  if (setjmp(oomjb)) {
+    pw_error(d, path, "out of memory parsing %zu bytes of PTX", len);
+    if (p->fn) pw_arena_free(&p->fscratch);
+    p->m->arena.on_oom = NULL;
+    ir_module_destroy(p->m);
+    pw_arena_free(&p->scratch);
+    free(p);
+    return NULL;
+  }
+  p->oom = &oomjb;
+  p->m->arena.on_oom = &oomjb;
+  p->scratch.on_oom = &oomjb;
   init_mods(p);
   ptx_instr_init(p);
   pw_map_init(&p->syms, &p->scratch, 1024);
@@ -1486,6 +1504,7 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
     ptx_error_at(p, &at, "missing .version directive");
   }
   ir_module *m = p->m;
+  m->arena.on_oom = NULL;
   if (stats) *stats = p->stats;
   if (p->errors) {
     ir_module_destroy(m);

@@ -5,6 +5,10 @@
  * was quadratic).  Each must parse, load and give the values worked out
  * here; the cost is benchmarks/'s business.  Not in the lowered and
  * compiled copies of the emulator suites: LLVM on 66,000 blocks is minutes. */
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "codegen/codegen.h"
 #include "emu_test.h"
 #include "lower/lower.h"
@@ -117,6 +121,109 @@ START_TEST(table_of_65540_edges_through_emulator_and_compile) {
 }
 END_TEST
 
+/* Out of host memory while the emulator loads a module is an error
+ * (EMU_ERR_OUT_OF_MEMORY, CUDA_ERROR_OUT_OF_MEMORY through the runtime),
+ * not an abort: in a child whose address space is capped just above what
+ * it has, loading a kernel of 200,000 distinct constants (a constant pool
+ * of about 50 MB) must fail with that status and leave the process alive.
+ * It aborted before (emu_decode.c's grow()).  Not under sanitizers, whose
+ * shadow memory an address-space cap breaks. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PW_NO_RLIMIT_TEST 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define PW_NO_RLIMIT_TEST 1
+#endif
+#endif
+
+static long vm_size_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long v = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmSize:", 7)) v = strtol(line + 7, NULL, 10);
+  if (f) fclose(f);
+  return v;
+}
+
+START_TEST(emulator_load_out_of_memory_is_an_error) {
+#ifdef PW_NO_RLIMIT_TEST
+  return;
+#else
+  enum { N = 200000 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n");
+  for (int i = 0; i < N; i++) sb_printf(&b, "  add.u32 %%r1, %%r1, %d;\n", 1000 + i);
+  sb_printf(&b, "  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n");
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ptx_parse("oom.ptx", b.s, b.n, &d, NULL);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  free(b.s);
+  emu_context *ctx;
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    long kb = vm_size_kb();
+    if (kb <= 0) _exit(10);
+    struct rlimit rl = {.rlim_cur = ((rlim_t)kb + 4096) * 1024, .rlim_max = ((rlim_t)kb + 4096) * 1024};
+    if (setrlimit(RLIMIT_AS, &rl)) _exit(11);
+    emu_module *em = NULL;
+    emu_status st = emu_module_load(ctx, m, &em);
+    _exit(st == EMU_ERR_OUT_OF_MEMORY ? 0 : st == EMU_OK ? 12 : 13);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the child died of signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  ck_assert_msg(WEXITSTATUS(status) == 0, "the child exited %d (12: loaded, 13: another error)",
+                WEXITSTATUS(status));
+  emu_context_destroy(ctx);
+  ir_module_destroy(m);
+  pw_diag_fini(&d);
+#endif
+}
+END_TEST
+
+/* The same for the parser: out of memory in the module's arena while
+ * parsing a large kernel is a diagnostic and a NULL module (it was
+ * ir_alloc's PW_DIE, an abort). */
+START_TEST(parse_out_of_memory_is_an_error) {
+#ifdef PW_NO_RLIMIT_TEST
+  return;
+#else
+  enum { N = 300000 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n");
+  for (int i = 0; i < N; i++) sb_printf(&b, "  add.u32 %%r1, %%r1, %d;\n", 1000 + i);
+  sb_printf(&b, "  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n");
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    pw_diag d;
+    pw_diag_init(&d, NULL);
+    long kb = vm_size_kb();
+    if (kb <= 0) _exit(10);
+    struct rlimit rl = {.rlim_cur = ((rlim_t)kb + 8192) * 1024, .rlim_max = ((rlim_t)kb + 8192) * 1024};
+    if (setrlimit(RLIMIT_AS, &rl)) _exit(11);
+    ir_module *m = ptx_parse("oom.ptx", b.s, b.n, &d, NULL);
+    if (m) _exit(12);
+    _exit(strstr(pw_diag_text(&d), "oom.ptx: error: out of memory parsing") ? 0 : 13);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the child died of signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  ck_assert_msg(WEXITSTATUS(status) == 0, "the child exited %d (12: parsed, 13: another message)",
+                WEXITSTATUS(status));
+  free(b.s);
+#endif
+}
+END_TEST
+
 START_TEST(many_pragmas) {
   enum { N = 40000 };
   sbuf b = {0};
@@ -160,6 +267,8 @@ int main(void) {
   tcase_add_test(tc, label_with_66000_predecessors);
   tcase_add_test(tc, table_of_65540_edges_through_emulator_and_compile);
   tcase_add_test(tc, many_pragmas);
+  tcase_add_test(tc, emulator_load_out_of_memory_is_an_error);
+  tcase_add_test(tc, parse_out_of_memory_is_an_error);
   tcase_add_test(tc, many_distinct_constants);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
