@@ -224,6 +224,30 @@ START_TEST(parse_out_of_memory_is_an_error) {
 }
 END_TEST
 
+/* 65,536 if/else diamonds in sequence (196,610 blocks): the emulator's
+ * block order (Bourdoncle's WTO) recursed once per block and overflowed
+ * the C stack (SIGSEGV; scale_bench domwide).  r starts at 0 and per
+ * diamond i becomes r ^ 5 if n < i, else r + 3: worked out here in C. */
+START_TEST(deep_cfg_of_65536_diamonds) {
+  enum { N = 65536 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .pred %%p;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n"
+                "  mov.u32 %%r2, 0;\n");
+  for (int i = 0; i < N; i++)
+    sb_printf(&b, "  setp.lt.u32 %%p, %%r1, %d;\n  @%%p bra A%d;\n  add.u32 %%r2, %%r2, 3;\n  bra J%d;\n"
+                  "A%d:\n  xor.b32 %%r2, %%r2, 5;\nJ%d:\n", i, i, i, i, i);
+  sb_printf(&b, "  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r2;\n  ret;\n}\n");
+  static const uint32_t ns[] = {5, 40001, N};
+  for (unsigned k = 0; k < 3; k++) {
+    uint32_t want = 0;
+    for (uint32_t i = 0; i < N; i++) want = ns[k] < i ? want ^ 5u : want + 3u;
+    ck_assert_uint_eq(run_n(b.s, ns[k]), want);
+  }
+  free(b.s);
+}
+END_TEST
+
 START_TEST(many_pragmas) {
   enum { N = 40000 };
   sbuf b = {0};
@@ -266,6 +290,7 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, label_with_66000_predecessors);
   tcase_add_test(tc, table_of_65540_edges_through_emulator_and_compile);
+  tcase_add_test(tc, deep_cfg_of_65536_diamonds);
   tcase_add_test(tc, many_pragmas);
   tcase_add_test(tc, emulator_load_out_of_memory_is_an_error);
   tcase_add_test(tc, parse_out_of_memory_is_an_error);
