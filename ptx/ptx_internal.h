@@ -267,4 +267,11 @@ uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
  * already declares it. */
 void ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s);
 
+/* Out of memory: unwinds to ptx_parse's recovery point (a diagnostic and
+ * no module, issue 20); without one, the process stops. */
+_Noreturn static inline void ptx_oom(ptx_parser *p) {
+  if (p && p->oom) longjmp(*p->oom, 1);
+  PW_DIE("out of memory");
+}
+
 #endif
