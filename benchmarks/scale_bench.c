@@ -137,6 +137,19 @@ static void gen_calls(sbuf *b, unsigned n) {
   sb(b, "  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n");
 }
 
+/* n kernels, each calling a device function of its own: the emulator's
+ * per-kernel layout walked all functions per kernel (kernels x functions) */
+static void gen_kernels(sbuf *b, unsigned n) {
+  sb(b, HEADER);
+  for (unsigned i = 0; i < n; i++)
+    sb(b, ".func (.param .b32 r) f%u(.param .b32 a)\n{\n  .reg .b32 %%x;\n  ld.param.b32 %%x, [a];\n"
+          "  add.u32 %%x, %%x, %u;\n  st.param.b32 [r], %%x;\n  ret;\n}\n"
+          ".visible .entry k%u(.param .u64 out)\n{\n  .reg .b32 %%r<2>;\n  .reg .b64 %%rd<2>;\n"
+          "  ld.param.u64 %%rd1, [out];\n  ld.global.u32 %%r1, [%%rd1];\n  {\n  .param .b32 a;\n  .param .b32 r;\n"
+          "  st.param.b32 [a], %%r1;\n  call.uni (r), f%u, (a);\n  ld.param.b32 %%r1, [r];\n  }\n"
+          "  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n", i, i + 1, i, i);
+}
+
 /* a chain of n blocks, each one either going on or branching to END: END
  * has n predecessors along one path (the dominator solver's hard case) */
 static void gen_domchain(sbuf *b, unsigned n) {
@@ -177,6 +190,7 @@ static const bench_case cases[] = {
     {"straight", "an n-instruction straight-line kernel", gen_straight, 50000, 5000},
     {"nesting", "n { } scopes, nested 200 deep", gen_nesting, 20000, 2000},
     {"calls", "n functions, each called once", gen_calls, 2000, 1000},
+    {"kernels", "n kernels, each calling its own function", gen_kernels, 4000, 250},
     {"domchain", "a chain of n blocks all branching to one label", gen_domchain, 16384, 1000},
     {"domwide", "n if/else diamonds in sequence", gen_domwide, 16384, 1000},
 };

@@ -1243,49 +1243,63 @@ static uint32_t shared_align(const ir_global *g) {
 
 /* Kernel closure: the kernel and every function it may call (all defined
  * functions when an indirect call can be reached). */
-static void kernel_layout(emu_module *em, emu_func *k, jmp_buf *oom) {
-  uint32_t n = em->nfuncs;
-  bool *in = calloc(n ? n : 1, 1);
-  emu_func **work = calloc(n ? n : 1, sizeof *work);
-  bool *used = calloc(em->nshared + 1, 1);
-  if (!in || !work || !used) {
-    free(in);
-    free(work);
-    free(used);
-    longjmp(*oom, 1);
-  }
-  uint32_t nw = 0;
+/* What kernel_layout reuses from one kernel to the next: stamps (the
+ * kernel's index + 1) instead of arrays cleared per kernel, so a module's
+ * layouts cost its kernels' closures, not kernels x functions. */
+typedef struct layout_scratch {
+  uint32_t *stamp;      /* by function index */
+  uint32_t *reached;    /* the closure's function indexes */
+  emu_func **work;
+  uint32_t *sstamp;     /* by shared index: used by the closure */
+} layout_scratch;
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void kernel_layout(emu_module *em, emu_func *k, layout_scratch *L) {
+  uint32_t n = em->nfuncs, mark = k->index + 1, nr = 0, nw = 0;
   bool indirect = false;
-  in[k->index] = true;
-  work[nw++] = k;
+  L->stamp[k->index] = mark;
+  L->reached[nr++] = k->index;
+  L->work[nw++] = k;
   while (nw) {
-    emu_func *f = work[--nw];
+    emu_func *f = L->work[--nw];
     indirect |= f->has_indirect_calls;
     for (uint32_t c = 0; c < f->ncallees; c++)
-      if (!in[f->callees[c]->index]) {
-        in[f->callees[c]->index] = true;
-        work[nw++] = f->callees[c];
+      if (L->stamp[f->callees[c]->index] != mark) {
+        L->stamp[f->callees[c]->index] = mark;
+        L->reached[nr++] = f->callees[c]->index;
+        L->work[nw++] = f->callees[c];
       }
   }
-  if (indirect)
-    for (uint32_t i = 0; i < n; i++) in[i] = true;
+  if (indirect) {
+    nr = 0;
+    for (uint32_t i = 0; i < n; i++) L->reached[nr++] = i;
+  } else {
+    qsort(L->reached, nr, sizeof *L->reached, cmp_u32);  /* the first error in module order */
+  }
   k->closure_error = NULL;
-  for (uint32_t i = 0; i < n && !k->closure_error; i++)
-    if (in[i] && em->funcs[i]->error && (i == k->index || !em->funcs[i]->ir->is_kernel))
+  for (uint32_t j = 0; j < nr && !k->closure_error; j++) {
+    uint32_t i = L->reached[j];
+    if (em->funcs[i]->error && (i == k->index || !em->funcs[i]->ir->is_kernel))
       k->closure_error = em->funcs[i]->error;
+  }
   /* shared layout: variables in module order, each at its alignment;
    * extern (dynamic) arrays all start where static shared memory ends */
   k->shared_off = PW_NEW_ARRAY(&em->arena, uint32_t, em->nshared + 1);
-  for (uint32_t i = 0; i < n; i++)
-    if (in[i])
-      for (uint32_t s = 0; s < em->funcs[i]->nshared_used; s++) used[em->funcs[i]->shared_used[s]] = true;
+  for (uint32_t j = 0; j < nr; j++) {
+    const emu_func *f = em->funcs[L->reached[j]];
+    for (uint32_t s = 0; s < f->nshared_used; s++) L->sstamp[f->shared_used[s]] = mark;
+  }
   uint64_t off = 0;
   uint32_t dyn_align = 16;
   const char *too_big = NULL;
   for (uint32_t s = 0; s < em->nshared; s++) {
     const ir_global *g = em->shared[s];
     k->shared_off[s] = UINT32_MAX;
-    if (!used[s]) continue;
+    if (L->sstamp[s] != mark) continue;
     if (g->is_extern_shared || (g->count == 0 && !g->size)) {
       k->shared_off[s] = UINT32_MAX - 1;   /* dynamic: resolved at launch */
       if (shared_align(g) > dyn_align) dyn_align = shared_align(g);
@@ -1338,9 +1352,6 @@ static void kernel_layout(emu_module *em, emu_func *k, jmp_buf *oom) {
     if (o + sz > end) end = o + sz;
   }
   k->kparam_size = (uint32_t)end;
-  free(used);
-  free(in);
-  free(work);
 }
 
 emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
@@ -1411,8 +1422,13 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
   }
   emu_status st = EMU_OK;
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++) st = decode_func(em, em->funcs[k], &gidx, &fidx);
+  /* zeroed by the arena: no stamp is 0, a kernel's is its index + 1 */
+  layout_scratch L = {.stamp = PW_NEW_ARRAY(&scratch, uint32_t, em->nfuncs + 1),
+                      .reached = PW_NEW_ARRAY(&scratch, uint32_t, em->nfuncs + 1),
+                      .work = PW_NEW_ARRAY(&scratch, emu_func *, em->nfuncs + 1),
+                      .sstamp = PW_NEW_ARRAY(&scratch, uint32_t, em->nshared + 1)};
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++)
-    if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k], &jb);
+    if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k], &L);
   if (st != EMU_OK && err) snprintf(err, errn, "out of host memory decoding the module");
   em->arena.on_oom = NULL;
   pw_arena_free(&scratch);
