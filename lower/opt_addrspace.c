@@ -222,6 +222,7 @@ bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
   bool progress = false;
   addr_scratch S = {0};
   pw_arena_init(&S.a);
+  S.a.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     uint8_t *st = LOWER_RESERVE(&S.a, S.st, f->nvalues + 1);

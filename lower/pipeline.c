@@ -49,8 +49,8 @@ static bool lower_module_passes(ir_module *m, const ir_target *t, const lower_pi
 
 /* Out of memory in the module's arena while lowering is an error return
  * (the module is then half lowered: the caller discards it, as after any
- * failure), not an abort.  The passes' own scratch arenas still stop the
- * process (docs/lowering.md). */
+ * failure), not an abort.  The passes' scratch arenas take the same
+ * recovery point (their chunks leak on that path). */
 bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options *opt) {
   pw_diag *diag = opt ? opt->diag : NULL;
   jmp_buf oomjb;

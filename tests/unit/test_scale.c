@@ -248,6 +248,46 @@ START_TEST(deep_cfg_of_65536_diamonds) {
 }
 END_TEST
 
+/* And for lowering: out of memory while lower_module works on a large
+ * parsed kernel fails it with a diagnostic (the module is then discarded),
+ * not an abort. */
+START_TEST(lower_out_of_memory_is_an_error) {
+#ifdef PW_NO_RLIMIT_TEST
+  return;
+#else
+  enum { N = 300000 };
+  sbuf b = {0};
+  sb_printf(&b, ET_HEADER ".visible .entry k(.param .u32 n, .param .u64 out)\n{\n"
+                "  .reg .b32 %%r<3>;\n  .reg .b64 %%rd<2>;\n  ld.param.u32 %%r1, [n];\n");
+  for (int i = 0; i < N; i++) sb_printf(&b, "  add.u32 %%r1, %%r1, %%r1;\n  shfl.sync.bfly.b32 %%r1, %%r1, 1, 31, -1;\n");
+  sb_printf(&b, "  ld.param.u64 %%rd1, [out];\n  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n");
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ptx_parse("oom.ptx", b.s, b.n, &d, NULL);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  free(b.s);
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    long kb = vm_size_kb();
+    if (kb <= 0) _exit(10);
+    struct rlimit rl = {.rlim_cur = ((rlim_t)kb + 4096) * 1024, .rlim_max = ((rlim_t)kb + 4096) * 1024};
+    if (setrlimit(RLIMIT_AS, &rl)) _exit(11);
+    if (lower_module(m, ir_target_find("gfx942"), &(lower_pipeline_options){.diag = &d})) _exit(12);
+    _exit(strstr(pw_diag_text(&d), "out of memory lowering the module for gfx942") ? 0 : 13);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "the child died of signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  ck_assert_msg(WEXITSTATUS(status) == 0, "the child exited %d (12: lowered, 13: another message)",
+                WEXITSTATUS(status));
+  ir_module_destroy(m);
+  pw_diag_fini(&d);
+#endif
+}
+END_TEST
+
 START_TEST(many_pragmas) {
   enum { N = 40000 };
   sbuf b = {0};
@@ -294,6 +334,7 @@ int main(void) {
   tcase_add_test(tc, many_pragmas);
   tcase_add_test(tc, emulator_load_out_of_memory_is_an_error);
   tcase_add_test(tc, parse_out_of_memory_is_an_error);
+  tcase_add_test(tc, lower_out_of_memory_is_an_error);
   tcase_add_test(tc, many_distinct_constants);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
