@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/cg_attrs.h"
 #include "codegen/cg_emit.h"
 
 /* ---- calls (9.7.12.4) -------------------------------------------------------- */
@@ -343,9 +344,34 @@ void cg_brkpt(cg_emitter *E, const ir_instr *i) {
 
 /* Kernel attributes: 11.4 performance-tuning directives to AMDGPU function
  * attributes (AMDGPUUsage "LLVM IR Attributes"). */
-void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
+/* CUDA's limit on a kernel's parameters (PTX ISA 8.1 and later, sm_70+):
+ * the emulator's too (emu_decode.c).  Sizes are 64-bit: a 4 GiB .param
+ * array reached LLVM's verifier as an "internal" error. */
+#define CG_KPARAM_MAX 32764u
+
+bool cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   cg_context *c = E->c;
   char buf[64];
+  bool have_offsets = false;
+  for (uint32_t p = 0; p < f->nparams; p++) have_offsets |= f->params[p].offset != 0;
+  uint64_t lay = 0;
+  for (uint32_t p = 0; p < f->nparams; p++) {
+    const ir_param *pp = &f->params[p];
+    uint64_t a = pp->align ? pp->align : 1;
+    uint64_t size = (uint64_t)(ir_type_bits((ir_type)pp->type) / 8 ? ir_type_bits((ir_type)pp->type) / 8 : 1) *
+                    (pp->count ? pp->count : 1);
+    lay = (lay + a - 1) / a * a;
+    uint64_t o = have_offsets ? pp->offset : lay;
+    if (o > CG_KPARAM_MAX || size > CG_KPARAM_MAX - o) {
+      pw_error_at(E->d, E->src, f->loc.line, f->loc.col,
+                  "kernel '%s': parameter '%s' (%llu bytes at offset %llu) ends past the %u bytes CUDA allows for "
+                  "a kernel's parameters",
+                  f->name, pp->name ? pp->name : "?", (unsigned long long)size, (unsigned long long)o,
+                  CG_KPARAM_MAX);
+      return false;
+    }
+    lay = o + size;
+  }
   LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
   unsigned max = 1024;
   if (f->reqntid[0]) max = f->reqntid[0] * (f->reqntid[1] ? f->reqntid[1] : 1) * (f->reqntid[2] ? f->reqntid[2] : 1);
@@ -364,17 +390,27 @@ void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn) {
   }
   /* CUDA blocks are always full: no partial workgroups */
   cg_fn_attr(c, fn, "uniform-work-group-size", "true");
-  unsigned k = 0;
-  unsigned byref = LLVMGetEnumAttributeKindForName("byref", 5);
-  for (uint32_t p = 0; p < f->nparams; p++, k++) {
+  /* each parameter byref [size x i8] with its alignment, all in one
+   * attribute list (cg_attrs.cpp: one attribute at a time through LLVM-C
+   * is quadratic in memory) */
+  uint32_t n = f->nparams;
+  uint64_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
+  uint32_t *aligns = malloc((n ? n : 1) * sizeof *aligns);
+  if (!sizes || !aligns) {
+    free(sizes);
+    free(aligns);
+    pw_error_at(E->d, E->src, f->loc.line, f->loc.col, "out of host memory for the %u parameters of kernel '%s'",
+                n, f->name);
+    return false;
+  }
+  for (uint32_t p = 0; p < n; p++) {
     const ir_param *pp = &f->params[p];
     uint64_t size = (uint64_t)(ir_type_bits((ir_type)pp->type) / 8) * (pp->count ? pp->count : 1);
-    if (!size) size = 8;
-    LLVMTypeRef at = LLVMArrayType2(c->i8, size);
-    LLVMAddAttributeAtIndex(fn, k + 1, LLVMCreateTypeAttribute(c->ctx, byref, at));
-    cg_enum_attr(c, fn, k + 1, "align", pp->align ? pp->align : 1);
-    cg_enum_attr(c, fn, k + 1, "noalias", 0);
-    cg_enum_attr(c, fn, k + 1, "nonnull", 0);
-    cg_enum_attr(c, fn, k + 1, "dereferenceable", size);
+    sizes[p] = size ? size : 8;
+    aligns[p] = pp->align ? pp->align : 1;
   }
+  if (n) cg_kernel_param_attrs(fn, n, sizes, aligns);
+  free(sizes);
+  free(aligns);
+  return true;
 }

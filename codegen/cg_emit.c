@@ -622,7 +622,7 @@ bool cg_emit_module(cg_context *c, const ir_module *m, const pw_src *src, pw_dia
     LLVMValueRef fn = LLVMAddFunction(c->mod, f->name, cg_func_type(&E, f));
     cg_map_put(&E.syms, f, fn);
     if (f->is_kernel) {
-      cg_kernel_attrs(&E, f, fn);
+      if (!cg_kernel_attrs(&E, f, fn)) ok = false;
     } else {
       LLVMSetLinkage(fn, f->is_decl ? LLVMExternalLinkage
                          : c->relocatable && f->linkage == IR_LINK_VISIBLE ? LLVMExternalLinkage

@@ -192,6 +192,7 @@ void cg_brkpt(cg_emitter *E, const ir_instr *i);
 /* for the driver: functions' types and parameters */
 LLVMTypeRef cg_func_type(cg_emitter *E, const ir_func *f);
 void cg_bind_params(cg_emitter *E, const ir_func *f, LLVMValueRef fn);
-void cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn);
+/* false: reported (the parameters do not fit CUDA's limit, or no memory) */
+bool cg_kernel_attrs(cg_emitter *E, const ir_func *f, LLVMValueRef fn);
 
 #endif

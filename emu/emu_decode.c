@@ -22,6 +22,7 @@
  * Invariant: code[] holds the instructions of the blocks in WTO order, no
  * phis; a branch's edges name the index of the target's first instruction.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +62,10 @@ struct emu_decoder {
   uint8_t *ccls;
   uint32_t *coffs;
   uint32_t nconsts, cconsts_cap;
-  /* symbol slots */
+  /* symbol slots, found by hash (open addressing: index + 1) */
   emu_symslot *syms;
   uint32_t nsyms, syms_cap;
+  uint32_t *shash, shash_cap;
   /* frame locals: ir_global or ir_param -> offset in the frame */
   pw_map local_off;
   uint64_t frame_local;     /* 64-bit: a frame past 4 GiB is an error, not a wrap */
@@ -75,23 +77,46 @@ struct emu_decoder {
   /* shared variables referenced */
   uint32_t *shared_used;
   uint32_t nshared_used, shared_used_cap;
+  uint8_t *shared_seen;     /* by module shared index, once one is used */
   emu_func **callees;
   uint32_t ncallees, callees_cap;
+  pw_map callee_set;
+  /* phi operand of an edge at a block of many predecessors: (to, from) ->
+   * the first predecessor slot, pred_next[] the next slot of the same pair */
+  pw_map pred_first;
+  uint32_t *pred_next;      /* by slot: to's base + index in to->preds */
+  uint32_t *pred_base;      /* by block number; UINT32_MAX: not indexed yet */
+  uint32_t npred_slots, pred_next_cap;
   /* module-level maps */
   pw_map *gvar_index;       /* ir_global -> index in em->gvars, or shared index | SHARED_BIT */
   pw_map *func_index;       /* ir_func -> index */
   const char *error;
+  uint32_t *order;          /* blocks in execution order (WTO) */
+  pw_arena scratch;         /* the maps' tables */
+  jmp_buf *oom;             /* out of host memory unwinds to decode_func */
 };
+
+_Noreturn static void decode_oom(emu_decoder *d) { longjmp(*d->oom, 1); }
 
 #define SHARED_BIT 0x80000000u
 
-static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem) {
+/* p with room for need elements (capacity *cap, doubled); NULL when the
+ * memory is not there or need past 2^31 (p is left as it was). */
+static void *grow_or_null(void *p, uint32_t *cap, uint32_t need, size_t elem) {
   if (need <= *cap) return p;
+  if (need > (1u << 31)) return NULL;
   uint32_t nc = *cap ? *cap : 16;
   while (nc < need) nc *= 2;
   void *np = realloc(p, (size_t)nc * elem);
-  if (!np) abort();
+  if (!np) return NULL;
   *cap = nc;
+  return np;
+}
+
+/* The same, unwinding to decode_func when it fails. */
+static void *grow(emu_decoder *d, void *p, uint32_t *cap, uint32_t need, size_t elem) {
+  void *np = grow_or_null(p, cap, need, elem);
+  if (!np) decode_oom(d);
   return np;
 }
 
@@ -149,7 +174,7 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
   if ((d->nconsts + 1) * 2 > d->chash_cap) {
     uint32_t cap = d->chash_cap ? d->chash_cap * 2 : 64;
     uint32_t *nh = calloc(cap, sizeof *nh);
-    if (!nh) abort();
+    if (!nh) decode_oom(d);
     for (uint32_t i = 0; i < d->nconsts; i++) {
       uint32_t j = const_hash(d->ckeys[i], d->ccls[i]) & (cap - 1);
       while (nh[j]) j = (j + 1) & (cap - 1);
@@ -165,7 +190,7 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
     d->chash[j] = d->nconsts + 1;
   }
   uint32_t bytes = cls_bytes(d, cls);
-  d->consts = grow(d->consts, &d->consts_cap, d->consts_size + bytes, 1);
+  d->consts = grow(d, d->consts, &d->consts_cap, d->consts_size + bytes, 1);
   uint8_t *p = d->consts + d->consts_size;
   if (cls == EMU_CLS_PRED) {
     uint64_t m = bits ? ~0ull : 0;
@@ -181,10 +206,10 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
   uint32_t off = d->consts_size;
   d->consts_size += bytes;
   uint32_t cap = d->cconsts_cap;
-  d->ckeys = grow(d->ckeys, &cap, d->nconsts + 1, sizeof *d->ckeys);
+  d->ckeys = grow(d, d->ckeys, &cap, d->nconsts + 1, sizeof *d->ckeys);
   cap = d->cconsts_cap;
-  d->ccls = grow(d->ccls, &cap, d->nconsts + 1, sizeof *d->ccls);
-  d->coffs = grow(d->coffs, &d->cconsts_cap, d->nconsts + 1, sizeof *d->coffs);
+  d->ccls = grow(d, d->ccls, &cap, d->nconsts + 1, sizeof *d->ccls);
+  d->coffs = grow(d, d->coffs, &d->cconsts_cap, d->nconsts + 1, sizeof *d->coffs);
   d->ckeys[d->nconsts] = bits;
   d->ccls[d->nconsts] = (uint8_t)cls;
   d->coffs[d->nconsts] = off;
@@ -192,12 +217,42 @@ static emu_opnd const_opnd(emu_decoder *d, uint64_t bits, unsigned cls) {
   return off | EMU_OPND_CONST;
 }
 
+static uint32_t sym_hash(uint8_t kind, uint32_t index, int64_t offset) {
+  uint64_t h = ((uint64_t)offset * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)index << 8 | kind);
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return (uint32_t)(h ^ h >> 32);
+}
+
+/* One slot per (kind, index, offset), found by hash: a linear search made a
+ * function of many distinct parameters or frame offsets quadratic to load
+ * (8,000 parameters: seconds). */
 static emu_opnd sym_slot(emu_decoder *d, uint8_t kind, uint32_t index, int64_t offset) {
-  for (uint32_t i = 0; i < d->nsyms; i++)
-    if (d->syms[i].kind == kind && d->syms[i].index == index && d->syms[i].offset == offset)
-      return d->syms[i].slot;
-  d->syms = grow(d->syms, &d->syms_cap, d->nsyms + 1, sizeof *d->syms);
+  if (d->shash_cap) {
+    uint32_t j = sym_hash(kind, index, offset) & (d->shash_cap - 1);
+    for (; d->shash[j]; j = (j + 1) & (d->shash_cap - 1)) {
+      const emu_symslot *e = &d->syms[d->shash[j] - 1];
+      if (e->kind == kind && e->index == index && e->offset == offset) return e->slot;
+    }
+  }
+  if (2 * (d->nsyms + 1) > d->shash_cap) {
+    uint32_t cap = d->shash_cap ? d->shash_cap * 2 : 64;
+    uint32_t *nh = calloc(cap, sizeof *nh);
+    if (!nh) decode_oom(d);
+    for (uint32_t i = 0; i < d->nsyms; i++) {
+      uint32_t j = sym_hash(d->syms[i].kind, d->syms[i].index, d->syms[i].offset) & (cap - 1);
+      while (nh[j]) j = (j + 1) & (cap - 1);
+      nh[j] = i + 1;
+    }
+    free(d->shash);
+    d->shash = nh;
+    d->shash_cap = cap;
+  }
+  d->syms = grow(d, d->syms, &d->syms_cap, d->nsyms + 1, sizeof *d->syms);
   emu_opnd s = new_slot(d, EMU_CLS_LANE);
+  uint32_t j = sym_hash(kind, index, offset) & (d->shash_cap - 1);
+  while (d->shash[j]) j = (j + 1) & (d->shash_cap - 1);
+  d->shash[j] = d->nsyms + 1;
   d->syms[d->nsyms++] = (emu_symslot){.slot = s, .kind = kind, .index = index, .offset = offset};
   return s;
 }
@@ -251,17 +306,26 @@ static uint32_t frame_local(emu_decoder *d, const void *key, uint64_t bytes, uin
   return off;
 }
 
+/* The lists are sets: a flag per shared variable and a map of callees (a
+ * search of the list per use was quadratic in a function's callees). */
 static void note_shared(emu_decoder *d, uint32_t idx) {
-  for (uint32_t i = 0; i < d->nshared_used; i++)
-    if (d->shared_used[i] == idx) return;
-  d->shared_used = grow(d->shared_used, &d->shared_used_cap, d->nshared_used + 1, sizeof(uint32_t));
+  if (!d->shared_seen) d->shared_seen = calloc(d->em->nshared ? d->em->nshared : 1, 1);
+  if (!d->shared_seen) decode_oom(d);
+  if (idx >= d->em->nshared) {
+    d->error = "internal: shared variable index out of range";
+    return;
+  }
+  if (d->shared_seen[idx]) return;
+  d->shared_seen[idx] = 1;
+  d->shared_used = grow(d, d->shared_used, &d->shared_used_cap, d->nshared_used + 1, sizeof(uint32_t));
   d->shared_used[d->nshared_used++] = idx;
 }
 
 static void note_callee(emu_decoder *d, emu_func *c) {
-  for (uint32_t i = 0; i < d->ncallees; i++)
-    if (d->callees[i] == c) return;
-  d->callees = grow(d->callees, &d->callees_cap, d->ncallees + 1, sizeof *d->callees);
+  bool found;
+  pw_map_ptr_slot(&d->callee_set, c, &found);
+  if (found) return;
+  d->callees = grow(d, d->callees, &d->callees_cap, d->ncallees + 1, sizeof *d->callees);
   d->callees[d->ncallees++] = c;
 }
 
@@ -291,9 +355,10 @@ static symres resolve_symbol(emu_decoder *d, const ir_value *v, bool as_value) {
   case IR_SYM_PARAM: {
     const ir_param *p = s->param;
     if (d->f->is_kernel && p->space != IR_SPACE_REG) {
-      bool mine = false;
-      for (uint32_t i = 0; i < d->f->nparams; i++) mine |= &d->f->params[i] == p;
-      if (mine) {
+      /* one of this kernel's own parameters (an address compare, not a
+       * search of the list per reference: quadratic in the parameters) */
+      uintptr_t pa = (uintptr_t)p, lo = (uintptr_t)d->f->params;
+      if (d->f->nparams && pa >= lo && pa < (uintptr_t)(d->f->params + d->f->nparams)) {
         r.opnd = const_opnd(d, EMU_WIN_PARAM + p->offset + (uint64_t)off, EMU_CLS_LANE);
         r.space = EMU_SP_PARAM;
         return r;
@@ -386,53 +451,94 @@ static emu_opnd src_opnd(emu_decoder *d, const ir_value *v) {
 }
 
 /* ---- block order: Bourdoncle's weak topological order ------------------- */
+typedef struct wto_frame {
+  uint32_t v, k, head;
+  uint8_t component;        /* 0: visit(v); 1: component(v) */
+  uint8_t loop, pending;    /* visit: a back edge seen; a child visit's result is due */
+} wto_frame;
+
 typedef struct wto {
   uint32_t n;
   uint32_t **succ, *nsucc;
   uint32_t *dfn, *stack, sp, num, *out, outpos;
+  wto_frame *frames;        /* the recursion, explicit: at most 2n deep */
+  uint32_t nframes;
 } wto;
 
 #define WTO_INF UINT32_MAX
 
 static void wto_prepend(wto *w, uint32_t v) { w->out[--w->outpos] = v; }
-static uint32_t wto_visit(wto *w, uint32_t v);
 
-static void wto_component(wto *w, uint32_t v) {
-  for (uint32_t k = 0; k < w->nsucc[v]; k++) {
-    uint32_t s = w->succ[v][k];
-    if (w->dfn[s] == 0) wto_visit(w, s);
-  }
-  wto_prepend(w, v);
-}
-
-static uint32_t wto_visit(wto *w, uint32_t v) {
+static void wto_push_visit(wto *w, uint32_t v) {
   w->stack[w->sp++] = v;
   w->dfn[v] = ++w->num;
-  uint32_t head = w->dfn[v];
-  bool loop = false;
-  /* successors in reverse so the first target comes first in the order */
-  for (uint32_t k = w->nsucc[v]; k-- > 0;) {
-    uint32_t s = w->succ[v][k];
-    uint32_t min = w->dfn[s] == 0 ? wto_visit(w, s) : w->dfn[s];
-    if (min <= head) {
-      head = min;
-      loop = true;
-    }
-  }
-  if (head == w->dfn[v]) {
-    w->dfn[v] = WTO_INF;
-    uint32_t e = w->stack[--w->sp];
-    if (loop) {
-      while (e != v) {
-        w->dfn[e] = 0;
-        e = w->stack[--w->sp];
+  w->frames[w->nframes++] = (wto_frame){.v = v, .k = w->nsucc[v], .head = w->dfn[v]};
+}
+
+/* Bourdoncle's visit/component recursion (1993) with its frames on a heap
+ * stack: the recursive form overflowed the C stack on a function of
+ * 200,000 blocks (scale_bench domwide at 65,536 diamonds: SIGSEGV, in the
+ * runtime inside the application's thread).  Successors are taken in
+ * reverse in visit so the first target comes first in the order. */
+static void wto_run(wto *w, uint32_t root) {
+  uint32_t ret = 0;
+  wto_push_visit(w, root);
+  while (w->nframes) {
+    wto_frame *f = &w->frames[w->nframes - 1];
+    uint32_t v = f->v;
+    if (f->component) {
+      bool pushed = false;
+      while (f->k < w->nsucc[v] && !pushed) {
+        uint32_t s = w->succ[v][f->k++];
+        if (w->dfn[s] == 0) {
+          wto_push_visit(w, s);   /* its result is not used */
+          pushed = true;
+        }
       }
-      wto_component(w, v);
-    } else {
+      if (pushed) continue;
+      wto_prepend(w, v);
+      ret = f->head;
+      w->nframes--;
+      continue;
+    }
+    if (f->pending) {
+      f->pending = 0;
+      if (ret <= f->head) {
+        f->head = ret;
+        f->loop = 1;
+      }
+    }
+    bool pushed = false;
+    while (f->k > 0 && !pushed) {
+      uint32_t s = w->succ[v][--f->k];
+      if (w->dfn[s] == 0) {
+        f->pending = 1;
+        wto_push_visit(w, s);   /* may move nothing: frames has room for 2n */
+        pushed = true;
+      } else if (w->dfn[s] <= f->head) {
+        f->head = w->dfn[s];
+        f->loop = 1;
+      }
+    }
+    if (pushed) continue;
+    uint32_t head = f->head;
+    if (head == w->dfn[v]) {
+      w->dfn[v] = WTO_INF;
+      uint32_t e = w->stack[--w->sp];
+      if (f->loop) {
+        while (e != v) {
+          w->dfn[e] = 0;
+          e = w->stack[--w->sp];
+        }
+        /* component(v) runs in this frame's place, then returns head */
+        *f = (wto_frame){.v = v, .k = 0, .head = head, .component = 1};
+        continue;
+      }
       wto_prepend(w, v);
     }
+    ret = head;
+    w->nframes--;
   }
-  return head;
 }
 
 static bool order_blocks(emu_decoder *d, uint32_t *order) {
@@ -443,15 +549,19 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
   w.dfn = calloc(n, sizeof *w.dfn);
   w.stack = calloc(n, sizeof *w.stack);
   w.out = calloc(n, sizeof *w.out);
-  if (!w.succ || !w.nsucc || !w.dfn || !w.stack || !w.out) abort();
+  w.frames = calloc(2 * (size_t)n + 2, sizeof *w.frames);
   /* duplicate targets are skipped with a stamp per block (a scan of the
    * list so far was quadratic in a brx.idx's 66,000 targets) */
   uint32_t *stamp = calloc(n ? n : 1, sizeof *stamp);
-  if (!stamp) abort();
-  for (uint32_t b = 0; b < n; b++) {
+  bool oom = !w.succ || !w.nsucc || !w.dfn || !w.stack || !w.out || !w.frames || !stamp;
+  for (uint32_t b = 0; b < n && !oom; b++) {
     const ir_block *bl = d->blocks[b];
     uint32_t ns = ir_block_nsuccs(bl);
     w.succ[b] = calloc(ns ? ns : 1, sizeof(uint32_t));
+    if (!w.succ[b]) {
+      oom = true;
+      break;
+    }
     for (uint32_t k = 0; k < ns; k++) {
       uint32_t t;
       if (!index_get(&d->block_num, ir_block_succ(bl, k), &t)) t = b;
@@ -461,8 +571,18 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
     }
   }
   free(stamp);
+  if (oom) {
+    for (uint32_t b = 0; w.succ && b < n; b++) free(w.succ[b]);
+    free(w.succ);
+    free(w.nsucc);
+    free(w.dfn);
+    free(w.stack);
+    free(w.out);
+    free(w.frames);
+    decode_oom(d);
+  }
   w.outpos = n;
-  wto_visit(&w, 0);
+  wto_run(&w, 0);
   /* unreachable blocks go last, in layout order */
   uint32_t reach = n - w.outpos;
   uint32_t pos = 0;
@@ -476,6 +596,7 @@ static bool order_blocks(emu_decoder *d, uint32_t *order) {
   free(w.dfn);
   free(w.stack);
   free(w.out);
+  free(w.frames);
   return pos == n;
 }
 
@@ -487,11 +608,54 @@ static const char *op_name(const ir_instr *i) {
   return p && *p ? p : ir_op_infos[i->op].name;
 }
 
-/* Index of the phi operand for the k-th target of `from`'s terminator. */
-static uint32_t phi_pred_index(const ir_block *from, uint32_t k, const ir_block *to) {
+/* A (to, from) pair as a map key: the bytes of two pointers, kept in the
+ * arena for the map's life. */
+typedef struct pred_key { const ir_block *to, *from; } pred_key;
+
+/* Indexes to's predecessor slots by (to, from): the first slot of each pair
+ * in the map, the later ones chained in pred_next. */
+static bool index_preds(emu_decoder *d, uint32_t tn, const ir_block *to) {
+  if (!d->pred_base) {
+    d->pred_base = malloc((d->nblocks ? d->nblocks : 1) * sizeof *d->pred_base);
+    if (!d->pred_base) return false;
+    memset(d->pred_base, 0xff, (d->nblocks ? d->nblocks : 1) * sizeof *d->pred_base);
+  }
+  uint32_t base = d->npred_slots;
+  uint32_t cap = d->pred_next_cap;
+  if ((uint64_t)base + to->npreds > UINT32_MAX) return false;
+  uint32_t *nn = grow(d, d->pred_next, &cap, base + to->npreds, sizeof *d->pred_next);
+  if (!nn) return false;
+  d->pred_next = nn;
+  d->pred_next_cap = cap;
+  pred_key *keys = PW_NEW_ARRAY(d->arena, pred_key, to->npreds ? to->npreds : 1);
+  for (uint32_t p = to->npreds; p-- > 0;) {
+    keys[p] = (pred_key){to, to->preds[p]};
+    bool found;
+    void **v = pw_map_str_slot(&d->pred_first, (const char *)&keys[p], sizeof keys[p], &found);
+    d->pred_next[base + p] = found ? (uint32_t)(uintptr_t)*v : UINT32_MAX;
+    *v = (void *)(uintptr_t)(base + p);
+  }
+  d->pred_base[tn] = base;
+  d->npred_slots = base + to->npreds;
+  return true;
+}
+
+/* Index of the phi operand for the k-th target of `from`'s terminator.
+ * Past a few predecessors through the (to, from) index: scanning them per
+ * edge was quadratic at a block of tens of thousands of predecessors. */
+static uint32_t phi_pred_index(emu_decoder *d, uint32_t tn, const ir_block *from, uint32_t k,
+                               const ir_block *to) {
   uint32_t occurrence = 0;
   for (uint32_t j = 0; j < k; j++)
     if (from->last->targets[j] == to) occurrence++;
+  if (to->npreds > 16 && ((d->pred_base && d->pred_base[tn] != UINT32_MAX) || index_preds(d, tn, to))) {
+    pred_key key = {to, from};
+    const pw_map_entry *e = pw_map_str_find(&d->pred_first, (const char *)&key, sizeof key);
+    if (!e) return UINT32_MAX;
+    uint32_t base = d->pred_base[tn], first = (uint32_t)(uintptr_t)e->val, slot = first;
+    for (uint32_t seen = 0; seen < occurrence && slot != UINT32_MAX; seen++) slot = d->pred_next[slot];
+    return (slot == UINT32_MAX ? first : slot) - base;
+  }
   uint32_t seen = 0, first = UINT32_MAX;
   for (uint32_t p = 0; p < to->npreds; p++)
     if (to->preds[p] == from) {
@@ -516,7 +680,7 @@ static emu_edge make_edge(emu_decoder *d, const ir_block *from, uint32_t k) {
     nphi++;
   }
   if (!nphi) return e;
-  uint32_t pi = phi_pred_index(from, k, to);
+  uint32_t pi = phi_pred_index(d, tn, from, k, to);
   e.copies = PW_NEW_ARRAY(d->arena, emu_copy, nphi);
   ir_foreach_instr(to, i) {
     if (i->op != ir_op_phi) break;
@@ -900,29 +1064,55 @@ static void decode_params(emu_decoder *d, emu_func *ef, const ir_func *f) {
   }
 }
 
-static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
-  const ir_func *f = ef->ir;
-  emu_decoder d = {.em = em, .ef = ef, .f = f, .arena = &em->arena, .wave = em->wave,
-                   .gvar_index = gidx, .func_index = fidx};
-  d.nvalues = f->nvalues;
-  d.slot_of = malloc(((size_t)d.nvalues + 1) * sizeof(uint32_t));
-  if (!d.slot_of) return EMU_ERR_OUT_OF_MEMORY;
-  memset(d.slot_of, 0xff, ((size_t)d.nvalues + 1) * sizeof(uint32_t));
+/* Frees the decoder's own buffers (what went to the module's arena stays
+ * with the module). */
+static void decoder_free(emu_decoder *d) {
+  free(d->slot_of);
+  free(d->blocks);
+  free(d->start);
+  free(d->order);
+  free(d->consts);
+  free(d->ckeys);
+  free(d->chash);
+  free(d->ccls);
+  free(d->coffs);
+  free(d->syms);
+  free(d->shash);
+  free(d->shared_used);
+  free(d->shared_seen);
+  free(d->callees);
+  free(d->pred_next);
+  free(d->pred_base);
+  pw_map_free(&d->callee_set);
+  pw_map_free(&d->pred_first);
+  pw_map_free(&d->local_off);
+  pw_map_free(&d->block_num);
+}
+
+static emu_status decode_func_body(emu_decoder *d) {
+  emu_module *em = d->em;
+  emu_func *ef = d->ef;
+  const ir_func *f = d->f;
+  d->nvalues = f->nvalues;
+  d->slot_of = malloc(((size_t)d->nvalues + 1) * sizeof(uint32_t));
+  if (!d->slot_of) decode_oom(d);
+  memset(d->slot_of, 0xff, ((size_t)d->nvalues + 1) * sizeof(uint32_t));
 
   /* blocks, numbered locally in layout order */
-  ir_foreach_block(f, b) d.nblocks++;
-  d.blocks = calloc(d.nblocks ? d.nblocks : 1, sizeof *d.blocks);
-  d.start = calloc(d.nblocks + 1, sizeof *d.start);
-  uint32_t *order = calloc(d.nblocks ? d.nblocks : 1, sizeof *order);
-  if (!d.blocks || !d.start || !order) abort();
+  ir_foreach_block(f, b) d->nblocks++;
+  d->blocks = calloc(d->nblocks ? d->nblocks : 1, sizeof *d->blocks);
+  d->start = calloc(d->nblocks + 1, sizeof *d->start);
+  d->order = calloc(d->nblocks ? d->nblocks : 1, sizeof *d->order);
+  if (!d->blocks || !d->start || !d->order) decode_oom(d);
+  uint32_t *order = d->order;
   uint32_t bn = 0;
   ir_foreach_block(f, b) {
-    d.blocks[bn] = b;
-    index_put(&d.block_num, b, bn);
+    d->blocks[bn] = b;
+    index_put(&d->block_num, b, bn);
     bn++;
   }
 
-  decode_params(&d, ef, f);
+  decode_params(d, ef, f);
 
   if (f->is_decl || !f->entry) {
     /* declared only: a builtin the emulator provides, or an error on use */
@@ -937,19 +1127,19 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     else if (!strcmp(f->name, "__cuda_syscall_cnpv2LaunchDeviceV2")) ef->builtin = EMU_BI_CDP_LAUNCH;
     else if (!strcmp(f->name, "__cuda_syscall_cnpv2GetLastError")) ef->builtin = EMU_BI_CDP_GET_ERROR;
     else if (!strcmp(f->name, "__cuda_syscall_cnpv2SetLastError")) ef->builtin = EMU_BI_CDP_SET_ERROR;
-    else ef->error = dfmt(&d, "function '%s' is declared but not defined in this module", f->name);
+    else ef->error = dfmt(d, "function '%s' is declared but not defined in this module", f->name);
     goto done;
   }
 
-  if (!order_blocks(&d, order)) {
+  if (!order_blocks(d, order)) {
     ef->error = "internal: block order lost blocks";
     goto done;
   }
   /* count instructions (no phis) and block starts in order */
   uint32_t ncode = 0;
-  for (uint32_t k = 0; k < d.nblocks; k++) {
-    const ir_block *b = d.blocks[order[k]];
-    d.start[order[k]] = ncode;
+  for (uint32_t k = 0; k < d->nblocks; k++) {
+    const ir_block *b = d->blocks[order[k]];
+    d->start[order[k]] = ncode;
     uint32_t nb = 0;
     ir_foreach_instr(b, i) if (i->op != ir_op_phi) nb++;
     if (!b->last || !ir_is_terminator(b->last)) nb++;   /* room for a synthesized error */
@@ -958,27 +1148,27 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
   ef->code = PW_NEW_ARRAY(&em->arena, emu_inst, ncode ? ncode : 1);
   ef->ncode = ncode;
   uint32_t pc = 0;
-  for (uint32_t k = 0; k < d.nblocks; k++) {
-    const ir_block *b = d.blocks[order[k]];
+  for (uint32_t k = 0; k < d->nblocks; k++) {
+    const ir_block *b = d->blocks[order[k]];
     ir_foreach_instr(b, i) {
       if (i->op == ir_op_phi) {
-        value_slot(&d, i->dst[0]);
+        value_slot(d, i->dst[0]);
         continue;
       }
       emu_inst *in = &ef->code[pc++];
-      d.error = NULL;
-      const char *why = decode_instr(&d, i, in);
-      if (!why && d.error) why = d.error;
+      d->error = NULL;
+      const char *why = decode_instr(d, i, in);
+      if (!why && d->error) why = d->error;
       if (!why && ir_is_terminator(i) && i->ntargets) {
         in->nedges = i->ntargets;
         in->edges = PW_NEW_ARRAY(&em->arena, emu_edge, i->ntargets);
-        for (uint32_t t = 0; t < i->ntargets && !d.error; t++) in->edges[t] = make_edge(&d, b, t);
-        why = d.error;
+        for (uint32_t t = 0; t < i->ntargets && !d->error; t++) in->edges[t] = make_edge(d, b, t);
+        why = d->error;
       }
       if (why) {
         in->kind = EMU_K_UNSUPPORTED;
         if (!ef->error)
-          ef->error = dfmt(&d, "%s (in function '%s', %s:%u)", why, f->name,
+          ef->error = dfmt(d, "%s (in function '%s', %s:%u)", why, f->name,
                            em->ir->source_name ? em->ir->source_name : "<ir>", i->loc.line);
       }
     }
@@ -987,46 +1177,65 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
       memset(in, 0, sizeof *in);
       in->kind = EMU_K_UNSUPPORTED;
       in->guard = EMU_OPND_NONE;
-      if (!ef->error) ef->error = dfmt(&d, "block without terminator in function '%s'", f->name);
+      if (!ef->error) ef->error = dfmt(d, "block without terminator in function '%s'", f->name);
     }
   }
 
 done:
-  ef->regs_size = d.regs_size;
-  ef->consts = pw_arena_alloc(&em->arena, d.consts_size ? d.consts_size : 8);
-  if (d.consts_size) memcpy(ef->consts, d.consts, d.consts_size);
-  ef->consts_size = d.consts_size;
-  if (d.frame_local > EMU_FRAME_MAX) {
+  ef->regs_size = d->regs_size;
+  ef->consts = pw_arena_alloc(&em->arena, d->consts_size ? d->consts_size : 8);
+  if (d->consts_size) memcpy(ef->consts, d->consts, d->consts_size);
+  ef->consts_size = d->consts_size;
+  if (d->frame_local > EMU_FRAME_MAX) {
     if (!ef->error)
-      ef->error = dfmt(&d, "function '%s' needs more than %llu bytes of local memory per thread", f->name,
+      ef->error = dfmt(d, "function '%s' needs more than %llu bytes of local memory per thread", f->name,
                        (unsigned long long)EMU_FRAME_MAX);
-    d.frame_local = 0;
+    d->frame_local = 0;
   }
-  ef->frame_local = align_up((uint32_t)d.frame_local, 16);
-  ef->symslots = PW_NEW_ARRAY(&em->arena, emu_symslot, d.nsyms + 1);
-  if (d.nsyms) memcpy(ef->symslots, d.syms, d.nsyms * sizeof *d.syms);
-  ef->nsymslots = d.nsyms;
-  ef->callees = PW_NEW_ARRAY(&em->arena, emu_func *, d.ncallees + 1);
-  if (d.ncallees) memcpy(ef->callees, d.callees, d.ncallees * sizeof *d.callees);
-  ef->ncallees = d.ncallees;
-  ef->shared_used = PW_NEW_ARRAY(&em->arena, uint32_t, d.nshared_used + 1);
-  if (d.nshared_used) memcpy(ef->shared_used, d.shared_used, d.nshared_used * sizeof(uint32_t));
-  ef->nshared_used = d.nshared_used;
-  free(d.slot_of);
-  free(d.blocks);
-  free(d.start);
-  free(order);
-  free(d.consts);
-  free(d.ckeys);
-  free(d.chash);
-  free(d.ccls);
-  free(d.coffs);
-  free(d.syms);
-  free(d.shared_used);
-  free(d.callees);
-  pw_map_free(&d.local_off);
-  pw_map_free(&d.block_num);
+  ef->frame_local = align_up((uint32_t)d->frame_local, 16);
+  ef->symslots = PW_NEW_ARRAY(&em->arena, emu_symslot, d->nsyms + 1);
+  if (d->nsyms) memcpy(ef->symslots, d->syms, d->nsyms * sizeof *d->syms);
+  ef->nsymslots = d->nsyms;
+  ef->callees = PW_NEW_ARRAY(&em->arena, emu_func *, d->ncallees + 1);
+  if (d->ncallees) memcpy(ef->callees, d->callees, d->ncallees * sizeof *d->callees);
+  ef->ncallees = d->ncallees;
+  ef->shared_used = PW_NEW_ARRAY(&em->arena, uint32_t, d->nshared_used + 1);
+  if (d->nshared_used) memcpy(ef->shared_used, d->shared_used, d->nshared_used * sizeof(uint32_t));
+  ef->nshared_used = d->nshared_used;
   return EMU_OK;
+}
+
+
+/* Decodes one function.  Out of host memory anywhere in it (the module's
+ * arena, the decoder's buffers and maps) unwinds here: the function's
+ * buffers are freed and the load fails with EMU_ERR_OUT_OF_MEMORY, where
+ * it used to abort() the process (and the application over libcuda). */
+static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map *fidx) {
+  emu_decoder *d = calloc(1, sizeof *d);
+  if (!d) return EMU_ERR_OUT_OF_MEMORY;
+  *d = (emu_decoder){.em = em, .ef = ef, .f = ef->ir, .arena = &em->arena, .wave = em->wave,
+                     .gvar_index = gidx, .func_index = fidx};
+  jmp_buf jb;
+  void *outer = em->arena.on_oom;
+  pw_arena_init(&d->scratch);
+  d->scratch.on_oom = &jb;
+  pw_map_init(&d->local_off, &d->scratch, 0);
+  pw_map_init(&d->block_num, &d->scratch, 0);
+  pw_map_init(&d->callee_set, &d->scratch, 0);
+  pw_map_init(&d->pred_first, &d->scratch, 0);
+  d->oom = &jb;
+  emu_status st;
+  if (setjmp(jb)) {
+    st = EMU_ERR_OUT_OF_MEMORY;
+  } else {
+    em->arena.on_oom = &jb;
+    st = decode_func_body(d);
+  }
+  em->arena.on_oom = outer;
+  decoder_free(d);
+  pw_arena_free(&d->scratch);
+  free(d);
+  return st;
 }
 
 /* ---- module ------------------------------------------------------------- */
@@ -1037,43 +1246,63 @@ static uint32_t shared_align(const ir_global *g) {
 
 /* Kernel closure: the kernel and every function it may call (all defined
  * functions when an indirect call can be reached). */
-static void kernel_layout(emu_module *em, emu_func *k) {
-  uint32_t n = em->nfuncs;
-  bool *in = calloc(n ? n : 1, 1);
-  emu_func **work = calloc(n ? n : 1, sizeof *work);
-  uint32_t nw = 0;
+/* What kernel_layout reuses from one kernel to the next: stamps (the
+ * kernel's index + 1) instead of arrays cleared per kernel, so a module's
+ * layouts cost its kernels' closures, not kernels x functions. */
+typedef struct layout_scratch {
+  uint32_t *stamp;      /* by function index */
+  uint32_t *reached;    /* the closure's function indexes */
+  emu_func **work;
+  uint32_t *sstamp;     /* by shared index: used by the closure */
+} layout_scratch;
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void kernel_layout(emu_module *em, emu_func *k, layout_scratch *L) {
+  uint32_t n = em->nfuncs, mark = k->index + 1, nr = 0, nw = 0;
   bool indirect = false;
-  in[k->index] = true;
-  work[nw++] = k;
+  L->stamp[k->index] = mark;
+  L->reached[nr++] = k->index;
+  L->work[nw++] = k;
   while (nw) {
-    emu_func *f = work[--nw];
+    emu_func *f = L->work[--nw];
     indirect |= f->has_indirect_calls;
     for (uint32_t c = 0; c < f->ncallees; c++)
-      if (!in[f->callees[c]->index]) {
-        in[f->callees[c]->index] = true;
-        work[nw++] = f->callees[c];
+      if (L->stamp[f->callees[c]->index] != mark) {
+        L->stamp[f->callees[c]->index] = mark;
+        L->reached[nr++] = f->callees[c]->index;
+        L->work[nw++] = f->callees[c];
       }
   }
-  if (indirect)
-    for (uint32_t i = 0; i < n; i++) in[i] = true;
+  if (indirect) {
+    nr = 0;
+    for (uint32_t i = 0; i < n; i++) L->reached[nr++] = i;
+  } else {
+    qsort(L->reached, nr, sizeof *L->reached, cmp_u32);  /* the first error in module order */
+  }
   k->closure_error = NULL;
-  for (uint32_t i = 0; i < n && !k->closure_error; i++)
-    if (in[i] && em->funcs[i]->error && (i == k->index || !em->funcs[i]->ir->is_kernel))
+  for (uint32_t j = 0; j < nr && !k->closure_error; j++) {
+    uint32_t i = L->reached[j];
+    if (em->funcs[i]->error && (i == k->index || !em->funcs[i]->ir->is_kernel))
       k->closure_error = em->funcs[i]->error;
+  }
   /* shared layout: variables in module order, each at its alignment;
    * extern (dynamic) arrays all start where static shared memory ends */
   k->shared_off = PW_NEW_ARRAY(&em->arena, uint32_t, em->nshared + 1);
-  bool *used = calloc(em->nshared + 1, 1);
-  for (uint32_t i = 0; i < n; i++)
-    if (in[i])
-      for (uint32_t s = 0; s < em->funcs[i]->nshared_used; s++) used[em->funcs[i]->shared_used[s]] = true;
+  for (uint32_t j = 0; j < nr; j++) {
+    const emu_func *f = em->funcs[L->reached[j]];
+    for (uint32_t s = 0; s < f->nshared_used; s++) L->sstamp[f->shared_used[s]] = mark;
+  }
   uint64_t off = 0;
   uint32_t dyn_align = 16;
   const char *too_big = NULL;
   for (uint32_t s = 0; s < em->nshared; s++) {
     const ir_global *g = em->shared[s];
     k->shared_off[s] = UINT32_MAX;
-    if (!used[s]) continue;
+    if (L->sstamp[s] != mark) continue;
     if (g->is_extern_shared || (g->count == 0 && !g->size)) {
       k->shared_off[s] = UINT32_MAX - 1;   /* dynamic: resolved at launch */
       if (shared_align(g) > dyn_align) dyn_align = shared_align(g);
@@ -1126,14 +1355,26 @@ static void kernel_layout(emu_module *em, emu_func *k) {
     if (o + sz > end) end = o + sz;
   }
   k->kparam_size = (uint32_t)end;
-  free(used);
-  free(in);
-  free(work);
 }
 
 emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
   ir_module *m = em->ir;
-  pw_map gidx = {0}, fidx = {0};
+  /* Out of host memory while decoding unwinds to here (or to decode_func
+   * for one function's work): an error, never an abort. */
+  pw_arena scratch;
+  pw_arena_init(&scratch);
+  jmp_buf jb;
+  pw_map gidx, fidx;
+  pw_map_init(&gidx, &scratch, 0);
+  pw_map_init(&fidx, &scratch, 0);
+  if (setjmp(jb)) {
+    em->arena.on_oom = NULL;
+    pw_arena_free(&scratch);
+    if (err) snprintf(err, errn, "out of host memory decoding the module");
+    return EMU_ERR_OUT_OF_MEMORY;
+  }
+  scratch.on_oom = &jb;
+  em->arena.on_oom = &jb;
   /* functions */
   em->nfuncs = m->nfuncs;
   em->funcs = PW_NEW_ARRAY(&em->arena, emu_func *, m->nfuncs + 1);
@@ -1155,7 +1396,9 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
     const ir_global *gv = m->globals[g];
     if (gv->space == IR_SPACE_SHARED || gv->space == IR_SPACE_SHARED_CTA ||
         gv->space == IR_SPACE_SHARED_CLUSTER) {
-      em->shared = grow(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      void *ns = grow_or_null(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      if (!ns) longjmp(jb, 1);
+      em->shared = ns;
       em->gvars[g].shared_index = em->nshared;
       index_put(&gidx, gv, em->nshared | SHARED_BIT);
       em->shared[em->nshared++] = gv;
@@ -1173,18 +1416,25 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
     if (index_get(&gidx, gv, &tmp)) continue;
     if (gv->space == IR_SPACE_SHARED || gv->space == IR_SPACE_SHARED_CTA ||
         gv->space == IR_SPACE_SHARED_CLUSTER) {
-      em->shared = grow(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      void *ns = grow_or_null(em->shared, &nshared_cap, em->nshared + 1, sizeof *em->shared);
+      if (!ns) longjmp(jb, 1);
+      em->shared = ns;
       index_put(&gidx, gv, em->nshared | SHARED_BIT);
       em->shared[em->nshared++] = gv;
     }
   }
   emu_status st = EMU_OK;
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++) st = decode_func(em, em->funcs[k], &gidx, &fidx);
+  /* zeroed by the arena: no stamp is 0, a kernel's is its index + 1 */
+  layout_scratch L = {.stamp = PW_NEW_ARRAY(&scratch, uint32_t, em->nfuncs + 1),
+                      .reached = PW_NEW_ARRAY(&scratch, uint32_t, em->nfuncs + 1),
+                      .work = PW_NEW_ARRAY(&scratch, emu_func *, em->nfuncs + 1),
+                      .sstamp = PW_NEW_ARRAY(&scratch, uint32_t, em->nshared + 1)};
   for (uint32_t k = 0; k < em->nfuncs && st == EMU_OK; k++)
-    if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k]);
-  if (st != EMU_OK && err) snprintf(err, errn, "out of memory decoding the module");
-  pw_map_free(&gidx);
-  pw_map_free(&fidx);
+    if (em->funcs[k]->ir->is_kernel) kernel_layout(em, em->funcs[k], &L);
+  if (st != EMU_OK && err) snprintf(err, errn, "out of host memory decoding the module");
+  em->arena.on_oom = NULL;
+  pw_arena_free(&scratch);
   return st;
 }
 

@@ -105,7 +105,13 @@ static void edge_copies(emu_exec *x, const emu_edge *e, emu_mask m) {
   size_t need = (size_t)e->ncopies * EMU_MAX_LANES * 2;
   if (x->scratch_cap < need) {
     uint64_t *ns = realloc(x->scratch, need * 8);
-    if (!ns) abort();
+    if (!ns) {
+      /* the launch fails (CUDA_ERROR_OUT_OF_MEMORY through the runtime);
+       * the wave stops at its next fault check */
+      emu_fault(x, NULL, -1, EMU_ERR_OUT_OF_MEMORY, "out of host memory for the %u phi copies of an edge",
+                e->ncopies);
+      return;
+    }
     x->scratch = ns;
     x->scratch_cap = need;
   }

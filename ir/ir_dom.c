@@ -1,11 +1,11 @@
 /* ir/ir_dom.c: predecessors, dominators and post-dominators.
  *
- * Algorithm: Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm"
- * (2001): iterate idom(b) = intersect of the processed predecessors' idoms,
- * in reverse postorder, until nothing changes; intersect walks the two
- * fingers up the current tree by postorder number.  Near-linear on the
- * reducible CFGs nvcc emits (two or three passes).  Every walk is iterative:
- * functions with 100k blocks do not recurse.
+ * Algorithm: Lengauer and Tarjan (1979), the simple version: semidominators
+ * by EVAL/LINK with path compression, O(m log n) on every CFG.  Cooper,
+ * Harvey and Kennedy's iteration (used before) is near-linear on the CFGs
+ * nvcc emits but quadratic on a long chain of blocks that all branch to
+ * one label (issue 20: 70,000 such branches took 10 s).  Every walk is
+ * iterative: functions with 100k blocks do not recurse.
  *
  * After idom, the dominator tree is numbered by a DFS (pre on entry, post on
  * exit), so ir_block_dominates(a, b) is two comparisons.
@@ -41,63 +41,105 @@ void ir_dom_solve(uint32_t n, uint32_t r, const uint32_t *soff, const uint32_t *
                   uint32_t *post) {
   pw_arena a;
   pw_arena_init(&a);
-  uint32_t *po = IR_NEW_ARRAY(&a, uint32_t, n);       /* postorder number */
-  uint32_t *order = IR_NEW_ARRAY(&a, uint32_t, n);    /* nodes by postorder */
+  /* Nodes are renumbered by DFS preorder (0 = r); "num" is a node's
+   * number, "vertex" the node of a number.  Arrays below indexed by number
+   * unless named otherwise. */
+  uint32_t *num = IR_NEW_ARRAY(&a, uint32_t, n);      /* by node; NONE: unreachable */
+  uint32_t *vertex = IR_NEW_ARRAY(&a, uint32_t, n);
+  uint32_t *parent = IR_NEW_ARRAY(&a, uint32_t, n);   /* DFS tree parent */
+  uint32_t *semi = IR_NEW_ARRAY(&a, uint32_t, n);
+  uint32_t *dom = IR_NEW_ARRAY(&a, uint32_t, n);
+  uint32_t *ancestor = IR_NEW_ARRAY(&a, uint32_t, n); /* the forest of LINK */
+  uint32_t *label = IR_NEW_ARRAY(&a, uint32_t, n);
+  uint32_t *bucket = IR_NEW_ARRAY(&a, uint32_t, n);   /* head of the nodes w with semi(w) = v */
+  uint32_t *bnext = IR_NEW_ARRAY(&a, uint32_t, n);
   uint32_t *stack = IR_NEW_ARRAY(&a, uint32_t, n);
-  uint32_t *next = IR_NEW_ARRAY(&a, uint32_t, n);     /* DFS: next successor to try */
-  uint8_t *seen = IR_NEW_ARRAY(&a, uint8_t, n);
+  uint32_t *next = IR_NEW_ARRAY(&a, uint32_t, n);     /* DFS: next successor to try (by node) */
 
   for (uint32_t v = 0; v < n; v++) {
     idom[v] = IR_DOM_NONE;
     pre[v] = post[v] = 0;
+    num[v] = IR_DOM_NONE;
   }
-  /* Postorder of the nodes reachable from r. */
-  uint32_t npo = 0, sp = 0;
+  /* Preorder numbers and the DFS tree of the nodes reachable from r. */
+  uint32_t nr = 0, sp = 0;
+  num[r] = nr;
+  vertex[nr] = r;
+  parent[nr++] = IR_DOM_NONE;
   stack[sp++] = r;
-  seen[r] = 1;
   next[r] = soff[r];
   while (sp) {
     uint32_t v = stack[sp - 1];
     if (next[v] < soff[v + 1]) {
       uint32_t s = succ[next[v]++];
-      if (!seen[s]) {
-        seen[s] = 1;
+      if (num[s] == IR_DOM_NONE) {
+        num[s] = nr;
+        vertex[nr] = s;
+        parent[nr++] = num[v];
         next[s] = soff[s];
         stack[sp++] = s;
       }
     } else {
-      po[v] = npo;
-      order[npo++] = v;
       sp--;
     }
   }
-
-  idom[r] = r;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t k = npo - 1; k-- > 0;) {  /* reverse postorder; r is order[npo-1] */
-      uint32_t v = order[k];
-      uint32_t nd = IR_DOM_NONE;
-      for (uint32_t e = poff[v]; e < poff[v + 1]; e++) {
-        uint32_t p = pred[e];
-        if (idom[p] == IR_DOM_NONE) continue;  /* unprocessed or unreachable */
-        if (nd == IR_DOM_NONE) {
-          nd = p;
-          continue;
-        }
-        uint32_t f1 = p, f2 = nd;
-        while (f1 != f2) {
-          while (po[f1] < po[f2]) f1 = idom[f1];
-          while (po[f2] < po[f1]) f2 = idom[f2];
-        }
-        nd = f1;
-      }
-      if (idom[v] != nd) {
-        idom[v] = nd;
-        changed = true;
-      }
-    }
+  for (uint32_t w = 0; w < nr; w++) {
+    semi[w] = label[w] = w;
+    ancestor[w] = bucket[w] = IR_DOM_NONE;
   }
+
+  /* Semidominators in reverse preorder, immediate dominators implicitly
+   * (Lengauer, Tarjan, "A Fast Algorithm for Finding Dominators in a
+   * Flowgraph", 1979: the simple version, LINK without balancing and EVAL
+   * with path compression, O(m log n)).  The Cooper-Harvey-Kennedy
+   * iteration it replaces is quadratic on a long chain of blocks that all
+   * branch to one label (70,000 of them: 10 s). */
+  uint32_t *path = stack;   /* COMPRESS's path; the DFS stack is free again */
+  for (uint32_t w = nr; w-- > 1;) {
+    uint32_t node = vertex[w];
+    for (uint32_t e = poff[node]; e < poff[node + 1]; e++) {
+      uint32_t v = num[pred[e]];
+      if (v == IR_DOM_NONE) continue;  /* an unreachable predecessor */
+      /* u = EVAL(v): the node of least semi on v's path in the forest */
+      uint32_t u = v;
+      if (ancestor[v] != IR_DOM_NONE) {
+        uint32_t np = 0;
+        for (uint32_t x = v; ancestor[ancestor[x]] != IR_DOM_NONE; x = ancestor[x]) path[np++] = x;
+        /* COMPRESS from the top of the path down, iteratively */
+        while (np) {
+          uint32_t x = path[--np], ax = ancestor[x];
+          if (semi[label[ax]] < semi[label[x]]) label[x] = label[ax];
+          ancestor[x] = ancestor[ax];
+        }
+        u = label[v];
+      }
+      if (semi[u] < semi[w]) semi[w] = semi[u];
+    }
+    bnext[w] = bucket[semi[w]];
+    bucket[semi[w]] = w;
+    uint32_t p = parent[w];
+    ancestor[w] = p;  /* LINK(parent(w), w) */
+    for (uint32_t v = bucket[p]; v != IR_DOM_NONE; v = bnext[v]) {
+      uint32_t u = v;
+      if (ancestor[v] != IR_DOM_NONE) {
+        uint32_t np = 0;
+        for (uint32_t x = v; ancestor[ancestor[x]] != IR_DOM_NONE; x = ancestor[x]) path[np++] = x;
+        while (np) {
+          uint32_t x = path[--np], ax = ancestor[x];
+          if (semi[label[ax]] < semi[label[x]]) label[x] = label[ax];
+          ancestor[x] = ancestor[ax];
+        }
+        u = label[v];
+      }
+      dom[v] = semi[u] < semi[v] ? u : p;
+    }
+    bucket[p] = IR_DOM_NONE;
+  }
+  for (uint32_t w = 1; w < nr; w++) {
+    if (dom[w] != semi[w]) dom[w] = dom[dom[w]];
+    idom[vertex[w]] = vertex[dom[w]];
+  }
+  idom[r] = r;
 
   /* Children lists of the tree (CSR), then a DFS for pre/post numbers. */
   uint32_t *coff = IR_NEW_ARRAY(&a, uint32_t, n + 1);

@@ -375,6 +375,7 @@ static void init_kernels(ir_module *m, bars_state *s) {
   fn_use *users[NSEC] = {NULL};
   pw_arena scratch;
   pw_arena_init(&scratch);
+  scratch.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   for (unsigned k = 0; k < NSEC; k++)
     if (s->arr[k]) users[k] = array_users(&scratch, m, s->arr[k], &nf);
   ir_foreach_func(m, f) {

@@ -72,6 +72,7 @@ unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
   unsigned nwarn = 0;
   pw_arena scratch;
   pw_arena_init(&scratch);
+  scratch.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     ir_compute_preds(f);

@@ -93,6 +93,7 @@ bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *da
   bool progress = false;
   pw_arena scratch;
   pw_arena_init(&scratch);
+  scratch.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   size_t cap = 0, repcap = 0;
   ir_instr **list = NULL;
   repl *reps = NULL;

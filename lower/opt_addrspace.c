@@ -148,6 +148,8 @@ static uint8_t meet(uint8_t old, uint8_t s) {
  * at most a few times per operand; sweeping the blocks until nothing
  * changed took one sweep per step a state travels against layout order:
  * quadratic, minutes on a large cuBLASLt module. */
+enum { QUEUED = 1, EVALUATED = 2 };  /* queued[]: on the worklist; transfer() ran once */
+
 static void solve(addr_scratch *S, const ir_func *f, uint8_t *st) {
   size_t nv = f->nvalues + 1, ninstr = 0, nedges = 0;
   ir_foreach_block(f, b) ir_foreach_instr(b, i) {
@@ -174,20 +176,35 @@ static void solve(addr_scratch *S, const ir_func *f, uint8_t *st) {
       if (i->src[k] && i->src[k]->kind == IR_VAL_INSTR && i->src[k]->id < nv) use[fill[i->src[k]->id]++] = i;
     if (i->ndst >= 1 && i->dst[0] && i->dst[0]->id < nv) {
       work[top++] = i;
-      queued[i->dst[0]->id] = 1;
+      queued[i->dst[0]->id] = QUEUED;
     }
   }
   while (top) {
     const ir_instr *i = work[--top];
     size_t id = i->dst[0]->id;
-    queued[id] = 0;
-    uint8_t s = meet(st[id], transfer(f, i, st));
-    if (s == st[id]) continue;
-    st[id] = s;
+    bool incremental = queued[id] & EVALUATED;
+    queued[id] = EVALUATED;
+    if (!incremental || i->op != ir_op_phi) {
+      uint8_t s = meet(st[id], transfer(f, i, st));
+      if (s == st[id]) continue;
+      st[id] = s;
+    }
     for (size_t u = first[id]; u < first[id + 1]; u++) {
       const ir_instr *j = use[u];
-      if (j->ndst < 1 || !j->dst[0] || j->dst[0]->id >= nv || queued[j->dst[0]->id]) continue;
-      queued[j->dst[0]->id] = 1;
+      if (j->ndst < 1 || !j->dst[0] || j->dst[0]->id >= nv) continue;
+      size_t jd = j->dst[0]->id;
+      if (j->op == ir_op_phi && (queued[jd] & EVALUATED)) {
+        /* A phi is the meet of its operands and states only go down, so
+         * meeting its state with the one operand that changed is the same
+         * as transfer() over all of them: O(1) per edge.  Re-reading every
+         * operand per change was quadratic at a merge of many branches
+         * (65,536 predecessors: minutes). */
+        uint8_t s = meet(st[jd], st[id]);
+        if (s == st[jd]) continue;
+        st[jd] = s;
+      }
+      if (queued[jd] & QUEUED) continue;
+      queued[jd] |= QUEUED;
       work[top++] = j;  /* at most one entry per instruction: fits in ninstr */
     }
   }
@@ -205,6 +222,7 @@ bool opt_addrspace(ir_module *m, const opt_addrspace_options *opt) {
   bool progress = false;
   addr_scratch S = {0};
   pw_arena_init(&S.a);
+  S.a.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
     uint8_t *st = LOWER_RESERVE(&S.a, S.st, f->nvalues + 1);

@@ -70,6 +70,7 @@ bool opt_dce(ir_module *m, const opt_dce_options *opt) {
   bool progress = false;
   pw_arena scratch;
   pw_arena_init(&scratch);
+  scratch.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   LOWER_SCRATCH_BUF(uint32_t) ubuf = {0};
   worklist w = {.scratch = &scratch};
   ir_foreach_func(m, f) {

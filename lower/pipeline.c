@@ -23,6 +23,8 @@
  * lowerings built and did not use.  Then the module is marked lowered and
  * verified with require_lowered: no warp-level op or register may remain.
  */
+#include <setjmp.h>
+
 #include "lower_internal.h"
 
 /* Verifying the module after every pass names the pass that broke it, but
@@ -43,7 +45,28 @@
     if (!lower_pass_done(m, &name##_contract, progress_, opt)) return false;                      \
   } while (0)
 
+static bool lower_module_passes(ir_module *m, const ir_target *t, const lower_pipeline_options *opt);
+
+/* Out of memory in the module's arena while lowering is an error return
+ * (the module is then half lowered: the caller discards it, as after any
+ * failure), not an abort.  The passes' scratch arenas take the same
+ * recovery point (their chunks leak on that path). */
 bool lower_module(ir_module *m, const ir_target *t, const lower_pipeline_options *opt) {
+  pw_diag *diag = opt ? opt->diag : NULL;
+  jmp_buf oomjb;
+  void *outer = m->arena.on_oom;
+  if (setjmp(oomjb)) {
+    m->arena.on_oom = outer;
+    if (diag) pw_error(diag, m->source_name, "out of memory lowering the module for %s", t ? t->name : "wave32");
+    return false;
+  }
+  m->arena.on_oom = &oomjb;
+  bool ok = lower_module_passes(m, t, opt);
+  m->arena.on_oom = outer;
+  return ok;
+}
+
+static bool lower_module_passes(ir_module *m, const ir_target *t, const lower_pipeline_options *opt) {
   pw_diag *diag = opt ? opt->diag : NULL;
   int errors0 = diag ? diag->nerrors : 0;
   ir_module_set_target(m, t);   /* the facts every pass reads: target, wave size */

@@ -53,6 +53,18 @@ enum {
  * CUDA 13's libraries is far below it. */
 #define PTX_DEFAULT_MAX_DECOMPRESSED ((uint64_t)1 << 30)
 
+/* The total decompression budget of one input: all the entries read from
+ * one ptx_file together may expand to at most max(floor, factor x the
+ * input's size) bytes.  The per-entry cap alone let a 175 KB fatbin of
+ * many small frames, each claiming hundreds of MB, cost 10 s per inspect,
+ * parse or load (issue 20).  Real inputs stay far below: CUDA 13.0's
+ * libraries expand 8x overall (1.37 GB -> 11.0 GB, benchmarks/README.md
+ * extract_bench), PTX text compresses about 10-20x.  The runtime takes
+ * another budget from PTXWAVE_DECOMPRESS_BUDGET (docs/runtime.md). */
+#define PTX_BUDGET_FLOOR ((uint64_t)256 << 20)
+#define PTX_BUDGET_FACTOR 64u
+uint64_t ptx_default_budget(uint64_t input_size);
+
 typedef enum ptx_compression {
   ptx_comp_none,
   ptx_comp_lz4,
@@ -133,7 +145,12 @@ typedef struct ptx_file {
   char arch_suffix;
   uint16_t version_major, version_minor;
   int nerrors;          /* input errors found while scanning */
+  /* The bytes every ptx_entry_read of this file may produce together:
+   * ptx_default_budget(size) at open; a caller may set another before
+   * reading (0: no budget).  Reads on several threads share it. */
+  uint64_t decompress_budget;
   /* private */
+  uint64_t *decompressed;  /* spent of the budget (atomic; in the arena) */
   pw_arena arena;
   void *map;
   size_t map_len;
@@ -174,7 +191,9 @@ void ptx_payload_free(ptx_payload *p);
 
 /* Decompresses (or copies) one entry's payload.  PTX loses its trailing
  * NULs.  opt and dec may be NULL.  On failure: false, a message with the
- * entry's byte offset, out zeroed. */
+ * entry's byte offset, out zeroed.  A compressed entry is charged its
+ * decompressed size against the file's budget before it is decoded; one
+ * that would pass it is refused. */
 bool ptx_entry_read(const ptx_file *f, const ptx_entry *e, const ptx_read_options *opt,
                     ptx_decoder *dec, pw_diag *d, ptx_payload *out);
 

@@ -143,6 +143,24 @@ bool ptx_decompress(ptx_compression comp, const uint8_t *src, size_t src_len, ui
   return true;
 }
 
+uint64_t ptx_default_budget(uint64_t input_size) {
+  uint64_t b = input_size > UINT64_MAX / PTX_BUDGET_FACTOR ? UINT64_MAX : input_size * PTX_BUDGET_FACTOR;
+  return b < PTX_BUDGET_FLOOR ? PTX_BUDGET_FLOOR : b;
+}
+
+/* Takes n bytes of f's budget; false (nothing taken) when they are not
+ * left.  Charged before decoding, from the header's size: the decoders
+ * produce exactly that many bytes or fail, so the claim bounds the work. */
+static bool charge_budget(const ptx_file *f, uint64_t n) {
+  if (!f->decompress_budget || !f->decompressed) return true;
+  uint64_t spent = __atomic_load_n(f->decompressed, __ATOMIC_RELAXED);
+  do {
+    if (n > f->decompress_budget || spent > f->decompress_budget - n) return false;
+  } while (!__atomic_compare_exchange_n(f->decompressed, &spent, spent + n, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
+  return true;
+}
+
 bool ptx_entry_read(const ptx_file *f, const ptx_entry *e, const ptx_read_options *opt,
                     ptx_decoder *dec, pw_diag *d, ptx_payload *out) {
   uint64_t cap = opt && opt->max_decompressed ? opt->max_decompressed : PTX_DEFAULT_MAX_DECOMPRESSED;
@@ -165,6 +183,18 @@ bool ptx_entry_read(const ptx_file *f, const ptx_entry *e, const ptx_read_option
     }
     src_len = (size_t)e->compressed_size;
     expected = e->uncompressed_size;
+  }
+  if (e->compression != ptx_comp_none && e->compression != ptx_comp_unsupported && expected <= cap &&
+      !charge_budget(f, expected)) {
+    uint64_t spent = f->decompressed ? __atomic_load_n(f->decompressed, __ATOMIC_RELAXED) : 0;
+    pw_error_off(d, f->path, e->payload_offset,
+                 "decompressing %llu more bytes would pass this input's decompression budget of %llu bytes "
+                 "(%llu already decompressed from its %llu bytes)",
+                 (unsigned long long)expected, (unsigned long long)f->decompress_budget,
+                 (unsigned long long)spent, (unsigned long long)f->size);
+    out->data = NULL;
+    out->len = 0;
+    return false;
   }
   if (!ptx_decompress(e->compression, src, src_len, expected, cap, dec, d, f->path, e->payload_offset, out))
     return false;

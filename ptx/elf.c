@@ -626,6 +626,8 @@ ptx_file *ptx_file_from_memory(const char *path, const void *data, size_t size, 
   f->name = base_name(f->path);
   f->data = data;
   f->size = size;
+  f->decompress_budget = ptx_default_budget(size);
+  f->decompressed = PW_NEW(&f->arena, uint64_t);
   scan(f, d);
   return f;
 }

@@ -37,7 +37,7 @@ enum { OPF_MULTI = 1 };  /* longer mnemonics start with this word */
 
 static opent *opent_new(ptx_parser *p, uint16_t op) {
   opent *e = PW_NEW(&p->scratch, opent);
-  if (!e) PW_DIE("out of memory");
+  if (!e) ptx_oom(p);
   e->op = op;
   return e;
 }
@@ -65,7 +65,7 @@ static void add_mnemonic(ptx_parser *p, const char *s, ir_op op) {
 
 static struct ins *ins_alloc(ptx_parser *p) {
   ins *I = PW_NEW(&p->scratch, ins);
-  if (!I) PW_DIE("out of memory");
+  if (!I) ptx_oom(p);
   return I;
 }
 
@@ -284,7 +284,7 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
   ir_value *src[1] = {v};
   ir_type dtt = dt;  /* the cvt's own type: the register may be an .f32 of that width */
   ir_instr *c = ir_build(&p->b, ir_op_cvt, dt, 1, src, 1, &dtt, NULL);
-  if (!c) PW_DIE("out of memory");
+  if (!c) ptx_oom(p);
   c->type2 = (uint8_t)st;
   if (guard) {
     keep = retype(p, c, keep, dt);
@@ -356,7 +356,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   }
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
-  if (!in) PW_DIE("out of memory");
+  if (!in) ptx_oom(p);
   /* vote's result has the instruction's type (.pred, or .b32 for ballot:
    * 9.7.13.8), not its register's: a ballot into a wider register is
    * widened below like any result (5.2.2 relaxed type-checking); a
@@ -404,7 +404,7 @@ static const char *spelling(ptx_parser *p, const ins *I) {
   size_t n = I->at.len;
   for (uint32_t i = 0; i < I->nmods; i++) n += I->mtok[i].len;
   char *s = pw_arena_alloc(&p->m->arena, n + 1);
-  if (!s) PW_DIE("out of memory");
+  if (!s) ptx_oom(p);
   /* the mnemonic words and modifiers are contiguous in the text */
   size_t k = 0;
   memcpy(s, I->at.text, I->at.len);
@@ -468,7 +468,7 @@ uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name) {
   uint32_t blk = ptx_ssa_new_block(p, nm, true, PTX_NONE);
   p->ssa.blocks[blk].first_ref = *name;
   s = PW_NEW(&p->fscratch, ptx_sym);
-  if (!s) PW_DIE("out of memory");
+  if (!s) ptx_oom(p);
   s->kind = PTX_SYM_LABEL;
   s->blk = blk;
   ptx_declare(p, name, nm, name->len, s);
@@ -632,7 +632,7 @@ static void build_call(ptx_parser *p, ins *I) {
       narg++;
     }
   ir_call_info *ci = PW_NEW(&p->m->arena, ir_call_info);
-  if (!ci) PW_DIE("out of memory");
+  if (!ci) ptx_oom(p);
   ci->nret = nret;
   ci->narg = narg;
   ci->proto = proto;
@@ -683,7 +683,7 @@ static void build_mov(ptx_parser *p, ins *I) {
   if (a->kind == O_SREG && !I->guarded && d.var[0] != PTX_NONE) {
     /* mov.u32 %r, %tid.x is the read itself */
     ir_value *v = ir_read_sreg(&p->b, (ir_sreg)a->sreg, a->comp);
-    if (!v) PW_DIE("out of memory");
+    if (!v) ptx_oom(p);
     ptx_ssa_write(p, d.var[0], v);
     return;
   }

@@ -114,6 +114,8 @@ typedef struct ptx_parser {
   ptx_parse_stats stats;
   int errors;
   jmp_buf *recover;        /* where a statement-level error unwinds to */
+  jmp_buf *oom;            /* where out of memory in the module's or the
+                            * parser's arenas unwinds to (ptx_parse) */
 
   ir_module *m;
   pw_arena scratch;        /* parser tables; freed at the end */
@@ -253,5 +255,12 @@ uint32_t ptx_label_block(ptx_parser *p, const ptx_tok *name);
 /* A new function-scope name in the current scope; an error if the scope
  * already declares it. */
 void ptx_declare(ptx_parser *p, const ptx_tok *at, const char *key, size_t len, ptx_sym *s);
+
+/* Out of memory: unwinds to ptx_parse's recovery point (a diagnostic and
+ * no module, issue 20); without one, the process stops. */
+_Noreturn static inline void ptx_oom(ptx_parser *p) {
+  if (p && p->oom) longjmp(*p->oom, 1);
+  PW_DIE("out of memory");
+}
 
 #endif

@@ -424,7 +424,7 @@ ir_value *ptx_imm_value(ptx_parser *p, const opnd *o, ir_type t) {
   }
   if (tb && tb < 64) bits &= (~0ull) >> (64 - tb);
   ir_value *v = ir_imm(&p->b, t, bits);
-  if (!v) PW_DIE("out of memory");
+  if (!v) ptx_oom(p);
   return v;
 }
 

@@ -97,7 +97,7 @@ void ptx_expect(ptx_parser *p, ptx_tok_kind k, const char *what) {
 
 const char *ptx_strdup_tok(ptx_parser *p, const ptx_tok *t) {
   char *s = pw_arena_strndup(&p->m->arena, t->text, t->len);
-  if (!s) PW_DIE("out of memory");
+  if (!s) ptx_oom(p);
   return s;
 }
 
@@ -274,7 +274,7 @@ int64_t ptx_const_expr(ptx_parser *p) { return expr_cond(p); }
 
 static ptx_sym *new_sym(ptx_parser *p, ptx_sym_kind k) {
   ptx_sym *s = PW_NEW(&p->scratch, ptx_sym);
-  if (!s) PW_DIE("out of memory");
+  if (!s) ptx_oom(p);
   s->kind = k;
   return s;
 }
@@ -352,7 +352,7 @@ static void init_put(ptx_parser *p, init_ctx *c, uint64_t bits) {
     uint64_t cap = c->bytes_cap ? c->bytes_cap * 2 : 64;
     while (cap < need) cap *= 2;
     uint8_t *nb = pw_arena_alloc(&p->scratch, cap);
-    if (!nb) PW_DIE("out of memory");
+    if (!nb) ptx_oom(p);
     if (c->bytes) memcpy(nb, c->bytes, c->bytes_cap);
     c->bytes = nb;
     c->bytes_cap = cap;
@@ -454,7 +454,7 @@ static void init_elem(ptx_parser *p, init_ctx *c) {
     if (c->nrelocs == c->relocs_cap) {
       uint32_t cap = c->relocs_cap ? c->relocs_cap * 2 : 8;
       ir_reloc *nr = PW_NEW_ARRAY(&p->scratch, ir_reloc, cap);
-      if (!nr) PW_DIE("out of memory");
+      if (!nr) ptx_oom(p);
       if (c->relocs) memcpy(nr, c->relocs, c->nrelocs * sizeof *nr);
       c->relocs = nr;
       c->relocs_cap = cap;
@@ -522,7 +522,7 @@ static const char *unique_local_name(ptx_parser *p, const char *nm) {
     uintptr_t k = (uintptr_t)e->val;
     e->val = (void *)(k + 1);
     char *alt = pw_arena_alloc(&p->m->arena, n + 24);
-    if (!alt) PW_DIE("out of memory");
+    if (!alt) ptx_oom(p);
     snprintf(alt, n + 24, "%s.%lu", nm, (unsigned long)k);
     size_t an = strlen(alt);
     if (!pw_map_str_find(&p->fvars, alt, an)) {
@@ -573,7 +573,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     if (p->fn) nm = unique_local_name(p, nm);
     g = ir_global_create(p->m, p->fn, nm, a->space, t, unsized ? 0 : count,
                          a->align ? a->align : esize * vec);
-    if (!g) PW_DIE("out of memory");
+    if (!g) ptx_oom(p);
     ptx_sym *s = new_sym(p, PTX_SYM_GLOBAL);
     s->global = g;
     if (p->fn) {
@@ -615,7 +615,7 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     if (size > ((uint64_t)1 << 30))
       ptx_fail(p, &name, "initialized variable '%.*s' is larger than 1 GiB", (int)name.len, name.text);
     uint8_t *bytes = pw_arena_alloc(&p->m->arena, size ? size : 1);
-    if (!bytes) PW_DIE("out of memory");
+    if (!bytes) ptx_oom(p);
     if (c.nelem) memcpy(bytes, c.bytes, c.nelem * esize);
     g->init = bytes;
     g->size = size;
@@ -753,7 +753,7 @@ static void param_list(ptx_parser *p, pdesc_list *l, bool is_kernel) {
       if (l->n == l->cap) {
         uint32_t cap = l->cap ? l->cap * 2 : 8;
         pdesc *nv = PW_NEW_ARRAY(&p->scratch, pdesc, cap);
-        if (!nv) PW_DIE("out of memory");
+        if (!nv) ptx_oom(p);
         if (l->v) memcpy(nv, l->v, l->n * sizeof *nv);
         l->v = nv;
         l->cap = cap;
@@ -769,7 +769,7 @@ static void add_params(ptx_parser *p, ir_func *f, const pdesc_list *l, bool ret)
     const pdesc *d = &l->v[i];
     ir_param *prm = ret ? ir_func_add_ret(f, d->name, d->type, d->space, d->align, d->count)
                         : ir_func_add_param(f, d->name, d->type, d->space, d->align, d->count);
-    if (!prm) PW_DIE("out of memory");
+    if (!prm) ptx_oom(p);
     prm->ptr_space = d->ptr_space;
     prm->ptr_align = d->ptr_align;
   }
@@ -810,7 +810,7 @@ static void add_pragma(ptx_parser *p, ir_func *f, const ptx_tok *s) {
   uint32_t n = f->npragmas;
   if ((n & (n - 1)) == 0) {  /* 0, 1, 2, 4 ...: full */
     const char **np = PW_NEW_ARRAY(&p->m->arena, const char *, n ? 2 * (size_t)n : 1);
-    if (!np) PW_DIE("out of memory");
+    if (!np) ptx_oom(p);
     if (n) memcpy(np, f->pragmas, n * sizeof *np);
     f->pragmas = np;
   }
@@ -856,7 +856,7 @@ static void scope_add(ptx_parser *p, const char *key, size_t len, ptx_sym *s, pt
   if (p->nscope_ents == p->scope_ents_cap) {
     uint32_t cap = p->scope_ents_cap ? p->scope_ents_cap * 2 : 64;
     ptx_scope_ent *ne = PW_NEW_ARRAY(&p->fscratch, ptx_scope_ent, cap);
-    if (!ne) PW_DIE("out of memory");
+    if (!ne) ptx_oom(p);
     if (p->scope_ents) memcpy(ne, p->scope_ents, p->nscope_ents * sizeof *ne);
     p->scope_ents = ne;
     p->scope_ents_cap = cap;
@@ -901,7 +901,7 @@ static void scope_close(ptx_parser *p) {
   }
   if (nopen) {
     open = PW_NEW_ARRAY(&p->fscratch, ptx_sym *, nopen);
-    if (!open) PW_DIE("out of memory");
+    if (!open) ptx_oom(p);
     nopen = 0;
   }
   while (p->nscope_ents > mark) {
@@ -938,7 +938,7 @@ static void scope_close(ptx_parser *p) {
 /* "%r<" and the current scope's id: the key of plainmin (11 more bytes). */
 static const char *scope_key(ptx_parser *p, const char *key, size_t len) {
   char *k = pw_arena_alloc(&p->fscratch, len + 12);
-  if (!k) PW_DIE("out of memory");
+  if (!k) ptx_oom(p);
   memcpy(k, key, len);
   snprintf(k + len, 12, " %010u", (unsigned)p->scope);
   return k;
@@ -954,7 +954,7 @@ static void plain_reg_vs_range(ptx_parser *p, ptx_regdecl *r, const ptx_tok *nam
   uint32_t idx = 0;
   for (uint32_t i = d; i < n; i++) idx = idx * 10 + (uint32_t)(name->text[i] - '0');
   char *key = pw_arena_alloc(&p->fscratch, d + 1);
-  if (!key) PW_DIE("out of memory");
+  if (!key) ptx_oom(p);
   memcpy(key, name->text, d);
   key[d] = '<';
   ptx_sym *rs = pw_map_str_get(&p->fsyms, key, d + 1);
@@ -1006,7 +1006,7 @@ static void reg_decl(ptx_parser *p) {
     ptx_tok name = p->tok;
     ptx_next(p);
     ptx_regdecl *r = PW_NEW(&p->fscratch, ptx_regdecl);
-    if (!r) PW_DIE("out of memory");
+    if (!r) ptx_oom(p);
     r->type = (uint8_t)t;
     r->vec = vec;
     if (ptx_accept(p, PTX_TOK_LT)) {
@@ -1090,7 +1090,7 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
     if (!tg->calls) {
       /* the labels of the scope that declares the list */
       tg->blks = PW_NEW_ARRAY(&p->fscratch, uint32_t, tg->n);
-      if (!tg->blks) PW_DIE("out of memory");
+      if (!tg->blks) ptx_oom(p);
       for (uint32_t i = 0; i < tg->n; i++) tg->blks[i] = ptx_label_block(p, &names[i]);
     }
     ptx_sym *s = new_sym(p, PTX_SYM_TARGETS);
@@ -1185,6 +1185,7 @@ static void body_stmts(ptx_parser *p, int depth) {
 /* The body of a function, with error recovery per statement. */
 static void func_body(ptx_parser *p, ir_func *f) {
   pw_arena_init(&p->fscratch);
+  p->fscratch.on_oom = p->oom;
   p->fn = f;
   p->scope_ents = NULL;
   p->nscope_ents = p->scope_ents_cap = 0;
@@ -1290,7 +1291,7 @@ static void func_decl(ptx_parser *p, ir_linkage linkage, bool is_kernel) {
   } else {
     if (s) ptx_fail(p, &name, "'%.*s' is already declared", (int)name.len, name.text);
     f = ir_func_create(p->m, ptx_strdup_tok(p, &name), is_kernel);
-    if (!f) PW_DIE("out of memory");
+    if (!f) ptx_oom(p);
     f->is_decl = 1;
     s = new_sym(p, PTX_SYM_FUNC);
     s->func = f;
@@ -1459,6 +1460,23 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
   }
   p->m->address_size = 64;
   pw_arena_init(&p->scratch);
+  /* Out of memory in the arenas (the module's, the parser's tables) is a
+   * diagnostic and a NULL module, not an abort (issue 20: libcuda.so.1
+   * parses untrusted PTX inside the application).  Other allocations of
+   * the front end still stop the process (docs/ptx-front-end.md). */
+  jmp_buf oomjb;
+  if (setjmp(oomjb)) {
+    pw_error(d, path, "out of memory parsing %zu bytes of PTX", len);
+    if (p->fn) pw_arena_free(&p->fscratch);
+    p->m->arena.on_oom = NULL;
+    ir_module_destroy(p->m);
+    pw_arena_free(&p->scratch);
+    free(p);
+    return NULL;
+  }
+  p->oom = &oomjb;
+  p->m->arena.on_oom = &oomjb;
+  p->scratch.on_oom = &oomjb;
   ir_mod_words_init(&p->words, &p->scratch);
   ptx_instr_init(p);
   pw_map_init(&p->syms, &p->scratch, 1024);
@@ -1491,6 +1509,7 @@ ir_module *ptx_parse(const char *path, const char *text, size_t len, pw_diag *d,
     ptx_error_at(p, &at, "missing .version directive");
   }
   ir_module *m = p->m;
+  m->arena.on_oom = NULL;
   if (stats) *stats = p->stats;
   if (p->errors) {
     ir_module_destroy(m);

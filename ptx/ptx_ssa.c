@@ -47,7 +47,7 @@
       uint32_t nc_ = (cap) ? (cap) * 2 : 64;                           \
       while (nc_ <= (n)) nc_ *= 2;                                     \
       T *np_ = PW_NEW_ARRAY(&(p)->fscratch, T, nc_);                   \
-      if (!np_) PW_DIE("out of memory");                               \
+      if (!np_) ptx_oom(p);                               \
       if (ptr) memcpy(np_, (ptr), (size_t)(cap) * sizeof(T));          \
       (ptr) = np_;                                                     \
       (cap) = nc_;                                                     \
@@ -78,7 +78,7 @@ uint32_t ptx_ssa_new_vars(ptx_parser *p, uint32_t n, ir_type t) {
     ir_value **cv = PW_NEW_ARRAY(&p->fscratch, ir_value *, cap);
     uint32_t *cs = PW_NEW_ARRAY(&p->fscratch, uint32_t, cap);
     uint32_t *ws = PW_NEW_ARRAY(&p->fscratch, uint32_t, cap);
-    if (!vt || !vn || !cv || !cs || !ws) PW_DIE("out of memory");
+    if (!vt || !vn || !cv || !cs || !ws) ptx_oom(p);
     if (s->nvars) {
       memcpy(vt, s->var_type, s->nvars);
       memcpy(vn, s->var_name, s->nvars * sizeof *vn);
@@ -102,7 +102,7 @@ uint32_t ptx_ssa_new_block(ptx_parser *p, const char *name, bool labeled, uint32
   ptx_ssa *s = &p->ssa;
   GROW(p, s->blocks, s->nblocks, s->blocks_cap, ptx_blockinfo);
   ir_block *b = ir_block_create(p->fn, name);
-  if (!b) PW_DIE("out of memory");
+  if (!b) ptx_oom(p);
   uint32_t i = s->nblocks++;
   s->blocks[i] = (ptx_blockinfo){.block = b, .labeled = labeled, .pred = pred};
   return i;
@@ -197,7 +197,7 @@ ir_value *ptx_ssa_read(ptx_parser *p, uint32_t var) {
   /* Not seen in this region: the value entering its first block, known
    * after renaming. */
   ir_value *ph = ir_value_create(p->fn, IR_VAL_INSTR, (ir_type)s->var_type[var]);
-  if (!ph) PW_DIE("out of memory");
+  if (!ph) ptx_oom(p);
   GROW(p, s->up, s->nup, s->up_cap, ptx_upread);
   s->up[s->nup++] = (ptx_upread){s->region_head, var, ph};
   set_cur(p, var, ph, false);
@@ -216,7 +216,7 @@ void ptx_ssa_write(ptx_parser *p, uint32_t var, ir_value *v) {
 static uint32_t *bucket_offsets(ptx_parser *p, uint32_t nkeys, uint32_t n,
                                 uint32_t (*key)(const void *, uint32_t), const void *recs) {
   uint32_t *off = PW_NEW_ARRAY(&p->fscratch, uint32_t, nkeys + 2);
-  if (!off) PW_DIE("out of memory");
+  if (!off) ptx_oom(p);
   for (uint32_t i = 0; i < n; i++) off[key(recs, i) + 2]++;
   for (uint32_t k = 0; k < nkeys; k++) off[k + 2] += off[k + 1];
   return off;  /* off[k + 1] is the start of key k; filled by advancing it */
@@ -234,7 +234,7 @@ typedef struct placed {   /* a phi placed in a block */
 
 static ir_value *undef_of(ptx_parser *p, uint32_t var) {
   ir_value *u = ir_undef(&p->b, (ir_type)p->ssa.var_type[var]);
-  if (!u) PW_DIE("out of memory");
+  if (!u) ptx_oom(p);
   return u;
 }
 
@@ -275,7 +275,7 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph, ir_value **map
    * it follows chains (a placeholder -> a removed phi -> its value). */
   if (f->nvalues > nv) {
     ir_value **full = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
-    if (!full) PW_DIE("out of memory");
+    if (!full) ptx_oom(p);
     memcpy(full, map, nv * sizeof *full);
     map = full;
   }
@@ -289,7 +289,7 @@ static void cleanup_phis(ptx_parser *p, placed *ph, uint32_t nph, ir_value **map
   ir_instr **def_phi = PW_NEW_ARRAY(&p->fscratch, ir_instr *, nv2 + 1);
   uint32_t *stack = PW_NEW_ARRAY(&p->fscratch, uint32_t, nph + 1);
   uint32_t nstack = 0;
-  if (!live || !def_phi || !stack) PW_DIE("out of memory");
+  if (!live || !def_phi || !stack) ptx_oom(p);
   for (uint32_t k = 0; k < nph; k++)
     if (ph[k].phi->block) def_phi[ph[k].phi->dst[0]->id] = ph[k].phi;
 #define MARK(v)                                                                  \
@@ -349,7 +349,7 @@ static void limit_preds(ptx_parser *p) {
     if (bb->npreds < 65534) continue;
     uint32_t n = bb->npreds;
     ir_block **old = PW_NEW_ARRAY(&p->fscratch, ir_block *, n);
-    if (!old) PW_DIE("out of memory");
+    if (!old) ptx_oom(p);
     memcpy(old, bb->preds, n * sizeof *old);
     bb->npreds = 0;
     uint32_t last_e = 0;
@@ -397,7 +397,7 @@ static void dominator_tree(ptx_parser *p, ssa_build *B) {
   ir_compute_dominators(f);
   B->idx_of = PW_NEW_ARRAY(&p->fscratch, uint32_t, f->nblocks + 1);
   B->idom = PW_NEW_ARRAY(&p->fscratch, uint32_t, B->nb);
-  if (!B->idx_of || !B->idom) PW_DIE("out of memory");
+  if (!B->idx_of || !B->idom) ptx_oom(p);
   for (uint32_t i = 0; i < B->nb; i++) B->idx_of[s->blocks[i].block->id] = i;
   B->entry = B->idx_of[f->entry->id];
   for (uint32_t i = 0; i < B->nb; i++) {
@@ -414,7 +414,7 @@ static void dominance_frontiers(ptx_parser *p, ssa_build *B) {
   B->df_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *df_stamp = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t ndf = 0, df_cap = 0, df_cap2 = 0;
-  if (!B->df_head || !df_stamp) PW_DIE("out of memory");
+  if (!B->df_head || !df_stamp) ptx_oom(p);
   for (uint32_t b = 0; b < nb; b++) {
     ir_block *bb = s->blocks[b].block;
     if (bb->npreds < 2 || !reachable(B, b)) continue;
@@ -442,13 +442,13 @@ static void place_phis(ptx_parser *p, ssa_build *B, const uint32_t *dv_off, cons
   ptx_ssa *s = &p->ssa;
   uint32_t nb = B->nb, nvar = B->nvar, ph_cap = 0;
   uint8_t *global = PW_NEW_ARRAY(&p->fscratch, uint8_t, nvar);
-  if (!global) PW_DIE("out of memory");
+  if (!global) ptx_oom(p);
   for (uint32_t i = 0; i < s->nup; i++) global[s->up[i].var] = 1;
   B->phi_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *has_phi = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *in_work = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
   uint32_t *work = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb + 1);
-  if (!B->phi_head || !has_phi || !in_work || !work) PW_DIE("out of memory");
+  if (!B->phi_head || !has_phi || !in_work || !work) ptx_oom(p);
   for (uint32_t v = 0; v < nvar; v++) {
     if (!global[v] || dv_off[v] == dv_off[v + 1]) continue;
     uint32_t nw = 0;
@@ -472,7 +472,7 @@ static void place_phis(ptx_parser *p, ssa_build *B, const uint32_t *dv_off, cons
         bb.loc = yb->first ? yb->first->loc : p->b.loc;
         ir_type t = (ir_type)s->var_type[v];
         ir_instr *phi = ir_build(&bb, ir_op_phi, t, yb->npreds, NULL, 1, &t, NULL);
-        if (!phi) PW_DIE("out of memory");
+        if (!phi) ptx_oom(p);
         phi->dst[0]->name = s->var_name[v];
         p->stats.phis++;
         GROW(p, B->ph, B->nph, ph_cap, placed);
@@ -504,7 +504,7 @@ static void rename_vars(ptx_parser *p, ssa_build *B, ir_value **repl) {
   /* after the fill loops, off[k] .. off[k + 1] delimit key k */
   uint32_t *child_head = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);  /* index + 1 */
   uint32_t *child_next = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb);
-  if (!child_head || !child_next) PW_DIE("out of memory");
+  if (!child_head || !child_next) ptx_oom(p);
   for (uint32_t b = 0; b < nb; b++)
     if (B->idom[b] != PTX_NONE) {
       child_next[b] = child_head[B->idom[b]];
@@ -515,7 +515,7 @@ static void rename_vars(ptx_parser *p, ssa_build *B, ir_value **repl) {
   typedef struct { uint32_t blk, slot; } edge_slot;
   uint32_t *edge_off = PW_NEW_ARRAY(&p->fscratch, uint32_t, nb + 2);
   uint64_t nedges = 0;
-  if (!edge_off) PW_DIE("out of memory");
+  if (!edge_off) ptx_oom(p);
   for (uint32_t b = 0; b < nb; b++) {
     ir_block *bb = s->blocks[b].block;
     for (uint32_t i = 0; i < bb->npreds; i++) edge_off[B->idx_of[bb->preds[i]->id] + 2]++;
@@ -523,7 +523,7 @@ static void rename_vars(ptx_parser *p, ssa_build *B, ir_value **repl) {
   }
   for (uint32_t b = 0; b < nb; b++) edge_off[b + 2] += edge_off[b + 1];
   edge_slot *edges = PW_NEW_ARRAY(&p->fscratch, edge_slot, nedges + 1);
-  if (!edges) PW_DIE("out of memory");
+  if (!edges) ptx_oom(p);
   for (uint32_t b = 0; b < nb; b++) {
     ir_block *bb = s->blocks[b].block;
     for (uint32_t i = 0; i < bb->npreds; i++) edges[edge_off[B->idx_of[bb->preds[i]->id] + 1]++] = (edge_slot){b, i};
@@ -534,7 +534,7 @@ static void rename_vars(ptx_parser *p, ssa_build *B, ir_value **repl) {
   uint32_t nlog = 0, log_cap = 0;
   typedef struct { uint32_t blk, mark; bool done; } frame;
   frame *st = PW_NEW_ARRAY(&p->fscratch, frame, nb + 1);
-  if (!cur || !st) PW_DIE("out of memory");
+  if (!cur || !st) ptx_oom(p);
   uint32_t nst = 0;
   st[nst++] = (frame){B->entry, 0, false};
   while (nst) {
@@ -599,7 +599,7 @@ void ptx_ssa_end_func(ptx_parser *p) {
   for (uint32_t i = 0; i < s->ndefs; i++) by_var[dv_off[s->defs[i].var + 1]++] = i;
   place_phis(p, &B, dv_off, by_var);
   ir_value **repl = PW_NEW_ARRAY(&p->fscratch, ir_value *, f->nvalues + 1);
-  if (!repl) PW_DIE("out of memory");
+  if (!repl) ptx_oom(p);
   rename_vars(p, &B, repl);
   /* What nothing reaches is undefined: reads in unreachable blocks, phi
    * operands from unreachable predecessors, reads before any write. */
@@ -611,7 +611,7 @@ void ptx_ssa_end_func(ptx_parser *p) {
   /* repl was sized before the undefs above (never replaced themselves). */
   uint32_t nv = f->nvalues;
   ir_value **map = PW_NEW_ARRAY(&p->fscratch, ir_value *, nv + 1);
-  if (!map) PW_DIE("out of memory");
+  if (!map) ptx_oom(p);
   for (uint32_t i = 0; i < s->nup; i++) map[s->up[i].ph->id] = repl[s->up[i].ph->id];
   cleanup_phis(p, B.ph, B.nph, map, nv);
 }

@@ -108,6 +108,12 @@ struct ptx_container;
  * (SASS-only handles). */
 CUresult rt_module_functions(struct CUmod_st *m, CUfunction *out, unsigned cap, unsigned *n);
 uint32_t rt_ptx_rank(const struct ptx_container *c, uint32_t *order, uint32_t cap);
+/* ptx_file_from_memory with the runtime's decompression budget:
+ * PTXWAVE_DECOMPRESS_BUDGET_MB (MiB; 0: none) if set, else ptx/'s default
+ * (docs/runtime.md). */
+struct ptx_file;
+struct pw_diag;
+struct ptx_file *rt_ptx_file(const char *name, const void *data, size_t len, struct pw_diag *d);
 
 /* rt_link.c: */
 /* The PTX of n relocatable fatbins (containers or wrappers: an -rdc=true

@@ -303,7 +303,7 @@ static CUresult add_fatbin(CUlinkState s, const void *data, const char *name) {
   if (hsize < 16 || bytes > ((uint64_t)1 << 34)) return CUDA_ERROR_INVALID_IMAGE;
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ptx_file *f = ptx_file_from_memory("fatbin", c, hsize + bytes, &d);
+  ptx_file *f = rt_ptx_file("fatbin", c, hsize + bytes, &d);
   CUresult r = CUDA_ERROR_NO_BINARY_FOR_GPU;
   if (f && f->ncontainers) {
     uint32_t order[64];

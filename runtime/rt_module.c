@@ -39,6 +39,20 @@
 #include "ptx/container.h"
 #include "runtime/rt.h"
 
+struct ptx_file *rt_ptx_file(const char *name, const void *data, size_t len, pw_diag *d) {
+  ptx_file *f = ptx_file_from_memory(name, data, len, d);
+  const char *e = getenv("PTXWAVE_DECOMPRESS_BUDGET_MB");
+  if (f && e && *e) {
+    char *end;
+    unsigned long long mb = strtoull(e, &end, 10);
+    if (*end || mb > UINT64_MAX >> 20)
+      RT_LOG(rt_warn, "PTXWAVE_DECOMPRESS_BUDGET_MB=%s is not a number of MiB; the default budget stays", e);
+    else
+      f->decompress_budget = (uint64_t)mb << 20;
+  }
+  return f;
+}
+
 #define MOD_MAGIC 0x4d6f6421u
 #define FUNC_MAGIC 0x46756e21u
 #define LIB_MAGIC 0x4c696221u
@@ -149,7 +163,7 @@ static CUresult load_ptx(const char *name, const char *text, size_t len, struct 
   /* The .version and .target the function attributes report. */
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ptx_file *f = ptx_file_from_memory("ptx", text, len, &d);
+  ptx_file *f = rt_ptx_file("ptx", text, len, &d);
   if (f && f->input == ptx_input_ptx) {
     m->ptx_arch = f->arch;
     m->ptx_isa = f->version_major * 10u + f->version_minor;
@@ -183,7 +197,7 @@ static CUresult load_container(const uint8_t *c, const void *origin, bool keep,
   size_t len = hsize + bytes;
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ptx_file *f = ptx_file_from_memory("fatbin", c, len, &d);
+  ptx_file *f = rt_ptx_file("fatbin", c, len, &d);
   bool ok = f && f->ncontainers > 0;
   if (!ok) RT_LOG(rt_error, "fatbin at %p: %s", (const void *)c, pw_diag_text(&d));
   if (f) ptx_file_close(f);
@@ -254,7 +268,7 @@ static void translate(struct CUmod_st *m) {
   }
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
+  ptx_file *f = rt_ptx_file("fatbin", m->fatbin, m->fatbin_len, &d);
   if (f && f->input == ptx_input_cubin) {
     m->failure = CUDA_ERROR_NO_BINARY_FOR_GPU;
     each_cubin_kernel(m, add_listed, m);
@@ -309,7 +323,7 @@ static bool each_cubin_kernel(const struct CUmod_st *m, bool (*fn)(const char *,
   if (!m->fatbin) return false;
   pw_diag d;
   pw_diag_init(&d, NULL);
-  ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
+  ptx_file *f = rt_ptx_file("fatbin", m->fatbin, m->fatbin_len, &d);
   bool stop = false;
   pw_arena a;
   pw_arena_init(&a);

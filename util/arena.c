@@ -3,6 +3,7 @@
  * big objects do not waste the tail of the current chunk. */
 #include "arena.h"
 
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,16 @@ struct pw_arena_chunk {
 #define ARENA_MIN_CHUNK ((size_t)4096)
 #define ARENA_MAX_CHUNK ((size_t)1 << 20)
 
-void pw_arena_init(pw_arena *a) { a->head = NULL; a->total = 0; }
+void pw_arena_init(pw_arena *a) {
+  a->head = NULL;
+  a->total = 0;
+  a->on_oom = NULL;
+}
+
+static void *out_of_memory(pw_arena *a) {
+  if (a->on_oom) longjmp(*(jmp_buf *)a->on_oom, 1);
+  return NULL;
+}
 
 void pw_arena_free(pw_arena *a) {
   pw_arena_chunk *c = a->head;
@@ -41,7 +51,7 @@ static pw_arena_chunk *new_chunk(pw_arena *a, size_t cap) {
 }
 
 void *pw_arena_alloc(pw_arena *a, size_t size) {
-  if (size > SIZE_MAX / 2) return NULL;
+  if (size > SIZE_MAX / 2) return out_of_memory(a);
   size = (size + 15) & ~(size_t)15;
   if (size == 0) size = 16;
   pw_arena_chunk *c = a->head;
@@ -52,7 +62,7 @@ void *pw_arena_alloc(pw_arena *a, size_t size) {
       /* Big request: own chunk, linked behind the head so the head's free
        * space stays usable. */
       pw_arena_chunk *big = new_chunk(a, size);
-      if (!big) return NULL;
+      if (!big) return out_of_memory(a);
       big->used = size;
       if (c) {
         big->next = c->next;
@@ -64,7 +74,7 @@ void *pw_arena_alloc(pw_arena *a, size_t size) {
       return big->data;
     }
     pw_arena_chunk *n = new_chunk(a, want);
-    if (!n) return NULL;
+    if (!n) return out_of_memory(a);
     n->next = c;
     a->head = c = n;
   }
@@ -90,7 +100,7 @@ void pw_arena_adopt(pw_arena *dst, pw_arena *src) {
 }
 
 void *pw_arena_alloc_array(pw_arena *a, size_t n, size_t elem) {
-  if (elem && n > SIZE_MAX / elem) return NULL;
+  if (elem && n > SIZE_MAX / elem) return out_of_memory(a);
   return pw_arena_alloc(a, n * elem);
 }
 

@@ -16,6 +16,14 @@ typedef struct pw_arena_chunk pw_arena_chunk;
 typedef struct pw_arena {
   pw_arena_chunk *head;   /* newest chunk; older chunks hang off ->next */
   size_t total;           /* bytes obtained from malloc, for statistics */
+  /* A jmp_buf * (setjmp.h) or NULL.  Set: an allocation that fails
+   * longjmps there (value 1) instead of returning NULL: the owner's
+   * recovery point, so that out of memory in code that allocates at
+   * hundreds of places (the parser, the emulator's decoder) becomes an
+   * error return, not a NULL dereference or an abort.  The owner sets it
+   * around its work and clears it after; what the arena holds stays
+   * valid (the failed allocation took nothing). */
+  void *on_oom;
 } pw_arena;
 
 void pw_arena_init(pw_arena *a);

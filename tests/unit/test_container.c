@@ -285,6 +285,77 @@ START_TEST(decompressed_size_over_cap) {
 }
 END_TEST
 
+/* The total decompression budget of one input (issue 20): a small fatbin
+ * whose entries each expand hugely.  Five zstd frames of 64 MiB of zeros
+ * (cubins, a few KB each): the default budget of a file this small is the floor,
+ * 256 MiB = four of them; the fifth is refused with the budget named,
+ * before it is decoded.  A caller's budget (the runtime's
+ * PTXWAVE_DECOMPRESS_BUDGET_MB) replaces it, 0 lifts it. */
+START_TEST(decompression_budget_per_input) {
+  enum { K = 5 };
+  const size_t big = (size_t)64 << 20;
+  uint8_t *zeros = calloc(big, 1);
+  size_t cap = ZSTD_compressBound(big);
+  uint8_t *z = malloc(cap);
+  size_t zl = ZSTD_compress(z, cap, zeros, big, 1);
+  ck_assert(!ZSTD_isError(zl));
+  free(zeros);
+  buf b = {0};
+  size_t c = begin_container(&b);
+  for (int k = 0; k < K; k++)
+    add_entry(&b, &(entry_spec){.kind = 2, .arch = 75, .major = 1, .minor = 8, .flags = 0x11 | PTX_FLAG_ZSTD,
+                                .payload = z, .payload_len = zl, .uncompressed = big});
+  finish_container(&b, c);
+  free(z);
+  ck_assert_uint_lt(b.n, 64 * 1024);
+  ck_assert_uint_eq(ptx_default_budget(b.n), (uint64_t)256 << 20);
+  ck_assert_uint_eq(ptx_default_budget((uint64_t)100 << 20), (uint64_t)6400 << 20);
+
+  pw_diag d;
+  ptx_file *f = open_mem("bomb.fatbin", &b, &d);
+  ck_assert_uint_eq(f->containers[0].nentries, K);
+  ptx_decoder *dec = ptx_decoder_new();
+  for (int k = 0; k < K; k++) {
+    ptx_payload pl = {0};
+    bool ok = ptx_entry_read(f, &f->containers[0].entries[k], NULL, dec, &d, &pl);
+    ck_assert_int_eq(ok, k < 4);
+    ck_assert_uint_eq(pl.len, k < 4 ? big : 0);
+    ptx_payload_free(&pl);
+  }
+  ck_assert_int_eq(d.nerrors, 1);
+  const char *want = "decompressing 67108864 more bytes would pass this input's decompression budget of "
+                     "268435456 bytes (268435456 already decompressed";
+  if (!strstr(pw_diag_text(&d), want)) ck_abort_msg("message '%s' lacks '%s'", pw_diag_text(&d), want);
+  ptx_file_close(f);
+  pw_diag_fini(&d);
+
+  /* a smaller budget set by the caller: one entry, then the refusal */
+  f = open_mem("bomb.fatbin", &b, &d);
+  f->decompress_budget = (uint64_t)100 << 20;
+  ptx_payload pl = {0};
+  ck_assert(ptx_entry_read(f, &f->containers[0].entries[0], NULL, dec, &d, &pl));
+  ptx_payload_free(&pl);
+  ck_assert(!ptx_entry_read(f, &f->containers[0].entries[1], NULL, dec, &d, &pl));
+  ck_assert_ptr_null(pl.data);
+  ck_assert_int_eq(d.nerrors, 1);
+  ptx_file_close(f);
+  pw_diag_fini(&d);
+
+  /* no budget: every entry reads */
+  f = open_mem("bomb.fatbin", &b, &d);
+  f->decompress_budget = 0;
+  for (int k = 0; k < K; k++) {
+    ck_assert(ptx_entry_read(f, &f->containers[0].entries[k], NULL, dec, &d, &pl));
+    ptx_payload_free(&pl);
+  }
+  ck_assert_int_eq(d.nerrors, 0);
+  ptx_file_close(f);
+  pw_diag_fini(&d);
+  ptx_decoder_free(dec);
+  buf_free(&b);
+}
+END_TEST
+
 START_TEST(compressed_size_past_payload) {
   buf b = {0};
   compressed_fatbin(&b, false, sizeof ptx_text - 1, false);
@@ -1151,6 +1222,7 @@ int main(void) {
   tcase_add_test(tc, zstd_size_mismatch);
   tcase_add_test(tc, lz4_size_mismatch);
   tcase_add_test(tc, decompressed_size_over_cap);
+  tcase_add_test(tc, decompression_budget_per_input);
   tcase_add_test(tc, compressed_size_past_payload);
   tcase_add_test(tc, direct_decompress_garbage);
   tcase_add_test(tc, truncated_container_header);

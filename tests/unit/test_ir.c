@@ -1081,6 +1081,111 @@ START_TEST(convert_clone_retarget) {
 }
 END_TEST
 
+/* ir_dom_solve on random graphs against the definition: d dominates v iff
+ * v is unreachable from the root once d is removed; idom(v) is the
+ * dominator of v that every other strict dominator dominates (the one
+ * with the most dominators).  The reference is this brute force, not the
+ * solver.  Also the shapes that were quadratic (a chain all branching to
+ * one node), and unreachable nodes. */
+static void reach_without(uint32_t n, uint32_t r, const uint32_t *soff, const uint32_t *succ,
+                          uint32_t removed, uint8_t *seen) {
+  uint32_t *st = malloc(n * sizeof *st), sp = 0;
+  memset(seen, 0, n);
+  if (r != removed) {
+    seen[r] = 1;
+    st[sp++] = r;
+  }
+  while (sp) {
+    uint32_t v = st[--sp];
+    for (uint32_t e = soff[v]; e < soff[v + 1]; e++)
+      if (succ[e] != removed && !seen[succ[e]]) {
+        seen[succ[e]] = 1;
+        st[sp++] = succ[e];
+      }
+  }
+  free(st);
+}
+
+static void check_dom_graph(uint32_t n, uint32_t ne, const uint32_t *from, const uint32_t *to) {
+  uint32_t *soff = calloc(n + 1, 4), *poff = calloc(n + 1, 4), *succ = malloc(ne * 4 + 4),
+           *pred = malloc(ne * 4 + 4), *sf = malloc((n + 1) * 4), *pf = malloc((n + 1) * 4);
+  for (uint32_t e = 0; e < ne; e++) {
+    soff[from[e] + 1]++;
+    poff[to[e] + 1]++;
+  }
+  for (uint32_t v = 0; v < n; v++) {
+    soff[v + 1] += soff[v];
+    poff[v + 1] += poff[v];
+  }
+  memcpy(sf, soff, (n + 1) * 4);
+  memcpy(pf, poff, (n + 1) * 4);
+  for (uint32_t e = 0; e < ne; e++) {
+    succ[sf[from[e]]++] = to[e];
+    pred[pf[to[e]]++] = from[e];
+  }
+  uint32_t *idom = malloc(n * 4), *pre = malloc(n * 4), *post = malloc(n * 4);
+  ir_dom_solve(n, 0, soff, succ, poff, pred, idom, pre, post);
+  /* dom[d * n + v]: d dominates v (brute force) */
+  uint8_t *reach = malloc(n), *seen = malloc(n), *dom = calloc((size_t)n * n, 1);
+  reach_without(n, 0, soff, succ, UINT32_MAX, reach);
+  for (uint32_t d = 0; d < n; d++) {
+    reach_without(n, 0, soff, succ, d, seen);
+    for (uint32_t v = 0; v < n; v++) dom[(size_t)d * n + v] = reach[v] && (d == v || !seen[v]);
+  }
+  for (uint32_t v = 0; v < n; v++) {
+    if (!reach[v]) {
+      ck_assert_uint_eq(idom[v], IR_DOM_NONE);
+      continue;
+    }
+    if (v == 0) {
+      ck_assert_uint_eq(idom[v], 0);
+      continue;
+    }
+    uint32_t want = IR_DOM_NONE, best = 0;
+    for (uint32_t d = 0; d < n; d++) {
+      if (d == v || !dom[(size_t)d * n + v]) continue;
+      uint32_t k = 0;  /* dominators of d: the deepest strict dominator has most */
+      for (uint32_t x = 0; x < n; x++) k += dom[(size_t)x * n + d];
+      if (want == IR_DOM_NONE || k > best) want = d, best = k;
+    }
+    ck_assert_msg(idom[v] == want, "n=%u: idom(%u) = %u, want %u", n, v, idom[v], want);
+    /* the tree numbering answers dominance as the definition does */
+    for (uint32_t d = 0; d < n; d++)
+      if (reach[d])
+        ck_assert_int_eq(pre[d] <= pre[v] && post[v] <= post[d], dom[(size_t)d * n + v]);
+  }
+  free(soff), free(poff), free(succ), free(pred), free(sf), free(pf);
+  free(idom), free(pre), free(post), free(reach), free(seen), free(dom);
+}
+
+START_TEST(dominators_against_definition) {
+  uint32_t from[400], to[400];
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (int iter = 0; iter < 300; iter++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint32_t n = 2 + (uint32_t)(x % 30), ne = 0;
+    /* a spanning path through most nodes (reachable ones), then random
+     * edges: back edges, cross edges, self loops, duplicates */
+    for (uint32_t v = 1; v < n; v++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      if (x % 8) from[ne] = (uint32_t)(x >> 8) % v, to[ne++] = v;
+    }
+    uint32_t extra = (uint32_t)(x >> 20) % (2 * n);
+    for (uint32_t k = 0; k < extra && ne < 400; k++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      from[ne] = (uint32_t)(x % n);
+      to[ne++] = (uint32_t)((x >> 32) % n);
+    }
+    check_dom_graph(n, ne, from, to);
+  }
+  /* a chain 0 -> 1 -> ... -> 199, every node also branching to 200 */
+  uint32_t ne = 0;
+  for (uint32_t v = 0; v < 199; v++) from[ne] = v, to[ne++] = v + 1;
+  for (uint32_t v = 0; v < 200; v++) from[ne] = v, to[ne++] = 200;
+  check_dom_graph(201, ne, from, to);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ir");
   TCase *tc = tcase_create("core");
@@ -1106,6 +1211,7 @@ int main(void) {
   tcase_add_test(tc, replace_uses_follows_chains);
   tcase_add_test(tc, split_and_compute_preds);
   tcase_add_test(tc, big_phi_and_layout);
+  tcase_add_test(tc, dominators_against_definition);
   tcase_add_test(tc, verify_big_function_dump);
   tcase_add_test(tc, convert_clone_retarget);
   suite_add_tcase(s, tc);

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ptx/container.h"
 #include "runtime/rt.h"
 #include "runtime/rt_cache.h"
 
@@ -241,6 +242,35 @@ START_TEST(error_names_and_strings) {
 END_TEST
 
 /* RFC 1319, A.5 */
+/* The runtime's decompression budget (docs/runtime.md): ptx/'s default for
+ * the input's size, PTXWAVE_DECOMPRESS_BUDGET_MB in MiB when set (0: no
+ * budget), the default again (with a warning) when it is not a number. */
+START_TEST(decompress_budget_from_environment) {
+  static const char text[] = ".version 8.5\n.target sm_90\n.address_size 64\n";
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  unsetenv("PTXWAVE_DECOMPRESS_BUDGET_MB");
+  ptx_file *f = rt_ptx_file("t", text, sizeof text - 1, &d);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(f->decompress_budget, (uint64_t)256 << 20);  /* the floor: a tiny input */
+  ptx_file_close(f);
+  setenv("PTXWAVE_DECOMPRESS_BUDGET_MB", "3", 1);
+  f = rt_ptx_file("t", text, sizeof text - 1, &d);
+  ck_assert_uint_eq(f->decompress_budget, (uint64_t)3 << 20);
+  ptx_file_close(f);
+  setenv("PTXWAVE_DECOMPRESS_BUDGET_MB", "0", 1);
+  f = rt_ptx_file("t", text, sizeof text - 1, &d);
+  ck_assert_uint_eq(f->decompress_budget, 0);
+  ptx_file_close(f);
+  setenv("PTXWAVE_DECOMPRESS_BUDGET_MB", "12x", 1);
+  f = rt_ptx_file("t", text, sizeof text - 1, &d);
+  ck_assert_uint_eq(f->decompress_budget, (uint64_t)256 << 20);
+  ptx_file_close(f);
+  unsetenv("PTXWAVE_DECOMPRESS_BUDGET_MB");
+  pw_diag_fini(&d);
+}
+END_TEST
+
 START_TEST(md2_rfc1319) {
   static const struct { const char *in, *hex; } v[] = {
       {"", "8350e5a3e24c153df2275c9f80692773"},
@@ -538,6 +568,7 @@ int main(void) {
   tcase_add_test(t, stub_answers_not_supported);
   tcase_add_test(t, export_tables_full);
   tcase_add_test(t, error_names_and_strings);
+  tcase_add_test(t, decompress_budget_from_environment);
   tcase_add_test(t, md2_rfc1319);
   suite_add_tcase(s, t);
   TCase *tc = tcase_create("cache");
