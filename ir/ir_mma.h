@@ -128,22 +128,27 @@ static inline unsigned ir_mma_nregs(unsigned nelem, ir_type t) {
   return (nelem + per - 1) / per;
 }
 
-/* The form of an mma instruction (type = D, type2 = A, type3 = B,
- * type4 = C), or NULL with *why saying what is not supported.  Checks the
- * layouts, the type combination and the operand counts. */
-static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why) {
+/* The form of shape (ir_shape) for inputs of class cls, or NULL. */
+static inline const ir_mma_form *ir_mma_form_of(unsigned shape, int cls) {
   static const ir_mma_form forms[] = {
 #define IR_MMA_FORM_ROW(sh, cl, M, N, K, A, B, C) \
   {IR_SHAPE_##sh, IR_MMA_##cl, M, N, K, IR_MMA_FRAG_##A, IR_MMA_FRAG_##B, IR_MMA_FRAG_##C},
       IR_MMA_FORMS(IR_MMA_FORM_ROW)
 #undef IR_MMA_FORM_ROW
   };
+  for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++)
+    if (forms[k].shape == shape && (int)forms[k].cls == cls) return &forms[k];
+  return NULL;
+}
+
+/* The form of an mma instruction (type = D, type2 = A, type3 = B,
+ * type4 = C), or NULL with *why saying what is not supported.  Checks the
+ * layouts, the type combination and the operand counts. */
+static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why) {
   ir_type d = (ir_type)i->type, a = (ir_type)i->type2, b = (ir_type)i->type3, c = (ir_type)i->type4;
   int cl = ir_mma_class_of(a);
   const char *w = NULL;
-  const ir_mma_form *f = NULL;
-  for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++)
-    if (forms[k].shape == i->mods.shape && (int)forms[k].cls == cl) f = &forms[k];
+  const ir_mma_form *f = ir_mma_form_of(i->mods.shape, cl);
   if (!f) w = "no form of this shape has these input types";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
   else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : b != a) w = "the A and B types do not match";

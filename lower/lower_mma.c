@@ -45,13 +45,15 @@
  * where the hardware has one instruction.  MFMA (gfx90a/gfx942/gfx950)
  * and WMMA (gfx11/gfx12) are future work.
  *
- * What is not expanded here (wmma.*, mma.sp, wgmma.*, other mma shapes and
+ * wmma.* reaches here as mma.sync (lower_wmma.c, the pass before).
+ * What is not expanded here (sub-byte wmma, mma.sp, wgmma.*, other mma shapes and
  * types, other ldmatrix shapes) is reported with the instruction, the
  * kernel, its position and the target.
  */
 #include <string.h>
 
 #include "ir/ir_mma.h"
+#include "ir/ir_wmma.h"
 #include "lower_internal.h"
 
 typedef struct mma_state {
@@ -79,8 +81,11 @@ const char *lower_matrix_why(const ir_instr *i) {
     if (i->mods.shape != IR_SHAPE_M8N8 || !i->mods.trans || ir_type_bits((ir_type)i->type) != 16)
       return "only .m8n8.trans.b16 exists";
     return NULL;
+  case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma:
+    if (!ir_wmma_find(i, NULL, &why, NULL)) return why;
+    return NULL;
   default:
-    return "wmma, mma.sp and wgmma have no expansion (MFMA/WMMA lowering is future work)";
+    return "mma.sp and wgmma have no expansion";
   }
 }
 
@@ -88,7 +93,8 @@ void lower_matrix_error(pw_diag *d, const ir_instr *i, const char *target, const
   const ir_func *f = i->block ? i->block->func : NULL;
   /* an opaque instruction (wgmma.*, which the front end keeps as text) by its spelling */
   const char *name = i->op == ir_op_opaque && i->opaque ? i->opaque : ir_op_infos[i->op].ptx;
-  bool expanded = i->op == ir_op_mma || i->op == ir_op_ldmatrix || i->op == ir_op_stmatrix || i->op == ir_op_movmatrix;
+  bool expanded = i->op == ir_op_mma || i->op == ir_op_ldmatrix || i->op == ir_op_stmatrix || i->op == ir_op_movmatrix ||
+                  i->op == ir_op_wmma_load || i->op == ir_op_wmma_store || i->op == ir_op_wmma_mma;
   lower_error(d, i, "cannot lower '%s' in %s '%s' for %s: %s%s%s", name, f && f->is_kernel ? "kernel" : "function",
               f && f->name ? f->name : "?", target ? target : "this target", expanded ? "this form is not supported (" : "",
               why, expanded ? "; docs/lowering.md lists the forms)" : "");
