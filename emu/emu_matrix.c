@@ -404,6 +404,7 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   uint8_t Aset[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM], Bset[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
   bool Abad[AMX_MAX_BLK][AMX_MAX_DIM] = {{0}}, Bbad[AMX_MAX_BLK][AMX_MAX_DIM] = {{0}};
   float Cm[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
+  int32_t Ci[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
   memset(Aset, 0, sizeof Aset);
   memset(Bset, 0, sizeof Bset);
   for (unsigned ab = 0; ab < 2; ab++) {
@@ -414,14 +415,16 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
         for (unsigned h = 0; h < 32 / ebits; h++) {
           unsigned blk, idx, k;
           ir_amx_ab_elem(r, l, reg, h, &blk, &idx, &k);
-          uint16_t e = (uint16_t)(v[l] >> (ebits * h));
+          uint16_t e = (uint16_t)((v[l] >> (ebits * h)) & ((1u << ebits) - 1));
           uint16_t(*bits)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bbits : Abits;
           uint8_t(*set)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bset : Aset;
           float(*mat)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bm : Am;
           if (set[blk][idx][k] && bits[blk][idx][k] != e) (ab ? Bbad : Abad)[blk][idx] = true;
           set[blk][idx][k] = 1;
           bits[blk][idx][k] = e;
-          mat[blk][idx][k] = r->ta == ir_type_bf16 ? emu_bf16_to_f32(e) : emu_f16_to_f32(e);
+          mat[blk][idx][k] = r->ta == ir_type_bf16 ? emu_bf16_to_f32(e)
+                           : r->ta == ir_type_s8 ? (float)(int8_t)(uint8_t)e
+                                                 : emu_f16_to_f32(e);
         }
     }
   }
@@ -430,7 +433,8 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     for (unsigned l = 0; l < W; l++) {
       unsigned blk, i, j;
       ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
-      Cm[blk][i][j] = emu_f32((uint32_t)v[l]);
+      Cm[blk][i][j] = r->tc == ir_type_s32 ? 0 : emu_f32((uint32_t)v[l]);
+      Ci[blk][i][j] = (int32_t)(uint32_t)v[l];
     }
   }
   for (unsigned reg = 0; reg < r->nc; reg++) {
@@ -438,9 +442,15 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     EMU_EACH(m, l, {
       unsigned blk, i, j;
       ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
+      bool bad = Abad[blk][i] || Bbad[blk][j];
+      if (r->tc == ir_type_s32) {   /* exact products and sum, wrapping at 32 bits (no clamp) */
+        int64_t s = Ci[blk][i][j];
+        for (unsigned k = 0; k < r->k; k++) s += (int64_t)Am[blk][i][k] * (int64_t)Bm[blk][j][k];
+        d[l] = (uint32_t)(uint64_t)s;
+        continue;
+      }
       float acc = Cm[blk][i][j];
       for (unsigned k = 0; k < r->k; k++) acc = fmaf(Am[blk][i][k], Bm[blk][j][k], acc);
-      bool bad = Abad[blk][i] || Bbad[blk][j];
       d[l] = bad || acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
     });
   }
@@ -452,7 +462,8 @@ const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   if (i->nsrc != 1u + r->na + r->nb + r->nc || i->ndst != r->nc)
     return emu_dfmt(d, "wave_mma %s with %u operands and %u results", r->name, i->nsrc, i->ndst);
   if (r->blocks > AMX_MAX_BLK || r->m > AMX_MAX_DIM || r->n > AMX_MAX_DIM || r->k > AMX_MAX_DIM ||
-      r->tc != ir_type_f32 || (r->ta != ir_type_f16 && r->ta != ir_type_bf16))
+      !((r->tc == ir_type_f32 && (r->ta == ir_type_f16 || r->ta == ir_type_bf16)) ||
+        (r->tc == ir_type_s32 && r->ta == ir_type_s8)))
     return emu_dfmt(d, "wave_mma %s: a shape or type the emulator does not run", r->name);
   in->sub = (uint8_t)i->src[0]->imm;
   in->fn = h_wave_mma;

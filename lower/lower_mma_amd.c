@@ -9,7 +9,9 @@
  *   the .f16 forms with .f16 accumulators (C widened to f32 exactly, the
  *   f32 scheme, D rounded once), and
  *   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as two bf16
- *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below)
+ *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
+ *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.s8.s8.s32 on the
+ *   i8 MFMA from C = 0, C added after (wrapping or clamped)
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -65,6 +67,7 @@ typedef struct scheme {
   unsigned ninst;        /* instructions chained through C */
   unsigned k;            /* the form's K: 16, or 8 (WMMA's k 8..15 are zero) */
   bool transposed;       /* AMD's A is B^T, AMD's B is A^T, D^T */
+  unsigned per;          /* A/B elements per register: 2 (f16, bf16) or 4 (s8) */
 } scheme;
 
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
@@ -74,7 +77,12 @@ static unsigned local_blk(const scheme *s, unsigned blk) { return s->r->wave == 
 /* MFMA 4x4x4_16b: the rows of block-row bm, the k pair of (c, r) */
 static unsigned m4_row(unsigned bm, unsigned i) { return 2 * bm + (i & 1) + 8 * (i >> 1); }
 /* k pairs c and c + ninst: what thread 4g + c holds (m16n8k16: c, c + 4; m16n8k8: c, c + 2) */
-static unsigned m4_k(const scheme *s, unsigned c, unsigned k) { return 2 * (c + s->ninst * (k >> 1)) + (k & 1); }
+/* s8 (four k per register): instruction c takes k 4t .. 4t + 3 of thread
+ * t = c % 4, register group c / 4 (m16n8k32: + 16), one whole register */
+static unsigned m4_k(const scheme *s, unsigned c, unsigned k) {
+  if (s->per == 4) return 4 * (c % 4) + 16 * (c / 4) + k;
+  return 2 * (c + s->ninst * (k >> 1)) + (k & 1);
+}
 
 /* WMMA: which column n of D is WMMA row i (transposed; -1: padding), and
  * which k of the problem is WMMA's k.  RDNA3 rows i = 2v + s (v the D
@@ -119,7 +127,7 @@ static nv_elem amd_cd(const scheme *s, unsigned blk, unsigned i, unsigned j) {
 }
 
 /* ---- NVIDIA's layouts, inverted: (row, col) -> (thread, element) ------- */
-typedef struct nv_inv { uint8_t lane[16][16], elem[16][16]; } nv_inv;
+typedef struct nv_inv { uint8_t lane[32][32], elem[32][32]; } nv_inv;   /* up to 16 x 32 (s8 k32) */
 static void invert(const ir_mma_frag *f, nv_inv *v) {
   memset(v, 0xff, sizeof *v);
   for (unsigned l = 0; l < 32; l++)
@@ -251,26 +259,33 @@ static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
 /* The scheme for an mma of form f with A/B elements of type ta (f32
  * accumulation; f16 C and D are converted around it) on target, or false. */
 static bool pick(const ir_mma_form *f, ir_type ta, const char *target, scheme *s) {
+  if (f && f->cls == IR_MMA_I8 && ta == ir_type_s8) {
+    /* signed x signed only: the i8 MFMA has no unsigned operands */
+    int row = ir_amx_find(target, ir_type_s8, ir_type_s32, 4, 4, 4);
+    if (row < 0) return false;
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 4};
+    return true;
+  }
   if (!f || (f->shape != IR_SHAPE_M16N8K16 && f->shape != IR_SHAPE_M16N8K8) || f->cls != IR_MMA_F16 ||
       (ta != ir_type_f16 && ta != ir_type_bf16))
     return false;
   int row = ir_amx_find(target, ta, ir_type_f32, 4, 4, 4);
   if (row >= 0) {
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false};
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 2};
     return true;
   }
   row = ir_amx_find(target, ta, ir_type_f32, 16, 16, 16);
   if (row >= 0 && ir_amx_info_of((unsigned)row)->wave == 32) {
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, f->k, true};
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, f->k, true, 2};
     return true;
   }
   return false;
 }
 
 /* Builds the scheme's code for the mma of form f whose A and B registers
- * (A/B elements of types ta, tb) are ab[], its C elements (f32) cv[0..3],
- * its D elements (f32) into d[0..3] (dry: only checks that it can be
- * built). */
+ * (A/B elements of types ta, tb) are ab[], its C elements (f32) cv[0..3]
+ * (NULL: C = 0), its D elements (the row's C type) into d[0..3] (dry:
+ * only checks that it can be built). */
 static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type ta, ir_type tb, ir_value *const *ab,
                   ir_value *const *cv, ir_value **d) {
   amd_ctx X = *ctx;
@@ -286,7 +301,7 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
   unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, tb);
   ir_value *nv[12];
   for (unsigned k = 0; k < na + nb; k++) nv[k] = ab[k];
-  for (unsigned k = 0; k < 4; k++) nv[na + nb + k] = cv[k];
+  for (unsigned k = 0; k < 4; k++) nv[na + nb + k] = cv ? cv[k] : ab[0];
   nv[na + nb + 4] = X.dry ? X.laneid : imm(b, 0);
   const uint8_t zero = (uint8_t)(na + nb + 4);
   /* lanes of the warp: wave32 the wave; wave64 the warp's half (lane 32w + l) */
@@ -301,7 +316,7 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
           M.src[l] = M.val[l] = ANY;
           int th = -1, rg = -1;
           bool ok = true, pad = true;
-          for (unsigned h = 0; h < 2; h++) {
+          for (unsigned h = 0; h < s.per; h++) {
             unsigned blk, x, k;
             ir_amx_ab_elem(r, l, reg, h, &blk, &x, &k);
             nv_elem e = amd_ab(&s, ab, c, blk, x, k);
@@ -314,12 +329,12 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
             } else {
               const nv_inv *v = e.what == NV_A ? &inv_a : &inv_b;
               el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
-              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / 2);
+              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / s.per);
             }
-            if (el % 2 != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
+            if (el % s.per != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
             th = ln, rg = reg_nv;
           }
-          if (!ok) return false;   /* the pair is split: the scheme does not fit */
+          if (!ok) return false;   /* the register's parts are split: the scheme does not fit */
           if (!pad) M.src[l] = (uint8_t)th, M.val[l] = (uint8_t)rg;
         }
         ir_value *v = gather(&X, &M, nv);
@@ -329,6 +344,10 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
     }
     if (c == 0) {
       for (unsigned reg = 0; reg < r->nc; reg++) {
+        if (!cv) {   /* C = 0 */
+          acc[reg] = X.dry ? X.laneid : imm(b, 0);
+          continue;
+        }
         lane_map M;
         for (unsigned l = 0; l < 32; l++) {
           unsigned blk, ii, jj;
@@ -377,7 +396,7 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
     }
     ir_value *v = gather(&X, &M, acc);
     if (!v) return false;
-    if (!X.dry) d[e] = ir_alu1(b, ir_op_copy, ir_type_f32, v);
+    if (!X.dry) d[e] = ir_alu1(b, ir_op_copy, (ir_type)r->tc, v);
   }
   ctx->shuffles = X.shuffles, ctx->selects = X.selects;
   return true;
@@ -393,7 +412,7 @@ static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, 
   ir_value *dry[12];
   for (unsigned k = 0; k < 12; k++) dry[k] = X.laneid;
   ir_value *dd[4];
-  if (!build(&X, s, f, ta, ta, dry, dry, dd)) return false;
+  if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
   X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
   return build(&X, s, f, ta, ta, ab, cv, d);
 }
@@ -456,10 +475,21 @@ bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   if (!target || !f) return false;
   bool tf32 = f->cls == IR_MMA_TF32 && f->shape == IR_SHAPE_M16N8K8;
   scheme s;
+  if (f->cls == IR_MMA_I8 && (ir_type)i->type3 != ir_type_s8) return false;
   if (!tf32 && !pick(f, ta, target, &s)) return false;
   if (tf32 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s)) return false;
   unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
   unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
+  if (f->cls == IR_MMA_I8) {
+    /* s8: the products' sum on the MFMA from C = 0 (at most 32 * 128 * 128
+     * in magnitude: exact, no wrap), then + C as the expansion adds it:
+     * wrapping, or clamped with .satfinite (PTX ISA 9.7.14.5.14) */
+    ir_value *d[4];
+    if (!build_checked(b, &s, f, ta, i->src, NULL, d)) return false;
+    for (unsigned e = 0; e < 4; e++)
+      out[e] = ir_alu2(b, ir_op_add, ir_type_s32, i->src[na + nb + e], d[e], .sat = i->mods.satfinite);
+    return true;
+  }
   /* C as four f32: f16 C widened (exact), and D rounded to f16 once at the
    * end, as the expansion and the emulator do */
   ir_value *cv[4], *d[4];
