@@ -5,7 +5,7 @@
  *   stmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans]{.shared{::cta}}.b16  (9.7.14.5.16)
  *   movmatrix.sync.aligned.m8n8.trans.b16                              (9.7.14.5.17)
  *   mma.sync.aligned.<shape>.row.col (the forms of ir/ir_mma.h)        (9.7.14.5.14):
- *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8 .tf32 -> .f32,
+ *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8/m16n8k4 .tf32 -> .f32,
  *     m16n8k32/m16n8k16 .s8/.u8 -> .s32 (.satfinite), m16n8k32/m16n8k16
  *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64
  *

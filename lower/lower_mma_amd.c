@@ -449,20 +449,24 @@ static void split_tf32(ir_builder *b, ir_value *w, ir_value **hi, ir_value **lo)
  * f32; the sum has 32 terms where tf32 has 8, so it agrees bit for bit with
  * the expansion where sums are exact (docs/lowering.md). */
 static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value *const *cv, ir_value **d) {
-  const ir_mma_form *bf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+  /* m16n8k4: the same with m16n8k8 .bf16 (k' = 2t + s for k = t: A a_r at
+   * row g + 8r, B b0) */
+  bool k4 = i->mods.shape == IR_SHAPE_M16N8K4;
+  const ir_mma_form *bf = ir_mma_form_of(k4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16);
+  unsigned na = k4 ? 2 : 4, nb = k4 ? 1 : 2;
   scheme s;
   if (!pick(bf, ir_type_bf16, target, &s)) return false;
   ir_value *ab1[6], *ab2[6];
-  for (unsigned r = 0; r < 4; r++) {
+  for (unsigned r = 0; r < na; r++) {
     ir_value *h, *l;
     split_tf32(b, i->src[r], &h, &l);
     ab1[r] = ab2[r] = or32(b, shr16(b, h), l);
   }
-  for (unsigned r = 0; r < 2; r++) {
+  for (unsigned r = 0; r < nb; r++) {
     ir_value *h, *l;
-    split_tf32(b, i->src[4 + r], &h, &l);
-    ab1[4 + r] = or32(b, shr16(b, h), h);
-    ab2[4 + r] = or32(b, shr16(b, l), l);
+    split_tf32(b, i->src[na + r], &h, &l);
+    ab1[na + r] = or32(b, shr16(b, h), h);
+    ab2[na + r] = or32(b, shr16(b, l), l);
   }
   ir_value *d1[4];
   if (!build_checked(b, &s, bf, ir_type_bf16, ab1, cv, d1)) return false;
@@ -473,11 +477,12 @@ bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
-  bool tf32 = f->cls == IR_MMA_TF32 && f->shape == IR_SHAPE_M16N8K8;
+  bool tf32 = f->cls == IR_MMA_TF32;
   scheme s;
   if (f->cls == IR_MMA_I8 && (ir_type)i->type3 != ir_type_s8) return false;
   if (!tf32 && !pick(f, ta, target, &s)) return false;
-  if (tf32 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s)) return false;
+  if (tf32 && !pick(ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s))
+    return false;
   unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
   unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
   if (f->cls == IR_MMA_I8) {
