@@ -259,8 +259,9 @@ static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
 /* The scheme for an mma of form f with A/B elements of type ta (f32
  * accumulation; f16 C and D are converted around it) on target, or false. */
 static bool pick(const ir_mma_form *f, ir_type ta, const char *target, scheme *s) {
-  if (f && f->cls == IR_MMA_I8 && ta == ir_type_s8) {
-    /* signed x signed only: the i8 MFMA has no unsigned operands */
+  if (f && f->cls == IR_MMA_I8) {
+    /* the i8 MFMA multiplies signed bytes: u8 operands are split (lower_i8) */
+    (void)ta;
     int row = ir_amx_find(target, ir_type_s8, ir_type_s32, 4, 4, 4);
     if (row < 0) return false;
     *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 4};
@@ -473,28 +474,52 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
   return build_checked(b, &s, bf, ir_type_bf16, ab2, d1, d);
 }
 
+/* s8/u8 -> s32 on the i8 MFMA (signed bytes): the products' sum from C = 0
+ * (at most 32 * 255 * 255 in magnitude: exact, no wrap), then + C as the
+ * expansion adds it: wrapping, or clamped with .satfinite (PTX ISA
+ * 9.7.14.5.14).  A u8 byte a is as + 256 ha with as the same byte read
+ * signed and ha = a >> 7, so for u8 A (and likewise B)
+ *     sum a b = sum as b + 256 sum ha b,
+ * ha taken per byte as (w >> 7) & 0x01010101: one more chain of MFMA per
+ * unsigned operand (three more for u8 x u8), each exact. */
+static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const scheme *s, unsigned na, unsigned nb,
+                     ir_value **out) {
+  bool ua = (ir_type)i->type2 == ir_type_u8, ub = (ir_type)i->type3 == ir_type_u8;
+  ir_value *lo[8], *hi[8];
+  for (unsigned k = 0; k < na + nb; k++) {
+    lo[k] = i->src[k];
+    hi[k] = (k < na ? ua : ub) ? and32(b, lower_alu(b, ir_op_shr, ir_type_b32, i->src[k], imm(b, 7)), 0x01010101u) : NULL;
+  }
+  ir_value *p[4] = {NULL, NULL, NULL, NULL};
+  for (unsigned ha = 0; ha <= (unsigned)ua; ha++)
+    for (unsigned hb = 0; hb <= (unsigned)ub; hb++) {
+      ir_value *ab[8], *d[4];
+      for (unsigned k = 0; k < na; k++) ab[k] = ha ? hi[k] : lo[k];
+      for (unsigned k = na; k < na + nb; k++) ab[k] = hb ? hi[k] : lo[k];
+      if (!build_checked(b, s, f, ir_type_s8, ab, NULL, d)) return false;
+      unsigned sh = 8 * (ha + hb);
+      for (unsigned e = 0; e < 4; e++) {
+        ir_value *t = sh ? lower_alu(b, ir_op_shl, ir_type_b32, d[e], imm(b, sh)) : d[e];
+        p[e] = p[e] ? lower_alu(b, ir_op_add, ir_type_s32, p[e], t) : t;
+      }
+    }
+  for (unsigned e = 0; e < 4; e++)
+    out[e] = ir_alu2(b, ir_op_add, ir_type_s32, i->src[na + nb + e], p[e], .sat = i->mods.satfinite);
+  return true;
+}
+
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
   bool tf32 = f->cls == IR_MMA_TF32;
   scheme s;
-  if (f->cls == IR_MMA_I8 && (ir_type)i->type3 != ir_type_s8) return false;
   if (!tf32 && !pick(f, ta, target, &s)) return false;
   if (tf32 && !pick(ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s))
     return false;
   unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
   unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
-  if (f->cls == IR_MMA_I8) {
-    /* s8: the products' sum on the MFMA from C = 0 (at most 32 * 128 * 128
-     * in magnitude: exact, no wrap), then + C as the expansion adds it:
-     * wrapping, or clamped with .satfinite (PTX ISA 9.7.14.5.14) */
-    ir_value *d[4];
-    if (!build_checked(b, &s, f, ta, i->src, NULL, d)) return false;
-    for (unsigned e = 0; e < 4; e++)
-      out[e] = ir_alu2(b, ir_op_add, ir_type_s32, i->src[na + nb + e], d[e], .sat = i->mods.satfinite);
-    return true;
-  }
+  if (f->cls == IR_MMA_I8) return lower_i8(b, i, f, &s, na, nb, out);
   /* C as four f32: f16 C widened (exact), and D rounded to f16 once at the
    * end, as the expansion and the emulator do */
   ir_value *cv[4], *d[4];
