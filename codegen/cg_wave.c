@@ -149,6 +149,13 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
   if (r->layout == IR_AMX_L_MFMA_4X4_16B) {
     LLVMValueRef args[6] = {vec[0], vec[1], vec[2], c->i32_0, c->i32_0, c->i32_0};
     d = cg_intrinsic(c, r->llvm, NULL, 0, args, 6, true);
+  } else if (i8) {
+    /* llvm.amdgcn.wmma.i32.16x16x16.iu8(i1 A signed, A, i1 B signed, B, C, i1 clamp) */
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(c->i32));
+    LLVMValueRef yes = LLVMConstInt(i1, 1, 0), no = LLVMConstInt(i1, 0, 0);
+    LLVMValueRef args[6] = {yes, vec[0], yes, vec[1], vec[2], no};
+    LLVMTypeRef types[2] = {LLVMTypeOf(vec[2]), LLVMTypeOf(vec[0])};
+    d = cg_intrinsic(c, r->llvm, types, 2, args, 6, true);
   } else {
     LLVMTypeRef types[2] = {LLVMTypeOf(vec[2]), LLVMTypeOf(vec[0])};
     d = cg_intrinsic(c, r->llvm, types, 2, vec, 3, true);

@@ -10,8 +10,9 @@
  *   f32 scheme, D rounded once), and
  *   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as two bf16
  *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
- *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.s8.s8.s32 on the
- *   i8 MFMA from C = 0, C added after (wrapping or clamped)
+ *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
+ *   on the i8 MFMA or RDNA3's iu8 WMMA from C = 0, C added after (wrapping
+ *   or clamped; lower_i8)
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -108,7 +109,7 @@ static nv_elem amd_ab(const scheme *s, bool is_b, unsigned c, unsigned blk, unsi
     unsigned b = local_blk(s, blk), bm = b >> 1, bn = b & 1, kk = m4_k(s, c, k);
     return is_b ? (nv_elem){NV_B, (uint8_t)kk, (uint8_t)(4 * bn + x)} : (nv_elem){NV_A, (uint8_t)m4_row(bm, x), (uint8_t)kk};
   }
-  unsigned kk = wm_k(s, k);
+  unsigned kk = wm_k(s, k) + 16 * c;   /* s8 m16n8k32: two WMMA, k 16c .. 16c + 15 */
   if (kk >= s->k) return (nv_elem){NV_ZERO, 0, 0};
   if (!is_b) {   /* B^T: row x of AMD's A is column n of B */
     int n = wm_n(s, x);
@@ -260,11 +261,17 @@ static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
  * accumulation; f16 C and D are converted around it) on target, or false. */
 static bool pick(const ir_mma_form *f, ir_type ta, const char *target, scheme *s) {
   if (f && f->cls == IR_MMA_I8) {
-    /* the i8 MFMA multiplies signed bytes: u8 operands are split (lower_i8) */
+    /* the i8 MFMA and WMMA multiply signed bytes here: u8 operands are split
+     * (lower_i8).  WMMA: transposed like f16, one instruction per 16 k */
     (void)ta;
     int row = ir_amx_find(target, ir_type_s8, ir_type_s32, 4, 4, 4);
-    if (row < 0) return false;
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 4};
+    if (row >= 0) {
+      *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 4};
+      return true;
+    }
+    row = ir_amx_find(target, ir_type_s8, ir_type_s32, 16, 16, 16);
+    if (row < 0 || ir_amx_info_of((unsigned)row)->wave != 32) return false;
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 16u, f->k, true, 4};
     return true;
   }
   if (!f || (f->shape != IR_SHAPE_M16N8K16 && f->shape != IR_SHAPE_M16N8K8) || f->cls != IR_MMA_F16 ||
