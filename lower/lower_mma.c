@@ -42,8 +42,9 @@
  * are shuffled (f8_to_f32, a_elem).
  *
  * Correct, not fast: an m16n8k16 is 32 shuffles and 64 fma per thread
- * where the hardware has one instruction.  MFMA (gfx90a/gfx942/gfx950)
- * and WMMA (gfx11/gfx12) are future work.
+ * where the hardware has one instruction, so the forms that have MFMA
+ * (gfx90a/gfx942/gfx950) or WMMA (gfx11/gfx12) go there first
+ * (lower_mma_amd.c); this expansion is the fallback and the reference.
  *
  * wmma.* reaches here as mma.sync (lower_wmma.c, the pass before).
  * What is not expanded here (sub-byte wmma, mma.sp, wgmma.*, other mma shapes and
