@@ -241,8 +241,12 @@ static bool callee(cg_emitter *E, const ir_instr *i, const ir_func *f, const cal
                    LLVMTypeRef *ft) {
   cg_context *c = E->c;
   if (f && f->is_decl && !E->c->relocatable) {
+    /* libcudadevrt's calls into the driver: only the emulator runs
+     * device-side launches (docs/runtime.md "Dynamic parallelism") */
+    bool cdp = !strncmp(f->name, "__cuda_syscall_cnp", 18);
     cg_unsupported(E, i, "call of the external function '%s'%s", f->name,
-                   !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)" : "");
+                   !strcmp(f->name, "vprintf") ? " (device printf: lower/ turns it into a printf-buffer record; run lower/ first)"
+                   : cdp ? " (a device-side launch: dynamic parallelism runs on the emulator only)" : "");
     return false;
   }
   if (f) {

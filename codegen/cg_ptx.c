@@ -138,11 +138,18 @@ static unsigned drop_failed(ir_module *m, drop_set *S, bool opaque, const char *
       }
       const ir_instr *i = c->failed_at;
       const char *what = i->op == ir_op_opaque && i->opaque ? i->opaque : ir_op_infos[i->op].ptx;
+      /* a call of libcudadevrt's driver entry points is a device-side
+       * launch: named as such (docs/runtime.md "Dynamic parallelism") */
+      bool cdp = i->op == ir_op_call && i->nsrc && i->src[0]->kind == IR_VAL_SYMBOL &&
+                 i->src[0]->symref.sym.kind == IR_SYM_FUNC &&
+                 !strncmp(i->src[0]->symref.sym.func->name, "__cuda_syscall_cnp", 18);
+      if (cdp) what = i->src[0]->symref.sym.func->name;
       char why[1024];
       snprintf(why, sizeof why, "kernel '%s' is left out of the code object for %s: it %s '%s' "
                "(line %u%s%s%s), which ptxwave %s", f->name, target, opaque ? "uses" : "reaches", what,
                i->loc.line, c != f ? ", function '" : "", c != f ? c->name : "", c != f ? "'" : "",
-               opaque ? "does not support" : "cannot compile for this target");
+               cdp ? "runs on the emulator only (a device-side launch: dynamic parallelism)"
+               : opaque ? "does not support" : "cannot compile for this target");
       S->d[S->n].kernel = strdup(f->name);
       S->d[S->n].why = strdup(why);
       S->d[S->n].loc = i->loc;
@@ -187,7 +194,10 @@ static ir_module *build_module(const cg_src_set *in, cg_emit_kind kind, ptx_pars
   }
   ir_module *m = NULL;
   if (ok) {
-    m = ir_link_modules(mods, in->n, kind != CG_EMIT_HSACO, d);
+    /* a code object's undefined symbols are checked below, once what no
+     * kernel reaches is gone (an -rdc=true program's copy of libcudadevrt
+     * calls driver entry points nothing defines, nvlink drops them too) */
+    m = ir_link_modules(mods, in->n, true, d);
   } else {
     for (unsigned k = 0; k < in->n; k++) ir_module_destroy(mods[k]);
   }

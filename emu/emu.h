@@ -125,6 +125,20 @@ emu_status emu_launch(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3
  * (CU_LAUNCH_PARAM_BUFFER_POINTER). */
 emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
                              uint32_t shared_bytes, const void *buffer, size_t buffer_size);
+/* Launch options beyond CUDA's plain launch. */
+typedef struct emu_launch_opts {
+  /* cuLaunchCooperativeKernel: every workgroup of the grid is resident at
+   * once (the grid must fit the device: the caller checks occupancy), and
+   * the grid workspace cooperative groups' grid.sync() counts arrivals in
+   * is passed as CUDA's driver passes it, its address in %envreg1 (high
+   * half) and %envreg2 (low half); a plain launch reads 0 there, and
+   * grid.sync() traps as on a GPU (docs/emulator.md "Cooperative grids"). */
+  bool cooperative;
+} emu_launch_opts;
+/* emu_launch_buffer with options; opts NULL: a plain launch. */
+emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
+                                  uint32_t shared_bytes, const void *buffer, size_t buffer_size,
+                                  const emu_launch_opts *opts);
 /* Launches are synchronous; this returns EMU_OK (the runtime's streams
  * build on it). */
 emu_status emu_synchronize(emu_context *c);

@@ -155,7 +155,14 @@ static void h_sreg(emu_exec *x, const emu_inst *in, emu_mask m) {
   case ir_sreg_clock: u = (uint32_t)w->clock; break;
   case ir_sreg_clock_hi: u = (uint32_t)(w->clock >> 32); break;
   case ir_sreg_clock64: u = w->clock; break;
-  case ir_sreg_pm: case ir_sreg_pm_64: case ir_sreg_envreg: u = 0; break;
+  case ir_sreg_pm: case ir_sreg_pm_64: u = 0; break;
+  /* CUDA's driver passes the cooperative grid's workspace (where
+   * grid.sync() counts arrivals) split over %envreg1 (high) and %envreg2
+   * (low), as the PTX nvcc emits for cg::this_grid() reads them; the other
+   * environment registers read 0 */
+  case ir_sreg_envreg:
+    u = comp == 1 ? L->grid_workspace >> 32 : comp == 2 ? (uint32_t)L->grid_workspace : 0;
+    break;
   case ir_sreg_globaltimer: u = now_ns(); break;
   case ir_sreg_globaltimer_lo: u = (uint32_t)now_ns(); break;
   case ir_sreg_globaltimer_hi: u = now_ns() >> 32; break;

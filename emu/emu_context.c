@@ -418,7 +418,10 @@ emu_status emu_module_load(emu_context *c, ir_module *m, emu_module **out) {
   /* device malloc needs a heap */
   if (st == EMU_OK) {
     bool wants_heap = false;
-    for (uint32_t i = 0; i < em->nfuncs; i++) wants_heap |= em->funcs[i]->builtin == EMU_BI_MALLOC;
+    for (uint32_t i = 0; i < em->nfuncs; i++) {
+      wants_heap |= em->funcs[i]->builtin == EMU_BI_MALLOC;
+      em->device_launches |= em->funcs[i]->builtin == EMU_BI_CDP_PARAM_BUFFER;
+    }
     if (wants_heap && !c->heap) {
       uint64_t hp;
       if (emu_malloc(c, 8u << 20, &hp) == EMU_OK) {

@@ -956,6 +956,13 @@ static emu_status decode_func(emu_module *em, emu_func *ef, pw_map *gidx, pw_map
     else if (!strcmp(f->name, "__assertfail")) ef->builtin = EMU_BI_ASSERTFAIL;
     else if (!strcmp(f->name, "malloc")) ef->builtin = EMU_BI_MALLOC;
     else if (!strcmp(f->name, "free")) ef->builtin = EMU_BI_FREE;
+    /* libcudadevrt's device-side launch (cudaGetParameterBufferV2,
+     * cudaLaunchDeviceV2, what <<<>>> in a kernel becomes) ends in these
+     * calls to the driver */
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2GetParameterBufferV2")) ef->builtin = EMU_BI_CDP_PARAM_BUFFER;
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2LaunchDeviceV2")) ef->builtin = EMU_BI_CDP_LAUNCH;
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2GetLastError")) ef->builtin = EMU_BI_CDP_GET_ERROR;
+    else if (!strcmp(f->name, "__cuda_syscall_cnpv2SetLastError")) ef->builtin = EMU_BI_CDP_SET_ERROR;
     else ef->error = dfmt(&d, "function '%s' is declared but not defined in this module", f->name);
     goto done;
   }

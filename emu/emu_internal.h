@@ -169,7 +169,22 @@ typedef struct emu_fparam {
 
 typedef enum emu_builtin {
   EMU_BI_NONE, EMU_BI_VPRINTF, EMU_BI_ASSERTFAIL, EMU_BI_MALLOC, EMU_BI_FREE,
+  /* the device runtime's system calls under libcudadevrt (dynamic
+   * parallelism, emu_printf.c) */
+  EMU_BI_CDP_PARAM_BUFFER, EMU_BI_CDP_LAUNCH, EMU_BI_CDP_GET_ERROR, EMU_BI_CDP_SET_ERROR,
 } emu_builtin;
+
+/* A device-side launch (dynamic parallelism): its parameter buffer in the
+ * grid's launch arena, and whether it was launched (after the buffer was
+ * filled) and in which order. */
+typedef struct emu_child {
+  emu_func *k;
+  emu_dim3 grid, block;
+  uint32_t shared;
+  uint64_t buf;
+  uint32_t size;
+  uint32_t order;               /* 0: not launched; else 1 + launch order */
+} emu_child;
 
 struct emu_func {
   const ir_func *ir;
@@ -216,6 +231,7 @@ struct emu_module {
   unsigned wave;                /* wave size of this module's code */
   const ir_target *target;      /* what it was lowered for (else the wave's pseudo target): hw_id's layout */
   emu_func **funcs;             /* in module order */
+  bool device_launches;         /* a function calls the device runtime's launch (dynamic parallelism) */
   uint32_t nfuncs;
   emu_gvar *gvars;              /* in module order (ir->globals) */
   uint32_t ngvars;
@@ -345,6 +361,15 @@ struct emu_grid {
   emu_wg *all_wgs;
   _Atomic uint64_t stat_inst, stat_lanes, stat_yields;
   uint64_t gridid;
+  bool cooperative;             /* every workgroup resident at once (emu_launch_opts) */
+  /* dynamic parallelism: parameter buffers come from the arena (device
+   * memory, made before the allocation snapshot when the module can
+   * launch); the children run when the grid has finished, in launch order */
+  unsigned depth;               /* 0 for a host launch, 1 + the parent's for a child */
+  uint64_t cdp_arena, cdp_arena_size, cdp_arena_used;
+  emu_child *children;
+  uint32_t nchildren, children_cap, nlaunched;
+  uint64_t grid_workspace;      /* cooperative: %envreg1:%envreg2, else 0 */
 };
 
 /* What a handler sees. */

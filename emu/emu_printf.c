@@ -16,6 +16,16 @@
  *
  * malloc/free: a device heap of 8 MiB per launch context, bump-allocated
  * under the launch lock; free does not reuse memory (documented).
+ *
+ * Dynamic parallelism: libcudadevrt's cudaGetParameterBufferV2 and
+ * cudaLaunchDeviceV2 (what <<<>>> in device code compiles to, linked from
+ * the program's relocatable fatbins) call the driver through
+ * __cuda_syscall_cnpv2GetParameterBufferV2(kernel, grid, block, shared)
+ * -> buffer and __cuda_syscall_cnpv2LaunchDeviceV2(buffer, stream) -> 0.
+ * The buffer is carved from the grid's launch arena (device memory); the
+ * launch queues the child, and the children run when the parent grid has
+ * finished, in launch order (emu_sched.c): every write the parent made is
+ * visible to them, as CUDA guarantees for writes before the launch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,12 +154,98 @@ static void do_malloc(emu_exec *x, const emu_inst *in, const emu_call *c, emu_ma
   (void)in;
 }
 
+/* ---- dynamic parallelism ------------------------------------------------------ */
+/* Argument k of lane l, n bytes (an aggregate .param such as a dim3). */
+static bool arg_bytes(emu_exec *x, const emu_call *c, unsigned k, unsigned l, void *out, uint32_t n) {
+  if (k >= c->narg) return false;
+  if (c->arg_is_local[k]) {
+    if (c->arg_size[k] < n) return false;
+    memcpy(out, emu_lane_local(x, l) + x->f->local_base + c->arg_local[k], n);
+    return true;
+  }
+  if (n > 8) return false;
+  uint64_t v = EMU_U64(x, c->arg_slot[k])[l];
+  memcpy(out, &v, n);
+  return true;
+}
+
+static void do_cdp_param_buffer(emu_exec *x, const emu_inst *in, const emu_call *c, emu_mask m) {
+  emu_grid *L = x->l;
+  emu_module *em = L->mod;
+  EMU_EACH(m, l, {
+    uint64_t fa = arg_value(x, c, 0, l);
+    uint32_t g[3] = {0}, b[3] = {0};
+    uint32_t shared = (uint32_t)arg_value(x, c, 3, l);
+    emu_func *k = NULL;
+    uint64_t off = fa & EMU_WIN_OFFMASK;
+    if ((fa & ~EMU_WIN_OFFMASK) == EMU_WIN_FUNC && off % 16 == 0 && off / 16 < em->nfuncs) k = em->funcs[off / 16];
+    if (!k || !k->ir->is_kernel || !arg_bytes(x, c, 1, l, g, 12) || !arg_bytes(x, c, 2, l, b, 12)) {
+      emu_fault(x, in, (int)l, EMU_ERR_ILLEGAL_ADDRESS, "device-side launch of 0x%llx, which is not a kernel",
+                (unsigned long long)fa);
+      return;
+    }
+    uint32_t size = (k->kparam_size + 15) & ~15u;
+    if (!size) size = 16;
+    uint64_t buf = 0;
+    bool room = false;
+    pthread_mutex_lock(&L->lock);
+    if (L->cdp_arena && size <= L->cdp_arena_size - L->cdp_arena_used) {
+      if (L->nchildren == L->children_cap) {
+        uint32_t nc = L->children_cap ? L->children_cap * 2 : 16;
+        emu_child *nch = realloc(L->children, nc * sizeof *nch);
+        if (nch) {
+          L->children = nch;
+          L->children_cap = nc;
+        }
+      }
+      if (L->nchildren < L->children_cap) {
+        buf = L->cdp_arena + L->cdp_arena_used;
+        L->cdp_arena_used += size;
+        L->children[L->nchildren++] = (emu_child){.k = k, .grid = {g[0], g[1], g[2]}, .block = {b[0], b[1], b[2]},
+                                                  .shared = shared, .buf = buf, .size = k->kparam_size};
+        room = true;
+      }
+    }
+    pthread_mutex_unlock(&L->lock);
+    if (!room) {
+      emu_fault(x, in, (int)l, EMU_ERR_LAUNCH, "device-side launch of '%s': more than %llu bytes of pending launches",
+                k->ir->name, (unsigned long long)L->cdp_arena_size);
+      return;
+    }
+    set_ret(x, c, l, buf);
+  });
+}
+
+static void do_cdp_launch(emu_exec *x, const emu_inst *in, const emu_call *c, emu_mask m) {
+  emu_grid *L = x->l;
+  EMU_EACH(m, l, {
+    uint64_t buf = arg_value(x, c, 0, l);
+    uint32_t r = 1;   /* not a buffer of this grid that is waiting for its launch */
+    pthread_mutex_lock(&L->lock);
+    for (uint32_t i = 0; i < L->nchildren; i++)
+      if (L->children[i].buf == buf && !L->children[i].order) {
+        L->children[i].order = ++L->nlaunched;
+        r = 0;
+        break;
+      }
+    pthread_mutex_unlock(&L->lock);
+    set_ret(x, c, l, r);
+  });
+  (void)in;
+}
+
 void emu_builtin_call(emu_exec *x, const emu_inst *in, const emu_call *c, emu_builtin bi, emu_mask m) {
   switch (bi) {
   case EMU_BI_VPRINTF: do_vprintf(x, in, c, m); break;
   case EMU_BI_ASSERTFAIL: do_assertfail(x, in, c, m); break;
   case EMU_BI_MALLOC: do_malloc(x, in, c, m); break;
   case EMU_BI_FREE: break;
+  case EMU_BI_CDP_PARAM_BUFFER: do_cdp_param_buffer(x, in, c, m); break;
+  case EMU_BI_CDP_LAUNCH: do_cdp_launch(x, in, c, m); break;
+  case EMU_BI_CDP_GET_ERROR: /* no device-side launch fails without faulting the grid */
+  case EMU_BI_CDP_SET_ERROR:
+    EMU_EACH(m, l, set_ret(x, c, l, 0));
+    break;
   case EMU_BI_NONE: break;
   }
 }

@@ -16,7 +16,9 @@
  * it has been started, and it is running on some thread or parked; parked
  * ones are resumed oldest first, so it runs again.  A kernel that spins on
  * work no workgroup will ever do hangs, as it would on a GPU.  At most
- * EMU_MAX_RESIDENT workgroups are started and unfinished at once.
+ * EMU_MAX_RESIDENT workgroups are started and unfinished at once, except
+ * in a cooperative launch, where every workgroup of the grid may be: there
+ * grid.sync() makes the lowest-numbered workgroup wait for the highest.
  *
  * Deadlock: when no wave of a workgroup can run (all wait at barriers or
  * warp-synchronous ops) and none is released, the launch fails with the
@@ -194,6 +196,15 @@ typedef struct worker {
 } worker;
 
 static emu_wg *take_parked(emu_grid *L) {
+  if (L->cooperative) {
+    /* grid.sync(): the lowest-numbered workgroups spin there first, so
+     * oldest-first would resume only them; round robin (the one parked
+     * longest) lets every workgroup reach the barrier */
+    if (!L->nparked) return NULL;
+    emu_wg *first = L->parked[0];
+    memmove(L->parked, L->parked + 1, --L->nparked * sizeof *L->parked);
+    return first;
+  }
   emu_wg *best = NULL;
   uint32_t bi = 0;
   for (uint32_t i = 0; i < L->nparked; i++)
@@ -234,6 +245,9 @@ static void *worker_main(void *p) {
   x.trace = tr && *tr == '1';
   emu_wg *cur = NULL;
   uint32_t cap = EMU_MAX_RESIDENT_PER_THREAD * L->nthreads_host;
+  /* a cooperative grid waits for all its workgroups at grid.sync(): every
+   * one must be started (the caller bounded the grid by occupancy) */
+  if (L->cooperative && L->nwg > cap) cap = (uint32_t)L->nwg;
   while (!atomic_load_explicit(&L->abort, memory_order_relaxed)) {
     if (!cur) {
       pthread_mutex_lock(&L->lock);
@@ -252,8 +266,12 @@ static void *worker_main(void *p) {
     if (r == EMU_RUN_FAULT) break;
     /* spinning: run something else, oldest first */
     atomic_fetch_add(&L->stat_yields, 1);
+    emu_wg *other = NULL;
+    /* a cooperative grid's spinner waits for workgroups not started yet
+     * (grid.sync() waits for all): start those before resuming others */
+    if (L->cooperative && atomic_load(&L->next_wg) < L->nwg) other = start_new(L);
     pthread_mutex_lock(&L->lock);
-    emu_wg *other = take_parked(L);
+    if (!other) other = take_parked(L);
     bool room = L->nresident < cap;
     pthread_mutex_unlock(&L->lock);
     if (!other && room) other = start_new(L);
@@ -327,6 +345,52 @@ static uint32_t align_up32(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a 
 
 emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
                              uint32_t shared_bytes, const void *buffer, size_t buffer_size) {
+  return emu_launch_buffer_opts(m, kernel, grid, block, shared_bytes, buffer, buffer_size, NULL);
+}
+
+static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block, uint32_t shared_bytes,
+                            const void *buffer, size_t buffer_size, const emu_launch_opts *opts, unsigned depth);
+
+/* CUDA's limit on the nesting of device-side launches (CUDA Programming
+ * Guide, "Nesting and Synchronization Depth": 24 levels). */
+#define EMU_MAX_LAUNCH_DEPTH 24
+/* The launch arena of a grid that can launch: bytes of parameter buffers
+ * pending at once (CUDA's default pending launch count is 2048). */
+#define EMU_CDP_ARENA (2048u * 64u)
+
+static int child_order(const void *a, const void *b) {
+  const emu_child *x = a, *y = b;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The children a finished grid launched, in launch order, each after the
+ * one before has finished (a child's own children run before the next). */
+static emu_status run_children(emu_grid *L) {
+  if (!L->nlaunched) return EMU_OK;
+  qsort(L->children, L->nchildren, sizeof *L->children, child_order);
+  for (uint32_t i = 0; i < L->nchildren; i++) {
+    const emu_child *ch = &L->children[i];
+    if (!ch->order) continue;   /* a buffer never launched */
+    if (L->depth + 1 >= EMU_MAX_LAUNCH_DEPTH) {
+      emu_set_error(L->ctx, "in kernel '%s': device-side launch of '%s' nested deeper than %d levels",
+                    L->kernel->ir->name, ch->k->ir->name, EMU_MAX_LAUNCH_DEPTH);
+      return EMU_ERR_LAUNCH;
+    }
+    emu_status st = launch_at(L->mod, ch->k->ir->name, ch->grid, ch->block, ch->shared,
+                              (const void *)(uintptr_t)ch->buf, ch->size, NULL, L->depth + 1);
+    if (st != EMU_OK) return st;
+  }
+  return EMU_OK;
+}
+
+emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
+                                  uint32_t shared_bytes, const void *buffer, size_t buffer_size,
+                                  const emu_launch_opts *opts) {
+  return launch_at(m, kernel, grid, block, shared_bytes, buffer, buffer_size, opts, 0);
+}
+
+static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block, uint32_t shared_bytes,
+                            const void *buffer, size_t buffer_size, const emu_launch_opts *opts, unsigned depth) {
   if (!m || !kernel) return EMU_ERR_INVALID_VALUE;
   emu_context *ctx = m->ctx;
   ctx->msg[0] = 0;
@@ -398,8 +462,23 @@ emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, e
   L->max_inst = ctx->opt.max_instructions;
   L->memcheck = ctx->opt.memcheck;
   L->gridid = ++ctx->launches;
+  L->cooperative = opts && opts->cooperative;
+  L->depth = depth;
   pthread_mutex_init(&L->lock, NULL);
   emu_status st = EMU_OK;
+  if (L->cooperative) {
+    /* the grid workspace: zeroed device memory (the allocation snapshot
+     * below must include it); grid.sync() adds to the word at +4 */
+    st = emu_malloc(ctx, 64, &L->grid_workspace);
+    if (st == EMU_OK) st = emu_memset(ctx, L->grid_workspace, 0, 4, 16);
+    if (st != EMU_OK) emu_set_error(ctx, "launch of '%s': no memory for the cooperative grid's workspace", kernel);
+  }
+  if (st == EMU_OK && m->device_launches) {
+    /* before the allocation snapshot: device code writes the buffers */
+    st = emu_malloc(ctx, EMU_CDP_ARENA, &L->cdp_arena);
+    if (st == EMU_OK) L->cdp_arena_size = EMU_CDP_ARENA;
+    else emu_set_error(ctx, "launch of '%s': no memory for device-side launches", kernel);
+  }
   if (shared_total > 1024 * 1024) {
     emu_set_error(ctx, "launch of '%s' with %llu bytes of shared memory per block (at most 1 MiB)", kernel,
                   (unsigned long long)shared_total);
@@ -426,9 +505,13 @@ emu_status emu_launch_buffer(emu_module *m, const char *kernel, emu_dim3 grid, e
     ctx->last.lane_ops = atomic_load(&L->stat_lanes);
     ctx->last.workgroups = nwg;
     ctx->last.wg_yields = atomic_load(&L->stat_yields);
+    if (st == EMU_OK) st = run_children(L);
   }
   free((void *)L->allocs);
   free(params);
+  if (L->grid_workspace) emu_free(ctx, L->grid_workspace);
+  if (L->cdp_arena) emu_free(ctx, L->cdp_arena);
+  free(L->children);
   pthread_mutex_destroy(&L->lock);
   free(L);
   return st;

@@ -326,8 +326,15 @@ typedef struct undef_state {
 /* Functions CUDA provides to every module without a definition in PTX:
  * device printf, assert, and the device heap (PTX ISA 7.2 "System Calls"
  * lists vprintf, malloc, free; __assertfail is CUDA's assert()).  Each
- * backend supplies them (emu_decode.c's builtins). */
-static const char *const system_calls[] = {"vprintf", "malloc", "free", "__assertfail"};
+ * backend supplies them (emu_decode.c's builtins).  The device runtime's
+ * calls into the driver that libcudadevrt's device-side launch makes
+ * (dynamic parallelism) are system calls too: the emulator supplies them,
+ * codegen refuses a call of one by name. */
+static const char *const system_calls[] = {
+    "vprintf", "malloc", "free", "__assertfail",
+    "__cuda_syscall_cnpv2GetParameterBufferV2", "__cuda_syscall_cnpv2LaunchDeviceV2",
+    "__cuda_syscall_cnpv2GetLastError", "__cuda_syscall_cnpv2SetLastError",
+};
 
 static bool is_system_call(const char *name) {
   for (size_t k = 0; k < sizeof system_calls / sizeof system_calls[0]; k++)

@@ -67,6 +67,7 @@ static inline ir_type ptx_var_type(ptx_parser *p, uint32_t var) { return (ir_typ
 /* A register by name (%r57 of %r<N>, or a plain .reg name); PTX_NONE if
  * none is declared in scope. */
 uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t);
+uint32_t ptx_find_reg_decl(ptx_parser *p, const ptx_tok *t, const ptx_regdecl **decl);
 /* operand := scalar | vector | address | '(' list ')', into *o (children
  * in I->pool). */
 void ptx_operand(ptx_parser *p, ins *I, opnd *o);

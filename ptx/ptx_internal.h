@@ -51,6 +51,8 @@ _Static_assert(ptx_mod_count < ptx_mod_type, "modifier ids run into type ids");
 typedef struct ptx_regdecl {
   uint32_t base, count;
   uint8_t type;        /* ir_type */
+  uint8_t vec;         /* .reg .v2/.v4: components per name (its registers
+                        * are consecutive); 0 for a scalar register */
   bool range;
   uint32_t scope;      /* the scope declaring it (see ptx_parser.scope) */
   /* A range: how many plain registers of inner scopes now hide one of its

@@ -16,7 +16,14 @@
  * scope hides element 1 of an outer %r<8> (ptx_parse.c, "scopes"); the
  * range counts such registers, so an element of one no inner register
  * hides costs no second lookup. */
-uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
+uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) { return ptx_find_reg_decl(p, t, NULL); }
+
+/* The same, and the declaration it belongs to (a vector register's first
+ * component: decl->vec says how many follow). */
+uint32_t ptx_find_reg_decl(ptx_parser *p, const ptx_tok *t, const ptx_regdecl **decl) {
+  const ptx_regdecl *dummy;
+  if (!decl) decl = &dummy;
+  *decl = NULL;
   uint32_t n = t->len, d = n;
   while (d > 1 && t->text[d - 1] >= '0' && t->text[d - 1] <= '9') d--;
   if (d < n && n - d <= 9) {
@@ -52,13 +59,20 @@ uint32_t ptx_find_reg(ptx_parser *p, const ptx_tok *t) {
     if (r && idx < r->count) {
       if (r->shadowed) {
         ptx_sym *s = pw_map_str_get(&p->fsyms, t->text, t->len);
-        if (s && s->kind == PTX_SYM_REG && !s->reg->range && s->reg->scope > r->scope) return s->reg->base;
+        if (s && s->kind == PTX_SYM_REG && !s->reg->range && s->reg->scope > r->scope) {
+          *decl = s->reg;
+          return s->reg->base;
+        }
       }
-      return r->base + idx;
+      *decl = r;
+      return r->base + idx * (r->vec ? r->vec : 1);
     }
   }
   ptx_sym *s = pw_map_str_get(&p->fsyms, t->text, t->len);
-  if (s && s->kind == PTX_SYM_REG && !s->reg->range) return s->reg->base;
+  if (s && s->kind == PTX_SYM_REG && !s->reg->range) {
+    *decl = s->reg;
+    return s->reg->base;
+  }
   return PTX_NONE;
 }
 
@@ -118,9 +132,40 @@ static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
     ptx_fail(p, &t2, "undeclared register '%.*s'", (int)t2.len, t2.text);
 }
 
+/* A vector register's operand (t its name, just read; v its first
+ * component): %v.y is one component (.x .y .z .w or .r .g .b .a, PTX ISA
+ * "Vectors"), %v alone the whole vector, which only an operand of its own
+ * may be (whole_ok: ptx_operand turns it into the brace list). */
+static void vreg_operand(ptx_parser *p, opnd *o, const ptx_tok *t, const ptx_regdecl *r, uint32_t v,
+                         bool whole_ok) {
+  if (p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE) && p->tok.len == 2) {
+    static const char names[] = "xyzwrgba";
+    const char *c = memchr(names, p->tok.text[1], 8);
+    if (c) {
+      uint32_t k = (uint32_t)(c - names) % 4;
+      if (k >= r->vec)
+        ptx_fail(p, &p->tok, "'%.*s' is a .v%u register: it has no component '%.*s'", (int)t->len, t->text, r->vec,
+                 (int)p->tok.len, p->tok.text);
+      ptx_next(p);
+      reg_operand(p, o, v + k);
+      return;
+    }
+  }
+  if (!whole_ok)
+    ptx_fail(p, t, "'%.*s' is a vector register: name a component (%.*s.x) here", (int)t->len, t->text,
+             (int)t->len, t->text);
+  o->kind = O_VEC;
+  o->var = v;
+  o->n = r->vec;
+  o->first = UINT32_MAX; /* the components are put in the pool by ptx_operand */
+}
+
 /* scalar := ['!'] reg ['|' reg] | sreg ['.' comp] | ['-'] number
  *         | name ['+' constexpr] | '_'                            */
-static void scalar(ptx_parser *p, opnd *o) {
+static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok);
+static void scalar(ptx_parser *p, opnd *o) { scalar_ex(p, o, false); }
+
+static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
   /* Every field a reader looks at for the kind it finds is set below;
    * neg and off are read for any kind. */
   o->neg = 0;
@@ -166,9 +211,11 @@ static void scalar(ptx_parser *p, opnd *o) {
   if (t.kind != PTX_TOK_IDENT) ptx_expected(p, "an operand");
   ptx_next(p);
   if (t.text[0] == '%') {
-    uint32_t v = ptx_find_reg(p, &t);
+    const ptx_regdecl *rd;
+    uint32_t v = ptx_find_reg_decl(p, &t, &rd);
     if (v != PTX_NONE) {
-      reg_operand(p, o, v);
+      if (rd && rd->vec) vreg_operand(p, o, &t, rd, v, whole_ok);
+      else reg_operand(p, o, v);
       return;
     }
     uint16_t sr, comp;
@@ -197,9 +244,11 @@ static void scalar(ptx_parser *p, opnd *o) {
    * temp1, `.reg .b16 in16_<2>;` in16_0 and in16_1. */
   ptx_sym *s = pw_map_str_get(&p->fsyms, t.text, t.len);
   if (p->fn && (!s || s->kind == PTX_SYM_REG)) {
-    uint32_t v = ptx_find_reg(p, &t);
+    const ptx_regdecl *rd;
+    uint32_t v = ptx_find_reg_decl(p, &t, &rd);
     if (v != PTX_NONE) {
-      reg_operand(p, o, v);
+      if (rd && rd->vec) vreg_operand(p, o, &t, rd, v, whole_ok);
+      else reg_operand(p, o, v);
       return;
     }
   }
@@ -312,7 +361,18 @@ void ptx_operand(ptx_parser *p, ins *I, opnd *o) {
     return;
   }
   default:
-    scalar(p, o);
+    scalar_ex(p, o, true);
+    if (o->kind == O_VEC) {
+      /* a whole vector register: the list of its components */
+      opnd c = {.kind = O_REG, .var2 = PTX_NONE, .tok = o->tok};
+      o->first = I->npool;
+      for (uint32_t i = 0; i < o->n; i++) {
+        c.var = o->var + i;
+        pool_add(p, I, &c);
+      }
+      o->var = 0;
+      return;
+    }
     /* reg '+' constexpr: the register's value plus a constant, as ptxas 13
      * takes it (st.u64 [x], temp + 1 stores temp + 1); only as a whole
      * operand (not in a vector or a list), only '+', only after a .reg

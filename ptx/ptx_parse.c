@@ -709,6 +709,11 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
       d->align = parse_align(p);
     } else if (PTX_TOK_IS(&p->tok, ".ptr")) {
       ptr_attr(p, d);
+    } else if (m == ptx_mod_v2 || m == ptx_mod_v4 || m == ptx_mod_v8) {
+      /* the PTX ISA's grammar lists vector parameters, but ptxas 13
+       * refuses every one ("cannot be allocated in .param state space") */
+      ptx_fail(p, &p->tok, "vector parameters (.param %.*s) are not supported: ptxas 13 rejects them too",
+               (int)p->tok.len, p->tok.text);
     } else {
       ptx_expected(p, "a parameter type");
     }
@@ -958,10 +963,14 @@ static void plain_reg_vs_range(ptx_parser *p, ptx_regdecl *r, const ptx_tok *nam
   if (!found || (uintptr_t)*min > idx + 1) *min = (void *)(uintptr_t)(idx + 1);
 }
 
-/* reg_decl := .reg type reg_name {',' reg_name} ';'
+/* reg_decl := .reg ['.align' N] ['.v2' | '.v4'] type reg_name {',' reg_name} ';'
  * reg_name := name ['<' INT '>']          (%r<100>: %r0 .. %r99)
- * .reg may also take .v2/.v4 (vector registers, rare): kept as scalars of
- * the element type is not possible, so they are refused clearly. */
+ * A vector register (.reg .v4 .b32 %v; PTX ISA "Vectors") is its
+ * components as consecutive scalar registers: %v.x (or .r) is the first,
+ * and %v alone, where an instruction takes a vector operand, is the brace
+ * list {%v.x, %v.y, %v.z, %v.w} (ptx_operand.c).  As ptxas 13 has them:
+ * .v2 and .v4 only, no .pred vectors, at most 128 bits, ranges allowed
+ * (%v<2>: %v0 and %v1, each a vector). */
 static void reg_decl(ptx_parser *p) {
   ptx_next(p);
   uint32_t align = 0;
@@ -970,12 +979,20 @@ static void reg_decl(ptx_parser *p) {
     align = parse_align(p);
   }
   (void)align;
+  uint8_t vec = 0;
+  ptx_tok vtok = p->tok;
   if (p->tok.kind == PTX_TOK_DOTWORD) {
     ptx_mod m = ptx_mod_of(p, &p->tok);
-    if (m == ptx_mod_v2 || m == ptx_mod_v4 || m == ptx_mod_v8)
-      ptx_fail(p, &p->tok, "vector registers (.reg .v2/.v4) are not supported");
+    if (m == ptx_mod_v8) ptx_fail(p, &p->tok, "a vector register is .v2 or .v4, not .v8");
+    if (m == ptx_mod_v2 || m == ptx_mod_v4) {
+      vec = m == ptx_mod_v2 ? 2 : 4;
+      ptx_next(p);
+    }
   }
   ir_type t = parse_type(p);
+  if (vec && t == ir_type_pred) ptx_fail(p, &vtok, "a .pred register cannot be a vector");
+  if (vec && ir_type_bits(t) * vec > 128)
+    ptx_fail(p, &vtok, "vector register of %u x .%s exceeds 128 bits", vec, ir_type_name(t));
   do {
     if (p->tok.kind != PTX_TOK_IDENT) ptx_expected(p, "a register name");
     ptx_tok name = p->tok;
@@ -983,6 +1000,7 @@ static void reg_decl(ptx_parser *p) {
     ptx_regdecl *r = PW_NEW(&p->fscratch, ptx_regdecl);
     if (!r) PW_DIE("out of memory");
     r->type = (uint8_t)t;
+    r->vec = vec;
     if (ptx_accept(p, PTX_TOK_LT)) {
       ptx_tok at = p->tok;
       if (p->tok.kind != PTX_TOK_INT) ptx_expected(p, "a register count");
@@ -994,7 +1012,7 @@ static void reg_decl(ptx_parser *p) {
     } else {
       r->count = 1;
     }
-    r->base = ptx_ssa_new_vars(p, r->count, t);
+    r->base = ptx_ssa_new_vars(p, r->count * (vec ? vec : 1), t);
     r->scope = p->scope;
     ptx_sym *s = new_sym(p, PTX_SYM_REG);
     s->reg = r;
@@ -1016,7 +1034,7 @@ static void reg_decl(ptx_parser *p) {
       ptx_declare(p, &name, name.text, name.len, s);
     }
     /* value names for messages */
-    if (!r->range) p->ssa.var_name[r->base] = ptx_strdup_tok(p, &name);
+    if (!r->range && !vec) p->ssa.var_name[r->base] = ptx_strdup_tok(p, &name);
   } while (ptx_accept(p, PTX_TOK_COMMA));
   ptx_expect(p, PTX_TOK_SEMI, "';'");
 }

@@ -109,13 +109,23 @@ struct ptx_container;
 CUresult rt_module_functions(struct CUmod_st *m, CUfunction *out, unsigned cap, unsigned *n);
 uint32_t rt_ptx_rank(const struct ptx_container *c, uint32_t *order, uint32_t cap);
 
+/* rt_link.c: */
+/* The PTX of n relocatable fatbins (containers or wrappers: an -rdc=true
+ * program's __nv_relfatbin containers), each chosen as a module load
+ * chooses, as one linked image (malloc'd, NUL-terminated, *len without
+ * the NUL) for module_load_ptx.  Errors are logged, naming the fatbin. */
+CUresult rt_link_relocatable(const uint8_t *const *fatbins, unsigned n, const char *name,
+                             char **image, size_t *len);
+
 /* Launches for graphs (rt_graph.c): a kernel node keeps its parameters
  * packed once, in the kernel's .param layout, and replays them. */
 CUresult rt_kernel_node_pack(CUfunction f, const unsigned grid[3], const unsigned block[3],
                              unsigned shared, void **params, void **extra, void **out,
                              size_t *size);
+/* coop: a cooperative launch (grid.sync), already checked against the
+ * device's occupancy */
 CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                          unsigned shared, CUstream s, const void *buf, size_t size);
+                          unsigned shared, CUstream s, const void *buf, size_t size, bool coop);
 const rt_param_layout *rt_func_layout(CUfunction f);
 const char *rt_func_name(CUfunction f);
 bool rt_func_valid(CUfunction f);
@@ -128,6 +138,7 @@ typedef struct rt_op {
     struct {
       CUfunction f;
       unsigned grid[3], block[3], shared;
+      bool coop;                /* captured from a cooperative launch */
       void *buf;                /* packed parameters */
       size_t size;
     } k;

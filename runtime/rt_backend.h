@@ -90,6 +90,16 @@ struct rt_backend {
   CUresult (*launch)(rt_backend *b, rt_bmodule *m, const char *kernel, const unsigned grid[3],
                      const unsigned block[3], unsigned shared_bytes, rt_bstream s,
                      const void *params, size_t params_size);
+  /* A cooperative launch (cuLaunchCooperativeKernel, the COOPERATIVE
+   * launch attribute): every block of the grid resident at once and
+   * cooperative groups' grid workspace passed, so that grid.sync() works.
+   * The API layer has bounded the grid by occupancy.  NULL where the
+   * backend cannot (the HIP backend: docs/runtime.md "Cooperative
+   * launch"): the device attribute then says 0 and the launch is refused. */
+  CUresult (*launch_cooperative)(rt_backend *b, rt_bmodule *m, const char *kernel,
+                                 const unsigned grid[3], const unsigned block[3],
+                                 unsigned shared_bytes, rt_bstream s, const void *params,
+                                 size_t params_size);
 
   CUresult (*stream_create)(rt_backend *b, rt_bstream *out);
   CUresult (*stream_destroy)(rt_backend *b, rt_bstream s);

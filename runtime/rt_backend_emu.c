@@ -374,6 +374,21 @@ static CUresult launch(rt_backend *b, rt_bmodule *m, const char *kernel, const u
   return r;
 }
 
+/* Every workgroup resident and the grid workspace in %envreg1/2
+ * (emu_launch_opts): grid.sync() as on a GPU. */
+static CUresult launch_cooperative(rt_backend *b, rt_bmodule *m, const char *kernel,
+                                   const unsigned grid[3], const unsigned block[3], unsigned shared,
+                                   rt_bstream s, const void *params, size_t size) {
+  emu_be *e = (emu_be *)b;
+  emu_dim3 g = {grid[0], grid[1], grid[2]}, bl = {block[0], block[1], block[2]};
+  const emu_launch_opts o = {.cooperative = true};
+  pthread_mutex_lock(&e->lock);
+  emu_status st = emu_launch_buffer_opts(m->em, kernel, g, bl, shared, params, size, &o);
+  CUresult r = from_emu(b, st);
+  pthread_mutex_unlock(&e->lock);
+  return r;
+}
+
 static CUresult stream_create(rt_backend *b, rt_bstream *out) {
   static char token;
   *out = &token;
@@ -825,6 +840,7 @@ rt_backend *rt_backend_emu_create(void) {
                       .module_global = module_global,
                       .kernel_params = kernel_params,
                       .launch = launch,
+                      .launch_cooperative = launch_cooperative,
                       .stream_create = stream_create,
                       .stream_destroy = stream_destroy,
                       .stream_sync = stream_sync,

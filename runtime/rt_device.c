@@ -300,9 +300,10 @@ static int attribute(const rt_device_props *p, CUdevice_attribute a, bool *known
   case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: return 0;
   case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: return 2;
   /* grid.sync needs the grid workspace in %envreg1/2 and every block of
-   * the grid running at once; the emulator gives neither (measured: the
-   * kernel traps on its null workspace), so no cooperative launch */
-  case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 0;
+   * the grid running at once: the emulator gives both (emu_launch_opts);
+   * the HIP backend has no grid barrier for AMD yet (docs/runtime.md
+   * "Cooperative launch") */
+  case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return rt_driver.backend->launch_cooperative != NULL;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return p->shared_per_block_optin;
   case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 1;
   case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;

@@ -384,7 +384,8 @@ static CUresult set_node_params(CUgraphNode n, const rt_op *op) {
 static CUresult op_run(const rt_op *op, CUstream s) {
   switch (op->type) {
   case CU_GRAPH_NODE_TYPE_KERNEL:
-    return rt_launch_packed(op->k.f, op->k.grid, op->k.block, op->k.shared, s, op->k.buf, op->k.size);
+    return rt_launch_packed(op->k.f, op->k.grid, op->k.block, op->k.shared, s, op->k.buf, op->k.size,
+                            op->k.coop);
   case CU_GRAPH_NODE_TYPE_MEMCPY: return cuMemcpy3DAsync(&op->cp, s);
   case CU_GRAPH_NODE_TYPE_MEMSET: {
     const CUDA_MEMSET_NODE_PARAMS *m = &op->ms;

@@ -17,6 +17,12 @@
  *
  * cuLibraryLoadData takes one image (the API has no list of inputs), so
  * several modules reach it the CUDA way: cuLinkComplete's image.
+ *
+ * A program built with nvcc -rdc=true registers a fatbin whose only image
+ * is the device-linked cubin, and lists each file's relocatable fatbin
+ * (the __nv_relfatbin containers) beside it (__fatBinC_Wrapper_t version
+ * 2, fatbinary_section.h: "array of prelinked fatbins"): those fatbins'
+ * PTX are linked here as cuLink* links them (rt_link_relocatable).
  */
 #include "runtime/rt_link.h"
 
@@ -117,7 +123,12 @@ static ir_module *parse_image(const char *name, const char *text, size_t len, pw
   if (bad) {
     for (unsigned k = 0; k < n; k++) ir_module_destroy(mods[k]);
   } else {
-    out = ir_link_modules(mods, n, false, d);
+    /* Undefined symbols are reported by rt_parse_module, once what no
+     * kernel can reach is gone: an -rdc=true program links all of
+     * libcudadevrt, whose other functions call driver entry points
+     * nothing here provides, as nvlink keeps only what is used. */
+    out = ir_link_modules(mods, n, true, d);
+    if (out) ir_link_drop_unreached(out);
   }
   free(mods);
   return out;
@@ -411,18 +422,12 @@ RT_EXPORT CUresult cuLinkAddFile(CUlinkState s, CUjitInputType type, const char 
   return rt_ret(r);
 }
 
-RT_EXPORT CUresult cuLinkComplete(CUlinkState s, void **cubin, size_t *size) {
-  RT_TRACE("%p, %p, %p", (void *)s, (void *)cubin, (void *)size);
-  if (!link_valid(s)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  if (!cubin || !size) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  if (s->nparts == 0) {
-    link_error(s, "nothing to link: no input was added");
-    return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  }
+/* The parts as one linked image (NUL-terminated, *len without the NUL). */
+static char *build_image(CUlinkState s, size_t *len) {
   size_t total = sizeof RT_LINK_MAGIC + 24;
   for (unsigned k = 0; k < s->nparts; k++) total += s->parts[k].len + strlen(s->parts[k].name) + 48;
   char *img = malloc(total);
-  if (!img) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
+  if (!img) return NULL;
   size_t at = (size_t)snprintf(img, total, "%s%u\n", RT_LINK_MAGIC, s->nparts);
   for (unsigned k = 0; k < s->nparts; k++) {
     at += (size_t)snprintf(img + at, total - at, "//part %zu %s\n", s->parts[k].len, s->parts[k].name);
@@ -431,6 +436,46 @@ RT_EXPORT CUresult cuLinkComplete(CUlinkState s, void **cubin, size_t *size) {
     img[at++] = '\n';
   }
   img[at] = '\0';
+  *len = at;
+  return img;
+}
+
+static void link_state_fini(CUlinkState s) {
+  for (unsigned k = 0; k < s->nparts; k++) {
+    free(s->parts[k].name);
+    free(s->parts[k].text);
+  }
+  free(s->parts);
+  free(s->image);
+}
+
+CUresult rt_link_relocatable(const uint8_t *const *fatbins, unsigned n, const char *name,
+                             char **image, size_t *len) {
+  struct CUlinkState_st s = {.magic = LINK_MAGIC};
+  CUresult r = n ? CUDA_SUCCESS : CUDA_ERROR_NO_BINARY_FOR_GPU;
+  for (unsigned k = 0; k < n && r == CUDA_SUCCESS; k++) {
+    char part[300];
+    snprintf(part, sizeof part, "%s: relocatable fatbin %u of %u", name, k + 1, n);
+    r = add_fatbin(&s, fatbins[k], part);
+  }
+  if (r == CUDA_SUCCESS && !(*image = build_image(&s, len))) r = CUDA_ERROR_OUT_OF_MEMORY;
+  if (r == CUDA_SUCCESS)
+    RT_LOG(rt_debug, "%s: linked the PTX of %u relocatable fatbins (%zu bytes)", name, n, *len);
+  link_state_fini(&s);
+  return r;
+}
+
+RT_EXPORT CUresult cuLinkComplete(CUlinkState s, void **cubin, size_t *size) {
+  RT_TRACE("%p, %p, %p", (void *)s, (void *)cubin, (void *)size);
+  if (!link_valid(s)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  if (!cubin || !size) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (s->nparts == 0) {
+    link_error(s, "nothing to link: no input was added");
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  }
+  size_t at;
+  char *img = build_image(s, &at);
+  if (!img) return rt_ret(CUDA_ERROR_OUT_OF_MEMORY);
   /* Link now, as CUDA does: errors belong to cuLinkComplete. */
   pw_diag d;
   pw_diag_init(&d, NULL);
@@ -459,12 +504,7 @@ RT_EXPORT CUresult cuLinkComplete(CUlinkState s, void **cubin, size_t *size) {
 RT_EXPORT CUresult cuLinkDestroy(CUlinkState s) {
   RT_TRACE("%p", (void *)s);
   if (!link_valid(s)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
-  for (unsigned k = 0; k < s->nparts; k++) {
-    free(s->parts[k].name);
-    free(s->parts[k].text);
-  }
-  free(s->parts);
-  free(s->image);
+  link_state_fini(s);
   s->magic = 0;
   free(s);
   return rt_ret(CUDA_SUCCESS);

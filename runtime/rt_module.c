@@ -66,6 +66,11 @@ struct CUmod_st {
   uint8_t *copy;
   size_t fatbin_len;
   const void *origin;           /* the caller's image (dladdr names its library) */
+  /* nvcc -rdc=true: the relocatable fatbins (each file's __nv_relfatbin
+   * container) the registered device-linked cubin was linked from; their
+   * PTX, linked, is what translates (rt_link_relocatable) */
+  const uint8_t **prelinked;
+  uint32_t nprelinked;
   bool translated;              /* the PTX was tried (bm set, or `failure`) */
   CUresult failure;             /* of that translation; NO_BINARY_FOR_GPU: no PTX */
   uint32_t ptx_arch;            /* .target of the PTX translated: 80 for sm_80 */
@@ -208,10 +213,45 @@ static bool add_listed(const char *n, void *user);
 /* The first translation of a fatbin's module, under m->lock: its PTX in
  * rank order until one loads.  No PTX at all is not a failure of the
  * module (its kernels are SASS only); a PTX that does not translate is. */
+/* The largest linked PTX of an -rdc=true module that is linked at load
+ * (PTXWAVE_RDC_LINK_MAX_MB, default 32): a program's own files and
+ * libcudadevrt's 0.8 MB are far below it. */
+static size_t rdc_link_max(void) {
+  const char *v = getenv("PTXWAVE_RDC_LINK_MAX_MB");
+  char *end;
+  unsigned long mb = v && *v ? strtoul(v, &end, 10) : 32;
+  if (v && *v && *end) mb = 32;
+  return mb > (SIZE_MAX >> 21) ? SIZE_MAX : (size_t)mb << 20;
+}
+
 static void translate(struct CUmod_st *m) {
   m->translated = true;
   char lib[256];
   origin_name(m->origin, lib, sizeof lib);
+  if (m->nprelinked) {
+    /* -rdc=true: the registered image is the device-linked cubin; the
+     * program's PTX is in the relocatable fatbins, linked here as cuLink*
+     * links (the kernels and variables the cubin has are theirs) */
+    char name[320], *img = NULL;
+    size_t len = 0;
+    snprintf(name, sizeof name, "%s: fatbin@%p (-rdc)", lib, (const void *)m->fatbin);
+    CUresult r = rt_link_relocatable(m->prelinked, m->nprelinked, name, &img, &len);
+    if (r == CUDA_SUCCESS && len > rdc_link_max()) {
+      /* NCCL's device-linked module is 127 relocatable fatbins, 136 MB of
+       * PTX: parsing and linking it took 90 s on the emulator for a
+       * library whose kernels ran SASS only before; such a module stays
+       * SASS only unless asked for */
+      RT_LOG(rt_info, "%s: %zu MB of relocatable PTX, above PTXWAVE_RDC_LINK_MAX_MB (%zu): not "
+             "linked, its kernels are SASS only", name, len >> 20, rdc_link_max() >> 20);
+      r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    if (r == CUDA_SUCCESS) r = backend_load(name, img, len, &m->bm);
+    if (r == CUDA_SUCCESS) list_kernels(m, img, len);
+    free(img);
+    m->failure = r;
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) each_cubin_kernel(m, add_listed, m);
+    return;
+  }
   pw_diag d;
   pw_diag_init(&d, NULL);
   ptx_file *f = ptx_file_from_memory("fatbin", m->fatbin, m->fatbin_len, &d);
@@ -377,6 +417,36 @@ static bool starts_with(const uint8_t *p, const uint8_t *m, size_t n) {
   return true;
 }
 
+static void module_free(struct CUmod_st *m);
+
+/* A version 2 wrapper (fatbinary_section.h; what crt/link.stub registers
+ * for an -rdc=true program) names, after its device-linked fatbin, a
+ * NULL-terminated array of the relocatable fatbins it was linked from.
+ * They live as long as the program, like the wrapper. */
+static CUresult take_prelinked(struct CUmod_st *m, const uint8_t *wrapper) {
+  static const uint8_t fatbin[4] = {0x50, 0xed, 0x55, 0xba};
+  uint32_t version;
+  const uint8_t *const *list;
+  memcpy(&version, wrapper + 4, 4);
+  memcpy(&list, wrapper + 16, sizeof list);
+  if (version != 2 || !list) return CUDA_SUCCESS;
+  uint32_t n = 0;
+  while (n < 65536 && list[n]) n++;
+  if (!n) return CUDA_SUCCESS;
+  for (uint32_t i = 0; i < n; i++)
+    if (!starts_with(list[i], fatbin, 4)) {
+      RT_LOG(rt_error, "fatbin wrapper at %p: prelinked fatbin %u at %p is no fatbin container",
+             (const void *)wrapper, i, (const void *)list[i]);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+  if (!(m->prelinked = malloc(n * sizeof *m->prelinked))) return CUDA_ERROR_OUT_OF_MEMORY;
+  memcpy(m->prelinked, list, n * sizeof *m->prelinked);
+  m->nprelinked = n;
+  RT_LOG(rt_debug, "fatbin wrapper at %p: device-linked, from %u relocatable fatbins",
+         (const void *)wrapper, n);
+  return CUDA_SUCCESS;
+}
+
 static CUresult load_image(const void *image, struct CUmod_st **out) {
   const uint8_t *p = image;
   static const uint8_t wrapper[4] = {0xb1, 0x43, 0x62, 0x46};   /* PTX_WRAPPER_MAGIC, LE */
@@ -388,7 +458,9 @@ static CUresult load_image(const void *image, struct CUmod_st **out) {
     const uint8_t *c;
     memcpy(&c, p + 8, sizeof c);
     if (!c || !starts_with(c, fatbin, 4)) return CUDA_ERROR_INVALID_IMAGE;
-    return load_container(c, image, true, out);
+    CUresult r = load_container(c, image, true, out);
+    if (r == CUDA_SUCCESS && (r = take_prelinked(*out, p)) != CUDA_SUCCESS) module_free(*out);
+    return r;
   }
   if (starts_with(p, fatbin, 4)) return load_container(p, image, false, out);
   if (starts_with(p, elf, 4)) return load_cubin(p, out);
@@ -466,6 +538,7 @@ RT_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname) {
 static void module_free(struct CUmod_st *m) {
   if (m->bm) rt_driver.backend->module_unload(rt_driver.backend, m->bm);
   free(m->copy);
+  free(m->prelinked);
   for (struct CUfunc_st *f = m->funcs, *n; f; f = n) {
     n = f->next;
     rt_handle_remove(rt_h_function, f);
@@ -956,14 +1029,19 @@ static CUresult launch_pack(CUfunction f, void **params, void **extra, uint8_t *
 }
 
 CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                          unsigned shared, CUstream hs, const void *buf, size_t size) {
+                          unsigned shared, CUstream hs, const void *buf, size_t size, bool coop) {
   CUresult r = rt_check_ctx();   /* a graph's later kernels after a fault in an earlier one */
   if (r != CUDA_SUCCESS) return r;
   rt_bstream bs = rt_stream_backend(hs, &r);
   if (r != CUDA_SUCCESS) return r;
-  RT_LOG(rt_debug, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u, %zu bytes of params",
-         f->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, size);
-  r = rt_driver.backend->launch(rt_driver.backend, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
+  RT_LOG(rt_debug, "launch %s%s grid (%u,%u,%u) block (%u,%u,%u) shared %u, %zu bytes of params",
+         coop ? "(cooperative) " : "", f->name, grid[0], grid[1], grid[2], block[0], block[1],
+         block[2], shared, size);
+  rt_backend *b = rt_driver.backend;
+  if (coop)
+    r = b->launch_cooperative(b, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
+  else
+    r = b->launch(b, f->mod->bm, f->name, grid, block, shared, bs, buf, size);
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt_driver.backend->error);
   /* A fault inside the kernel is not the launch's error: CUDA returns it
    * from the next synchronising call, and from every call after it (the
@@ -997,13 +1075,38 @@ const rt_param_layout *rt_func_layout(CUfunction f) { return &f->layout; }
 const char *rt_func_name(CUfunction f) { return f->name; }
 bool rt_func_valid(CUfunction f) { return func_valid(f); }
 
+/* A cooperative launch (CUDA Driver API, cuLaunchCooperativeKernel): the
+ * backend must have one (else CUDA_ERROR_NOT_SUPPORTED, named: the HIP
+ * backend, docs/runtime.md "Cooperative launch"), and the grid must fit on
+ * the device at once, at most cuOccupancyMaxActiveBlocksPerMultiprocessor
+ * times the multiprocessor count blocks (else
+ * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). */
+static CUresult coop_check(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                           unsigned shared) {
+  if (!rt_driver.backend->launch_cooperative) {
+    RT_LOG(rt_error, "kernel %s: cooperative launch (grid.sync) is not supported on the %s "
+           "backend", f->name, rt_driver.backend->name);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+  uint64_t fit = (uint64_t)blocks_per_sm((int)(block[0] * block[1] * block[2]), shared) *
+                 (uint64_t)rt_driver.props[0].sm_count;
+  if (blocks > fit) {
+    RT_LOG(rt_error, "kernel %s: cooperative grid of %llu blocks, at most %llu fit on the device "
+           "at once", f->name, (unsigned long long)blocks, (unsigned long long)fit);
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  }
+  return CUDA_SUCCESS;
+}
+
 static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                       unsigned shared, CUstream hs, void **params, void **extra) {
+                       unsigned shared, CUstream hs, void **params, void **extra, bool coop) {
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
   if (f->sass_only) return sass_only_refused(f);
   r = launch_check(f, grid, block, shared);
+  if (r == CUDA_SUCCESS && coop) r = coop_check(f, grid, block, shared);
   if (r != CUDA_SUCCESS) return r;
   rt_stream_backend(hs, &r);
   if (r != CUDA_SUCCESS) return r;
@@ -1018,13 +1121,15 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     rt_op op = {.type = CU_GRAPH_NODE_TYPE_KERNEL};
     op.k.f = f;
     op.k.shared = shared;
+    op.k.coop = coop;
     memcpy(op.k.grid, grid, sizeof op.k.grid);
     memcpy(op.k.block, block, sizeof op.k.block);
     op.k.buf = buf;
     op.k.size = size;
     r = rt_capture_op(hs, &op, &captured);
   }
-  if (r == CUDA_SUCCESS && !captured) r = rt_launch_packed(f, grid, block, shared, hs, buf, size);
+  if (r == CUDA_SUCCESS && !captured)
+    r = rt_launch_packed(f, grid, block, shared, hs, buf, size, coop);
   if (r == CUDA_SUCCESS) rt_fwd_launched();
   if (owned) free(buf);
   return r;
@@ -1036,24 +1141,24 @@ RT_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsign
   RT_TRACE("%p, %u, %u, %u, %u, %u, %u, %u, %p, %p, %p", (void *)f, gx, gy, gz, bx, by, bz,
            shared, (void *)s, (void *)params, (void *)extra);
   const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-  return rt_ret(launch(f, g, b, shared, s, params, extra));
+  return rt_ret(launch(f, g, b, shared, s, params, extra, false));
 }
 
 RT_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
                                     void **extra) {
   RT_TRACE("%p, %p, %p, %p", (void *)c, (void *)f, (void *)params, (void *)extra);
   if (!c) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  bool coop = false;
   for (unsigned i = 0; i < c->numAttrs; i++) {
     const CUlaunchAttribute *a = &c->attrs[i];
     if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
         a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z > 1)
       return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
-    if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative)
-      RT_LOG(rt_info, "cuLaunchKernelEx: cooperative launch runs as a normal launch");
+    if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) coop = a->value.cooperative != 0;
   }
   const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
   const unsigned b[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
-  return rt_ret(launch(f, g, b, c->sharedMemBytes, c->hStream, params, extra));
+  return rt_ret(launch(f, g, b, c->sharedMemBytes, c->hStream, params, extra, coop));
 }
 
 RT_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -1062,5 +1167,5 @@ RT_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned
   RT_TRACE("%p, %u, %u, %u, %u, %u, %u, %u, %p, %p", (void *)f, gx, gy, gz, bx, by, bz, shared,
            (void *)s, (void *)params);
   const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-  return rt_ret(launch(f, g, b, shared, s, params, NULL));
+  return rt_ret(launch(f, g, b, shared, s, params, NULL, true));
 }

@@ -1,6 +1,6 @@
 /* tools/cmd_emulate.c: `ptxwave emulate FILE --kernel NAME --grid X,Y,Z
  * --block X,Y,Z [--shared BYTES] [--memcheck] [--threads N] [--wave N]
- * [--stats] ARGS...`
+ * [--stats] [--no-verify] [--cooperative] ARGS...`
  *
  * Runs one kernel of a PTX (or .pwir) file in the emulator, so a kernel can
  * be run and checked from a shell script.  Each ARG is one kernel
@@ -31,7 +31,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: ptxwave emulate FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
           "                       [--shared BYTES] [--memcheck] [--threads N] [--wave 32|64]\n"
-          "                       [--stats] [--no-verify] ARGS...\n"
+          "                       [--stats] [--no-verify] [--cooperative] ARGS...\n"
           "\n"
           "Runs a kernel of a PTX file (or IR text, .pwir) in ptxwave's emulator.\n"
           "Each ARG gives one kernel parameter, in order:\n"
@@ -47,6 +47,7 @@ static void usage(FILE *f) {
           "  --wave N         wave size (default: the module's, 32 for PTX)\n"
           "  --stats          print instructions and lane operations executed\n"
           "  --no-verify      run the IR even if the verifier rejects it\n"
+          "  --cooperative    a cooperative launch: every block resident, grid.sync() works\n"
           "Exit status: 0 success, 1 failure (with a message), 2 bad usage.\n");
 }
 
@@ -169,7 +170,7 @@ int cmd_emulate(int argc, char **argv) {
   emu_dim3 grid = {0, 0, 0}, block = {0, 0, 0};
   unsigned long shared = 0;
   emu_options opt = {0};
-  bool stats = false, verify = true;
+  bool stats = false, verify = true, coop = false;
   int nargs = 0;
   char **args = calloc((size_t)argc + 1, sizeof *args);
   if (!args) return 1;
@@ -198,6 +199,8 @@ int cmd_emulate(int argc, char **argv) {
       stats = true;
     } else if (!strcmp(a, "--no-verify")) {
       verify = false;
+    } else if (!strcmp(a, "--cooperative")) {
+      coop = true;
     } else if (a[0] == '-' && a[1] == '-') {
       fprintf(stderr, "ptxwave emulate: unknown option '%s'\n", a);
       goto usage_err;
@@ -308,7 +311,17 @@ int cmd_emulate(int argc, char **argv) {
     }
     params[k] = a->bytes;
   }
-  st = emu_launch(em, kernel, grid, block, (uint32_t)shared, params);
+  if (coop) {
+    /* the parameters packed in CUDA's layout for the launch with options */
+    uint8_t *buf = calloc(1, psize ? psize : 1);
+    if (!buf) goto done;
+    for (int k = 0; k < nargs; k++) memcpy(buf + pinfo[k].offset, params[k], pinfo[k].size);
+    const emu_launch_opts o = {.cooperative = true};
+    st = emu_launch_buffer_opts(em, kernel, grid, block, (uint32_t)shared, buf, psize, &o);
+    free(buf);
+  } else {
+    st = emu_launch(em, kernel, grid, block, (uint32_t)shared, params);
+  }
   if (st != EMU_OK) {
     fprintf(stderr, "ptxwave emulate: %s: %s\n", emu_status_name(st), emu_error_message(ctx));
     goto done;

@@ -59,7 +59,11 @@ case "${1:-}" in
     ptx=$2
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    "$ptxas" -arch="sm_$arch" "$ptx" -o "$tmp/out.cubin"
-    echo "$ptx: accepted by ptxas -arch=sm_$arch"
+    # relocatable device code (nvcc -rdc=true) refers to functions and
+    # variables of other files: assemble it as ptxas does there, -c
+    rel=
+    if grep -q '^\.extern' "$ptx"; then rel=-c; fi
+    "$ptxas" $rel -arch="sm_$arch" "$ptx" -o "$tmp/out.cubin"
+    echo "$ptx: accepted by ptxas $rel -arch=sm_$arch"
     ;;
 esac

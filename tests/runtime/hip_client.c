@@ -79,6 +79,12 @@ int main(void) {
   CK(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev));
   CK(cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev));
   printf("attributes: sms %d, clock %d, smem optin %d, warp %d\n", sms, clock, optin, warp);
+  /* no grid barrier for AMD yet (docs/runtime.md "Cooperative launch"):
+   * the attribute says so and a cooperative launch is refused, named */
+  int coop = -1;
+  CK(cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev));
+  CUresult cr = cuLaunchCooperativeKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params);
+  printf("cooperative: attribute %d, launch %d\n", coop, (int)cr);
   CK(cuStreamSynchronize(s));
   CK(cuStreamDestroy(s));
   CK(cuMemFree(d));

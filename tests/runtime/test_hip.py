@@ -102,6 +102,11 @@ for mode in ('passthrough', 'compile'):
       fails.append('device name not from HIP')
   if 'backend hip:' not in p.stderr:
       fails.append('backend choice not logged as hip')
+  # CUDA_ERROR_NOT_SUPPORTED (801), the backend named in the log
+  if 'cooperative: attribute 0, launch 801' not in p.stdout:
+      fails.append(f'{mode}: cooperative launch not refused: {p.stdout}')
+  if 'cooperative launch (grid.sync) is not supported on the hip backend' not in p.stderr:
+      fails.append(f'{mode}: cooperative refusal not logged')
 
   def expect(line):
       if line not in lines:
