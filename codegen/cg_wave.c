@@ -121,7 +121,8 @@ LLVMValueRef cg_wave_readfirstlane(cg_emitter *E, const ir_instr *i) {
 /* wave_mma: one MFMA or WMMA instruction through its intrinsic (row r of
  * ir/ir_amd_matrix.def).  A and B go as the vectors the intrinsic takes
  * (<2na x half> for f16, <2na x i16> for bf16: IntrinsicsAMDGPU.td gives
- * bf16 operands as i16), C as <nc x float>; the MFMA rows' cbsz, abid and
+ * bf16 operands as i16; one i32 of four s8 for the i8 MFMA), C as
+ * <nc x float> (<nc x i32> for s32); the MFMA rows' cbsz, abid and
  * blgp are 0 (no broadcast), the WMMA intrinsics are overloaded on the D
  * and A types.  LLVM places A/B/C in VGPRs or AGPRs and inserts the MFMA
  * and WMMA hazard waits (GCNHazardRecognizer). */
@@ -129,20 +130,32 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
   const ir_amx_info *r = ir_amx_info_of((unsigned)i->src[0]->imm);
-  LLVMTypeRef et = r->ta == ir_type_bf16 ? c->i16 : c->f16;
+  bool i8 = r->ta == ir_type_s8;
+  LLVMTypeRef et = r->ta == ir_type_bf16 ? c->i16 : c->f16, ct = r->tc == ir_type_s32 ? c->i32 : c->f32;
   LLVMValueRef vec[3];
   unsigned first[3] = {1, 1u + r->na, 1u + r->na + r->nb}, count[3] = {r->na, r->nb, r->nc};
   for (unsigned v = 0; v < 3; v++) {
-    LLVMTypeRef wt = LLVMVectorType(v < 2 ? c->i32 : c->f32, count[v]);
+    if (v < 2 && i8 && count[v] == 1) {   /* the intrinsic takes the register as an i32 */
+      vec[v] = cg_op_as(E, i, first[v], c->i32);
+      continue;
+    }
+    LLVMTypeRef wt = LLVMVectorType(v < 2 ? c->i32 : ct, count[v]);
     LLVMValueRef x = LLVMGetPoison(wt);
     for (unsigned k = 0; k < count[v]; k++)
-      x = LLVMBuildInsertElement(B, x, cg_op_as(E, i, first[v] + k, v < 2 ? c->i32 : c->f32), kint(c->i32, k), "");
-    vec[v] = v < 2 ? LLVMBuildBitCast(B, x, LLVMVectorType(et, 2 * count[v]), "") : x;
+      x = LLVMBuildInsertElement(B, x, cg_op_as(E, i, first[v] + k, v < 2 ? c->i32 : ct), kint(c->i32, k), "");
+    vec[v] = v < 2 && !i8 ? LLVMBuildBitCast(B, x, LLVMVectorType(et, 2 * count[v]), "") : x;
   }
   LLVMValueRef d;
   if (r->layout == IR_AMX_L_MFMA_4X4_16B) {
     LLVMValueRef args[6] = {vec[0], vec[1], vec[2], c->i32_0, c->i32_0, c->i32_0};
     d = cg_intrinsic(c, r->llvm, NULL, 0, args, 6, true);
+  } else if (i8) {
+    /* llvm.amdgcn.wmma.i32.16x16x16.iu8(i1 A signed, A, i1 B signed, B, C, i1 clamp) */
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(c->i32));
+    LLVMValueRef yes = LLVMConstInt(i1, 1, 0), no = LLVMConstInt(i1, 0, 0);
+    LLVMValueRef args[6] = {yes, vec[0], yes, vec[1], vec[2], no};
+    LLVMTypeRef types[2] = {LLVMTypeOf(vec[2]), LLVMTypeOf(vec[0])};
+    d = cg_intrinsic(c, r->llvm, types, 2, args, 6, true);
   } else {
     LLVMTypeRef types[2] = {LLVMTypeOf(vec[2]), LLVMTypeOf(vec[0])};
     d = cg_intrinsic(c, r->llvm, types, 2, vec, 3, true);

@@ -857,8 +857,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   in->vec = i->mods.vec ? i->mods.vec : 1;
   in->tbits = (uint8_t)ir_type_bits((ir_type)i->type);
   in->tmask = emu_type_mask(in->tbits ? in->tbits : 64);
-  /* wave_mma: up to 25 operands, kept in aux (below) */
-  bool many = (ir_op)i->op == ir_op_call || (ir_op)i->op == ir_op_wave_mma;
+  /* wave_mma, wmma.mma: up to 25 operands, kept in aux (below) */
+  bool many = (ir_op)i->op == ir_op_call || (ir_op)i->op == ir_op_wave_mma || (ir_op)i->op == ir_op_wmma_mma;
   if (!many && (i->nsrc > EMU_MAXOPND || i->ndst > EMU_MAXOPND))
     return dfmt(d, "'%s' with %u operands", op_name(i), i->nsrc);
   in->nsrc = i->nsrc;
@@ -986,6 +986,28 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     return NULL;
   }
 
+  /* ---- wmma (emu_matrix.c): per-thread loads and stores; mma of the whole
+   * warp, its operands in aux ---- */
+  case ir_op_wmma_load: case ir_op_wmma_store:
+    return emu_sel_wmma(d, i, in);
+  case ir_op_wmma_mma: {
+    if (i->ndst > EMU_MAXOPND) return dfmt(d, "'%s' with %u results", op_name(i), i->ndst);
+    emu_opnd *ops = PW_NEW_ARRAY(d->arena, emu_opnd, i->nsrc + i->ndst + 1u);
+    for (unsigned k = 0; k < i->nsrc; k++) ops[k] = src_opnd(d, i->src[k]);
+    for (unsigned k = 0; k < i->ndst; k++) {
+      ops[i->nsrc + k] = in->dst[k] = value_slot(d, i->dst[k]);
+      in->dtype[k] = i->dst[k]->type;
+    }
+    if (d->error) return d->error;
+    in->nsrc = 0;
+    in->aux = ops;
+    const char *why = emu_sel_wmma(d, i, in);
+    if (why) return why;
+    in->kind = EMU_K_SYNC;
+    in->sub = EMU_SYNC_WHOLE_WARP;
+    return NULL;
+  }
+
   /* ---- the wave-level matrix op (emu_matrix.c): every operand in aux ---- */
   case ir_op_wave_mma: {
     if (i->ndst > EMU_MAXOPND) return dfmt(d, "'%s' with %u results", op_name(i), i->ndst);
@@ -1019,7 +1041,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_sured: case ir_op_suq:
   case ir_op_barrier_cluster: case ir_op_red_async:
   case ir_op_setmaxnreg:
-  case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma_sp:
+  case ir_op_mma_sp:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
   case ir_op_opaque:

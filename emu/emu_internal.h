@@ -459,6 +459,7 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_video(emu_decoder *d, const ir_instr *i, emu_inst *in);
 /* wave_mma: its operands (then results) in in->aux, an emu_opnd array */
 const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in);
+const char *emu_sel_wmma(emu_decoder *d, const ir_instr *i, emu_inst *in);
 /* emu_inst.sub of an EMU_K_SYNC op without a member-mask operand: the
  * .sync.aligned matrix ops wait for the whole warp. */
 #define EMU_SYNC_WHOLE_WARP 0xffu

@@ -30,6 +30,7 @@
 #include "emu_internal.h"
 #include "ir/ir_amd_matrix.h"
 #include "ir/ir_mma.h"
+#include "ir/ir_wmma.h"
 
 #define S(k) EMU_U64(x, in->src[k])
 #define D(k) EMU_U64(x, in->dst[k])
@@ -148,6 +149,34 @@ static double elem_value(ir_type t, uint64_t b) {
 #define MMA_MAX_N 8
 #define MMA_MAX_K 32
 
+/* One element of D: C (bits of type tc) + the sum over k of a[k] * b[k *
+ * bstep], as the bits of td.  f16/bf16/tf32/e4m3/e5m2 products are exact
+ * in f32 and fmaf rounds only the sums, in k order from C; f64 fma in k
+ * order; s8/u8 exact, then + C wrapping or (.satfinite) clamped. */
+static uint64_t dot(ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, const double *a, const double *b,
+                    size_t bstep, uint64_t c, unsigned K) {
+  switch (cls) {
+  case IR_MMA_F16: case IR_MMA_TF32: case IR_MMA_F8: {
+    float acc = (float)elem_value(tc, c);
+    for (unsigned k = 0; k < K; k++) acc = fmaf((float)a[k], (float)b[k * bstep], acc);
+    if (td == ir_type_f16) return acc != acc ? EMU_F16_CANON_NAN : emu_f32_to_f16(acc, EMU_RN);
+    return acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
+  }
+  case IR_MMA_F64: {
+    double acc = emu_f64(c);
+    for (unsigned k = 0; k < K; k++) acc = fma(a[k], b[k * bstep], acc);
+    return acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
+  }
+  case IR_MMA_I8: {
+    int64_t s = (int64_t)(int32_t)(uint32_t)c;
+    for (unsigned k = 0; k < K; k++) s += (int64_t)a[k] * (int64_t)b[k * bstep];
+    if (satfinite) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+    return (uint32_t)(uint64_t)s;
+  }
+  }
+  return 0;
+}
+
 static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   const ir_mma_form *f = ir_mma_find(in->ir, NULL);   /* checked at decode */
   const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b),
@@ -180,30 +209,8 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
       }
     }
     for (unsigned r = 0; r < f->m; r++)
-      for (unsigned c = 0; c < f->n; c++) {
-        switch ((ir_mma_class)f->cls) {
-        case IR_MMA_F16: case IR_MMA_TF32: case IR_MMA_F8: {
-          float acc = (float)elem_value(tc, C[r][c]);
-          for (unsigned k = 0; k < f->k; k++) acc = fmaf((float)A[r][k], (float)B[k][c], acc);
-          if (td == ir_type_f16) Dm[r][c] = acc != acc ? EMU_F16_CANON_NAN : emu_f32_to_f16(acc, EMU_RN);
-          else Dm[r][c] = acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
-          break;
-        }
-        case IR_MMA_F64: {
-          double acc = emu_f64(C[r][c]);
-          for (unsigned k = 0; k < f->k; k++) acc = fma(A[r][k], B[k][c], acc);
-          Dm[r][c] = acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
-          break;
-        }
-        case IR_MMA_I8: {
-          int64_t s = (int64_t)(int32_t)(uint32_t)C[r][c];
-          for (unsigned k = 0; k < f->k; k++) s += (int64_t)A[r][k] * (int64_t)B[k][c];
-          if (in->mods.satfinite) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
-          Dm[r][c] = (uint32_t)(uint64_t)s;
-          break;
-        }
-        }
-      }
+      for (unsigned c = 0; c < f->n; c++)
+        Dm[r][c] = dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);
     /* scatter D into the registers of this warp's lanes of m */
     emu_mask wm = m & (0xffffffffull << base);
     EMU_EACH(wm, l, {
@@ -221,6 +228,142 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     uint64_t *d = D(j);
     EMU_EACH(m, l, d[l] = out[j][l]);
   }
+}
+
+/* ---- wmma (PTX ISA 9.7.14.4), unlowered ------------------------------------------------ */
+/* The fragment layout is ptxwave's (ir/ir_wmma.h: the mma.sync layouts of
+ * the tiles), the one lower/lower_wmma.c builds, so unlowered and lowered
+ * runs hold the same registers.  wmma.load and wmma.store touch only the
+ * thread's own elements: each lane loads (stores) element i of its
+ * fragment at row * stride + col (.row) or col * stride + row (.col)
+ * elements from its address, the stride its operand or, without one, the
+ * matrix's width (ir_wmma_default_stride). */
+static uint64_t wmma_stride(emu_exec *x, const emu_inst *in, const ir_wmma_form *f, unsigned k, bool has, unsigned l) {
+  if (has) return (uint32_t)S(k)[l];
+  return ir_wmma_default_stride(f, in->mods.frag, in->mods.layout == IR_LAYOUT_ROW);
+}
+static uint64_t wmma_index(const emu_inst *in, unsigned row, unsigned col, uint64_t stride) {
+  return in->mods.layout == IR_LAYOUT_ROW ? row * stride + col : col * stride + row;
+}
+
+static void h_wmma_load(emu_exec *x, const emu_inst *in, emu_mask m) {
+  ir_wmma_form f;
+  bool has_stride;
+  ir_wmma_find(in->ir, &f, NULL, &has_stride);   /* checked at decode */
+  ir_type t = (ir_type)in->type;
+  unsigned frag = in->mods.frag, bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits, eb = bits / 8;
+  unsigned ndata = ir_wmma_ndata(&f, frag), nreg = ir_wmma_nregs(&f, frag, t), ndreg = ndata / per;
+  uint64_t tmp[8][EMU_MAX_LANES];
+  EMU_EACH(m, l, {
+    uint64_t stride = wmma_stride(x, in, &f, 1, has_stride, l);
+    for (unsigned j = 0; j < ndreg; j++) tmp[j][l] = 0;
+    for (unsigned e = 0; e < ndata; e++) {
+      unsigned row, col;
+      ir_wmma_elem(&f, frag, l & 31, e, &row, &col);
+      uint64_t a = (S(0)[l] + (uint64_t)in->imm + wmma_index(in, row, col, stride) * eb) & in->amask;
+      const uint8_t *p = emu_addr(x, in, l, in->space, a, eb, false);
+      if (!p) return;
+      uint64_t v = eb == 1 ? __atomic_load_n(p, __ATOMIC_RELAXED)
+                 : eb == 2 ? __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED)
+                 : eb == 4 ? __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED)
+                           : __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+      tmp[e / per][l] |= v << (bits * (e % per) % 64);
+    }
+  });
+  for (unsigned j = 0; j < nreg; j++) {
+    uint64_t *d = D(j);
+    EMU_EACH(m, l, d[l] = tmp[j % ndreg][l]);   /* .f16 A/B: the registers past the data are copies */
+  }
+}
+
+static void h_wmma_store(emu_exec *x, const emu_inst *in, emu_mask m) {
+  ir_wmma_form f;
+  bool has_stride;
+  ir_wmma_find(in->ir, &f, NULL, &has_stride);
+  ir_type t = (ir_type)in->type;
+  unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits, eb = bits / 8;
+  unsigned ndata = ir_wmma_ndata(&f, IR_FRAG_D), nreg = ir_wmma_nregs(&f, IR_FRAG_D, t);
+  x->stores++;
+  EMU_EACH(m, l, {
+    uint64_t stride = wmma_stride(x, in, &f, 1 + nreg, has_stride, l);
+    for (unsigned e = 0; e < ndata; e++) {
+      unsigned row, col;
+      ir_wmma_elem(&f, IR_FRAG_D, l & 31, e, &row, &col);
+      uint64_t v = S(1 + e / per)[l] >> (bits * (e % per) % 64);
+      uint64_t a = (S(0)[l] + (uint64_t)in->imm + wmma_index(in, row, col, stride) * eb) & in->amask;
+      uint8_t *p = emu_addr(x, in, l, in->space, a, eb, true);
+      if (!p) return;
+      if (eb == 1) __atomic_store_n(p, (uint8_t)v, __ATOMIC_RELAXED);
+      else if (eb == 2) __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELAXED);
+      else if (eb == 4) __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELAXED);
+      else __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
+    }
+  });
+}
+
+/* wmma.mma: like mma, the fragments of the warp's 32 lanes gathered into
+ * matrices (ir_wmma_elem), D = A * B + C element by element with dot()
+ * (the same arithmetic and k order as mma.sync and lower_mma's
+ * expansion), D scattered back.  Operands in aux: A, B, C registers, then
+ * the results. */
+#define WMMA_MAX 32
+
+static void h_wmma_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
+  ir_wmma_form f;
+  ir_wmma_find(in->ir, &f, NULL, NULL);
+  ir_wmma_types ty = ir_wmma_mma_types(in->ir);
+  const emu_opnd *ops = in->aux;
+  unsigned na = ir_wmma_nregs(&f, IR_FRAG_A, ty.a), nb = ir_wmma_nregs(&f, IR_FRAG_B, ty.b);
+  unsigned nc = ir_wmma_nregs(&f, IR_FRAG_C, ty.c), nd = ir_wmma_nregs(&f, IR_FRAG_C, ty.d);
+  unsigned first[3] = {0, na, na + nb};
+  ir_type types[3] = {ty.a, ty.b, ty.c};
+  static const unsigned frags[3] = {IR_FRAG_A, IR_FRAG_B, IR_FRAG_C};
+  unsigned dbits = ir_mma_elem_bits(ty.d), dper = dbits >= 32 ? 1 : 32 / dbits;
+  double A[WMMA_MAX][WMMA_MAX], B[WMMA_MAX][WMMA_MAX];
+  uint64_t C[WMMA_MAX][WMMA_MAX], Dm[WMMA_MAX][WMMA_MAX];
+  uint64_t out[8][EMU_MAX_LANES];
+  unsigned warps = warps_of(m);
+  for (unsigned w = 0; w < 2; w++) {
+    if (!(warps & (1u << w))) continue;
+    unsigned base = 32 * w;
+    for (unsigned o = 0; o < 3; o++) {
+      unsigned bits = ir_mma_elem_bits(types[o]), per = bits >= 32 ? 1 : 32 / bits;
+      for (unsigned lane = 0; lane < 32; lane++)
+        for (unsigned e = 0; e < ir_wmma_ndata(&f, frags[o]); e++) {
+          unsigned r, c;
+          ir_wmma_elem(&f, frags[o], lane, e, &r, &c);
+          uint64_t v = EMU_U64(x, ops[first[o] + e / per])[base + lane];
+          v = bits >= 64 ? v : (v >> (bits * (e % per))) & emu_type_mask(bits);
+          if (o == 0) A[r][c] = elem_value(types[o], v);
+          else if (o == 1) B[r][c] = elem_value(types[o], v);
+          else C[r][c] = v;
+        }
+    }
+    for (unsigned r = 0; r < f.m; r++)
+      for (unsigned c = 0; c < f.n; c++)
+        Dm[r][c] = dot((ir_mma_class)f.cls, ty.c, ty.d, in->mods.satfinite, A[r], &B[0][c], WMMA_MAX, C[r][c], f.k);
+    emu_mask wm = m & (0xffffffffull << base);
+    EMU_EACH(wm, l, {
+      for (unsigned j = 0; j < nd; j++) out[j][l] = 0;
+      for (unsigned e = 0; e < ir_wmma_ndata(&f, IR_FRAG_D); e++) {
+        unsigned r, c;
+        ir_wmma_elem(&f, IR_FRAG_D, l & 31, e, &r, &c);
+        out[e / dper][l] |= Dm[r][c] << (dbits >= 32 ? 0 : dbits * (e % dper));
+      }
+    });
+  }
+  for (unsigned j = 0; j < nd; j++) {
+    uint64_t *d = EMU_U64(x, ops[na + nb + nc + j]);
+    EMU_EACH(m, l, d[l] = out[j][l]);
+  }
+}
+
+const char *emu_sel_wmma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
+  const char *why;
+  ir_wmma_form f;
+  if (!ir_wmma_find(i, &f, &why, NULL)) return emu_dfmt(d, "%s: %s", ir_op_infos[i->op].ptx, why);
+  in->fn = i->op == ir_op_wmma_load ? h_wmma_load : i->op == ir_op_wmma_store ? h_wmma_store : h_wmma_mma;
+  return NULL;
 }
 
 /* ---- wave_mma: one MFMA / WMMA instruction (ir/ir_amd_matrix.h) ------------------- */
@@ -261,6 +404,7 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   uint8_t Aset[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM], Bset[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
   bool Abad[AMX_MAX_BLK][AMX_MAX_DIM] = {{0}}, Bbad[AMX_MAX_BLK][AMX_MAX_DIM] = {{0}};
   float Cm[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
+  int32_t Ci[AMX_MAX_BLK][AMX_MAX_DIM][AMX_MAX_DIM];
   memset(Aset, 0, sizeof Aset);
   memset(Bset, 0, sizeof Bset);
   for (unsigned ab = 0; ab < 2; ab++) {
@@ -271,14 +415,16 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
         for (unsigned h = 0; h < 32 / ebits; h++) {
           unsigned blk, idx, k;
           ir_amx_ab_elem(r, l, reg, h, &blk, &idx, &k);
-          uint16_t e = (uint16_t)(v[l] >> (ebits * h));
+          uint16_t e = (uint16_t)((v[l] >> (ebits * h)) & ((1u << ebits) - 1));
           uint16_t(*bits)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bbits : Abits;
           uint8_t(*set)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bset : Aset;
           float(*mat)[AMX_MAX_DIM][AMX_MAX_DIM] = ab ? Bm : Am;
           if (set[blk][idx][k] && bits[blk][idx][k] != e) (ab ? Bbad : Abad)[blk][idx] = true;
           set[blk][idx][k] = 1;
           bits[blk][idx][k] = e;
-          mat[blk][idx][k] = r->ta == ir_type_bf16 ? emu_bf16_to_f32(e) : emu_f16_to_f32(e);
+          mat[blk][idx][k] = r->ta == ir_type_bf16 ? emu_bf16_to_f32(e)
+                           : r->ta == ir_type_s8 ? (float)(int8_t)(uint8_t)e
+                                                 : emu_f16_to_f32(e);
         }
     }
   }
@@ -287,7 +433,8 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     for (unsigned l = 0; l < W; l++) {
       unsigned blk, i, j;
       ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
-      Cm[blk][i][j] = emu_f32((uint32_t)v[l]);
+      Cm[blk][i][j] = r->tc == ir_type_s32 ? 0 : emu_f32((uint32_t)v[l]);
+      Ci[blk][i][j] = (int32_t)(uint32_t)v[l];
     }
   }
   for (unsigned reg = 0; reg < r->nc; reg++) {
@@ -295,9 +442,15 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     EMU_EACH(m, l, {
       unsigned blk, i, j;
       ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
+      bool bad = Abad[blk][i] || Bbad[blk][j];
+      if (r->tc == ir_type_s32) {   /* exact products and sum, wrapping at 32 bits (no clamp) */
+        int64_t s = Ci[blk][i][j];
+        for (unsigned k = 0; k < r->k; k++) s += (int64_t)Am[blk][i][k] * (int64_t)Bm[blk][j][k];
+        d[l] = (uint32_t)(uint64_t)s;
+        continue;
+      }
       float acc = Cm[blk][i][j];
       for (unsigned k = 0; k < r->k; k++) acc = fmaf(Am[blk][i][k], Bm[blk][j][k], acc);
-      bool bad = Abad[blk][i] || Bbad[blk][j];
       d[l] = bad || acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
     });
   }
@@ -309,7 +462,8 @@ const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   if (i->nsrc != 1u + r->na + r->nb + r->nc || i->ndst != r->nc)
     return emu_dfmt(d, "wave_mma %s with %u operands and %u results", r->name, i->nsrc, i->ndst);
   if (r->blocks > AMX_MAX_BLK || r->m > AMX_MAX_DIM || r->n > AMX_MAX_DIM || r->k > AMX_MAX_DIM ||
-      r->tc != ir_type_f32 || (r->ta != ir_type_f16 && r->ta != ir_type_bf16))
+      !((r->tc == ir_type_f32 && (r->ta == ir_type_f16 || r->ta == ir_type_bf16)) ||
+        (r->tc == ir_type_s32 && r->ta == ir_type_s8)))
     return emu_dfmt(d, "wave_mma %s: a shape or type the emulator does not run", r->name);
   in->sub = (uint8_t)i->src[0]->imm;
   in->fn = h_wave_mma;

@@ -9,13 +9,14 @@
  * the ISA's "register to matrix element" form (AMD's Matrix Instruction
  * Calculator prints the same formulas):
  *
- *   MFMA_4X4_16B (v_mfma_f32_4x4x4_16b_*, wave64)
- *     A: block lane/4, row i = lane%4, k = 2 reg + half
- *     B: block lane/4, col j = lane%4, k = 2 reg + half
+ *   MFMA_4X4_16B (v_mfma_f32_4x4x4_16b_*, v_mfma_i32_4x4x4_16b_i8, wave64)
+ *     A: block lane/4, row i = lane%4, k = P reg + part (P = 32 / element
+ *        bits: 2 halves of f16/bf16, 4 bytes of s8)
+ *     B: block lane/4, col j = lane%4, k = P reg + part
  *     C/D: block lane/4, row i = reg, col j = lane%4
- *   WMMA_GFX11 (v_wmma_f32_16x16x16_* on RDNA3, wave32)
- *     A: row i = lane%16, k = 2 reg + half (lanes 16-31 repeat 0-15)
- *     B: col j = lane%16, k = 2 reg + half (likewise)
+ *   WMMA_GFX11 (v_wmma_f32_16x16x16_*, v_wmma_i32_16x16x16_iu8 on RDNA3, wave32)
+ *     A: row i = lane%16, k = P reg + part (lanes 16-31 repeat 0-15)
+ *     B: col j = lane%16, k = P reg + part (likewise)
  *     C/D: row i = 2 reg + lane/16, col j = lane%16
  *   WMMA_GFX12 (v_wmma_f32_16x16x16_* on RDNA4, wave32)
  *     A: row i = lane%16, k = 8 (reg/2) + 4 (lane/16) + 2 (reg%2) + half
@@ -84,16 +85,16 @@ static inline int ir_amx_find(const char *target, ir_type ta, ir_type tc, unsign
 }
 
 /* The element of A (or B: idx is then the column j) that lane `lane`
- * holds in half `half` of its register `reg`: block, row i (column j) and
- * k.  For WMMA_GFX11 lanes l and l + 16 give the same element. */
+ * holds in part `half` of its register `reg` (a half of f16/bf16, a byte
+ * of s8): block, row i (column j) and k.  For WMMA_GFX11 lanes l and l + 16 give the same element. */
 static inline void ir_amx_ab_elem(const ir_amx_info *r, unsigned lane, unsigned reg, unsigned half, unsigned *blk,
                                   unsigned *idx, unsigned *k) {
   switch ((ir_amx_layout)r->layout) {
   case IR_AMX_L_MFMA_4X4_16B:
-    *blk = lane >> 2, *idx = lane & 3, *k = 2 * reg + half;
+    *blk = lane >> 2, *idx = lane & 3, *k = (32 / ir_type_bits((ir_type)r->ta)) * reg + half;
     return;
   case IR_AMX_L_WMMA_GFX11:
-    *blk = 0, *idx = lane & 15, *k = 2 * reg + half;
+    *blk = 0, *idx = lane & 15, *k = (32 / ir_type_bits((ir_type)r->ta)) * reg + half;
     return;
   case IR_AMX_L_WMMA_GFX12:
     *blk = 0, *idx = lane & 15, *k = 8 * (reg >> 1) + 4 * ((lane >> 4) & 1) + 2 * (reg & 1) + half;

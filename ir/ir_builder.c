@@ -350,6 +350,15 @@ ir_value *ir_build_convert(ir_builder *b, ir_type to, ir_type from, ir_value *x,
   return i->dst[0];
 }
 
+ir_instr *ir_build_mma(ir_builder *b, ir_type d, ir_type a, ir_type bt, ir_type c, unsigned nsrc,
+                       ir_value *const *src, unsigned ndst, const ir_type *dst_types, const ir_mods *mods) {
+  ir_instr *i = ir_build(b, ir_op_mma, d, nsrc, src, ndst, dst_types, mods);
+  i->type2 = (uint8_t)a;
+  i->type3 = (uint8_t)bt;
+  i->type4 = (uint8_t)c;
+  return i;
+}
+
 ir_instr *ir_clone(ir_builder *b, const ir_instr *i, ir_value *const *src, const ir_mods *mods) {
   ir_instr *n = ir_instr_new(b, (ir_op)i->op, (ir_type)i->type, i->nsrc, i->ndst);
   n->type2 = i->type2;

@@ -136,6 +136,9 @@ ir_value *ir_build_convert(ir_builder *b, ir_type to, ir_type from, ir_value *x,
  * mods (NULL: i's own); fresh results of i's result types.  i is not
  * changed: the caller replaces its uses and removes it. */
 ir_instr *ir_clone(ir_builder *b, const ir_instr *i, ir_value *const *src, const ir_mods *mods);
+/* mma.sync with its four types (D, A, B, C): type, type2, type3, type4. */
+ir_instr *ir_build_mma(ir_builder *b, ir_type d, ir_type a, ir_type bt, ir_type c, unsigned nsrc,
+                       ir_value *const *src, unsigned ndst, const ir_type *dst_types, const ir_mods *mods);
 /* Makes target k of branch i (br, cbr, brx) the block t.  Block preds are
  * not updated: ir_compute_preds. */
 void ir_instr_set_target(ir_instr *i, unsigned k, ir_block *t);

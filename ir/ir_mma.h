@@ -27,6 +27,7 @@
   X(A_F16_K16, 8, 1, 0, 0, 1, 8, 0, 2, 1, 2, 8)   /* m16n8k16 .f16/.bf16 (9.7.14.5.8) */    \
   X(A_F16_K8, 4, 1, 0, 0, 1, 8, 0, 2, 1, 0, 0)    /* m16n8k8 .f16/.bf16 (9.7.14.5.7) */     \
   X(A_TF32_K8, 4, 1, 0, 0, 0, 8, 0, 1, 0, 1, 4)   /* m16n8k8 .tf32: row +8 for a1 a3 */     \
+  X(A_TF32_K4, 2, 1, 0, 0, 0, 8, 0, 1, 0, 0, 0)   /* m16n8k4 .tf32 (9.7.14.5.6): a1 row +8 */ \
   X(A_I8_K32, 16, 1, 0, 0, 2, 8, 0, 4, 3, 3, 16)  /* m16n8k32 .s8/.u8 (9.7.14.5.10) */      \
   X(A_I8_K16, 8, 1, 0, 0, 2, 8, 0, 4, 3, 0, 0)    /* m16n8k16 .s8/.u8 (9.7.14.5.9) */       \
   X(A_F64_K4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0)    /* m8n8k4 .f64 (9.7.14.5.2) */            \
@@ -34,6 +35,7 @@
   X(B_F16_K16, 4, 0, 2, 1, 1, 8, 1, 0, 0, 0, 0)                                            \
   X(B_F16_K8, 2, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0)                                             \
   X(B_TF32_K8, 2, 0, 1, 0, 0, 4, 1, 0, 0, 0, 0)                                            \
+  X(B_TF32_K4, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0)   /* m16n8k4 .tf32: b0 row t, column g */   \
   X(B_I8_K32, 8, 0, 4, 3, 2, 16, 1, 0, 0, 0, 0)                                            \
   X(B_I8_K16, 4, 0, 4, 3, 0, 0, 1, 0, 0, 0, 0)                                             \
   X(B_F64_K4, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0)                                             \
@@ -88,6 +90,7 @@ typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MM
   X(M16N8K16, F16, 16, 8, 16, A_F16_K16, B_F16_K16, C_M16N8)             \
   X(M16N8K8, F16, 16, 8, 8, A_F16_K8, B_F16_K8, C_M16N8)                 \
   X(M16N8K8, TF32, 16, 8, 8, A_TF32_K8, B_TF32_K8, C_M16N8)              \
+  X(M16N8K4, TF32, 16, 8, 4, A_TF32_K4, B_TF32_K4, C_M16N8)              \
   X(M16N8K32, I8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
   X(M16N8K16, I8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
   X(M16N8K32, F8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
@@ -128,22 +131,27 @@ static inline unsigned ir_mma_nregs(unsigned nelem, ir_type t) {
   return (nelem + per - 1) / per;
 }
 
-/* The form of an mma instruction (type = D, type2 = A, type3 = B,
- * type4 = C), or NULL with *why saying what is not supported.  Checks the
- * layouts, the type combination and the operand counts. */
-static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why) {
+/* The form of shape (ir_shape) for inputs of class cls, or NULL. */
+static inline const ir_mma_form *ir_mma_form_of(unsigned shape, int cls) {
   static const ir_mma_form forms[] = {
 #define IR_MMA_FORM_ROW(sh, cl, M, N, K, A, B, C) \
   {IR_SHAPE_##sh, IR_MMA_##cl, M, N, K, IR_MMA_FRAG_##A, IR_MMA_FRAG_##B, IR_MMA_FRAG_##C},
       IR_MMA_FORMS(IR_MMA_FORM_ROW)
 #undef IR_MMA_FORM_ROW
   };
+  for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++)
+    if (forms[k].shape == shape && (int)forms[k].cls == cls) return &forms[k];
+  return NULL;
+}
+
+/* The form of an mma instruction (type = D, type2 = A, type3 = B,
+ * type4 = C), or NULL with *why saying what is not supported.  Checks the
+ * layouts, the type combination and the operand counts. */
+static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why) {
   ir_type d = (ir_type)i->type, a = (ir_type)i->type2, b = (ir_type)i->type3, c = (ir_type)i->type4;
   int cl = ir_mma_class_of(a);
   const char *w = NULL;
-  const ir_mma_form *f = NULL;
-  for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++)
-    if (forms[k].shape == i->mods.shape && (int)forms[k].cls == cl) f = &forms[k];
+  const ir_mma_form *f = ir_mma_form_of(i->mods.shape, cl);
   if (!f) w = "no form of this shape has these input types";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
   else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : b != a) w = "the A and B types do not match";

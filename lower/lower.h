@@ -38,12 +38,22 @@ typedef struct lower_warps_options {
 } lower_warps_options;
 bool lower_warps(ir_module *m, const lower_warps_options *opt);
 
+/* ---- lower_wmma.c ------------------------------------------------------- */
+/* wmma.load / wmma.store / wmma.mma in the fragment layout of ir/ir_wmma.h
+ * (the mma.sync layouts of its tiles) as per-thread loads and stores and
+ * mma.sync, which lower_mma (next) puts on MFMA/WMMA or expands.  Forms it
+ * does not have (sub-byte types) are reported by lower_warps. */
+typedef struct lower_wmma_options {
+  pw_diag *diag;
+} lower_wmma_options;
+bool lower_wmma(ir_module *m, const lower_wmma_options *opt);
+
 /* ---- lower_mma.c -------------------------------------------------------- */
 /* ldmatrix, stmatrix, movmatrix and the mma.sync forms of ir/ir_mma.h as
  * per-thread code: full-warp shfl.sync.idx (lowered next by lower_warps),
  * loads, stores, fma/dp4a/cvt.  Target independent; runs before
  * lower_warps.  wgmma.* is reported here, the other matrix ops it cannot
- * expand (wmma.*, mma.sp, other shapes) by lower_warps. */
+ * expand (sub-byte wmma.*, mma.sp, other shapes) by lower_warps. */
 typedef struct lower_mma_options {
   bool expand_mma;         /* mma.sync per thread even where the target has MFMA/WMMA */
   pw_diag *diag;

@@ -5,7 +5,7 @@
  *   stmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans]{.shared{::cta}}.b16  (9.7.14.5.16)
  *   movmatrix.sync.aligned.m8n8.trans.b16                              (9.7.14.5.17)
  *   mma.sync.aligned.<shape>.row.col (the forms of ir/ir_mma.h)        (9.7.14.5.14):
- *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8 .tf32 -> .f32,
+ *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8/m16n8k4 .tf32 -> .f32,
  *     m16n8k32/m16n8k16 .s8/.u8 -> .s32 (.satfinite), m16n8k32/m16n8k16
  *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64
  *
@@ -42,16 +42,19 @@
  * are shuffled (f8_to_f32, a_elem).
  *
  * Correct, not fast: an m16n8k16 is 32 shuffles and 64 fma per thread
- * where the hardware has one instruction.  MFMA (gfx90a/gfx942/gfx950)
- * and WMMA (gfx11/gfx12) are future work.
+ * where the hardware has one instruction, so the forms that have MFMA
+ * (gfx90a/gfx942/gfx950) or WMMA (gfx11/gfx12) go there first
+ * (lower_mma_amd.c); this expansion is the fallback and the reference.
  *
- * What is not expanded here (wmma.*, mma.sp, wgmma.*, other mma shapes and
+ * wmma.* reaches here as mma.sync (lower_wmma.c, the pass before).
+ * What is not expanded here (sub-byte wmma, mma.sp, wgmma.*, other mma shapes and
  * types, other ldmatrix shapes) is reported with the instruction, the
  * kernel, its position and the target.
  */
 #include <string.h>
 
 #include "ir/ir_mma.h"
+#include "ir/ir_wmma.h"
 #include "lower_internal.h"
 
 typedef struct mma_state {
@@ -79,8 +82,11 @@ const char *lower_matrix_why(const ir_instr *i) {
     if (i->mods.shape != IR_SHAPE_M8N8 || !i->mods.trans || ir_type_bits((ir_type)i->type) != 16)
       return "only .m8n8.trans.b16 exists";
     return NULL;
+  case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma:
+    if (!ir_wmma_find(i, NULL, &why, NULL)) return why;
+    return NULL;
   default:
-    return "wmma, mma.sp and wgmma have no expansion (MFMA/WMMA lowering is future work)";
+    return "mma.sp and wgmma have no expansion";
   }
 }
 
@@ -88,7 +94,8 @@ void lower_matrix_error(pw_diag *d, const ir_instr *i, const char *target, const
   const ir_func *f = i->block ? i->block->func : NULL;
   /* an opaque instruction (wgmma.*, which the front end keeps as text) by its spelling */
   const char *name = i->op == ir_op_opaque && i->opaque ? i->opaque : ir_op_infos[i->op].ptx;
-  bool expanded = i->op == ir_op_mma || i->op == ir_op_ldmatrix || i->op == ir_op_stmatrix || i->op == ir_op_movmatrix;
+  bool expanded = i->op == ir_op_mma || i->op == ir_op_ldmatrix || i->op == ir_op_stmatrix || i->op == ir_op_movmatrix ||
+                  i->op == ir_op_wmma_load || i->op == ir_op_wmma_store || i->op == ir_op_wmma_mma;
   lower_error(d, i, "cannot lower '%s' in %s '%s' for %s: %s%s%s", name, f && f->is_kernel ? "kernel" : "function",
               f && f->name ? f->name : "?", target ? target : "this target", expanded ? "this form is not supported (" : "",
               why, expanded ? "; docs/lowering.md lists the forms)" : "");

@@ -6,6 +6,13 @@
  *   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32     (PTX ISA 9.7.14.5.14,
  *   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32    fragments 9.7.14.5.8;
  *   mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16}...     9.7.14.5.7)
+ *   the .f16 forms with .f16 accumulators (C widened to f32 exactly, the
+ *   f32 scheme, D rounded once), and
+ *   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as two bf16
+ *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
+ *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
+ *   on the i8 MFMA or RDNA3's iu8 WMMA from C = 0, C added after (wrapping
+ *   or clamped; lower_i8)
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -61,6 +68,7 @@ typedef struct scheme {
   unsigned ninst;        /* instructions chained through C */
   unsigned k;            /* the form's K: 16, or 8 (WMMA's k 8..15 are zero) */
   bool transposed;       /* AMD's A is B^T, AMD's B is A^T, D^T */
+  unsigned per;          /* A/B elements per register: 2 (f16, bf16) or 4 (s8) */
 } scheme;
 
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
@@ -70,7 +78,12 @@ static unsigned local_blk(const scheme *s, unsigned blk) { return s->r->wave == 
 /* MFMA 4x4x4_16b: the rows of block-row bm, the k pair of (c, r) */
 static unsigned m4_row(unsigned bm, unsigned i) { return 2 * bm + (i & 1) + 8 * (i >> 1); }
 /* k pairs c and c + ninst: what thread 4g + c holds (m16n8k16: c, c + 4; m16n8k8: c, c + 2) */
-static unsigned m4_k(const scheme *s, unsigned c, unsigned k) { return 2 * (c + s->ninst * (k >> 1)) + (k & 1); }
+/* s8 (four k per register): instruction c takes k 4t .. 4t + 3 of thread
+ * t = c % 4, register group c / 4 (m16n8k32: + 16), one whole register */
+static unsigned m4_k(const scheme *s, unsigned c, unsigned k) {
+  if (s->per == 4) return 4 * (c % 4) + 16 * (c / 4) + k;
+  return 2 * (c + s->ninst * (k >> 1)) + (k & 1);
+}
 
 /* WMMA: which column n of D is WMMA row i (transposed; -1: padding), and
  * which k of the problem is WMMA's k.  RDNA3 rows i = 2v + s (v the D
@@ -96,7 +109,7 @@ static nv_elem amd_ab(const scheme *s, bool is_b, unsigned c, unsigned blk, unsi
     unsigned b = local_blk(s, blk), bm = b >> 1, bn = b & 1, kk = m4_k(s, c, k);
     return is_b ? (nv_elem){NV_B, (uint8_t)kk, (uint8_t)(4 * bn + x)} : (nv_elem){NV_A, (uint8_t)m4_row(bm, x), (uint8_t)kk};
   }
-  unsigned kk = wm_k(s, k);
+  unsigned kk = wm_k(s, k) + 16 * c;   /* s8 m16n8k32: two WMMA, k 16c .. 16c + 15 */
   if (kk >= s->k) return (nv_elem){NV_ZERO, 0, 0};
   if (!is_b) {   /* B^T: row x of AMD's A is column n of B */
     int n = wm_n(s, x);
@@ -115,7 +128,7 @@ static nv_elem amd_cd(const scheme *s, unsigned blk, unsigned i, unsigned j) {
 }
 
 /* ---- NVIDIA's layouts, inverted: (row, col) -> (thread, element) ------- */
-typedef struct nv_inv { uint8_t lane[16][16], elem[16][16]; } nv_inv;
+typedef struct nv_inv { uint8_t lane[32][32], elem[32][32]; } nv_inv;   /* up to 16 x 32 (s8 k32) */
 static void invert(const ir_mma_frag *f, nv_inv *v) {
   memset(v, 0xff, sizeof *v);
   for (unsigned l = 0; l < 32; l++)
@@ -244,43 +257,59 @@ static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
 }
 
 /* ---- the pass's entry ----------------------------------------------------- */
-/* The scheme for mma i on target, or false. */
-static bool pick(const ir_instr *i, const char *target, scheme *s) {
-  const ir_mma_form *f = ir_mma_find(i, NULL);
-  ir_type ta = (ir_type)i->type2;
+/* The scheme for an mma of form f with A/B elements of type ta (f32
+ * accumulation; f16 C and D are converted around it) on target, or false. */
+static bool pick(const ir_mma_form *f, ir_type ta, const char *target, scheme *s) {
+  if (f && f->cls == IR_MMA_I8) {
+    /* the i8 MFMA and WMMA multiply signed bytes here: u8 operands are split
+     * (lower_i8).  WMMA: transposed like f16, one instruction per 16 k */
+    (void)ta;
+    int row = ir_amx_find(target, ir_type_s8, ir_type_s32, 4, 4, 4);
+    if (row >= 0) {
+      *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 4};
+      return true;
+    }
+    row = ir_amx_find(target, ir_type_s8, ir_type_s32, 16, 16, 16);
+    if (row < 0 || ir_amx_info_of((unsigned)row)->wave != 32) return false;
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 16u, f->k, true, 4};
+    return true;
+  }
   if (!f || (f->shape != IR_SHAPE_M16N8K16 && f->shape != IR_SHAPE_M16N8K8) || f->cls != IR_MMA_F16 ||
-      (ir_type)i->type != ir_type_f32 ||
-      (ir_type)i->type4 != ir_type_f32 || (ta != ir_type_f16 && ta != ir_type_bf16))
+      (ta != ir_type_f16 && ta != ir_type_bf16))
     return false;
   int row = ir_amx_find(target, ta, ir_type_f32, 4, 4, 4);
   if (row >= 0) {
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false};
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, f->k / 4u, f->k, false, 2};
     return true;
   }
   row = ir_amx_find(target, ta, ir_type_f32, 16, 16, 16);
   if (row >= 0 && ir_amx_info_of((unsigned)row)->wave == 32) {
-    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, f->k, true};
+    *s = (scheme){ir_amx_info_of((unsigned)row), (unsigned)row, 1, f->k, true, 2};
     return true;
   }
   return false;
 }
 
-/* Builds the scheme's code (dry: only checks that it can be built). */
-static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
+/* Builds the scheme's code for the mma of form f whose A and B registers
+ * (A/B elements of types ta, tb) are ab[], its C elements (f32) cv[0..3]
+ * (NULL: C = 0), its D elements (the row's C type) into d[0..3] (dry:
+ * only checks that it can be built). */
+static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type ta, ir_type tb, ir_value *const *ab,
+                  ir_value *const *cv, ir_value **d) {
   amd_ctx X = *ctx;
   ir_builder *b = X.b;
   scheme s = *sp;
   const ir_amx_info *r = s.r;
-  const ir_mma_form *f = ir_mma_find(i, NULL);
   nv_inv inv_a, inv_b, inv_c;
   invert(ir_mma_frag_info((ir_mma_frag_id)f->a), &inv_a);
   invert(ir_mma_frag_info((ir_mma_frag_id)f->b), &inv_b);
   invert(ir_mma_frag_info((ir_mma_frag_id)f->c), &inv_c);
   /* NVIDIA's registers (.f16x2/.bf16x2 pairs): A na, B nb, C 4, then 0; one value list */
-  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, (ir_type)i->type2);
-  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
+  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
+  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, tb);
   ir_value *nv[12];
-  for (unsigned k = 0; k < na + nb + 4; k++) nv[k] = i->src[k];
+  for (unsigned k = 0; k < na + nb; k++) nv[k] = ab[k];
+  for (unsigned k = 0; k < 4; k++) nv[na + nb + k] = cv ? cv[k] : ab[0];
   nv[na + nb + 4] = X.dry ? X.laneid : imm(b, 0);
   const uint8_t zero = (uint8_t)(na + nb + 4);
   /* lanes of the warp: wave32 the wave; wave64 the warp's half (lane 32w + l) */
@@ -295,7 +324,7 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
           M.src[l] = M.val[l] = ANY;
           int th = -1, rg = -1;
           bool ok = true, pad = true;
-          for (unsigned h = 0; h < 2; h++) {
+          for (unsigned h = 0; h < s.per; h++) {
             unsigned blk, x, k;
             ir_amx_ab_elem(r, l, reg, h, &blk, &x, &k);
             nv_elem e = amd_ab(&s, ab, c, blk, x, k);
@@ -308,12 +337,12 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
             } else {
               const nv_inv *v = e.what == NV_A ? &inv_a : &inv_b;
               el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
-              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / 2);
+              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / s.per);
             }
-            if (el % 2 != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
+            if (el % s.per != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
             th = ln, rg = reg_nv;
           }
-          if (!ok) return false;   /* the pair is split: the scheme does not fit */
+          if (!ok) return false;   /* the register's parts are split: the scheme does not fit */
           if (!pad) M.src[l] = (uint8_t)th, M.val[l] = (uint8_t)rg;
         }
         ir_value *v = gather(&X, &M, nv);
@@ -323,6 +352,10 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
     }
     if (c == 0) {
       for (unsigned reg = 0; reg < r->nc; reg++) {
+        if (!cv) {   /* C = 0 */
+          acc[reg] = X.dry ? X.laneid : imm(b, 0);
+          continue;
+        }
         lane_map M;
         for (unsigned l = 0; l < 32; l++) {
           unsigned blk, ii, jj;
@@ -371,19 +404,152 @@ static bool build(amd_ctx *ctx, const scheme *sp, ir_instr *i, ir_value **out) {
     }
     ir_value *v = gather(&X, &M, acc);
     if (!v) return false;
-    if (!X.dry) out[e] = ir_alu1(b, ir_op_copy, ir_type_f32, v);
+    if (!X.dry) d[e] = ir_alu1(b, ir_op_copy, (ir_type)r->tc, v);
   }
   ctx->shuffles = X.shuffles, ctx->selects = X.selects;
   return true;
 }
 
-bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
-  scheme s;
-  if (!target || !pick(i, target, &s)) return false;
-  /* a dry run first: a scheme that does not fit leaves no code behind */
+/* The scheme's code for form f (A/B registers ab[], C elements cv[], f32),
+ * D elements into d[]: a dry run first, so a scheme that does not fit
+ * leaves no code behind. */
+static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, ir_type ta, ir_value *const *ab,
+                          ir_value *const *cv, ir_value **d) {
   amd_ctx X = {.b = b, .dry = true};
   X.laneid = (ir_value *)&X;   /* any non-NULL value: nothing is built */
-  if (!build(&X, &s, i, out)) return false;
+  ir_value *dry[12];
+  for (unsigned k = 0; k < 12; k++) dry[k] = X.laneid;
+  ir_value *dd[4];
+  if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
   X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
-  return build(&X, &s, i, out);
+  return build(&X, s, f, ta, ta, ab, cv, d);
+}
+
+static ir_value *and32(ir_builder *b, ir_value *x, uint32_t m) { return lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, m)); }
+static ir_value *or32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_or, ir_type_b32, x, y); }
+static ir_value *shr16(ir_builder *b, ir_value *x) { return lower_alu(b, ir_op_shr, ir_type_b32, x, imm(b, 16)); }
+
+/* A tf32 operand (its tf32 bits: the low 13 cleared, PTX ISA 9.7.14.5.14)
+ * as two bf16, hi + lo = x exactly: hi its top 16 bits (sign, exponent,
+ * 7 of the 10 mantissa bits), lo = x - hi (exact in f32: at most the 3
+ * low mantissa bits, which a bf16 holds; for |x| >= 2^-116 lo is a normal
+ * bf16).  Inf and NaN: hi is x as a bf16 (a NaN made quiet, so that a NaN
+ * whose payload was only in the low bits stays a NaN), lo 0. */
+static void split_tf32(ir_builder *b, ir_value *w, ir_value **hi, ir_value **lo) {
+  ir_value *x = and32(b, w, 0xffffe000u);
+  ir_value *h = and32(b, x, 0xffff0000u);
+  ir_value *l = ir_alu2(b, ir_op_sub, ir_type_f32, x, h, .rnd = IR_RND_RN);
+  ir_value *exp = and32(b, x, 0x7f800000u);
+  ir_value *finite = lower_setp(b, IR_CMP_NE, ir_type_u32, exp, imm(b, 0x7f800000u));
+  ir_value *nan = lower_setp(b, IR_CMP_GT, ir_type_u32, and32(b, x, 0x7fffffffu), imm(b, 0x7f800000u));
+  *hi = lower_selp(b, ir_type_b32, or32(b, h, imm(b, 0x00400000u)), h, nan);
+  *lo = lower_selp(b, ir_type_b32, and32(b, l, 0xffff0000u), imm(b, 0), finite);
+}
+
+/* mma.m16n8k8.row.col.f32.tf32.tf32.f32 as two m16n8k16 .bf16 on the
+ * target's bf16 scheme: a * b = (ah + al) * b, b = bh + bl, so with the
+ * problem's k' = 2t + s + 8u standing for k = t + 4u, part s (0: hi, 1: lo)
+ * of A, D = C + A' B1 + A' B2 where A'[.][k'] = part s of A[.][k] and B1
+ * (B2) holds bh (bl) of B[k] at both k' of k.  A thread's tf32 registers
+ * are exactly the k it needs (A: a_r at k = t + 4 (r >> 1), B: b_r at
+ * k = t + 4r), so the split is per thread: bf16 A register r = {hi, lo} of
+ * a_r, B1 register r = {bh, bh} of b_r, B2 {bl, bl}.  Products are exact in
+ * f32; the sum has 32 terms where tf32 has 8, so it agrees bit for bit with
+ * the expansion where sums are exact (docs/lowering.md). */
+static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value *const *cv, ir_value **d) {
+  /* m16n8k4: the same with m16n8k8 .bf16 (k' = 2t + s for k = t: A a_r at
+   * row g + 8r, B b0) */
+  bool k4 = i->mods.shape == IR_SHAPE_M16N8K4;
+  const ir_mma_form *bf = ir_mma_form_of(k4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16);
+  unsigned na = k4 ? 2 : 4, nb = k4 ? 1 : 2;
+  scheme s;
+  if (!pick(bf, ir_type_bf16, target, &s)) return false;
+  ir_value *ab1[6], *ab2[6];
+  for (unsigned r = 0; r < na; r++) {
+    ir_value *h, *l;
+    split_tf32(b, i->src[r], &h, &l);
+    ab1[r] = ab2[r] = or32(b, shr16(b, h), l);
+  }
+  for (unsigned r = 0; r < nb; r++) {
+    ir_value *h, *l;
+    split_tf32(b, i->src[na + r], &h, &l);
+    ab1[na + r] = or32(b, shr16(b, h), h);
+    ab2[na + r] = or32(b, shr16(b, l), l);
+  }
+  ir_value *d1[4];
+  if (!build_checked(b, &s, bf, ir_type_bf16, ab1, cv, d1)) return false;
+  return build_checked(b, &s, bf, ir_type_bf16, ab2, d1, d);
+}
+
+/* s8/u8 -> s32 on the i8 MFMA (signed bytes): the products' sum from C = 0
+ * (at most 32 * 255 * 255 in magnitude: exact, no wrap), then + C as the
+ * expansion adds it: wrapping, or clamped with .satfinite (PTX ISA
+ * 9.7.14.5.14).  A u8 byte a is as + 256 ha with as the same byte read
+ * signed and ha = a >> 7, so for u8 A (and likewise B)
+ *     sum a b = sum as b + 256 sum ha b,
+ * ha taken per byte as (w >> 7) & 0x01010101: one more chain of MFMA per
+ * unsigned operand (three more for u8 x u8), each exact. */
+static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const scheme *s, unsigned na, unsigned nb,
+                     ir_value **out) {
+  bool ua = (ir_type)i->type2 == ir_type_u8, ub = (ir_type)i->type3 == ir_type_u8;
+  ir_value *lo[8], *hi[8];
+  for (unsigned k = 0; k < na + nb; k++) {
+    lo[k] = i->src[k];
+    hi[k] = (k < na ? ua : ub) ? and32(b, lower_alu(b, ir_op_shr, ir_type_b32, i->src[k], imm(b, 7)), 0x01010101u) : NULL;
+  }
+  ir_value *p[4] = {NULL, NULL, NULL, NULL};
+  for (unsigned ha = 0; ha <= (unsigned)ua; ha++)
+    for (unsigned hb = 0; hb <= (unsigned)ub; hb++) {
+      ir_value *ab[8], *d[4];
+      for (unsigned k = 0; k < na; k++) ab[k] = ha ? hi[k] : lo[k];
+      for (unsigned k = na; k < na + nb; k++) ab[k] = hb ? hi[k] : lo[k];
+      if (!build_checked(b, s, f, ir_type_s8, ab, NULL, d)) return false;
+      unsigned sh = 8 * (ha + hb);
+      for (unsigned e = 0; e < 4; e++) {
+        ir_value *t = sh ? lower_alu(b, ir_op_shl, ir_type_b32, d[e], imm(b, sh)) : d[e];
+        p[e] = p[e] ? lower_alu(b, ir_op_add, ir_type_s32, p[e], t) : t;
+      }
+    }
+  for (unsigned e = 0; e < 4; e++)
+    out[e] = ir_alu2(b, ir_op_add, ir_type_s32, i->src[na + nb + e], p[e], .sat = i->mods.satfinite);
+  return true;
+}
+
+bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
+  if (!target || !f) return false;
+  bool tf32 = f->cls == IR_MMA_TF32;
+  scheme s;
+  if (!tf32 && !pick(f, ta, target, &s)) return false;
+  if (tf32 && !pick(ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s))
+    return false;
+  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
+  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
+  if (f->cls == IR_MMA_I8) return lower_i8(b, i, f, &s, na, nb, out);
+  /* C as four f32: f16 C widened (exact), and D rounded to f16 once at the
+   * end, as the expansion and the emulator do */
+  ir_value *cv[4], *d[4];
+  for (unsigned e = 0; e < 4; e++) {
+    if (tc != ir_type_f16) {
+      cv[e] = i->src[na + nb + e];
+      continue;
+    }
+    if (e % 2) continue;
+    ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, &i->src[na + nb + e / 2], 2,
+                           (ir_type[]){ir_type_b16, ir_type_b16}, NULL);
+    cv[e] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[0]);
+    cv[e + 1] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[1]);
+  }
+  if (tf32 ? !lower_tf32(b, i, target, cv, d) : !build_checked(b, &s, f, ta, i->src, cv, d)) return false;
+  if (td != ir_type_f16) {
+    for (unsigned e = 0; e < 4; e++) out[e] = d[e];
+    return true;
+  }
+  for (unsigned j = 0; j < 2; j++) {
+    ir_value *h0 = ir_convert(b, ir_type_f16, ir_type_f32, d[2 * j], .rnd = IR_RND_RN);
+    ir_value *h1 = ir_convert(b, ir_type_f16, ir_type_f32, d[2 * j + 1], .rnd = IR_RND_RN);
+    out[j] = ir_build_value(b, ir_op_pack, ir_type_b32, 2, (ir_value *[]){h0, h1}, NULL);
+  }
+  return true;
 }

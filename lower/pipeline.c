@@ -14,7 +14,8 @@
  * lower_multimem (multimem.* as ld/st/red) and textures (their expansion
  * is plain IR that every later pass and codegen take as it is).  Then
  * printf (its records read %tid/%ctaid, which sregs lowers; it builds no
- * warp op), the matrix ops (lower_mma: ldmatrix/mma become shfl.sync and
+ * warp op), the matrix ops (lower_wmma: wmma.* become loads, stores and
+ * mma.sync; lower_mma: ldmatrix/mma become shfl.sync and
  * %laneid reads, which lower_warps then lowers), warps (it reads
  * %tid/%ntid for %warpid, which sregs then lowers), barriers (bar.red and
  * the named barriers' zeroing read %tid), special registers, then math
@@ -77,6 +78,7 @@ static bool lower_module_passes(ir_module *m, const ir_target *t, const lower_pi
   LOWER_PASS(lower_multimem, .diag = diag);
   LOWER_PASS(lower_tex, .diag = diag);
   LOWER_PASS(lower_printf, .diag = diag);
+  LOWER_PASS(lower_wmma, .diag = diag);
   LOWER_PASS(lower_mma, .expand_mma = opt && opt->expand_mma, .diag = diag);
   LOWER_PASS(lower_warps, .diag = diag);
   LOWER_PASS(lower_barriers, .diag = diag);

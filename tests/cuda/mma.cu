@@ -7,7 +7,8 @@
  *               and mma.m16n8k8.f32.f16.f16.f32 (the first half of K)
  *   mma_bf16    ldmatrix.x4 (A) and two ldmatrix.x1 (B stored transposed,
  *               B^T row-major 8x16) feeding mma.m16n8k16.f32.bf16.bf16.f32
- *   mma_tf32    mma.m16n8k8.f32.tf32.tf32.f32, fragments loaded directly
+ *   mma_tf32    mma.m16n8k8.f32.tf32.tf32.f32, fragments loaded directly, and
+ *               mma.m16n8k4.f32.tf32.tf32.f32 (the first half of K)
  *   mma_int8    mma.m16n8k32.s32.s8.s8.s32 with and without .satfinite (C
  *               near INT32_MAX/INT32_MIN: the wrapped and the clamped sum),
  *               mma.m16n8k16.s32.u8.s8.s32
@@ -20,6 +21,7 @@
  *   A f16 k16:    reg r = {row g + 8 (r & 1), columns 2t, 2t+1 (+ 8 for r >= 2)}
  *   A tf32 k8:    a_i at row g + 8 (i & 1), column t + 4 (i >> 1)
  *   B tf32 k8:    b_i at row t + 4 i, column g
+ *   A tf32 k4:    a_i at row g + 8 i, column t; B tf32 k4: b0 at row t, column g
  *   A s8 k32:     reg r = 4 bytes of row g + 8 (r & 1), columns 4t .. 4t+3 (+ 16 for r >= 2)
  *   B s8 k32:     reg r = 4 bytes of column g, rows 4t .. 4t+3 (+ 16 for r = 1)
  *   f64 m8n8k4:   a0 = A[g][t], b0 = B[t][g], c_i = C[g][2t + i]
@@ -136,13 +138,13 @@ __global__ void mma_bf16(const __nv_bfloat16 *A, const __nv_bfloat16 *Bt, const 
 }
 
 /* ---- tf32 ----------------------------------------------------------------- */
-__global__ void mma_tf32(const float *A, const float *B, const float *C, float *D, int ntiles)
+__global__ void mma_tf32(const float *A, const float *B, const float *C, float *D, float *D4, int ntiles)
 {
     if ((threadIdx.x | 31) >= blockDim.x) return;
     int lane = threadIdx.x & 31;
     int tile = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (tile >= ntiles) return;
-    A += tile * 128, B += tile * 64, C += tile * 128, D += tile * 128;
+    A += tile * 128, B += tile * 64, C += tile * 128, D += tile * 128, D4 += tile * 128;
     int g = lane >> 2, t = lane & 3;
     unsigned a[4], b[2];
     float c[4], d[4];
@@ -155,6 +157,12 @@ __global__ void mma_tf32(const float *A, const float *B, const float *C, float *
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
                    "f"(c[3]));
     for (int i = 0; i < 4; i++) D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
+    unsigned a4[2], b4 = __float_as_uint(B[t * 8 + g]);
+    for (int i = 0; i < 2; i++) a4[i] = __float_as_uint(A[(g + 8 * i) * 8 + t]);
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a4[0]), "r"(a4[1]), "r"(b4), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    for (int i = 0; i < 4; i++) D4[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
 }
 
 /* ---- s8 / u8 -------------------------------------------------------------- */
@@ -331,15 +339,16 @@ static void test_bf16(pw_rng *r, pw_report *rep)
 static void test_tf32(pw_rng *r, pw_report *rep)
 {
     static int ai[NT * 128], bi[NT * 64], ci[NT * 128];
-    static float A[NT * 128], B[NT * 64], C[NT * 128], D[NT * 128];
+    static float A[NT * 128], B[NT * 64], C[NT * 128], D[NT * 128], D4[NT * 128];
     for (int i = 0; i < NT * 128; i++) A[i] = (float)(ai[i] = pw_rng_int(r, -50, 50));
     for (int i = 0; i < NT * 64; i++) B[i] = (float)(bi[i] = pw_rng_int(r, -50, 50));
     for (int i = 0; i < NT * 128; i++) C[i] = (float)(ci[i] = pw_rng_int(r, -1000, 1000));
     float *dA = dev_copy(A, NT * 128), *dB = dev_copy(B, NT * 64), *dC = dev_copy(C, NT * 128);
-    float *dD = dev_zero<float>(NT * 128);
-    mma_tf32<<<GRID, BLOCK>>>(dA, dB, dC, dD, NT);
+    float *dD = dev_zero<float>(NT * 128), *dD4 = dev_zero<float>(NT * 128);
+    mma_tf32<<<GRID, BLOCK>>>(dA, dB, dC, dD, dD4, NT);
     CHECK_LAUNCH();
     to_host(D, dD, NT * 128);
+    to_host(D4, dD4, NT * 128);
     for (int tl = 0; tl < NT; tl++)
         for (int m = 0; m < 16; m++)
             for (int n = 0; n < 8; n++) {
@@ -347,11 +356,15 @@ static void test_tf32(pw_rng *r, pw_report *rep)
                 for (int k = 0; k < 8; k++) s += ai[tl * 128 + m * 8 + k] * bi[tl * 64 + k * 8 + n];
                 int o = tl * 128 + m * 8 + n;
                 pw_expect(rep, D[o] == (float)s, "tf32 tile %d D[%d][%d] = %g, want %d", tl, m, n, D[o], s);
+                int s4 = ci[tl * 128 + m * 8 + n];
+                for (int k = 0; k < 4; k++) s4 += ai[tl * 128 + m * 8 + k] * bi[tl * 64 + k * 8 + n];
+                pw_expect(rep, D4[o] == (float)s4, "tf32 k4 tile %d D[%d][%d] = %g, want %d", tl, m, n, D4[o], s4);
             }
     CHECK(cudaFree(dA));
     CHECK(cudaFree(dB));
     CHECK(cudaFree(dC));
     CHECK(cudaFree(dD));
+    CHECK(cudaFree(dD4));
 }
 
 static void test_int8(pw_rng *r, pw_report *rep)

@@ -35,9 +35,17 @@ static uint16_t bf16_of(int v) {
 
 typedef struct place { unsigned lane[2], nlanes, gpr, half; } place;
 
-/* Where element [b][x][k] of A (x = i) or of B (x = j) goes. */
-static place ab_place(ir_amx_layout lay, unsigned b, unsigned x, unsigned k) {
-  place p = {{0, 0}, 1, k / 2, k % 2};
+/* Where element [b][x][k] of A (x = i) or of B (x = j) goes; bits: of an
+ * element (16, or 8 for the i8 MFMA: "GPR k / 4, bits 8 (k % 4)"). */
+/* The bits of a small integer as an element of row r's A/B type. */
+static uint16_t elem_of(const ir_amx_info *r, int v) {
+  if (r->ta == ir_type_s8) return (uint8_t)(int8_t)v;
+  return r->ta == ir_type_bf16 ? bf16_of(v) : f16_of(v);
+}
+
+static place ab_place(ir_amx_layout lay, unsigned bits, unsigned b, unsigned x, unsigned k) {
+  unsigned per = 32 / bits;
+  place p = {{0, 0}, 1, k / per, k % per};
   switch (lay) {
   case IR_AMX_L_MFMA_4X4_16B: p.lane[0] = 4 * b + x; break;   /* "Lane: 4 * block + i" */
   case IR_AMX_L_WMMA_GFX11: p.lane[0] = x, p.lane[1] = x + 16, p.nlanes = 2; break;   /* "i and i+16" */
@@ -96,7 +104,8 @@ static int small(void) {
 static unsigned run_row(unsigned row, int break_lane) {
   const ir_amx_info *r = ir_amx_info_of(row);
   ir_amx_layout lay = (ir_amx_layout)r->layout;
-  unsigned W = r->wave, nin = r->na + r->nb + r->nc;
+  unsigned W = r->wave, nin = r->na + r->nb + r->nc, bits = ir_type_bits((ir_type)r->ta);
+  bool i32 = r->tc == ir_type_s32;
   int A[16][16][16], B[16][16][16], C[16][16][16];
   uint32_t *in = calloc(nin * W, 4), *out = calloc(r->nc * W, 4);
   for (unsigned b = 0; b < r->blocks; b++)
@@ -105,14 +114,14 @@ static unsigned run_row(unsigned row, int break_lane) {
   for (unsigned b = 0; b < r->blocks; b++)
     for (unsigned k = 0; k < r->k; k++) {
       for (unsigned i = 0; i < r->m; i++) {
-        place p = ab_place(lay, b, i, k);
-        uint16_t e = r->ta == ir_type_bf16 ? bf16_of(A[b][i][k]) : f16_of(A[b][i][k]);
-        for (unsigned q = 0; q < p.nlanes; q++) in[p.gpr * W + p.lane[q]] |= (uint32_t)e << (16 * p.half);
+        place p = ab_place(lay, bits, b, i, k);
+        uint16_t e = elem_of(r, A[b][i][k]);
+        for (unsigned q = 0; q < p.nlanes; q++) in[p.gpr * W + p.lane[q]] |= (uint32_t)e << (bits * p.half);
       }
       for (unsigned j = 0; j < r->n; j++) {
-        place p = ab_place(lay, b, j, k);
-        uint16_t e = r->ta == ir_type_bf16 ? bf16_of(B[b][k][j]) : f16_of(B[b][k][j]);
-        for (unsigned q = 0; q < p.nlanes; q++) in[(r->na + p.gpr) * W + p.lane[q]] |= (uint32_t)e << (16 * p.half);
+        place p = ab_place(lay, bits, b, j, k);
+        uint16_t e = elem_of(r, B[b][k][j]);
+        for (unsigned q = 0; q < p.nlanes; q++) in[(r->na + p.gpr) * W + p.lane[q]] |= (uint32_t)e << (bits * p.half);
       }
     }
   for (unsigned b = 0; b < r->blocks; b++)
@@ -120,7 +129,9 @@ static unsigned run_row(unsigned row, int break_lane) {
       for (unsigned j = 0; j < r->n; j++) {
         place p = cd_place(lay, b, i, j);
         float f = (float)C[b][i][j];
-        memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &f, 4);
+        int32_t v = C[b][i][j];
+        if (i32) memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &v, 4);
+        else memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &f, 4);
       }
   if (break_lane >= 0) in[(unsigned)break_lane] ^= 0x3c00u;   /* + 1.0 in the low half: another value */
   char *text = kernel_text(row);
@@ -170,6 +181,7 @@ static unsigned run_row(unsigned row, int break_lane) {
         place p = cd_place(lay, b, i, j);
         float got;
         memcpy(&got, &out[p.gpr * W + p.lane[0]], 4);
+        if (i32) got = (float)(int32_t)out[p.gpr * W + p.lane[0]];   /* small: exact */
         if (isnan(got)) {
           row_nan = true;
           continue;
@@ -205,9 +217,9 @@ START_TEST(table_facts) {
   /* register counts: (M*K*blocks*16 bits) / (32 bits * W) for A; the calculator's "GPRs required" */
   for (unsigned row = 0; row < IR_AMX_COUNT; row++) {
     const ir_amx_info *r = ir_amx_info_of(row);
-    unsigned rep = r->layout == IR_AMX_L_WMMA_GFX11 ? 2 : 1;
-    ck_assert_uint_eq(r->na * 32u * r->wave, (unsigned)r->m * r->k * r->blocks * 16u * rep);
-    ck_assert_uint_eq(r->nb * 32u * r->wave, (unsigned)r->n * r->k * r->blocks * 16u * rep);
+    unsigned rep = r->layout == IR_AMX_L_WMMA_GFX11 ? 2 : 1, bits = ir_type_bits((ir_type)r->ta);
+    ck_assert_uint_eq(r->na * 32u * r->wave, (unsigned)r->m * r->k * r->blocks * bits * rep);
+    ck_assert_uint_eq(r->nb * 32u * r->wave, (unsigned)r->n * r->k * r->blocks * bits * rep);
     ck_assert_uint_eq(r->nc * 32u * r->wave, (unsigned)r->m * r->n * r->blocks * 32u);
   }
   ck_assert(ir_amx_on_target(IR_AMX_mfma_f32_4x4x4_16b_f16, "gfx942"));
@@ -215,6 +227,8 @@ START_TEST(table_facts) {
   ck_assert(!ir_amx_on_target(IR_AMX_wmma_f32_16x16x16_f16, "gfx1200"));
   ck_assert(ir_amx_on_target(IR_AMX_wmma_f32_16x16x16_f16_gfx12, "gfx1201"));
   ck_assert_int_eq(ir_amx_find("wave64", ir_type_f16, ir_type_f32, 4, 4, 4), -1);
+  ck_assert_int_eq(ir_amx_find("gfx942", ir_type_s8, ir_type_s32, 4, 4, 4), IR_AMX_mfma_i32_4x4x4_16b_i8);
+  ck_assert_int_eq(ir_amx_find("gfx1100", ir_type_s8, ir_type_s32, 4, 4, 4), -1);
 }
 END_TEST
 

@@ -1,0 +1,297 @@
+/* lower/lower_wmma.c: wmma.load, wmma.store and wmma.mma (PTX ISA 9.7.14.4,
+ * "Warp Level Matrix Multiply-Accumulate Instructions") as per-thread loads
+ * and stores and mma.sync instructions (docs/lowering.md, "Matrix
+ * instructions").
+ *
+ *   wmma.load.{a,b,c}.sync.aligned.{row,col}.shape{.space}.type r, [p]{, stride}
+ *   wmma.store.d.sync.aligned.{row,col}.shape{.space}.type [p], r{, stride}
+ *   wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype d, a, b, c
+ *   shapes and types: m16n16k16 / m32n8k16 / m8n32k16 .f16 (-> .f16/.f32),
+ *   .bf16 (-> .f32), .s8/.u8 (-> .s32, .satfinite); m16n16k8 .tf32 (-> .f32);
+ *   m8n8k4 .f64 (.rn)
+ *
+ * CUDA does not specify which element of the matrix each register of a
+ * fragment holds; ptxwave's layout (ir/ir_wmma.h) is the mma.sync layout of
+ * the m16n8k16 / m16n8k8 / m8n8k4 tiles the wmma shape splits into, so
+ *
+ *   - wmma.load: each thread loads its own elements, no other thread's:
+ *     element (row, col) of a .row matrix at row * stride + col elements
+ *     from the address, of a .col matrix at col * stride + row.  Both
+ *     coordinates are affine in g = %laneid >> 2 and t = %laneid & 3, so
+ *     the thread's offset is computed once and each element adds a
+ *     constant (times the stride).  Two .f16/.bf16 (four .s8/.u8) elements
+ *     of one register that are adjacent in memory are one .b32 load: the
+ *     ISA requires a 256-bit aligned address and a stride of a multiple of
+ *     16 bytes, and the pairs start at even columns, so it is aligned.
+ *     Otherwise the elements are loaded one by one and packed.  The .f16
+ *     A/B registers past the data are copies (ir_wmma.h).
+ *   - wmma.store: the same addresses, stores.
+ *   - wmma.mma: one mma.sync.m16n8k16 (m16n8k8 tf32, m8n8k4 f64) per
+ *     tile: m16n16k16 and m32n8k16 are two tiles, m8n32k16 the same two
+ *     of D^T = B^T A^T + C^T (its fragments are laid out transposed for
+ *     that), m8n8k4 one.  The layouts of wmma.mma only say how the
+ *     fragments were loaded: the registers hold the same elements for
+ *     either, so they play no part here.
+ *
+ * lower_mma, the next pass, then puts the mma.sync on MFMA / WMMA where
+ * the target has the instruction and expands it per thread elsewhere; no
+ * lane exchange is added for wmma itself.  Forms not in ir_wmma.h
+ * (sub-byte .s4/.u4/.b1, .satfinite of floats, f64 other than .rn) are
+ * left to lower_warps, which reports them with the kernel and the target.
+ */
+#include "ir/ir_wmma.h"
+#include "lower_internal.h"
+
+typedef struct wmma_state {
+  const lower_wmma_options *opt;
+} wmma_state;
+
+static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
+static ir_value *add32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_add, ir_type_u32, x, y); }
+static ir_value *mul32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_mul, ir_type_u32, x, y); }
+
+/* v as type t (a bit copy where the types differ: a packed .b32 for a
+ * fragment register declared .f32, ...). */
+static ir_value *as_type(ir_builder *b, ir_value *v, ir_type t) {
+  return (ir_type)v->type == t ? v : ir_alu1(b, ir_op_copy, t, v);
+}
+
+/* ---- addresses --------------------------------------------------------------- */
+/* Element e's offset in elements from the address is P * stride + Q with
+ * P = Pg g + Pt t + P0 and Q = Qg g + Qt t + Q0 (P the row of a .row
+ * matrix, the column of a .col one; Q the other). */
+typedef struct affine { int g, t, c; } affine;
+#define WMMA_MAX_P 32   /* P0 < 32: a row or column of a matrix of at most 32 x 32 */
+typedef struct elem_addr { affine p, q; } elem_addr;
+
+static elem_addr elem_affine(const ir_wmma_form *f, unsigned frag, unsigned e, bool row_major) {
+  unsigned r0, c0, rg, cg, rt, ct;
+  ir_wmma_elem(f, frag, 0, e, &r0, &c0);
+  ir_wmma_elem(f, frag, 4, e, &rg, &cg);
+  ir_wmma_elem(f, frag, 1, e, &rt, &ct);
+  affine row = {(int)rg - (int)r0, (int)rt - (int)r0, (int)r0}, col = {(int)cg - (int)c0, (int)ct - (int)c0, (int)c0};
+  return row_major ? (elem_addr){row, col} : (elem_addr){col, row};
+}
+
+/* Whether the layout is affine in g and t for every lane (true of every
+ * mma.sync layout; checked, not assumed). */
+static bool affine_ok(const ir_wmma_form *f, unsigned frag, unsigned ndata, bool row_major) {
+  for (unsigned e = 0; e < ndata; e++) {
+    elem_addr a = elem_affine(f, frag, e, row_major);
+    for (unsigned l = 0; l < 32; l++) {
+      unsigned r, c;
+      ir_wmma_elem(f, frag, l, e, &r, &c);
+      int g = (int)(l >> 2), t = (int)(l & 3);
+      int p = a.p.g * g + a.p.t * t + a.p.c, q = a.q.g * g + a.q.t * t + a.q.c;
+      if (p != (int)(row_major ? r : c) || q != (int)(row_major ? c : r)) return false;
+    }
+  }
+  return true;
+}
+
+typedef struct addr_ctx {
+  ir_builder *b;
+  ir_instr *i;
+  unsigned bytes;          /* of one element */
+  ir_value *lane_addr;     /* the address + the thread's part (P's and Q's lane terms) */
+  ir_value *stride_bytes;  /* stride * bytes, u32 */
+  ir_value *row_addr[WMMA_MAX_P];   /* lane_addr + P0 * stride_bytes, by P0 (built on first use) */
+} addr_ctx;
+
+/* x * c for a constant c: folded for 0, 1 and powers of two. */
+static ir_value *mul_c(ir_builder *b, ir_value *x, int c) {
+  if (c == 0) return imm(b, 0);
+  if (c == 1) return x;
+  if (c > 0 && !(c & (c - 1))) return lower_alu(b, ir_op_shl, ir_type_b32, x, imm(b, (uint32_t)__builtin_ctz((unsigned)c)));
+  return mul32(b, x, imm(b, (uint32_t)c));
+}
+
+/* base + the u32 offset off, in the address's width. */
+static ir_value *add_offset(ir_builder *b, ir_value *base, ir_value *off) {
+  if (ir_type_bits((ir_type)base->type) == 64) return lower_alu(b, ir_op_add, ir_type_u64, base, lower_zext64(b, off));
+  return add32(b, base, off);
+}
+
+/* The address of element e (its affine form a) as a register and the
+ * constant Q0 * bytes the access adds to the instruction's offset. */
+static ir_value *elem_address(addr_ctx *A, elem_addr a, int64_t *disp) {
+  ir_builder *b = A->b;
+  PW_ASSERT(a.p.c >= 0 && a.p.c < WMMA_MAX_P && a.q.c >= 0);
+  if (!A->row_addr[a.p.c])
+    A->row_addr[a.p.c] = a.p.c ? add_offset(b, A->lane_addr, mul_c(b, A->stride_bytes, a.p.c)) : A->lane_addr;
+  *disp = A->i->offset + (int64_t)a.q.c * A->bytes;
+  return A->row_addr[a.p.c];
+}
+
+static bool addr_init(addr_ctx *A, ir_builder *b, ir_instr *i, const ir_wmma_form *f, unsigned frag, unsigned ndata,
+                      bool has_stride, unsigned stride_at, unsigned bytes) {
+  bool row_major = i->mods.layout == IR_LAYOUT_ROW;
+  if (!affine_ok(f, frag, ndata, row_major)) return false;
+  elem_addr a0 = elem_affine(f, frag, 0, row_major);
+  for (unsigned e = 1; e < ndata; e++) {
+    elem_addr a = elem_affine(f, frag, e, row_major);
+    if (a.p.g != a0.p.g || a.p.t != a0.p.t || a.q.g != a0.q.g || a.q.t != a0.q.t) return false;
+  }
+  *A = (addr_ctx){.b = b, .i = i, .bytes = bytes};
+  ir_value *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
+  ir_value *g = lower_alu(b, ir_op_shr, ir_type_b32, lane, imm(b, 2));
+  ir_value *t = lower_alu(b, ir_op_and, ir_type_b32, lane, imm(b, 3));
+  ir_value *stride = has_stride ? i->src[stride_at] : imm(b, ir_wmma_default_stride(f, frag, row_major));
+  A->stride_bytes = mul_c(b, stride, (int)bytes);
+  /* (Pg g + Pt t) * stride_bytes + (Qg g + Qt t) * bytes */
+  ir_value *lp = add32(b, mul_c(b, g, a0.p.g), mul_c(b, t, a0.p.t));
+  ir_value *lq = add32(b, mul_c(b, g, a0.q.g * (int)bytes), mul_c(b, t, a0.q.t * (int)bytes));
+  A->lane_addr = add_offset(b, i->src[0], add32(b, mul32(b, lp, A->stride_bytes), lq));
+  return true;
+}
+
+/* Whether the per elements of register j are consecutive in memory (one
+ * .b32 access). */
+static bool contiguous(const ir_wmma_form *f, unsigned frag, unsigned j, unsigned per, bool row_major) {
+  elem_addr a = elem_affine(f, frag, j * per, row_major);
+  if (a.q.c % (int)per) return false;
+  for (unsigned k = 1; k < per; k++) {
+    elem_addr n = elem_affine(f, frag, j * per + k, row_major);
+    if (n.p.c != a.p.c || n.q.c != a.q.c + (int)k) return false;
+  }
+  return true;
+}
+
+static ir_type bits_type(unsigned bits) {
+  return bits == 8 ? ir_type_b8 : bits == 16 ? ir_type_b16 : bits == 32 ? ir_type_b32 : ir_type_b64;
+}
+
+/* ---- wmma.load / wmma.store ------------------------------------------------------ */
+static bool lower_load(ir_builder *b, ir_instr *i, const ir_wmma_form *f, bool has_stride, ir_value **out) {
+  ir_type t = (ir_type)i->type;
+  unsigned frag = i->mods.frag, bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
+  unsigned ndata = ir_wmma_ndata(f, frag), nreg = ir_wmma_nregs(f, frag, t), ndreg = ndata / per;
+  bool row_major = i->mods.layout == IR_LAYOUT_ROW;
+  addr_ctx A;
+  if (!addr_init(&A, b, i, f, frag, ndata, has_stride, 1, bits / 8)) return false;
+  ir_mods mm = {.space = i->mods.space};
+  ir_value *reg[8];
+  for (unsigned j = 0; j < ndreg; j++) {
+    if (per == 1 || contiguous(f, frag, j, per, row_major)) {
+      int64_t d;
+      ir_value *a = elem_address(&A, elem_affine(f, frag, j * per, row_major), &d);
+      reg[j] = ir_build_mem(b, ir_op_ld, per == 1 ? (ir_type)i->dst[j]->type : ir_type_b32, a, d, 0, NULL, 1, &mm)->dst[0];
+      continue;
+    }
+    ir_value *part[4];
+    for (unsigned k = 0; k < per; k++) {
+      int64_t d;
+      ir_value *a = elem_address(&A, elem_affine(f, frag, j * per + k, row_major), &d);
+      part[k] = ir_build_mem(b, ir_op_ld, bits_type(bits), a, d, 0, NULL, 1, &mm)->dst[0];
+    }
+    reg[j] = ir_build_value(b, ir_op_pack, ir_type_b32, per, part, NULL);
+  }
+  /* .f16 A/B: the registers past the data are copies of it */
+  for (unsigned j = 0; j < nreg; j++) out[j] = as_type(b, reg[j % ndreg], (ir_type)i->dst[j]->type);
+  return true;
+}
+
+static bool lower_store(ir_builder *b, ir_instr *i, const ir_wmma_form *f, bool has_stride) {
+  ir_type t = (ir_type)i->type;
+  unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
+  unsigned ndata = ir_wmma_ndata(f, IR_FRAG_D), nreg = ir_wmma_nregs(f, IR_FRAG_D, t);
+  bool row_major = i->mods.layout == IR_LAYOUT_ROW;
+  addr_ctx A;
+  if (!addr_init(&A, b, i, f, IR_FRAG_D, ndata, has_stride, 1 + nreg, bits / 8)) return false;
+  ir_mods mm = {.space = i->mods.space};
+  for (unsigned j = 0; j < ndata / per; j++) {
+    ir_value *v = i->src[1 + j];
+    if (per == 1 || contiguous(f, IR_FRAG_D, j, per, row_major)) {
+      int64_t d;
+      ir_value *a = elem_address(&A, elem_affine(f, IR_FRAG_D, j * per, row_major), &d);
+      ir_build_mem(b, ir_op_st, per == 1 ? (ir_type)v->type : ir_type_b32, a, d, 1, &v, 0, &mm);
+      continue;
+    }
+    ir_type pt[4] = {bits_type(bits), bits_type(bits), bits_type(bits), bits_type(bits)};
+    ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, (ir_value *[]){as_type(b, v, ir_type_b32)}, per, pt, NULL);
+    for (unsigned k = 0; k < per; k++) {
+      int64_t d;
+      ir_value *a = elem_address(&A, elem_affine(f, IR_FRAG_D, j * per + k, row_major), &d);
+      ir_build_mem(b, ir_op_st, bits_type(bits), a, d, 1, &u->dst[k], 0, &mm);
+    }
+  }
+  return true;
+}
+
+/* ---- wmma.mma ------------------------------------------------------------------ */
+/* One mma.sync per tile (tm, tn) of the mma problem: A' tile tm, B' tile
+ * tn, C' and D' tile tm * tiles_n + tn, where A' and B' are wmma's A and B,
+ * or B and A transposed (ir_wmma.h). */
+static bool lower_mma_tiles(ir_builder *b, ir_instr *i, const ir_wmma_form *f, ir_value **out) {
+  ir_wmma_types ty = ir_wmma_mma_types(i);
+  const ir_mma_form *mf = f->mma;
+  ir_type ta = f->transposed ? ty.b : ty.a, tb = f->transposed ? ty.a : ty.b;
+  unsigned na = ir_wmma_nregs(f, IR_FRAG_A, ty.a), nb = ir_wmma_nregs(f, IR_FRAG_B, ty.b);
+  unsigned nc = ir_wmma_nregs(f, IR_FRAG_C, ty.c);
+  ir_value *const *wa = &i->src[0], *const *wb = &i->src[na], *const *wc = &i->src[na + nb];
+  ir_value *const *pa = f->transposed ? wb : wa, *const *pb = f->transposed ? wa : wb;
+  unsigned ra = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)mf->a)->nelem, ta);
+  unsigned rb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)mf->b)->nelem, tb);
+  unsigned rc = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)mf->c)->nelem, ty.c);
+  unsigned rd = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)mf->c)->nelem, ty.d);
+  (void)nc;
+  ir_mods mods = {.sync = 1, .aligned = 1, .shape = mf->shape, .layout = IR_LAYOUT_ROW_COL, .satfinite = i->mods.satfinite,
+                  .rnd = mf->cls == IR_MMA_F64 ? IR_RND_RN : 0};
+  for (unsigned tm = 0; tm < f->tiles_m; tm++)
+    for (unsigned tn = 0; tn < f->tiles_n; tn++) {
+      unsigned tile = tm * f->tiles_n + tn;
+      ir_value *src[4 + 4 + 4];
+      ir_type dt[4];
+      unsigned n = 0;
+      for (unsigned k = 0; k < ra; k++) src[n++] = pa[tm * ra + k];
+      for (unsigned k = 0; k < rb; k++) src[n++] = pb[tn * rb + k];
+      for (unsigned k = 0; k < rc; k++) src[n++] = wc[tile * rc + k];
+      for (unsigned k = 0; k < rd; k++) dt[k] = (ir_type)i->dst[tile * rd + k]->type;
+      ir_instr *m = ir_build_mma(b, ty.d, ta, tb, ty.c, n, src, rd, dt, &mods);
+      for (unsigned k = 0; k < rd; k++) out[tile * rd + k] = m->dst[k];
+    }
+  return true;
+}
+
+/* ---- the pass ------------------------------------------------------------------ */
+static bool is_wmma(ir_op op) { return op == ir_op_wmma_load || op == ir_op_wmma_store || op == ir_op_wmma_mma; }
+
+static bool want(const ir_instr *i, void *data) {
+  (void)data;
+  return is_wmma((ir_op)i->op);
+}
+
+/* Eliminates the forms ir_wmma.h has; lower_warps reports the others. */
+static bool lowerable(const ir_instr *i, void *data) {
+  (void)data;
+  return is_wmma((ir_op)i->op) && ir_wmma_find(i, NULL, NULL, NULL);
+}
+
+const lower_contract lower_wmma_contract = {
+    .pass = "lower_wmma",
+    .ops = (const ir_op[]){ir_op_wmma_load, ir_op_wmma_store, ir_op_wmma_mma, ir_op_count},
+    .form = lowerable,
+    .preserves = 0,
+};
+
+static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
+  wmma_state *s = data;
+  ir_wmma_form f;
+  bool has_stride;
+  if (!ir_wmma_find(i, &f, NULL, &has_stride)) return false;   /* reported by lower_warps */
+  bool ok;
+  switch ((ir_op)i->op) {
+  case ir_op_wmma_load: ok = lower_load(b, i, &f, has_stride, out); break;
+  case ir_op_wmma_store: ok = lower_store(b, i, &f, has_stride); break;
+  case ir_op_wmma_mma: ok = lower_mma_tiles(b, i, &f, out); break;
+  default: return false;
+  }
+  if (!ok) lower_error(s->opt->diag, i, "internal error: the wmma layout of this form is not affine in the lane");
+  return ok;
+}
+
+bool lower_wmma(ir_module *m, const lower_wmma_options *opt) {
+  lower_wmma_options o = opt ? *opt : (lower_wmma_options){0};
+  wmma_state s = {&o};
+  return lower_walk(m, want, lower_instr, &s);
+}

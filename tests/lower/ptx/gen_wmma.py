@@ -1,0 +1,242 @@
+# tests/lower/ptx/gen_wmma.py: writes wmma.ptx next to it (python3 gen_wmma.py).
+#
+# One kernel per wmma form (PTX ISA 9.7.14.4): shape, types, the layouts of
+# A, B and D, address space, with and without the stride operand.  Every
+# full warp (a partial warp takes no part: .aligned) makes A, B and C in
+# its own 16 KiB region of `out` from a hash of `in`'s words (small
+# integers, so every sum is exact in any order and precision: lowered runs
+# on MFMA/WMMA must be bit-identical to the unlowered one), loads them with
+# wmma.load, runs wmma.mma and stores D with wmma.store into the same
+# region; lower_diff_ptx compares all of `out`.
+import os
+
+# (name, shape, a/b type, c type, d type, alayout, blayout, dlayout, space, stride, satfinite)
+FORMS = [
+    ('f16_f32_m16n16k16', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
+    ('f16_f32_m16n16k16_cr', 'm16n16k16', 'f16', 'f32', 'f32', 'col', 'row', 'col', '', False, False),
+    ('f16_f16_m16n16k16', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'row', 'col', '.global', True, False),
+    ('f16_mixed_m16n16k16', 'm16n16k16', 'f16', 'f32', 'f16', 'col', 'col', 'row', '', True, False),
+    ('f16_f32_m32n8k16', 'm32n8k16', 'f16', 'f32', 'f32', 'col', 'col', 'row', '.global', True, False),
+    ('f16_f16_m32n8k16', 'm32n8k16', 'f16', 'f16', 'f32', 'row', 'col', 'col', '', False, False),
+    ('f16_f32_m8n32k16', 'm8n32k16', 'f16', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
+    ('f16_f16_m8n32k16', 'm8n32k16', 'f16', 'f16', 'f16', 'col', 'row', 'col', '.global', True, False),
+    ('bf16_m16n16k16', 'm16n16k16', 'bf16', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
+    ('bf16_m32n8k16', 'm32n8k16', 'bf16', 'f32', 'f32', 'col', 'row', 'col', '', True, False),
+    ('bf16_m8n32k16', 'm8n32k16', 'bf16', 'f32', 'f32', 'row', 'row', 'row', '.global', False, False),
+    ('tf32_m16n16k8', 'm16n16k8', 'tf32', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
+    ('tf32_m16n16k8_cr', 'm16n16k8', 'tf32', 'f32', 'f32', 'col', 'row', 'col', '', True, False),
+    ('f64_m8n8k4', 'm8n8k4', 'f64', 'f64', 'f64', 'row', 'col', 'row', '.global', True, False),
+    ('f64_m8n8k4_cr', 'm8n8k4', 'f64', 'f64', 'f64', 'col', 'row', 'col', '', False, False),
+    ('s8_m16n16k16', 'm16n16k16', 's8', 's32', 's32', 'row', 'col', 'row', '.global', True, False),
+    ('u8_m32n8k16', 'm32n8k16', 'u8', 's32', 's32', 'col', 'row', 'col', '', True, False),
+    ('s8_m8n32k16_sat', 'm8n32k16', 's8', 's32', 's32', 'row', 'row', 'row', '.global', True, True),
+    ('f16_f32_m16n16k16_shared', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'col', '.shared', True, False),
+]
+
+DIMS = {'m16n16k16': (16, 16, 16), 'm32n8k16': (32, 8, 16), 'm8n32k16': (8, 32, 16), 'm16n16k8': (16, 16, 8),
+        'm8n8k4': (8, 8, 4)}
+BYTES = {'f16': 2, 'bf16': 2, 'tf32': 4, 'f32': 4, 'f64': 8, 's8': 1, 'u8': 1, 's32': 4}
+PER = {'f16': 2, 'bf16': 2, 's8': 4, 'u8': 4}
+
+
+def nregs(frag, t, m, n, k):
+    if frag in 'ab' and t == 'f16':
+        return 8
+    rows, cols = {'a': (m, k), 'b': (k, n), 'c': (m, n)}[frag]
+    return rows * cols // 32 // PER.get(t, 1)
+
+
+def regtype(t):
+    return {'f32': 'f32', 'f64': 'f64', 's32': 's32'}.get(t, 'b32')
+
+
+out = []
+w = out.append
+w("""// tests/lower/ptx/wmma.ptx: written by gen_wmma.py (python3 gen_wmma.py), do not edit.
+// wmma.load / wmma.mma / wmma.store in every shape and type lower/lower_wmma.c
+// lowers (PTX ISA 9.7.14.4), run unlowered and lowered by lower_diff_ptx
+// (lower_diff_wmma: gfx942 and gfx950 wave 64, gfx1100 and gfx1201 wave 32,
+// where f16/bf16 reach MFMA/WMMA and the rest the per-thread expansion).
+// Each full warp builds A, B and C in its 16 KiB region of `out` (A at +0,
+// B at +4096, C at +8192, D at +12288) from a hash of `in`: A and B in
+// [-4, 3] (s8 over [-128, 127], u8 [0, 255]), C in [-8, 7]; so every sum
+// is exact in any order (|sum| <= 16 * 16 + 8 < 2048 for f16 D).  The
+// stride of a strided form is the matrix's width plus 16 elements.
+.version 8.5
+.target sm_80
+.address_size 64
+""")
+
+for (name, shape, ab, ct, dt, al, bl, dl, space, strided, sat) in FORMS:
+    m, n, k = DIMS[shape]
+    shared = space == '.shared'
+    # per matrix: rows, cols, layout, element type, region offset
+    # the shared kernel: 4 warps per block take part, 8 KiB regions (A +0,
+    # B +2048, C +4096, D +6144): 32 KiB of static shared memory
+    q = 2 if shared else 1
+    mats = [('a', m, k, al, ab, 0), ('b', k, n, bl, ab, 4096 // q), ('c', m, n, 'row', ct, 8192 // q)]
+    doff = 12288 // q
+    w(f"""
+// {shape} {ab} -> {dt} (C {ct}), A .{al}, B .{bl}, D .{dl}, {space or 'generic'}{', stride' if strided else ''}{', .satfinite' if sat else ''}
+.visible .entry wmma_{name}(.param .u64 in, .param .u64 out)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<64>;
+  .reg .b64 %rd<32>;
+  .reg .b16 %h<4>;
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<4>;
+  .reg .b32 %fa<8>;
+  .reg .b32 %fb<8>;
+  .reg .{regtype(ct)} %fc<8>;
+  .reg .{regtype(dt)} %fdd<8>;""")
+    if ab == 'f64':
+        w("  .reg .f64 %ga<2>;\n  .reg .f64 %gb<2>;")
+    if shared:
+        w("  .shared .align 32 .b8 smem[32768];")
+    w(f"""  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ntid.x;
+  and.b32 %r3, %r1, -32;
+  add.u32 %r3, %r3, 32;
+  setp.gt.u32 %p1, %r3, %r2;
+  @%p1 bra DONE;
+  mov.u32 %r4, %ctaid.x;
+  add.u32 %r5, %r2, 31;
+  shr.u32 %r5, %r5, 5;                 // warps per block
+  shr.u32 %r6, %r1, 5;
+  mad.lo.u32 %r6, %r4, %r5, %r6;       // the warp's global index
+  and.b32 %r7, %r1, 31;                // lane
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mul.wide.u32 %rd3, %r6, 16384;
+  add.u64 %rd4, %rd2, %rd3;            // the warp's region of out
+  mul.wide.u32 %rd5, %r6, 4096;
+  add.u64 %rd6, %rd1, %rd5;            // its 1024 words of in""")
+    if shared:
+        w("""  shr.u32 %r8, %r1, 5;                 // warp in the block: the first 4 take part
+  setp.ge.u32 %p2, %r8, 4;
+  @%p2 bra DONE;
+  mov.u32 %r9, smem;
+  mul.lo.u32 %r10, %r8, 8192;
+  add.u32 %r11, %r9, %r10;              // the warp's region of smem (32-bit shared address)""")
+    for (fr, rows, cols, lay, t, off) in mats:
+        ld = (cols if lay == 'row' else rows) + (16 if strided else 0)
+        cnt = rows * cols
+        sh = {'a': 0, 'b': 8, 'c': 16}[fr]
+        w(f"""  // {fr.upper()}: {rows} x {cols} .{t}, .{lay}, stride {ld}
+  mov.u32 %r20, %r7;
+LOOP_{fr}:
+  setp.ge.u32 %p3, %r20, {cnt};
+  @%p3 bra END_{fr};
+  and.b32 %r21, %r20, 1023;
+  mul.wide.u32 %rd7, %r21, 4;
+  add.u64 %rd8, %rd6, %rd7;
+  ld.global.u32 %r22, [%rd8];
+  mul.lo.u32 %r23, %r22, 2654435761;  // a hash of the word
+  xor.b32 %r23, %r23, %r20;
+  mul.lo.u32 %r23, %r23, 668265263;
+  shr.u32 %r23, %r23, {sh + 8};
+  div.u32 %r24, %r20, {cols};          // row
+  rem.u32 %r25, %r20, {cols};          // column""")
+        if lay == 'row':
+            w(f"  mad.lo.u32 %r26, %r24, {ld}, %r25;")
+        else:
+            w(f"  mad.lo.u32 %r26, %r25, {ld}, %r24;")
+        b = BYTES[t]
+        if shared:
+            w(f"""  mad.lo.u32 %r27, %r26, {b}, {off};
+  add.u32 %r28, %r11, %r27;""")
+        else:
+            w(f"""  mul.wide.u32 %rd9, %r26, {b};
+  add.u64 %rd10, %rd4, {off};
+  add.u64 %rd10, %rd10, %rd9;""")
+        addr = '%r28' if shared else '%rd10'
+        stsp = '.shared' if shared else '.global'
+        if t in ('s8', 'u8'):
+            w("  and.b32 %r29, %r23, 255;")
+            if t == 's8':
+                w("  sub.s32 %r29, %r29, 128;")
+            w(f"  st{stsp}.b8 [{addr}], %r29;")
+        elif t == 's32':
+            w("  and.b32 %r29, %r23, 15;\n  sub.s32 %r29, %r29, 8;")
+            w(f"  st{stsp}.b32 [{addr}], %r29;")
+        else:
+            mask, bias = (15, 8) if fr == 'c' else (7, 4)
+            w(f"  and.b32 %r29, %r23, {mask};\n  sub.s32 %r29, %r29, {bias};")
+            if t == 'f16':
+                w(f"  cvt.rn.f16.s32 %h0, %r29;\n  st{stsp}.b16 [{addr}], %h0;")
+            elif t == 'bf16':
+                w(f"  cvt.rn.f32.s32 %f0, %r29;\n  cvt.rn.bf16.f32 %h0, %f0;\n  st{stsp}.b16 [{addr}], %h0;")
+            elif t in ('f32', 'tf32'):
+                w(f"  cvt.rn.f32.s32 %f0, %r29;\n  st{stsp}.f32 [{addr}], %f0;")
+            else:
+                w(f"  cvt.rn.f64.s32 %fd0, %r29;\n  st{stsp}.f64 [{addr}], %fd0;")
+        w(f"""  add.u32 %r20, %r20, 32;
+  bra LOOP_{fr};
+END_{fr}:""")
+    w("  bar.warp.sync -1;")
+    # the loads
+    regs = {}
+    for (fr, rows, cols, lay, t, off) in mats:
+        cnt = nregs(fr, t, m, n, k)
+        if t == 'f64' and fr in 'ab':
+            rl = [f'%g{fr}{i}' for i in range(cnt)]
+        elif fr == 'c':
+            rl = [f'%fc{i}' for i in range(cnt)]
+        else:
+            rl = [f'%f{fr}{i}' for i in range(cnt)]
+        regs[fr] = rl
+        ld = (cols if lay == 'row' else rows) + 16
+        if shared:
+            w(f"  add.u32 %r40, %r11, {off};")
+            addr = '%r40'
+        else:
+            if space == '':
+                w(f"  cvta.global.u64 %rd20, %rd4;\n  add.u64 %rd21, %rd20, {off};")
+            else:
+                w(f"  add.u64 %rd21, %rd4, {off};")
+            addr = '%rd21'
+        stride = f', {ld}' if strided else ''
+        w(f"  wmma.load.{fr}.sync.aligned.{lay}.{shape}{space}.{t} {{{', '.join(rl)}}}, [{addr}]{stride};")
+    nd = nregs('c', dt, m, n, k)
+    dregs = [f'%fdd{i}' for i in range(nd)]
+    if ab == 'f16':
+        types = f'{dt}.{ct}'
+    else:
+        types = f'{dt}.{ab}.{ab}.{ct}'
+    mods = '.rn' if ab == 'f64' else ''
+    mods += '.satfinite' if sat else ''
+    w(f"  wmma.mma.sync.aligned.{al}.{bl}.{shape}.{types}{mods} {{{', '.join(dregs)}}}, {{{', '.join(regs['a'])}}}, "
+      f"{{{', '.join(regs['b'])}}}, {{{', '.join(regs['c'])}}};")
+    dld = (n if dl == 'row' else m) + 16
+    if shared:
+        w(f"  add.u32 %r41, %r11, {doff};")
+        daddr = '%r41'
+    elif space == '':
+        w("  cvta.global.u64 %rd22, %rd4;\n  add.u64 %rd23, %rd22, 12288;")
+        daddr = '%rd23'
+    else:
+        w("  add.u64 %rd23, %rd4, 12288;")
+        daddr = '%rd23'
+    stride = f', {dld}' if strided else ''
+    w(f"  wmma.store.d.sync.aligned.{dl}.{shape}{space}.{dt} [{daddr}], {{{', '.join(dregs)}}}{stride};")
+    if shared:
+        # copy the warp's shared region to out (D and the inputs)
+        w("""  bar.warp.sync -1;
+  mov.u32 %r20, %r7;
+COPY:
+  setp.ge.u32 %p3, %r20, 2048;
+  @%p3 bra DONE;
+  mul.lo.u32 %r21, %r20, 4;
+  add.u32 %r22, %r11, %r21;
+  ld.shared.u32 %r23, [%r22];
+  mul.wide.u32 %rd11, %r21, 1;
+  add.u64 %rd12, %rd4, %rd11;
+  st.global.u32 [%rd12], %r23;
+  add.u32 %r20, %r20, 32;
+  bra COPY;""")
+    w("DONE:\n  ret;\n}")
+
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'wmma.ptx'), 'w').write('\n'.join(out) + '\n')
