@@ -457,6 +457,7 @@ const char *emu_sel_warp(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_matrix(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_video(emu_decoder *d, const ir_instr *i, emu_inst *in);
+const char *emu_sel_simd_video(emu_decoder *d, const ir_instr *i, emu_inst *in);
 /* wave_mma: its operands (then results) in in->aux, an emu_opnd array */
 const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_wmma(emu_decoder *d, const ir_instr *i, emu_inst *in);

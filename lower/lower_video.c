@@ -1,5 +1,6 @@
 /* lower/lower_video.c: the scalar video instructions (PTX ISA 9.7.18.1)
- * vadd vsub vabsdiff vmin vmax vshl vshr as plain 64-bit integer IR, so
+ * vadd vsub vabsdiff vmin vmax vshl vshr as plain 64-bit integer IR, and
+ * the SIMD ones (9.7.18.2, lower_simd below) as 32-bit integer IR, so
  * codegen needs nothing of its own (docs/lowering.md, "Video").
  *
  * The ISA's pseudocode (emu/emu_video.c runs it as written):
@@ -20,18 +21,33 @@ static bool want(const ir_instr *i, void *data) {
   switch ((ir_op)i->op) {
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
   case ir_op_vshl: case ir_op_vshr:
+  case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2:
+  case ir_op_vmax2: case ir_op_vset2: case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4:
+  case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4: case ir_op_vset4:
     return true;
   default:
     return false;
   }
 }
 
-/* Eliminates the scalar video ops.  Preserves nothing: the walker turns a
+static bool simd_four(ir_op op) {
+  switch (op) {
+  case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4: case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4:
+  case ir_op_vset4:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Eliminates the scalar and SIMD video ops.  Preserves nothing: the walker turns a
  * guarded instruction into a branch. */
 const lower_contract lower_video_contract = {
     .pass = "lower_video",
     .ops = (const ir_op[]){ir_op_vadd, ir_op_vsub, ir_op_vabsdiff, ir_op_vmin, ir_op_vmax, ir_op_vshl, ir_op_vshr,
-                           ir_op_count},
+                           ir_op_vadd2, ir_op_vsub2, ir_op_vavrg2, ir_op_vabsdiff2, ir_op_vmin2, ir_op_vmax2,
+                           ir_op_vset2, ir_op_vadd4, ir_op_vsub4, ir_op_vavrg4, ir_op_vabsdiff4, ir_op_vmin4,
+                           ir_op_vmax4, ir_op_vset4, ir_op_count},
     .preserves = 0,
 };
 
@@ -46,8 +62,80 @@ static ir_value *ext64(ir_builder *b, ir_value *x, ir_type t) {
 static ir_value *k64(ir_builder *b, int64_t v) { return ir_imm(b, ir_type_s64, (uint64_t)v); }
 static ir_value *alu(ir_builder *b, ir_op op, ir_type t, ir_value *x, ir_value *y) { return ir_alu2(b, op, t, x, y); }
 
+/* element k (w bits) of x, sign- or zero-extended to s32 */
+static ir_value *simd_elem(ir_builder *b, ir_value *x, unsigned k, unsigned w, bool sgn) {
+  if (!sgn) {
+    ir_value *v = k ? alu(b, ir_op_shr, ir_type_u32, x, lower_imm32(b, k * w)) : x;
+    return alu(b, ir_op_and, ir_type_b32, v, lower_imm32(b, (1u << w) - 1));
+  }
+  ir_value *v = alu(b, ir_op_shl, ir_type_b32, x, lower_imm32(b, 32 - (k + 1) * w));
+  return alu(b, ir_op_shr, ir_type_s32, v, lower_imm32(b, 32 - w));
+}
+
+/* The SIMD forms (9.7.18.2; emu/emu_video.c has the pseudocode), element
+ * by element in s32, where every intermediate fits (17-bit operands):
+ *   t = va + vb | va - vb | |va - vb| | min | max | (va cmp vb ? 1 : 0)
+ *   vavrg: s = va + vb, t = (s + 1 + (s >> 31)) >> 1 (arithmetic): the
+ *          ISA's (s + 1) >> 1 for s >= 0 and s >> 1 below, with no branch
+ *   .sat: clamped to dtype's element range
+ *   .add: d = c + the t's; else d = the t's low bits, each in its place. */
+static bool lower_simd(ir_builder *b, ir_instr *i, ir_value **out, const lower_video_options *o) {
+  ir_op op = (ir_op)i->op;
+  bool four = simd_four(op), set = op == ir_op_vset2 || op == ir_op_vset4;
+  unsigned n = four ? 4 : 2, w = four ? 8 : 16;
+  ir_type dt = (ir_type)i->type, at = set ? dt : (ir_type)i->type2, bt = set ? (ir_type)i->type2 : (ir_type)i->type3;
+  unsigned op2 = i->mods.atomop;
+  if (i->nsrc != 3 || (op2 != IR_ATOM_NONE && op2 != IR_ATOM_ADD) || ir_type_bits(dt) != 32 ||
+      ir_type_bits(at) != 32 || ir_type_bits(bt) != 32 ||
+      (set && (i->mods.cmp < IR_CMP_EQ || i->mods.cmp > IR_CMP_GE))) {
+    lower_error(o->diag, i, "this form of %s is not supported", ir_op_infos[i->op].ptx);
+    return false;
+  }
+  int32_t lo = is_signed(dt) ? -(1 << (w - 1)) : 0, hi = is_signed(dt) ? (1 << (w - 1)) - 1 : (1 << w) - 1;
+  ir_value *d = op2 ? i->src[2] : NULL;
+  for (unsigned k = 0; k < n; k++) {
+    ir_value *va = simd_elem(b, i->src[0], k, w, is_signed(at)), *vb = simd_elem(b, i->src[1], k, w, is_signed(bt));
+    ir_value *t;
+    switch (op) {
+    case ir_op_vadd2: case ir_op_vadd4: t = alu(b, ir_op_add, ir_type_s32, va, vb); break;
+    case ir_op_vsub2: case ir_op_vsub4: t = alu(b, ir_op_sub, ir_type_s32, va, vb); break;
+    case ir_op_vavrg2: case ir_op_vavrg4: {
+      ir_value *sum = alu(b, ir_op_add, ir_type_s32, va, vb);
+      ir_value *up = alu(b, ir_op_add, ir_type_s32, alu(b, ir_op_add, ir_type_s32, sum, lower_imm32(b, 1)),
+                         alu(b, ir_op_shr, ir_type_s32, sum, lower_imm32(b, 31)));
+      t = alu(b, ir_op_shr, ir_type_s32, up, lower_imm32(b, 1));
+      break;
+    }
+    case ir_op_vabsdiff2: case ir_op_vabsdiff4:
+      t = ir_alu1(b, ir_op_abs, ir_type_s32, alu(b, ir_op_sub, ir_type_s32, va, vb));
+      break;
+    case ir_op_vmin2: case ir_op_vmin4: t = alu(b, ir_op_min, ir_type_s32, va, vb); break;
+    case ir_op_vmax2: case ir_op_vmax4: t = alu(b, ir_op_max, ir_type_s32, va, vb); break;
+    default:
+      t = lower_selp(b, ir_type_b32, lower_imm32(b, 1), lower_imm32(b, 0),
+                     lower_setp(b, (ir_cmp)i->mods.cmp, ir_type_s32, va, vb));
+      break;
+    }
+    if (i->mods.sat)
+      t = alu(b, ir_op_max, ir_type_s32, alu(b, ir_op_min, ir_type_s32, t, lower_imm32(b, (uint32_t)hi)),
+              lower_imm32(b, (uint32_t)lo));
+    if (op2) {
+      d = alu(b, ir_op_add, ir_type_u32, d, t);
+    } else {
+      ir_value *e = alu(b, ir_op_and, ir_type_b32, t, lower_imm32(b, (1u << w) - 1));
+      if (k) e = alu(b, ir_op_shl, ir_type_b32, e, lower_imm32(b, k * w));
+      d = d ? alu(b, ir_op_or, ir_type_b32, d, e) : e;
+    }
+  }
+  out[0] = d;
+  return true;
+}
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   const lower_video_options *o = data;
+  if (i->op != ir_op_vadd && i->op != ir_op_vsub && i->op != ir_op_vabsdiff && i->op != ir_op_vmin &&
+      i->op != ir_op_vmax && i->op != ir_op_vshl && i->op != ir_op_vshr)
+    return lower_simd(b, i, out, o);
   ir_type dt = (ir_type)i->type, at = (ir_type)i->type2, bt = (ir_type)i->type3;
   unsigned op2 = i->mods.atomop;
   /* .op2 is .add, .min or .max (9.7.18.1.1); the field takes every atomop */

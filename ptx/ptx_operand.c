@@ -216,6 +216,10 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
     if (v != PTX_NONE) {
       if (rd && rd->vec) vreg_operand(p, o, &t, rd, v, whole_ok);
       else reg_operand(p, o, v);
+      /* %r1.b10, %r2.h1: the video instructions' operand selectors */
+      if (o->kind == O_REG && p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE))
+        ptx_fail(p, &p->tok, "operand selectors ('%.*s%.*s') are not supported: video instructions run with "
+                 "their default selectors", (int)t.len, t.text, (int)p->tok.len, p->tok.text);
       return;
     }
     uint16_t sr, comp;
