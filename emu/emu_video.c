@@ -99,19 +99,10 @@ static bool simd_cmp(ir_cmp c, int32_t a, int32_t b) {
   }
 }
 
-static bool simd_four(ir_op op) {
-  switch (op) {
-  case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4: case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4:
-  case ir_op_vset4:
-    return true;
-  default:
-    return false;
-  }
-}
 
 static void h_simd_video(emu_exec *x, const emu_inst *in, emu_mask m) {
   ir_op op = (ir_op)in->op;
-  bool four = simd_four(op), set = op == ir_op_vset2 || op == ir_op_vset4;
+  bool four = ir_video_simd_elems(op) == 4, set = op == ir_op_vset2 || op == ir_op_vset4;
   unsigned n = four ? 4 : 2, w = four ? 8 : 16;
   ir_type dt = (ir_type)in->type, at = set ? dt : (ir_type)in->type2, bt = set ? (ir_type)in->type2 : (ir_type)in->ir->type3;
   bool ds = ir_type_kind_of(dt) == IR_TK_SINT, as = ir_type_kind_of(at) == IR_TK_SINT,

@@ -116,6 +116,22 @@ typedef struct ir_op_info {
 
 extern const ir_op_info ir_op_infos[ir_op_count];
 static inline const ir_op_info *ir_op_info_of(ir_op op) { return &ir_op_infos[op]; }
+
+/* The SIMD video ops (PTX ISA 9.7.18.2): how many elements they work on, 2
+ * half-words (vadd2 ... vset2) or 4 bytes (vadd4 ... vset4); 0 for any
+ * other op. */
+static inline unsigned ir_video_simd_elems(ir_op op) {
+  switch (op) {
+  case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2: case ir_op_vmax2:
+  case ir_op_vset2:
+    return 2;
+  case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4: case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4:
+  case ir_op_vset4:
+    return 4;
+  default:
+    return 0;
+  }
+}
 ir_op ir_op_from_name(const char *s, size_t len);  /* ir_op_count if unknown */
 
 /* ---- special registers ------------------------------------------------ */

@@ -30,15 +30,6 @@ static bool want(const ir_instr *i, void *data) {
   }
 }
 
-static bool simd_four(ir_op op) {
-  switch (op) {
-  case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4: case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4:
-  case ir_op_vset4:
-    return true;
-  default:
-    return false;
-  }
-}
 
 /* Eliminates the scalar and SIMD video ops.  Preserves nothing: the walker turns a
  * guarded instruction into a branch. */
@@ -81,7 +72,7 @@ static ir_value *simd_elem(ir_builder *b, ir_value *x, unsigned k, unsigned w, b
  *   .add: d = c + the t's; else d = the t's low bits, each in its place. */
 static bool lower_simd(ir_builder *b, ir_instr *i, ir_value **out, const lower_video_options *o) {
   ir_op op = (ir_op)i->op;
-  bool four = simd_four(op), set = op == ir_op_vset2 || op == ir_op_vset4;
+  bool four = ir_video_simd_elems(op) == 4, set = op == ir_op_vset2 || op == ir_op_vset4;
   unsigned n = four ? 4 : 2, w = four ? 8 : 16;
   ir_type dt = (ir_type)i->type, at = set ? dt : (ir_type)i->type2, bt = set ? (ir_type)i->type2 : (ir_type)i->type3;
   unsigned op2 = i->mods.atomop;

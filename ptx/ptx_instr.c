@@ -356,11 +356,8 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   }
   /* SIMD video (9.7.18.2): "Saturation cannot be used with the secondary
    * accumulate operation" (ptxas 13: "Illegal combination of .sat and .add
-   * modifiers"); vset2/vset4 compare with .eq .ne .lt .le .gt .ge only.
-   * The vop2/vop4 arithmetic ops are the table's rows of those two ISA
-   * sections. */
-  if ((!strcmp(ir_op_infos[op].section, "9.7.18.2.1") || !strcmp(ir_op_infos[op].section, "9.7.18.2.3")) &&
-      I->m.sat && I->m.atomop == IR_ATOM_ADD)
+   * modifiers"); vset2/vset4 compare with .eq .ne .lt .le .gt .ge only. */
+  if (ir_video_simd_elems(op) && I->m.sat && I->m.atomop == IR_ATOM_ADD)
     ptx_fail(p, &I->at, "'%.*s': .sat cannot be combined with .add", (int)I->at.len, I->at.text);
   if ((op == ir_op_vset2 || op == ir_op_vset4) && (I->m.cmp < IR_CMP_EQ || I->m.cmp > IR_CMP_GE))
     ptx_fail(p, &I->at, "'%.*s' compares with .eq, .ne, .lt, .le, .gt or .ge", (int)I->at.len, I->at.text);
