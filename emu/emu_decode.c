@@ -840,6 +840,22 @@ static int member_mask_index(const ir_instr *i) {
   }
 }
 
+/* The matrix ops' operands, every source then every result, in in->aux
+ * (they have more than an emu_inst holds): NULL, or why not. */
+static const char *aux_operands(emu_decoder *d, const ir_instr *i, emu_inst *in) {
+  if (i->ndst > EMU_MAXOPND) return dfmt(d, "'%s' with %u results", op_name(i), i->ndst);
+  emu_opnd *ops = PW_NEW_ARRAY(d->arena, emu_opnd, i->nsrc + i->ndst + 1u);
+  for (unsigned k = 0; k < i->nsrc; k++) ops[k] = src_opnd(d, i->src[k]);
+  for (unsigned k = 0; k < i->ndst; k++) {
+    ops[i->nsrc + k] = in->dst[k] = value_slot(d, i->dst[k]);
+    in->dtype[k] = i->dst[k]->type;
+  }
+  if (d->error) return d->error;
+  in->nsrc = 0;
+  in->aux = ops;
+  return NULL;
+}
+
 /* One IR instruction to an emu_inst: its operands (the address through
  * decode_address: ir_ops.def's addr column), guard and keep values, then
  * the selector of its family by one switch over every op (no default).
@@ -995,16 +1011,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_wmma_load: case ir_op_wmma_store:
     return emu_sel_wmma(d, i, in);
   case ir_op_wmma_mma: {
-    if (i->ndst > EMU_MAXOPND) return dfmt(d, "'%s' with %u results", op_name(i), i->ndst);
-    emu_opnd *ops = PW_NEW_ARRAY(d->arena, emu_opnd, i->nsrc + i->ndst + 1u);
-    for (unsigned k = 0; k < i->nsrc; k++) ops[k] = src_opnd(d, i->src[k]);
-    for (unsigned k = 0; k < i->ndst; k++) {
-      ops[i->nsrc + k] = in->dst[k] = value_slot(d, i->dst[k]);
-      in->dtype[k] = i->dst[k]->type;
-    }
-    if (d->error) return d->error;
-    in->nsrc = 0;
-    in->aux = ops;
+    const char *err = aux_operands(d, i, in);
+    if (err) return err;
     const char *why = emu_sel_wmma(d, i, in);
     if (why) return why;
     in->kind = EMU_K_SYNC;
@@ -1014,16 +1022,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- the wave-level matrix op (emu_matrix.c): every operand in aux ---- */
   case ir_op_wave_mma: {
-    if (i->ndst > EMU_MAXOPND) return dfmt(d, "'%s' with %u results", op_name(i), i->ndst);
-    emu_opnd *ops = PW_NEW_ARRAY(d->arena, emu_opnd, i->nsrc + i->ndst + 1u);
-    for (unsigned k = 0; k < i->nsrc; k++) ops[k] = src_opnd(d, i->src[k]);
-    for (unsigned k = 0; k < i->ndst; k++) {
-      ops[i->nsrc + k] = in->dst[k] = value_slot(d, i->dst[k]);
-      in->dtype[k] = i->dst[k]->type;
-    }
-    if (d->error) return d->error;
-    in->nsrc = 0;
-    in->aux = ops;
+    const char *err = aux_operands(d, i, in);
+    if (err) return err;
     return emu_sel_wave_mma(d, i, in);
   }
 

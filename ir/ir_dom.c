@@ -34,6 +34,21 @@
 #include "ir_priv.h"
 #include "util/diag.h"
 
+/* EVAL(v) of Lengauer-Tarjan: the node of least semi on v's path up the
+ * forest, compressing the path (from its top down, iteratively: path is
+ * scratch room for it). */
+static uint32_t lt_eval(uint32_t v, uint32_t *ancestor, uint32_t *label, const uint32_t *semi, uint32_t *path) {
+  if (ancestor[v] == IR_DOM_NONE) return v;
+  uint32_t np = 0;
+  for (uint32_t x = v; ancestor[ancestor[x]] != IR_DOM_NONE; x = ancestor[x]) path[np++] = x;
+  while (np) {
+    uint32_t x = path[--np], ax = ancestor[x];
+    if (semi[label[ax]] < semi[label[x]]) label[x] = label[ax];
+    ancestor[x] = ancestor[ax];
+  }
+  return label[v];
+}
+
 /* ---- the solver ------------------------------------------------------- */
 
 void ir_dom_solve(uint32_t n, uint32_t r, const uint32_t *soff, const uint32_t *succ,
@@ -100,19 +115,7 @@ void ir_dom_solve(uint32_t n, uint32_t r, const uint32_t *soff, const uint32_t *
     for (uint32_t e = poff[node]; e < poff[node + 1]; e++) {
       uint32_t v = num[pred[e]];
       if (v == IR_DOM_NONE) continue;  /* an unreachable predecessor */
-      /* u = EVAL(v): the node of least semi on v's path in the forest */
-      uint32_t u = v;
-      if (ancestor[v] != IR_DOM_NONE) {
-        uint32_t np = 0;
-        for (uint32_t x = v; ancestor[ancestor[x]] != IR_DOM_NONE; x = ancestor[x]) path[np++] = x;
-        /* COMPRESS from the top of the path down, iteratively */
-        while (np) {
-          uint32_t x = path[--np], ax = ancestor[x];
-          if (semi[label[ax]] < semi[label[x]]) label[x] = label[ax];
-          ancestor[x] = ancestor[ax];
-        }
-        u = label[v];
-      }
+      uint32_t u = lt_eval(v, ancestor, label, semi, path);
       if (semi[u] < semi[w]) semi[w] = semi[u];
     }
     bnext[w] = bucket[semi[w]];
@@ -120,17 +123,7 @@ void ir_dom_solve(uint32_t n, uint32_t r, const uint32_t *soff, const uint32_t *
     uint32_t p = parent[w];
     ancestor[w] = p;  /* LINK(parent(w), w) */
     for (uint32_t v = bucket[p]; v != IR_DOM_NONE; v = bnext[v]) {
-      uint32_t u = v;
-      if (ancestor[v] != IR_DOM_NONE) {
-        uint32_t np = 0;
-        for (uint32_t x = v; ancestor[ancestor[x]] != IR_DOM_NONE; x = ancestor[x]) path[np++] = x;
-        while (np) {
-          uint32_t x = path[--np], ax = ancestor[x];
-          if (semi[label[ax]] < semi[label[x]]) label[x] = label[ax];
-          ancestor[x] = ancestor[ax];
-        }
-        u = label[v];
-      }
+      uint32_t u = lt_eval(v, ancestor, label, semi, path);
       dom[v] = semi[u] < semi[v] ? u : p;
     }
     bucket[p] = IR_DOM_NONE;
