@@ -1034,8 +1034,19 @@ static CUresult launch_pack(CUfunction f, void **params, void **extra, uint8_t *
       else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) psize = extra[i + 1];
       else return CUDA_ERROR_INVALID_VALUE;
     }
-    if (!ptr || !psize || *psize < L->size) return CUDA_ERROR_INVALID_VALUE;
-    *buf = ptr;
+    if (!ptr || !psize) return CUDA_ERROR_INVALID_VALUE;
+    if (*psize >= L->size) {
+      *buf = ptr;
+    } else {
+      /* A buffer shorter than the parameters: NCCL declares one 4 KiB
+       * struct (ncclDevKernelArgsStorage<4096>) and passes only the bytes
+       * it filled (144 for an AllReduce), which CUDA accepts; the rest of
+       * the kernel's parameter space reads as zeros here. */
+      if (L->size > small_size && !(*buf = calloc(1, L->size))) return CUDA_ERROR_OUT_OF_MEMORY;
+      *owned = L->size > small_size;
+      memset(*buf, 0, L->size);
+      memcpy(*buf, ptr, *psize);
+    }
   } else if (L->nparams) {
     return CUDA_ERROR_INVALID_VALUE;
   }

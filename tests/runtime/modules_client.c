@@ -88,9 +88,19 @@ int main(void) {
       fprintf(stderr, "element %u: %u, want %u\n", i, out[i], (h[i] + 1) * 3);
       return 1;
     }
-  /* a too small parameter buffer, no parameters at all */
-  size = 4;
-  WANT(cuLaunchKernel(mulg, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+  /* a parameter buffer shorter than the parameters, as NCCL passes one
+   * (its 4 KiB argument struct, only the bytes it filled): CUDA takes it,
+   * and the missing bytes read as zeros here, so n = 0 and nothing is
+   * written; no parameters at all is an error */
+  size = 8;
+  CK(cuLaunchKernel(mulg, (N + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, NULL, extra));
+  CK(cuCtxSynchronize());
+  CK(cuMemcpyDtoH(out, d, sizeof out));
+  for (unsigned i = 0; i < N; i++)
+    if (out[i] != (h[i] + 1) * 3) {
+      fprintf(stderr, "short buffer: element %u: %u, want %u (n read as 0)\n", i, out[i], (h[i] + 1) * 3);
+      return 1;
+    }
   WANT(cuLaunchKernel(mulg, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
   WANT(cuLaunchKernel(mulg, 1, 1, 1, 2048, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
 
