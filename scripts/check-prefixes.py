@@ -86,6 +86,10 @@ def check(path, source, bad):
             cxx = obj.endswith(('.cpp.o', '.cc.o'))
             if cxx and typ in 'WVu':
                 continue
+            # the sanitizers' own symbols (ASan's __odr_asan.<global>
+            # markers in an -fsanitize=address build) are not ours
+            if name.startswith(('__odr_asan', '__asan', '__ubsan', '__tsan', '__sancov')):
+                continue
             if not allowed(layer, unqualified(name) if cxx else name):
                 want = ' '.join(p if isinstance(p, str) else p.pattern.rstrip('$') for p in PREFIXES[layer])
                 line = f'{os.path.normpath(obj)}: {name} (layer {layer}: {want})'
