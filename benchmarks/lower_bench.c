@@ -1,6 +1,7 @@
 /* benchmarks/lower_bench.c: lowering over the library corpus.
  *
  *   lower_bench --libdir DIR --list FILE [--target gfx942[,gfx1100...]] [--quiet]
+ *   lower_bench --libdir DIR --list FILE --hazards
  *
  * Reads each PTX module named in FILE (stable entry names, as in
  * tests/corpus/sample.txt) straight from the libraries in DIR, parses it,
@@ -12,6 +13,12 @@
  * everything else.  For every other module lowering must succeed; when it does not,
  * the instruction it could not lower is named.  Prints one line per
  * failure and the rate per target, with the lowering time.
+ *
+ * --hazards: no lowering; every module (tensor-core ones too) is parsed and
+ * given to the wave64 hazard check (lower_check_hazards, gfx942's facts),
+ * and the kernels it flags are counted with the patterns it found
+ * (docs/lowering.md "The hazard"): how much wave splitting would have to
+ * handle.
  *
  * Exit status: 0 when every module without tensor-core/async instructions
  * lowered for every target, 1 otherwise; 77 (skipped) without DIR.
@@ -64,7 +71,43 @@ typedef struct totals {
   double secs[8];
   unsigned generic[8], converted[8];   /* opt_addrspace: generic accesses, made specific */
   unsigned long long instrs;
+  lower_hazards_stats hz;
+  unsigned hz_modules_flagged;
 } totals;
+
+static void hazards_module(totals *T, const char *name, const char *text, size_t len, bool quiet) {
+  T->modules++;
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ptx_parse(name, text, len, &d, NULL);
+  if (!m) {
+    T->parse_fail++;
+    if (!quiet) printf("PARSE-FAIL %s\n", name);
+    pw_diag_fini(&d);
+    return;
+  }
+  ir_module_set_target(m, ir_target_find("gfx942"));
+  unsigned before = T->hz.kernels_flagged;
+  lower_hazards_stats one = {0};
+  lower_check_hazards(m, &(lower_hazards_options){.stats = &one});
+  T->hz.barrier += one.barrier;
+  T->hz.named_barrier += one.named_barrier;
+  T->hz.call += one.call;
+  T->hz.spin += one.spin;
+  T->hz.funcs += one.funcs;
+  T->hz.funcs_flagged += one.funcs_flagged;
+  T->hz.kernels += one.kernels;
+  T->hz.kernels_flagged += one.kernels_flagged;
+  if (one.funcs_flagged) {
+    T->hz_modules_flagged++;
+    if (!quiet)
+      printf("HAZARD %s: %u of %u kernels, %u functions; %u barrier (%u named), %u call, %u spin\n", name,
+             T->hz.kernels_flagged - before, one.kernels, one.funcs_flagged, one.barrier, one.named_barrier, one.call,
+             one.spin);
+  }
+  ir_module_destroy(m);
+  pw_diag_fini(&d);
+}
 
 static void one_module(totals *T, const char *name, const char *text, size_t len, const ir_target **tg,
                        unsigned ntg, bool quiet) {
@@ -111,12 +154,13 @@ static void one_module(totals *T, const char *name, const char *text, size_t len
 
 int main(int argc, char **argv) {
   const char *libdir = NULL, *list = NULL, *targets = "gfx942,gfx1100";
-  bool quiet = false;
+  bool quiet = false, hazards = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
     else if (!strcmp(argv[i], "--target") && i + 1 < argc) targets = argv[++i];
     else if (!strcmp(argv[i], "--quiet")) quiet = true;
+    else if (!strcmp(argv[i], "--hazards")) hazards = true;
     else {
       fprintf(stderr, "usage: lower_bench --libdir DIR --list FILE [--target gfx942,gfx1100] [--quiet]\n");
       return 2;
@@ -180,13 +224,25 @@ int main(int argc, char **argv) {
       printf("MISSING %s\n", n);
       continue;
     }
-    one_module(&T, n, (const char *)pl.data, pl.len, tg, ntg, quiet);
+    if (hazards) hazards_module(&T, n, (const char *)pl.data, pl.len, quiet);
+    else one_module(&T, n, (const char *)pl.data, pl.len, tg, ntg, quiet);
     ptx_payload_free(&pl);
   }
   if (f) ptx_file_close(f);
   fclose(lf);
   pw_diag_fini(&d);
   ptx_decoder_free(dec);
+  if (hazards) {
+    lower_hazards_stats *h = &T.hz;
+    printf("lower_bench --hazards (wave64): %u modules (%u did not parse), %u with a warning\n", T.modules,
+           T.parse_fail, T.hz_modules_flagged);
+    printf("  kernels flagged: %u of %u (%.2f%%); functions flagged: %u of %u\n", h->kernels_flagged, h->kernels,
+           h->kernels ? 100.0 * h->kernels_flagged / h->kernels : 0.0, h->funcs_flagged, h->funcs);
+    printf("  warnings: %u barrier under a wave-varying branch (%u of them named barriers or bar.red with an id "
+           "other than 0), %u call of a function with a barrier under one, %u spin-wait loops\n",
+           h->barrier, h->named_barrier, h->call, h->spin);
+    return 0;
+  }
   printf("lower_bench: %u modules, %u with tensor-core/async-copy instructions lower/ does not lower, %u parse failures, "
          "%u others (%llu instructions)\n", T.modules, T.tensor, T.parse_fail, T.clean, T.instrs);
   bool all = true;

@@ -146,8 +146,20 @@ bool lower_math(ir_module *m, const lower_math_options *opt);
 /* An analysis, not a transformation: warns where two warps of one wave64
  * may diverge around a barrier (a barrier control dependent on a value
  * that varies inside a wave).  Returns the number of warnings. */
+/* Counts added to for a survey (benchmarks/lower_bench --hazards): the
+ * warnings by pattern, and the functions and kernels with at least one in
+ * their own body (a spin loop in a device function counts for it, not for
+ * the kernels that call it). */
+typedef struct lower_hazards_stats {
+  unsigned barrier;        /* bar.sync/bar.red/workgroup barrier under a wave-varying branch */
+  unsigned named_barrier;  /* of those, barriers with a non-constant id or an id other than 0 */
+  unsigned call;           /* call of a function with a barrier under such a branch */
+  unsigned spin;           /* spin-wait loops on memory with no barrier inside */
+  unsigned funcs, funcs_flagged, kernels, kernels_flagged;
+} lower_hazards_stats;
 typedef struct lower_hazards_options {
   pw_diag *diag;           /* warnings go here (NULL: only counted) */
+  lower_hazards_stats *stats;  /* NULL: not counted by pattern */
 } lower_hazards_options;
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt);
 
@@ -173,6 +185,7 @@ typedef struct lower_pipeline_options {
   FILE *print_out;         /* where (stdout if NULL) */
   bool verify_each;        /* verify after each pass (always with -Dlower_verify_each=true) */
   bool warn_hazards;       /* run lower_check_hazards (warnings to diag) */
+  lower_hazards_stats *hazard_stats;  /* with warn_hazards: counted by pattern here */
   bool expand_mma;         /* mma.sync per thread, not on MFMA/WMMA (the reference; benchmarks) */
   pw_diag *diag;
   unsigned *generic_accesses, *generic_converted;  /* opt_addrspace's counts, if set */

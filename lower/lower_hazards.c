@@ -67,14 +67,24 @@ static bool reads_flag(const ir_value *v, unsigned depth) {
 }
 
 /* Scratch: one arena, emptied after each function. */
+/* A barrier other than CTA barrier 0: named barriers (bar.sync 1, bar.arrive
+ * pairs between producer and consumer warps) are where wave splitting must
+ * keep counts per warp (PTX ISA 9.7.13.1). */
+static bool is_named_barrier(const ir_instr *i) {
+  if (i->op == ir_op_workgroup_barrier || !i->nsrc || !i->src[0]) return false;
+  return i->src[0]->kind != IR_VAL_CONST || i->src[0]->imm != 0;
+}
+
 unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
   if (m->facts.wave_size != 64) return 0;
   unsigned nwarn = 0;
+  lower_hazards_stats none = {0}, *st = opt->stats ? opt->stats : &none;
   pw_arena scratch;
   pw_arena_init(&scratch);
   scratch.on_oom = m->arena.on_oom;  /* out of memory unwinds as in the module's arena */
   ir_foreach_func(m, f) {
     if (f->is_decl || !f->entry) continue;
+    unsigned nwarn0 = nwarn;
     ir_compute_preds(f);
     ir_require_analyses(f, IR_ANALYSIS_DOMINANCE | IR_ANALYSIS_POST_DOMINANCE);
     ir_compute_divergence(f, 64);   /* the hazards are those of wave64 (above) */
@@ -99,6 +109,12 @@ unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
         ir_foreach_instr(x, i) if ((is_barrier(i) || calls_barrier(i)) && !warned[x->id]) {
           warned[x->id] = 1;
           nwarn++;
+          if (is_barrier(i)) {
+            st->barrier++;
+            if (is_named_barrier(i)) st->named_barrier++;
+          } else {
+            st->call++;
+          }
           lower_warn(opt->diag, i,
                      "%s under a branch that varies inside a wave (line %u): if the two warps of one "
                      "wave64 take different sides, the barrier is reached by half a wave",
@@ -128,10 +144,17 @@ unsigned lower_check_hazards(ir_module *m, const lower_hazards_options *opt) {
         }
         if (bar) continue;
         nwarn++;
+        st->spin++;
         lower_warn(opt->diag, t,
                    "spin-wait on memory: if the thread it waits for is in the other warp of the same "
                    "wave64, it cannot run until this loop exits");
       }
+    }
+    st->funcs++;
+    st->kernels += f->is_kernel;
+    if (nwarn > nwarn0) {
+      st->funcs_flagged++;
+      st->kernels_flagged += f->is_kernel;
     }
     pw_arena_free(&scratch);
   }

@@ -71,7 +71,8 @@ static bool lower_module_passes(ir_module *m, const ir_target *t, const lower_pi
   pw_diag *diag = opt ? opt->diag : NULL;
   int errors0 = diag ? diag->nerrors : 0;
   ir_module_set_target(m, t);   /* the facts every pass reads: target, wave size */
-  if (opt && opt->warn_hazards) lower_check_hazards(m, &(lower_hazards_options){.diag = diag});
+  if (opt && opt->warn_hazards)
+    lower_check_hazards(m, &(lower_hazards_options){.diag = diag, .stats = opt->hazard_stats});
   LOWER_PASS(lower_async, .diag = diag);
   LOWER_PASS(lower_mbarrier, .diag = diag);
   LOWER_PASS(lower_video, .diag = diag);

@@ -109,9 +109,17 @@ int cmd_lower(int argc, char **argv) {
   int rc = 1;
   if (m && ir_verify(m, NULL, &d)) {
     /* a debugging tool: verify after every pass, to name the one at fault */
+    lower_hazards_stats hz = {0};
     lower_pipeline_options o = {.print_after = print_after, .print_out = stdout, .warn_hazards = hazards,
-                                .expand_mma = expand_mma, .diag = &d, .verify_each = true};
-    if (lower_module(m, t, &o)) {
+                                .hazard_stats = &hz, .expand_mma = expand_mma, .diag = &d, .verify_each = true};
+    bool ok = lower_module(m, t, &o);
+    if (hazards && t->wave_size == 64)
+      fprintf(stderr,
+              "hazards: %u of %u kernels flagged (%u of %u functions): %u barrier under a wave-varying branch "
+              "(%u named), %u call of a function with a barrier under one, %u spin-wait\n",
+              hz.kernels_flagged, hz.kernels, hz.funcs_flagged, hz.funcs, hz.barrier, hz.named_barrier, hz.call,
+              hz.spin);
+    if (ok) {
       rc = 0;
       if (print) ir_print_module(stdout, m);
     }
