@@ -2,8 +2,10 @@
  *
  *   ./build/benchmarks/emu_survey [--dir DIR] [--list FILE] [FILE.ptx...]
  *
- * Parses each module, loads it into the emulator (decoding every function)
- * and counts the kernels a launch would accept, with the reasons of the
+ * Parses each module, prepares it as the runtime's emulator backend does
+ * (lower_multimem, as rt_parse_module runs it; lower_tex, as module_load_ptx
+ * does: textures and surfaces are plain IR for the emulator), loads it into
+ * the emulator (decoding every function) and counts the kernels a launch would accept, with the reasons of the
  * others, most frequent first.  --list reads file names (one per line,
  * relative to --dir, default /work/corpus), e.g. tests/corpus/sample.txt.
  * Also prints the load (decode) time.  Asserts nothing.
@@ -15,6 +17,7 @@
 
 #include "emu/emu.h"
 #include "emu/emu_internal.h"
+#include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
 
@@ -76,13 +79,30 @@ static void survey(emu_context *ctx, const char *path) {
   pw_diag d;
   pw_diag_init(&d, NULL);
   ir_module *m = ptx_parse(path, text, len, &d, NULL);
-  pw_diag_fini(&d);
   free(text);
   modules++;
   if (!m) {
+    pw_diag_fini(&d);
     parse_fail++;
     return;
   }
+  /* the passes return progress; errors are counted in the diagnostics */
+  lower_multimem(m, &(lower_multimem_options){.diag = &d});
+  if (!d.nerrors) lower_tex(m, &(lower_tex_options){.diag = &d});
+  if (d.nerrors) {
+    /* the runtime refuses the whole module then: count its kernels, once, by the first error */
+    const char *msg = pw_diag_text(&d), *e = msg ? strstr(msg, "error: ") : NULL;
+    char why[200];
+    snprintf(why, sizeof why, "module refused: %.*s", e ? (int)strcspn(e + 7, "\n") : 40, e ? e + 7 : "lowering failed");
+    ir_foreach_func(m, f) if (f->is_kernel) {
+      kernels++;
+      note(why);
+    }
+    pw_diag_fini(&d);
+    ir_module_destroy(m);
+    return;
+  }
+  pw_diag_fini(&d);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   emu_module *em;
