@@ -6,7 +6,8 @@
  * fail with the right CUresult and leave the program running.  A module
  * with an unknown instruction loads: only the launch of the kernel that
  * uses it fails (CUDA_ERROR_NOT_SUPPORTED), its other kernel runs
- * (docs/runtime.md "Per-kernel failure").
+ * (docs/runtime.md "Per-kernel failure"); the same for a texture form
+ * lower_tex refuses.
  * Expected values are computed here: x -> (x + 1) * g. */
 #include <cuda.h>
 
@@ -39,6 +40,17 @@ static const char mod_unknown[] = HEAD
     ".visible .entry fine(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n"
     "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n"
     "  st.global.u32 [%rd2], 77;\n  ret;\n}\n";
+
+/* a texture form lower_tex refuses (a texel offset; ptxas 13 accepts it) in
+ * one kernel: the module loads, that kernel's launch fails, the other runs */
+static const char mod_texgap[] = HEAD
+    ".visible .entry texgap(.param .u64 p, .param .u64 t)\n{\n  .reg .b64 %rd<4>;\n  .reg .f32 %f<8>;\n"
+    "  ld.param.u64 %rd1, [p];\n  ld.param.u64 %rd2, [t];\n  mov.f32 %f1, 0f3F000000;\n"
+    "  tex.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [%rd2, {%f1, %f1}], {1, 1};\n"
+    "  cvta.to.global.u64 %rd3, %rd1;\n  st.global.f32 [%rd3], %f2;\n  ret;\n}\n"
+    ".visible .entry fine2(.param .u64 p)\n{\n  .reg .b64 %rd<3>;\n"
+    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+    "  st.global.u32 [%rd2], 78;\n  ret;\n}\n";
 
 static const char mod_broken[] = HEAD ".visible .entry broken(\n{\n  ret\n";
 
@@ -119,6 +131,23 @@ int main(void) {
     return 1;
   }
   CK(cuModuleUnload(unk));
+
+  /* so does a texture instruction lower_tex refuses */
+  CUmodule texm;
+  CUfunction texgap, fine2;
+  CK(cuModuleLoadData(&texm, mod_texgap));
+  CK(cuModuleGetFunction(&texgap, texm, "texgap"));
+  CK(cuModuleGetFunction(&fine2, texm, "fine2"));
+  unsigned long long tex0 = 0;
+  void *p2[] = {&d, &tex0};
+  WANT(cuLaunchKernel(texgap, 1, 1, 1, 32, 1, 1, 0, NULL, p2, NULL), CUDA_ERROR_NOT_SUPPORTED);
+  CK(cuLaunchKernel(fine2, 1, 1, 1, 1, 1, 1, 0, NULL, p1, NULL));
+  CK(cuMemcpyDtoH(out, d, 4));
+  if (out[0] != 78) {
+    fprintf(stderr, "kernel fine2: %u, want 78\n", out[0]);
+    return 1;
+  }
+  CK(cuModuleUnload(texm));
 
   /* bad input fails its load and the program goes on */
   WANT(cuModuleLoadData(&bad, mod_broken), CUDA_ERROR_INVALID_PTX);
