@@ -49,7 +49,7 @@ static const char *tensor_or_async(const ir_module *m) {
     case ir_op_mma_sp: case ir_op_wmma_load: case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_wgmma_fence:
     case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
     case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
-    case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor: case ir_op_cp_async_bulk_prefetch:
+    case ir_op_cp_reduce_async_bulk_tensor: case ir_op_cp_async_bulk_prefetch:
     case ir_op_cp_async_bulk_prefetch_tensor: case ir_op_cp_async_bulk_commit_group:
     case ir_op_cp_async_bulk_wait_group: case ir_op_mbarrier_init: case ir_op_mbarrier_inval:
     case ir_op_mbarrier_expect_tx: case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive:

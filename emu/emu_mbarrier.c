@@ -35,6 +35,7 @@
 
 #include "emu_internal.h"
 #include "ir/ir_mbarrier.h"
+#include "ir/ir_tensormap.h"
 
 #define S(k) EMU_U64(x, in->src[k])
 #define D(k) EMU_U64(x, in->dst[k])
@@ -110,6 +111,16 @@ static void h_wait(emu_exec *x, const emu_inst *in, emu_mask m) {
   if ((done & m) != m) x->w->spins = x->l->spin_limit;
 }
 
+/* Subtracts n bytes from the mbarrier's transaction count (complete_tx). */
+static bool complete_tx(emu_exec *x, const emu_inst *in, unsigned l, uint64_t mbar, uint64_t n) {
+  uint64_t *p = emu_addr(x, in, l, EMU_SP_SHARED, mbar, 8, true);
+  if (!p) return false;
+  uint64_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nw;
+  do nw = ir_mbar_update(old, 0, 0, -(int32_t)n, NULL);
+  while (!__atomic_compare_exchange_n(p, &old, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+  return true;
+}
+
 static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
   x->stores++;
   bool to_global = in->mods.space == IR_SPACE_GLOBAL;
@@ -126,13 +137,71 @@ static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
       if (!s) return;
       memmove(d, s, 16);
     }
-    if (in->mods.bulk == IR_BULK_COMPLETE_TX) {
-      uint64_t *p = emu_addr(x, in, l, EMU_SP_SHARED, S(3)[l], 8, true);
-      if (!p) return;
-      uint64_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nw;
-      do nw = ir_mbar_update(old, 0, 0, -(int32_t)n, NULL);
-      while (!__atomic_compare_exchange_n(p, &old, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    if (in->mods.bulk == IR_BULK_COMPLETE_TX && !complete_tx(x, in, (unsigned)l, S(3)[l], n)) return;
+  });
+}
+
+/* cp.async.bulk.tensor.Nd ... .tile (PTX ISA 9.7.9.25.5.1), both ways:
+ *   load:  [dst], [tmap, {c0..cN-1}], [mbar]   global -> shared, complete_tx
+ *   store: [tmap, {c0..cN-1}], [src]           shared -> global, bulk group
+ * The tensor map's layout and the tile mode's rules: ir/ir_tensormap.h.
+ * The copy completes when the instruction executes (a legal schedule of an
+ * asynchronous copy), as cp.async.bulk's does. */
+static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  bool load = in->mods.bulk == IR_BULK_COMPLETE_TX;
+  unsigned rank = in->mods.tdim, t0 = load ? 1u : 0u, smem = load ? 0u : 1u + rank;
+  EMU_EACH(m, l, {
+    uint64_t ta = load ? S(1)[l] : (S(0)[l] + (uint64_t)in->imm) & in->amask;
+    const uint8_t *tb = emu_addr(x, in, (unsigned)l, EMU_SP_GENERIC, ta, IR_TMAP_BYTES, false);
+    if (!tb) return;
+    ir_tensormap t;
+    if (!ir_tmap_read(tb, &t) || t.rank != rank) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.async.bulk.tensor.%ud: the operand at 0x%llx is not a %u-d "
+                "tensor map made by cuTensorMapEncodeTiled", rank, (unsigned long long)ta, rank);
+      return;
     }
+    int64_t c[IR_TMAP_MAX_RANK] = {0};
+    uint32_t n[IR_TMAP_MAX_RANK] = {1, 1, 1, 1, 1};
+    for (unsigned d = 0; d < rank; d++) {
+      c[d] = (int32_t)(uint32_t)S(t0 + 1 + d)[l];
+      n[d] = ir_tmap_count(&t, d);
+    }
+    uint64_t sbase = load ? (S(0)[l] + (uint64_t)in->imm) & in->amask : S(smem)[l];
+    unsigned eb = t.elem_bytes;
+    uint64_t k = 0;   /* the element's index in the dense box */
+    for (uint32_t i4 = 0; i4 < n[4]; i4++)
+      for (uint32_t i3 = 0; i3 < n[3]; i3++)
+        for (uint32_t i2 = 0; i2 < n[2]; i2++)
+          for (uint32_t i1 = 0; i1 < n[1]; i1++)
+            for (uint32_t i0 = 0; i0 < n[0]; i0++, k++) {
+              const uint32_t i[IR_TMAP_MAX_RANK] = {i0, i1, i2, i3, i4};
+              bool in_bounds = true;
+              uint64_t ga = t.addr;
+              for (unsigned d = 0; d < rank; d++) {
+                int64_t g = c[d] + (int64_t)i[d] * (d ? t.elem_stride[d] : 1);
+                if (g < 0 || (uint64_t)g > t.dim_minus1[d]) in_bounds = false;
+                else ga += (uint64_t)g * (d ? t.stride[d - 1] : eb);
+              }
+              uint64_t sa = ir_tmap_swizzle(t.swizzle, sbase + k * eb);
+              if (load) {
+                uint8_t *dp = emu_addr(x, in, (unsigned)l, EMU_SP_SHARED, sa, eb, true);
+                if (!dp) return;
+                if (!in_bounds) {
+                  memset(dp, t.nan_fill ? 0xff : 0, eb);
+                  continue;
+                }
+                const uint8_t *sp = emu_addr(x, in, (unsigned)l, EMU_SP_GLOBAL, ga, eb, false);
+                if (!sp) return;
+                memcpy(dp, sp, eb);
+              } else if (in_bounds) {
+                const uint8_t *sp = emu_addr(x, in, (unsigned)l, EMU_SP_SHARED, sa, eb, false);
+                uint8_t *dp = sp ? emu_addr(x, in, (unsigned)l, EMU_SP_GLOBAL, ga, eb, true) : NULL;
+                if (!dp) return;
+                memcpy(dp, sp, eb);
+              }
+            }
+    if (load && !complete_tx(x, in, (unsigned)l, S(2 + rank)[l], ir_tmap_box_bytes(&t))) return;
   });
 }
 
@@ -171,6 +240,18 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     if (nval != (tx ? 4u : 3u) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
       return "cp.async.bulk other than global -> shared with an mbarrier or shared -> global in a bulk group";
     in->fn = h_bulk;
+    return NULL;
+  }
+  case ir_op_cp_async_bulk_tensor: {
+    /* .tile only (the IR has no other load mode: im2col stays opaque);
+     * global -> shared with an mbarrier, or shared::cta -> global */
+    unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+    bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
+    if (!i->mods.tile || r < 1 || r > 5 || nval != (tx ? 3u + r : 2u + r) ||
+        (i->mods.space == IR_SPACE_GLOBAL) == tx || (!tx && i->mods.bulk != IR_BULK_GROUP))
+      return "cp.async.bulk.tensor other than a .tile copy global -> shared with an mbarrier or shared -> "
+             "global in a bulk group";
+    in->fn = h_bulk_tensor;
     return NULL;
   }
   case ir_op_cp_async_bulk_commit_group:

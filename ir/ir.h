@@ -340,6 +340,8 @@ typedef struct ir_mods {
   uint8_t policy;     /* ir_policy: createpolicy */
   uint8_t l2evict2;   /* ir_evict: createpolicy's secondary priority */
   uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
+  uint8_t tdim;       /* cp.async.bulk.tensor's .1d ... .5d (9.7.9.25.5.1): the dimensions, 1-5 */
+  uint8_t tile : 1;   /* cp.async.bulk.tensor .tile (the only load mode the IR takes; im2col is opaque) */
 } ir_mods;
 
 /* Every field of ir_mods, in the order the printer writes them (close to
@@ -352,7 +354,7 @@ typedef struct ir_mods {
   X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
   X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
   X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
-  X(mbar) X(l2evict2) X(bulk)
+  X(mbar) X(l2evict2) X(bulk) X(tdim) X(tile)
 
 typedef enum ir_mod_field {
 #define X(f) ir_mod_##f,

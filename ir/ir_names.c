@@ -92,6 +92,7 @@ static const char *const l2evict2_names[] = {
   "", NULL, "L2::secondary_evict_unchanged", "L2::secondary_evict_first",
 };
 static const char *const bulk_names[] = {"", "mbarrier::complete_tx::bytes", "bulk_group", "read"};
+static const char *const tdim_names[] = {"", "1d", "2d", "3d", "4d", "5d"};
 static const char *const mbar_names[] = {"", "parity", "expect_tx", "noComplete", "noinc"};
 
 #define FLAG(set) ((const char *const[]){"", set})
@@ -158,6 +159,8 @@ const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
   [ir_mod_policy] = {"policy", policy_names, N(policy_names), NULL},
   [ir_mod_l2evict2] = {"l2evict2", l2evict2_names, N(l2evict2_names), NULL},
   [ir_mod_bulk] = {"bulk", bulk_names, N(bulk_names), NULL},
+  [ir_mod_tdim] = {"tdim", tdim_names, N(tdim_names), NULL},
+  [ir_mod_tile] = {"tile", FLAG("tile"), 2, NULL},
 };
 
 static const char *spell(const char *const *t, unsigned n, unsigned v) {

@@ -38,13 +38,14 @@
  * nothing left to wait for (removed).  The tensor and reduction forms and
  * cp.async.mbarrier.arrive are not expanded here.
  */
+#include "ir/ir_tensormap.h"
 #include "lower_internal.h"
 
 static bool want(const ir_instr *i, void *data) {
   (void)data;
   return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group ||
          i->op == ir_op_cp_async_bulk || i->op == ir_op_cp_async_bulk_commit_group ||
-         i->op == ir_op_cp_async_bulk_wait_group;
+         i->op == ir_op_cp_async_bulk_wait_group || i->op == ir_op_cp_async_bulk_tensor;
 }
 
 /* Eliminates the cp.async family (the tensor, reduction and mbarrier forms
@@ -52,7 +53,8 @@ static bool want(const ir_instr *i, void *data) {
 const lower_contract lower_async_contract = {
     .pass = "lower_async",
     .ops = (const ir_op[]){ir_op_cp_async, ir_op_cp_async_commit_group, ir_op_cp_async_wait_group, ir_op_cp_async_bulk,
-                           ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group, ir_op_count},
+                           ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group,
+                           ir_op_cp_async_bulk_tensor, ir_op_count},
     .preserves = 0,
 };
 
@@ -109,6 +111,135 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   b->loc = loc;
   if (tx)
     ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[3], 0, 1, (ir_value *[]){n}, 0,
+                 IR_MODS(.space = IR_SPACE_SHARED));
+  return true;
+}
+
+/* A field of the tensor map at tm (generic address) + off. */
+static ir_value *tmap_field(ir_builder *b, ir_value *tm, unsigned off, ir_type t) {
+  ir_instr *ld = ir_build_mem(b, ir_op_ld, t, tm, off, 0, NULL, 1, IR_MODS(.space = IR_SPACE_GENERIC));
+  ir_value *v = ld->dst[0];
+  return ir_type_bits(t) < 32 ? ir_convert(b, ir_type_u32, t, v) : v;
+}
+
+/* cp.async.bulk.tensor.Nd .tile (PTX ISA 9.7.9.25.5.1), both ways, as the
+ * emulator runs it (ir/ir_tensormap.h: the map's layout and the tile
+ * mode's rules), one byte per iteration of one loop over the box:
+ *
+ *     j = 0 .. total * esize:   k = j / esize (the element), i[d] from k
+ *       g[d] = c[d] + i[d] * estride[d]     in = every 0 <= g[d] <= dim-1
+ *       global  = addr + g[0] * esize + sum g[d] * stride[d-1] + j % esize
+ *       shared  = swizzle(smem + j)          (16-byte chunks: bits 4.. ^= 7..)
+ *       load:   shared = in ? global : fill   (the map's base when out of bounds)
+ *       store:  if in: global = shared
+ *     load: complete_tx(mbar, total * esize)
+ *
+ * Correct, not fast: one lane copies byte by byte (the ISA's copy is one
+ * thread's too); AMD has no tensor engine, and the kernels that use TMA
+ * (Hopper GEMMs) also use wgmma, which nothing lowers yet. */
+static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o) {
+  unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+  bool load = i->mods.bulk == IR_BULK_COMPLETE_TX;
+  if (!i->mods.tile || r < 1 || r > IR_TMAP_MAX_RANK || nval != (load ? 3u + r : 2u + r) ||
+      (i->mods.space == IR_SPACE_GLOBAL) == load || (!load && i->mods.bulk != IR_BULK_GROUP)) {
+    lower_error(o->diag, i, "cp.async.bulk.tensor other than a .tile copy global -> shared with an mbarrier or "
+                "shared -> global in a bulk group");
+    return false;
+  }
+  /* the operands (the address operand, src[0], carries the offset) */
+  ir_value *tm = load ? i->src[1] : i->src[0], *smem = load ? i->src[0] : i->src[1 + r];
+  int64_t tm_off = load ? 0 : i->offset, smem_off = load ? i->offset : 0;
+  if (ir_type_bits((ir_type)tm->type) == 32) tm = lower_zext64(b, tm);
+  if (ir_type_bits((ir_type)smem->type) == 64) smem = lower_lo32(b, smem);
+  if (smem_off) smem = ir_alu2(b, ir_op_add, ir_type_u32, smem, lower_imm32(b, (uint32_t)smem_off));
+  if (tm_off) tm = ir_alu2(b, ir_op_add, ir_type_u64, tm, ir_imm(b, ir_type_s64, (uint64_t)tm_off));
+  /* the map's fields, read once */
+  ir_value *addr = tmap_field(b, tm, 0, ir_type_u64);
+  ir_value *eb = tmap_field(b, tm, 13, ir_type_u8), *sw = tmap_field(b, tm, 14, ir_type_u8);
+  ir_value *nan = tmap_field(b, tm, 15, ir_type_u8);
+  ir_value *dimm1[IR_TMAP_MAX_RANK], *es[IR_TMAP_MAX_RANK], *n[IR_TMAP_MAX_RANK], *stride[IR_TMAP_MAX_RANK];
+  ir_value *total = eb;
+  for (unsigned d = 0; d < r; d++) {
+    dimm1[d] = tmap_field(b, tm, 16 + 4 * d, ir_type_u32);
+    es[d] = d ? tmap_field(b, tm, 36 + d, ir_type_u8) : lower_imm32(b, 1);
+    ir_value *box = tmap_field(b, tm, 42 + 2 * d, ir_type_u16);
+    /* n = ceil(box / es) */
+    ir_value *up = ir_alu2(b, ir_op_add, ir_type_u32, box, ir_alu2(b, ir_op_sub, ir_type_u32, es[d], lower_imm32(b, 1)));
+    n[d] = d ? ir_alu2(b, ir_op_div, ir_type_u32, up, es[d]) : box;
+    stride[d] = d ? tmap_field(b, tm, 56 + 8 * (d - 1), ir_type_u64) : lower_zext64(b, eb);
+    total = ir_alu2(b, ir_op_mul, ir_type_u32, total, n[d]);
+  }
+  ir_value *swmask = ir_alu2(b, ir_op_sub, ir_type_u32, ir_alu2(b, ir_op_shl, ir_type_b32, lower_imm32(b, 1), sw),
+                             lower_imm32(b, 1));
+  ir_value *fill = ir_alu2(b, ir_op_and, ir_type_b32, ir_alu2(b, ir_op_sub, ir_type_u32, lower_imm32(b, 0), nan),
+                           lower_imm32(b, 0xff));
+  /* the loop: head (j < total), body, and for a store the guarded write */
+  ir_func *f = b->block->func;
+  ir_block *pre = b->block;
+  ir_block *exit = ir_block_split_before(b->before, NULL);
+  ir_block *head = ir_block_create_after(f, pre, NULL);
+  ir_block *body = ir_block_create_after(f, head, NULL);
+  ir_block *put = load ? NULL : ir_block_create_after(f, body, NULL);
+  ir_block *next = ir_block_create_after(f, load ? body : put, NULL);
+  ir_builder p = ir_builder_at_end(pre);
+  p.loc = b->loc;
+  ir_br(&p, head);
+  ir_builder h = ir_builder_at_end(head);
+  h.loc = b->loc;
+  ir_instr *phi = ir_phi(&h, head, ir_type_u32, 1);
+  ir_phi_set_src(phi, 0, lower_imm32(&h, 0));
+  ir_value *j = phi->dst[0];
+  ir_cbr(&h, lower_setp(&h, IR_CMP_LT, ir_type_u32, j, total), body, exit);
+  ir_builder y = ir_builder_at_end(body);
+  y.loc = b->loc;
+  ir_value *k = ir_alu2(&y, ir_op_div, ir_type_u32, j, eb), *byte = ir_alu2(&y, ir_op_rem, ir_type_u32, j, eb);
+  ir_value *in = NULL, *ga = ir_alu2(&y, ir_op_add, ir_type_u64, addr, lower_zext64(&y, byte));
+  for (unsigned d = 0; d < r; d++) {
+    ir_value *id = d + 1 < r ? ir_alu2(&y, ir_op_rem, ir_type_u32, k, n[d]) : k;
+    if (d + 1 < r) k = ir_alu2(&y, ir_op_div, ir_type_u32, k, n[d]);
+    /* g = c + i * es in 64 bits: c is signed, the product at most 255 * 8 */
+    ir_value *c = ir_convert(&y, ir_type_s64, ir_type_s32, i->src[(load ? 2 : 1) + d]);
+    ir_value *g = ir_alu2(&y, ir_op_add, ir_type_s64, c,
+                          lower_zext64(&y, ir_alu2(&y, ir_op_mul, ir_type_u32, id, es[d])));
+    /* 0 <= g <= dim-1 as one unsigned compare (a negative g is huge) */
+    ir_value *ok = lower_setp(&y, IR_CMP_LE, ir_type_u64, g, lower_zext64(&y, dimm1[d]));
+    in = in ? ir_alu2(&y, ir_op_and, ir_type_pred, in, ok) : ok;
+    ga = ir_alu2(&y, ir_op_add, ir_type_u64, ga, ir_alu2(&y, ir_op_mul, ir_type_u64, g, stride[d]));
+  }
+  ir_value *sa = ir_alu2(&y, ir_op_add, ir_type_u32, smem, j);
+  ir_value *rot = ir_alu2(&y, ir_op_shl, ir_type_b32,
+                          ir_alu2(&y, ir_op_and, ir_type_b32, ir_alu2(&y, ir_op_shr, ir_type_u32, sa, lower_imm32(&y, 7)),
+                                  swmask),
+                          lower_imm32(&y, 4));
+  sa = ir_alu2(&y, ir_op_xor, ir_type_b32, sa, rot);
+  ir_mods gm = {.space = IR_SPACE_GLOBAL}, shm = {.space = IR_SPACE_SHARED};
+  if (load) {
+    /* out of bounds reads the map's base (valid: dimension sizes are >= 1) */
+    ir_value *at = lower_selp(&y, ir_type_u64, ga, addr, in);
+    ir_value *v = ir_build_mem(&y, ir_op_ld, ir_type_u8, at, 0, 0, NULL, 1, &gm)->dst[0];
+    v = ir_convert(&y, ir_type_u32, ir_type_u8, v);
+    v = lower_selp(&y, ir_type_u32, v, fill, in);
+    ir_build_mem(&y, ir_op_st, ir_type_u8, sa, 0, 1, (ir_value *[]){ir_convert(&y, ir_type_u8, ir_type_u32, v)}, 0,
+                 &shm);
+    ir_br(&y, next);
+  } else {
+    ir_value *v = ir_build_mem(&y, ir_op_ld, ir_type_u8, sa, 0, 0, NULL, 1, &shm)->dst[0];
+    ir_cbr(&y, in, put, next);
+    ir_builder w = ir_builder_at_end(put);
+    w.loc = b->loc;
+    ir_build_mem(&w, ir_op_st, ir_type_u8, ga, 0, 1, (ir_value *[]){v}, 0, &gm);
+    ir_br(&w, next);
+  }
+  ir_builder nx = ir_builder_at_end(next);
+  nx.loc = b->loc;
+  ir_value *j2 = ir_alu2(&nx, ir_op_add, ir_type_u32, j, lower_imm32(&nx, 1));
+  ir_br(&nx, head);
+  ir_phi_add_src(phi, j2);
+  ir_loc loc = b->loc;
+  *b = ir_builder_before(exit->first);
+  b->loc = loc;
+  if (load)
+    ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[2 + r], 0, 1, (ir_value *[]){total}, 0,
                  IR_MODS(.space = IR_SPACE_SHARED));
   return true;
 }
@@ -179,6 +310,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   const lower_async_options *o = data;
   (void)out;
   if (i->op == ir_op_cp_async_bulk) return bulk_copy(b, i, o);
+  if (i->op == ir_op_cp_async_bulk_tensor) return bulk_tensor(b, i, o);
   if (i->op != ir_op_cp_async) return true;   /* every copy is complete already */
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   uint64_t n = 0;

@@ -10,7 +10,7 @@
  *   - descriptors round-trip: cuArray3DGetDescriptor,
  *     cuTexObjectGetResourceDesc / GetTextureDesc, cuSurfObjectGetResourceDesc;
  *   - bad input: a resource view and an unknown handle are refused; a
- *     .texref use fails the module load naming the instruction.
+ *     .texref use fails the launch of the kernel that uses it, not the load.
  * Expected values are the texels the host wrote (v = 100 l + 10 y + x). */
 #include <cuda.h>
 
@@ -183,9 +183,18 @@ int main(void) {
   CK(cuSurfObjectDestroy(s));
   CK(cuArrayDestroy(arr));
 
-  /* ---- texture references are refused at load, naming the use ---- */
-  CUmodule bad;
-  EXPECT(cuModuleLoadData(&bad, mod_texref) == CUDA_ERROR_INVALID_PTX);
+  /* ---- a texture reference fails the kernel that uses it: the module
+   * loads (per-kernel failure, docs/runtime.md), its launch is refused ---- */
+  CUmodule old_m;
+  CUfunction old_k;
+  CK(cuModuleLoadData(&old_m, mod_texref));
+  CK(cuModuleGetFunction(&old_k, old_m, "old"));
+  CUdeviceptr o;
+  CK(cuMemAlloc(&o, 16));
+  void *op[] = {&o};
+  EXPECT(cuLaunchKernel(old_k, 1, 1, 1, 1, 1, 1, 0, NULL, op, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+  CK(cuMemFree(o));
+  CK(cuModuleUnload(old_m));
   CK(cuModuleUnload(m));
   CK(cuCtxDestroy(ctx));
   printf("tex_client: ok\n");
