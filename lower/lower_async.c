@@ -58,6 +58,49 @@ const lower_contract lower_async_contract = {
     .preserves = 0,
 };
 
+/* A counted loop at the cursor: for (k = 0; k < n; k += step) BODY, the
+ * instruction at the cursor and what follows it moved to the exit block.
+ * loop_open leaves the body's builder at the top of the body; the body may
+ * add blocks, and loop_close ends the block `last` (the body's, or one the
+ * body added) with the step and the branch back, and puts b before the
+ * exit's first instruction. */
+typedef struct counted_loop {
+  ir_block *head, *exit;
+  ir_instr *phi;
+  ir_value *k;
+  ir_builder body;
+} counted_loop;
+
+static void loop_open(ir_builder *b, ir_value *n, counted_loop *lp) {
+  ir_func *f = b->block->func;
+  ir_block *pre = b->block;
+  lp->exit = ir_block_split_before(b->before, NULL);
+  lp->head = ir_block_create_after(f, pre, NULL);
+  ir_block *body = ir_block_create_after(f, lp->head, NULL);
+  ir_builder p = ir_builder_at_end(pre);
+  p.loc = b->loc;
+  ir_br(&p, lp->head);
+  ir_builder h = ir_builder_at_end(lp->head);
+  h.loc = b->loc;
+  lp->phi = ir_phi(&h, lp->head, ir_type_u32, 1);
+  ir_phi_set_src(lp->phi, 0, lower_imm32(&h, 0));
+  lp->k = lp->phi->dst[0];
+  ir_cbr(&h, lower_setp(&h, IR_CMP_LT, ir_type_u32, lp->k, n), body, lp->exit);
+  lp->body = ir_builder_at_end(body);
+  lp->body.loc = b->loc;
+}
+
+static void loop_close(ir_builder *b, counted_loop *lp, ir_block *last, uint32_t step) {
+  ir_builder y = ir_builder_at_end(last);
+  y.loc = b->loc;
+  ir_value *k2 = ir_alu2(&y, ir_op_add, ir_type_u32, lp->k, lower_imm32(&y, step));
+  ir_br(&y, lp->head);
+  ir_phi_add_src(lp->phi, k2);
+  ir_loc loc = b->loc;
+  *b = ir_builder_before(lp->exit->first);
+  b->loc = loc;
+}
+
 /* cp.async.bulk [dst], [src], size{, [mbar]}:
  *   pre:  br head
  *   head: k = phi(0, k + 16); cbr k < size, body, exit
@@ -81,34 +124,16 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   else st = ir_type_u32;
   ir_value *n = i->src[2];
   if (ir_type_bits((ir_type)n->type) == 64) n = lower_lo32(b, n);
-  ir_func *f = b->block->func;
-  ir_block *pre = b->block;
-  ir_block *exit = ir_block_split_before(b->before, NULL);
-  ir_block *head = ir_block_create_after(f, pre, NULL);
-  ir_block *body = ir_block_create_after(f, head, NULL);
-  ir_builder p = ir_builder_at_end(pre);
-  p.loc = b->loc;
-  ir_br(&p, head);
-  ir_builder h = ir_builder_at_end(head);
-  h.loc = b->loc;
-  ir_instr *phi = ir_phi(&h, head, ir_type_u32, 1);
-  ir_phi_set_src(phi, 0, lower_imm32(&h, 0));
-  ir_value *k = phi->dst[0];
-  ir_cbr(&h, lower_setp(&h, IR_CMP_LT, ir_type_u32, k, n), body, exit);
-  ir_builder y = ir_builder_at_end(body);
-  y.loc = b->loc;
-  ir_value *kd = dt == ir_type_u32 ? k : lower_zext64(&y, k);
-  ir_value *ks = st == ir_type_u32 ? k : lower_zext64(&y, k);
-  ir_value *sa = ir_alu2(&y, ir_op_add, st, src, ks);
-  ir_value *da = ir_alu2(&y, ir_op_add, dt, dst, kd);
-  ir_instr *ld = ir_build_mem(&y, ir_op_ld, ir_type_b32, sa, 0, 0, NULL, 4, &sm);
-  ir_build_mem(&y, ir_op_st, ir_type_b32, da, i->offset, 4, ld->dst, 0, &dm);
-  ir_value *k2 = ir_alu2(&y, ir_op_add, ir_type_u32, k, lower_imm32(&y, 16));
-  ir_br(&y, head);
-  ir_phi_add_src(phi, k2);
-  ir_loc loc = b->loc;
-  *b = ir_builder_before(exit->first);
-  b->loc = loc;
+  counted_loop lp;
+  loop_open(b, n, &lp);
+  ir_builder *y = &lp.body;
+  ir_value *kd = dt == ir_type_u32 ? lp.k : lower_zext64(y, lp.k);
+  ir_value *ks = st == ir_type_u32 ? lp.k : lower_zext64(y, lp.k);
+  ir_value *sa = ir_alu2(y, ir_op_add, st, src, ks);
+  ir_value *da = ir_alu2(y, ir_op_add, dt, dst, kd);
+  ir_instr *ld = ir_build_mem(y, ir_op_ld, ir_type_b32, sa, 0, 0, NULL, 4, &sm);
+  ir_build_mem(y, ir_op_st, ir_type_b32, da, i->offset, 4, ld->dst, 0, &dm);
+  loop_close(b, &lp, y->block, 16);
   if (tx)
     ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[3], 0, 1, (ir_value *[]){n}, 0,
                  IR_MODS(.space = IR_SPACE_SHARED));
@@ -174,24 +199,10 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
   ir_value *fill = ir_alu2(b, ir_op_and, ir_type_b32, ir_alu2(b, ir_op_sub, ir_type_u32, lower_imm32(b, 0), nan),
                            lower_imm32(b, 0xff));
   /* the loop: head (j < total), body, and for a store the guarded write */
-  ir_func *f = b->block->func;
-  ir_block *pre = b->block;
-  ir_block *exit = ir_block_split_before(b->before, NULL);
-  ir_block *head = ir_block_create_after(f, pre, NULL);
-  ir_block *body = ir_block_create_after(f, head, NULL);
-  ir_block *put = load ? NULL : ir_block_create_after(f, body, NULL);
-  ir_block *next = ir_block_create_after(f, load ? body : put, NULL);
-  ir_builder p = ir_builder_at_end(pre);
-  p.loc = b->loc;
-  ir_br(&p, head);
-  ir_builder h = ir_builder_at_end(head);
-  h.loc = b->loc;
-  ir_instr *phi = ir_phi(&h, head, ir_type_u32, 1);
-  ir_phi_set_src(phi, 0, lower_imm32(&h, 0));
-  ir_value *j = phi->dst[0];
-  ir_cbr(&h, lower_setp(&h, IR_CMP_LT, ir_type_u32, j, total), body, exit);
-  ir_builder y = ir_builder_at_end(body);
-  y.loc = b->loc;
+  counted_loop lp;
+  loop_open(b, total, &lp);
+  ir_builder y = lp.body;
+  ir_value *j = lp.k;
   ir_value *k = ir_alu2(&y, ir_op_div, ir_type_u32, j, eb), *byte = ir_alu2(&y, ir_op_rem, ir_type_u32, j, eb);
   ir_value *in = NULL, *ga = ir_alu2(&y, ir_op_add, ir_type_u64, addr, lower_zext64(&y, byte));
   for (unsigned d = 0; d < r; d++) {
@@ -213,6 +224,7 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
                           lower_imm32(&y, 4));
   sa = ir_alu2(&y, ir_op_xor, ir_type_b32, sa, rot);
   ir_mods gm = {.space = IR_SPACE_GLOBAL}, shm = {.space = IR_SPACE_SHARED};
+  ir_block *last = y.block;
   if (load) {
     /* out of bounds reads the map's base (valid: dimension sizes are >= 1) */
     ir_value *at = lower_selp(&y, ir_type_u64, ga, addr, in);
@@ -221,23 +233,19 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
     v = lower_selp(&y, ir_type_u32, v, fill, in);
     ir_build_mem(&y, ir_op_st, ir_type_u8, sa, 0, 1, (ir_value *[]){ir_convert(&y, ir_type_u8, ir_type_u32, v)}, 0,
                  &shm);
-    ir_br(&y, next);
   } else {
+    /* the store's own block, skipped out of bounds; the step in a block of its own */
+    ir_func *f = y.block->func;
+    ir_block *put = ir_block_create_after(f, y.block, NULL);
+    last = ir_block_create_after(f, put, NULL);
     ir_value *v = ir_build_mem(&y, ir_op_ld, ir_type_u8, sa, 0, 0, NULL, 1, &shm)->dst[0];
-    ir_cbr(&y, in, put, next);
+    ir_cbr(&y, in, put, last);
     ir_builder w = ir_builder_at_end(put);
     w.loc = b->loc;
     ir_build_mem(&w, ir_op_st, ir_type_u8, ga, 0, 1, (ir_value *[]){v}, 0, &gm);
-    ir_br(&w, next);
+    ir_br(&w, last);
   }
-  ir_builder nx = ir_builder_at_end(next);
-  nx.loc = b->loc;
-  ir_value *j2 = ir_alu2(&nx, ir_op_add, ir_type_u32, j, lower_imm32(&nx, 1));
-  ir_br(&nx, head);
-  ir_phi_add_src(phi, j2);
-  ir_loc loc = b->loc;
-  *b = ir_builder_before(exit->first);
-  b->loc = loc;
+  loop_close(b, &lp, last, 1);
   if (load)
     ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[2 + r], 0, 1, (ir_value *[]){total}, 0,
                  IR_MODS(.space = IR_SPACE_SHARED));
