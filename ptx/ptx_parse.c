@@ -844,7 +844,13 @@ static bool func_attr(ptx_parser *p, ir_func *f) {
   else if (PTX_TOK_IS(&t, ".minnctapersm")) { ptx_next(p); f->minnctapersm = parse_u32(p, "a count"); }
   else if (PTX_TOK_IS(&t, ".maxnctapersm")) { ptx_next(p); (void)parse_u32(p, "a count"); }
   else if (PTX_TOK_IS(&t, ".maxnreg")) { ptx_next(p); f->maxnreg = parse_u32(p, "a count"); }
-  else if (PTX_TOK_IS(&t, ".noreturn")) { ptx_next(p); f->noreturn = 1; }
+  else if (PTX_TOK_IS(&t, ".noreturn")) {
+    /* PTX ISA 11.4 ".noreturn": a property of device functions; ptxas 13
+     * refuses it on an .entry ("Parsing error near '.noreturn'") */
+    if (f->is_kernel) ptx_fail(p, &t, "'.noreturn' applies to a .func, not to a kernel (.entry)");
+    ptx_next(p);
+    f->noreturn = 1;
+  }
   else if (PTX_TOK_IS(&t, ".reqnctapercluster")) { ptx_next(p); dims(p, f->reqnctapercluster); }
   else if (PTX_TOK_IS(&t, ".maxclusterrank")) { ptx_next(p); f->maxclusterrank = parse_u32(p, "a count"); }
   else if (PTX_TOK_IS(&t, ".explicitcluster")) { ptx_next(p); f->explicitcluster = 1; }
