@@ -218,6 +218,8 @@ def run(cmd, timeout):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return 124, "timed out after %d s" % timeout
+    except OSError as e:
+        return 126, "cannot run %s: %s" % (cmd[0], e)
     err = (p.stderr or "").strip().splitlines()
     first = next((l for l in err if "error" in l.lower()), err[0] if err else "exit status %d" % p.returncode)
     return p.returncode, first
@@ -286,6 +288,9 @@ def run_case(case, args, src, work):
                 continue
         except subprocess.TimeoutExpired:
             results[target] = "lower: timed out"
+            continue
+        except OSError as e:
+            results[target] = "lower: cannot run %s: %s" % (args.ptxwave, e)
             continue
         results[target] = emulate(pwir, target)
     if "compile" in args.modes:
