@@ -29,7 +29,12 @@ parameter get the first of those.  Modes:
 
 The output buffer is compared with ZLUDA's expected values as ZLUDA does
 (element by element; floats by value).  Prints the pass count per mode and,
-per failing case, each failing mode with its first error.  Exit status 0
+per failing case, each failing mode with its first error, tagged when
+ptxas 13 (--ptxas, the grammar oracle) rejects the file too or when the
+case indexes past its buffers at ZLUDA's launch size (--pad runs those
+with larger buffers).  The cases without data (ZLUDA compares their LLVM
+text only) are compiled; a case ptxas rejects and ptxwave accepts is
+listed too.  Exit status 0
 whatever fails: this is a measurement, registered in no test suite (the
 data is another project's and CI has no copy).
 """
@@ -203,6 +208,8 @@ def read_cases(mod_rs):
             cases.append((args[0], None, Array(args[1]), 64, kind))
         elif len(args) == 3:
             cases.append((args[0], Array(args[1]), Array(args[2]), 1, kind))
+        elif len(args) == 1 and kind == "test_ptx":
+            cases.append((args[0], None, None, 0, "nodata"))
     return cases
 
 
@@ -238,12 +245,31 @@ def compare(out_arr, data):
     return None
 
 
+def ptxas_verdict(ptxas, ptx, timeout):
+    """None when ptxas accepts the file (for its .target, at least sm_75:
+    ptxas 13's oldest), else its first error."""
+    text = open(ptx, encoding="utf-8", errors="replace").read()
+    m = re.search(r"^\s*\.target\s+sm_(\d+)([a-z]?)", text, re.M)
+    arch = "sm_75"
+    if m and int(m.group(1)) >= 75:
+        arch = "sm_%s%s" % (m.group(1), m.group(2))
+    rc, first = run([ptxas, "-arch=" + arch, ptx, "-o", os.devnull], timeout)
+    return None if rc == 0 else first
+
+
 def run_case(case, args, src, work):
-    name, inp, out, block, _ = case
+    name, inp, out, block, kind = case
     ptx = os.path.join(src, name + ".ptx")
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
     results = {}
+    if args.ptxas:
+        results["ptxas"] = ptxas_verdict(args.ptxas, ptx, args.timeout)
+    if kind == "nodata":
+        rc, first = run([args.ptxwave, "compile", ptx, "--arch", "gfx942,gfx1100",
+                         "-o", os.path.join(d, "bundle.hsaco")], args.timeout)
+        results["compile"] = None if rc == 0 else first
+        return name, results
     nparams = entry_params(open(ptx, encoding="utf-8", errors="replace").read(), name)
     in_path = os.path.join(d, "in.bin")
     if inp:
@@ -309,6 +335,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--keep", help="keep inputs, outputs and lowered IR here")
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas",
+                    help="ptxas to tell which cases are valid PTX ('' for none)")
     ap.add_argument("--pad", type=int, default=0,
                     help="bytes added to each buffer (zeros; outputs compared on their first elements):"
                          " runs the cases that index past ZLUDA's buffers")
@@ -323,24 +351,43 @@ def main():
     twins = sum(1 for c in cases if c[4] == "test_ptx_with_32")
     if args.cases:
         cases = [c for c in cases if c[0] in args.cases]
+    if args.ptxas and not os.path.exists(args.ptxas):
+        args.ptxas = ""
     work = args.keep or tempfile.mkdtemp(prefix="zluda_cases.")
-    fails = {}
+    res = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        for name, res in ex.map(lambda c: run_case(c, args, src, work), cases):
-            fails[name] = res
+        for name, r in ex.map(lambda c: run_case(c, args, src, work), cases):
+            res[name] = r
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
+    data = [c[0] for c in cases if c[4] != "nodata"]
+    nodata = [c[0] for c in cases if c[4] == "nodata"]
     print("zluda_cases: %d cases with data in %s (%d more are 32-bit-pointer twins: not applicable)"
-          % (len(cases), src, twins))
+          % (len(data), src, twins))
+    if args.ptxas:
+        rejected = [n for n in data if res[n].get("ptxas")]
+        print("  ptxas    %3d / %d accepted (%s)" % (len(data) - len(rejected), len(data), args.ptxas))
     for mode in args.modes:
-        ok = sum(1 for r in fails.values() if r.get(mode) is None)
-        print("  %-8s %3d / %d pass" % (mode, ok, len(cases)))
-    for name in sorted(fails):
-        bad = [(m, fails[name][m]) for m in args.modes if fails[name].get(m) is not None]
+        ok = sum(1 for n in data if res[n].get(mode) is None)
+        print("  %-8s %3d / %d pass" % (mode, ok, len(data)))
+    if nodata and "compile" in args.modes:
+        ok = sum(1 for n in nodata if res[n].get("compile") is None)
+        print("  %d cases without data (ZLUDA compares their LLVM text only): %d compile" % (len(nodata), ok))
+
+    def tag(name, err):
+        if res[name].get("ptxas"):
+            return " [ptxas 13 rejects the file too: %s]" % res[name]["ptxas"]
+        if "illegal address" in err:
+            return " [indexes past its buffers at ZLUDA's launch: try --pad]"
+        return ""
+    for name in sorted(res):
+        bad = [(m, res[name][m]) for m in args.modes if res[name].get(m) is not None]
         if bad:
-            print("FAIL %s" % name)
+            print("FAIL %s%s" % (name, tag(name, bad[0][1])))
             for m, e in bad:
                 print("    %-8s %s" % (m, e))
+        elif res[name].get("ptxas"):
+            print("ACCEPTED %s [ptxas 13 rejects it: %s]" % (name, res[name]["ptxas"]))
 
 
 if __name__ == "__main__":
