@@ -697,6 +697,12 @@ static void build_mov(ptx_parser *p, ins *I) {
   s.have_off = false;
   s.off = 0;
   unsigned pos = 0;
+  /* The pack and unpack forms are typed .b16 .b32 .b64 .b128 only (PTX
+   * ISA 9.7.9.10, mov's second form); ptxas 13 refuses mov.u32 r, {a, b}
+   * ("Arguments mismatch for instruction 'mov'"). */
+  if ((d0->kind == O_VEC || a->kind == O_VEC) && I->type != ir_type_b16 && I->type != ir_type_b32 &&
+      I->type != ir_type_b64 && I->type != ir_type_b128)
+    ptx_fail(p, &I->at, "mov packs and unpacks as .b16, .b32, .b64 or .b128, not .%s", ir_type_name(I->type));
   if (d0->kind == O_VEC) {
     dsts_of(p, I, d0, &d, ir_type_none);
     srcs_of(p, I, a, &s, &pos);

@@ -543,12 +543,17 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   if (p->tok.kind == PTX_TOK_LT) { /* parameterized names: %r<N> only in .reg */
     ptx_fail(p, &p->tok, "a '<N>' range is only allowed in .reg declarations");
   }
+  bool dims = false;
   while (ptx_accept(p, PTX_TOK_LBRACKET)) {
     if (p->tok.kind == PTX_TOK_RBRACKET) {
-      unsized = true;
+      /* x[] and x[][4]: the first dimension only (ptxas 13 rejects x[4][]
+       * and x[][] as syntax errors) */
+      if (dims) ptx_fail(p, &p->tok, "only the first dimension of an array may be left out");
+      unsized = dims = true;
       ptx_next(p);
       continue;
     }
+    dims = true;
     ptx_tok at = p->tok;
     int64_t n = ptx_const_expr(p);
     if (n < 0 || (n && count > UINT64_MAX / (uint64_t)n))
@@ -556,6 +561,13 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     count *= (uint64_t)n;
     ptx_expect(p, PTX_TOK_RBRACKET, "']'");
   }
+  /* An unsized array is an .extern declaration (its size is another
+   * module's, or the launch's for .extern .shared) or has its size from
+   * its initializer (PTX ISA 5.4.3): ptxas 13 refuses any other one
+   * ("Non-external variable 'x' has incomplete type"). */
+  if (unsized && !a->is_extern && p->tok.kind != PTX_TOK_EQ)
+    ptx_fail(p, &name, "'%.*s' is an array of unknown size: only an .extern declaration or one with an initializer may leave the size out",
+             (int)name.len, name.text);
   uint32_t vec = a->vec ? a->vec : 1;
   uint32_t esize = (ir_type_bits(t) + 7) / 8;
   if (t == ir_type_pred) esize = 1;
