@@ -760,6 +760,13 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
   d->count = 1;
   while (ptx_accept(p, PTX_TOK_LBRACKET)) {
     ptx_tok at = p->tok;
+    /* .param .b8 a[]: ptxas 13 refuses it in a kernel ("cannot be an
+     * incomplete array") and takes it in a .func, where its size is each
+     * caller's argument's; ptxwave's parameters have a fixed size. */
+    if (p->tok.kind == PTX_TOK_RBRACKET) {
+      if (is_kernel) ptx_fail(p, &at, "a kernel parameter cannot be an array of unknown size");
+      ptx_fail(p, &at, "a .func parameter of unknown size (a[]) is not supported");
+    }
     int64_t n = ptx_const_expr(p);
     if (n <= 0 || (uint64_t)n > (UINT64_MAX >> 8) / d->count) ptx_fail(p, &at, "array size out of range");
     d->count *= (uint64_t)n;
