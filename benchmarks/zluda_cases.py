@@ -34,7 +34,9 @@ ptxas 13 (--ptxas, the grammar oracle) rejects the file too or when the
 case indexes past its buffers at ZLUDA's launch size (--pad runs those
 with larger buffers).  The cases without data (ZLUDA compares their LLVM
 text only) are compiled; a case ptxas rejects and ptxwave accepts is
-listed too.  Exit status 0
+listed too.  With ptxas, ZLUDA's spirv_build (should build) and spirv_fail
+(should fail) files are parsed by both, and the ones they disagree on
+listed.  Exit status 0
 whatever fails: this is a measurement, registered in no test suite (the
 data is another project's and CI has no copy).
 """
@@ -245,7 +247,27 @@ def compare(out_arr, data):
     return None
 
 
-def ptxas_verdict(ptxas, ptx, timeout):
+def agreement(args, src):
+    """ZLUDA's spirv_build (should build) and spirv_fail (should fail)
+    files: ptxas 13 (-c: externs allowed) and `ptxwave parse` on each,
+    the files where the two disagree."""
+    out = []
+    for sub in ("spirv_build", "spirv_fail"):
+        d = os.path.join(os.path.dirname(src), sub)
+        if not os.path.isdir(d):
+            continue
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".ptx"):
+                continue
+            path = os.path.join(d, f)
+            a = ptxas_verdict(args.ptxas, path, args.timeout, ["-c"])
+            rc, first = run([args.ptxwave, "parse", path], args.timeout)
+            w = None if rc == 0 else first
+            out.append((sub + "/" + f, a, w))
+    return out
+
+
+def ptxas_verdict(ptxas, ptx, timeout, extra=()):
     """None when ptxas accepts the file (for its .target, at least sm_75:
     ptxas 13's oldest), else its first error."""
     text = open(ptx, encoding="utf-8", errors="replace").read()
@@ -253,7 +275,7 @@ def ptxas_verdict(ptxas, ptx, timeout):
     arch = "sm_75"
     if m and int(m.group(1)) >= 75:
         arch = "sm_%s%s" % (m.group(1), m.group(2))
-    rc, first = run([ptxas, "-arch=" + arch, ptx, "-o", os.devnull], timeout)
+    rc, first = run([ptxas, "-arch=" + arch] + list(extra) + [ptx, "-o", os.devnull], timeout)
     return None if rc == 0 else first
 
 
@@ -388,6 +410,13 @@ def main():
                 print("    %-8s %s" % (m, e))
         elif res[name].get("ptxas"):
             print("ACCEPTED %s [ptxas 13 rejects it: %s]" % (name, res[name]["ptxas"]))
+    if args.ptxas and not args.cases:
+        files = agreement(args, src)
+        same = sum(1 for _, a, w in files if (a is None) == (w is None))
+        print("  spirv_build + spirv_fail: ptxas 13 and ptxwave parse agree on %d of %d files" % (same, len(files)))
+        for f, a, w in files:
+            if (a is None) != (w is None):
+                print("DISAGREE %s: ptxas %s; ptxwave %s" % (f, a or "accepts", w or "accepts"))
 
 
 if __name__ == "__main__":
