@@ -620,6 +620,28 @@ static void build_call(ptx_parser *p, ins *I) {
   } else {
     ptx_fail(p, &callee->tok, "'%.*s' is not a function", (int)callee->tok.len, callee->tok.text);
   }
+  /* A direct call's operands against the callee's vector register
+   * parameters: a whole vector register of the same width for each (its
+   * components are the IR call's operands), a scalar for each scalar. */
+  const ptx_fshape *shape = callee->kind == O_SYM ? callee->sym->shape : NULL;
+  for (uint32_t side = 0; side < 2; side++) {
+    const opnd *l = side ? args : rets;
+    if (!l) continue;
+    for (uint32_t k = 0; k < l->n; k++) {
+      const opnd *r = &I->pool[l->first + k];
+      uint32_t want = 0;
+      if (shape && k < (side ? shape->narg : shape->nret)) want = side ? shape->arg[k] : shape->ret[k];
+      uint32_t got = r->kind == O_VEC ? r->n : 0;
+      if (got != want) {
+        if (want)
+          ptx_fail(p, &r->tok, "the %s %u of '%.*s' is a .v%u register: pass a .v%u register", side ? "argument" : "result",
+                   k + 1, (int)callee->tok.len, callee->tok.text, want, want);
+        ptx_fail(p, &r->tok, "'%.*s' is a .v%u register: the %s %u of '%.*s' is %s", (int)r->tok.len, r->tok.text, got,
+                 side ? "argument" : "result", k + 1, (int)callee->tok.len, callee->tok.text,
+                 shape ? "not a vector of that width" : "a scalar");
+      }
+    }
+  }
   /* Return operands that name .param variables are sources (the callee
    * writes them); register return operands are results. */
   uint16_t nret = 0;
@@ -627,6 +649,7 @@ static void build_call(ptx_parser *p, ins *I) {
     for (uint32_t k = 0; k < rets->n; k++) {
       const opnd *r = &I->pool[rets->first + k];
       if (r->kind == O_REG || r->kind == O_SINK) dst_add(p, &d, r, ir_type_b32);
+      else if (r->kind == O_VEC) dsts_of(p, I, r, &d, ir_type_b32);
       else {
         srcs_of(p, I, r, &s, &pos);
         nret++;
@@ -635,8 +658,9 @@ static void build_call(ptx_parser *p, ins *I) {
   uint16_t narg = 0;
   if (args)
     for (uint32_t k = 0; k < args->n; k++) {
-      srcs_of(p, I, &I->pool[args->first + k], &s, &pos);
-      narg++;
+      const opnd *r = &I->pool[args->first + k];
+      srcs_of(p, I, r, &s, &pos);
+      narg = (uint16_t)(narg + (r->kind == O_VEC ? r->n : 1));
     }
   ir_call_info *ci = PW_NEW(&p->m->arena, ir_call_info);
   if (!ci) ptx_oom(p);
@@ -673,6 +697,12 @@ static void build_mov(ptx_parser *p, ins *I) {
   s.have_off = false;
   s.off = 0;
   unsigned pos = 0;
+  /* The pack and unpack forms are typed .b16 .b32 .b64 .b128 only (PTX
+   * ISA 9.7.9.10, mov's second form); ptxas 13 refuses mov.u32 r, {a, b}
+   * ("Arguments mismatch for instruction 'mov'"). */
+  if ((d0->kind == O_VEC || a->kind == O_VEC) && I->type != ir_type_b16 && I->type != ir_type_b32 &&
+      I->type != ir_type_b64 && I->type != ir_type_b128)
+    ptx_fail(p, &I->at, "mov packs and unpacks as .b16, .b32, .b64 or .b128, not .%s", ir_type_name(I->type));
   if (d0->kind == O_VEC) {
     dsts_of(p, I, d0, &d, ir_type_none);
     srcs_of(p, I, a, &s, &pos);

@@ -163,9 +163,21 @@ typedef enum ptx_sym_kind {
   PTX_SYM_TARGETS, PTX_SYM_LABEL,
 } ptx_sym_kind;
 
+/* The shapes of a function's register parameters as declared, where one
+ * is a vector (.reg .v2/.v4: PTX ISA "Parameterized variable names" and
+ * "Vectors"; ptxas 13 takes them in .func signatures).  A vector
+ * parameter is its components as consecutive scalar IR parameters; a call
+ * must pass a whole vector register of the same shape for it (ptxas:
+ * "Type of argument does not match formal parameter"). */
+typedef struct ptx_fshape {
+  const uint8_t *ret, *arg;  /* per declared parameter: .vN's N, 0 for a scalar */
+  uint32_t nret, narg;
+} ptx_fshape;
+
 typedef struct ptx_sym {
   ptx_sym_kind kind;
   uint32_t scope;          /* function names: the declaring scope */
+  const ptx_fshape *shape; /* functions with vector parameters, else NULL */
   union {
     uint32_t blk;          /* a label's block index */
     ir_global *global;

@@ -355,13 +355,29 @@ void ptx_operand(ptx_parser *p, ins *I, opnd *o) {
       do {
         if (n == 64) ptx_fail(p, &p->tok, "list too long");
         if (p->tok.kind == PTX_TOK_LBRACE) ptx_fail(p, &p->tok, "vectors cannot be call arguments");
-        scalar(p, &tmp[n++]);
+        /* a whole vector register is a call's argument or result for a
+         * vector register parameter (build_call checks the shapes) */
+        scalar_ex(p, &tmp[n++], true);
       } while (ptx_accept(p, PTX_TOK_COMMA));
     }
     ptx_expect(p, PTX_TOK_RPAREN, "',' or ')'");
     o->first = I->npool;
     o->n = n;
     for (uint32_t i = 0; i < n; i++) pool_add(p, I, &tmp[i]);
+    /* a vector register's components follow the list */
+    for (uint32_t i = 0; i < n; i++) {
+      opnd *e = &I->pool[o->first + i];
+      if (e->kind != O_VEC) continue;
+      opnd c = {.kind = O_REG, .var2 = PTX_NONE, .tok = e->tok};
+      uint32_t base = e->var, first = I->npool;
+      for (uint32_t k = 0; k < e->n; k++) {
+        c.var = base + k;
+        pool_add(p, I, &c);
+      }
+      e = &I->pool[o->first + i]; /* pool_add may have moved the pool */
+      e->first = first;
+      e->var = 0;
+    }
     return;
   }
   default:

@@ -543,12 +543,17 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
   if (p->tok.kind == PTX_TOK_LT) { /* parameterized names: %r<N> only in .reg */
     ptx_fail(p, &p->tok, "a '<N>' range is only allowed in .reg declarations");
   }
+  bool dims = false;
   while (ptx_accept(p, PTX_TOK_LBRACKET)) {
     if (p->tok.kind == PTX_TOK_RBRACKET) {
-      unsized = true;
+      /* x[] and x[][4]: the first dimension only (ptxas 13 rejects x[4][]
+       * and x[][] as syntax errors) */
+      if (dims) ptx_fail(p, &p->tok, "only the first dimension of an array may be left out");
+      unsized = dims = true;
       ptx_next(p);
       continue;
     }
+    dims = true;
     ptx_tok at = p->tok;
     int64_t n = ptx_const_expr(p);
     if (n < 0 || (n && count > UINT64_MAX / (uint64_t)n))
@@ -556,6 +561,13 @@ static void var_one(ptx_parser *p, const decl_attrs *a, ir_type t) {
     count *= (uint64_t)n;
     ptx_expect(p, PTX_TOK_RBRACKET, "']'");
   }
+  /* An unsized array is an .extern declaration (its size is another
+   * module's, or the launch's for .extern .shared) or has its size from
+   * its initializer (PTX ISA 5.4.3): ptxas 13 refuses any other one
+   * ("Non-external variable 'x' has incomplete type"). */
+  if (unsized && !a->is_extern && p->tok.kind != PTX_TOK_EQ)
+    ptx_fail(p, &name, "'%.*s' is an array of unknown size: only an .extern declaration or one with an initializer may leave the size out",
+             (int)name.len, name.text);
   uint32_t vec = a->vec ? a->vec : 1;
   uint32_t esize = (ir_type_bits(t) + 7) / 8;
   if (t == ir_type_pred) esize = 1;
@@ -674,6 +686,7 @@ typedef struct pdesc {
   ir_space space;
   uint32_t align, ptr_align;
   uint8_t ptr_space;
+  uint8_t vec;            /* .reg .v2/.v4: N components; 0 for a scalar */
   uint64_t count;
 } pdesc;
 
@@ -706,6 +719,7 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
   else ptx_expected(p, "'.param' or '.reg'");
   ptx_next(p);
   d->type = ir_type_none;
+  ptx_tok vtok = p->tok;
   while (p->tok.kind == PTX_TOK_DOTWORD) {
     const ir_mod_word *m = ptx_word_of(p, &p->tok);
     if (type_of_word(m) != ir_type_none) {
@@ -718,15 +732,25 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
     } else if (PTX_TOK_IS(&p->tok, ".ptr")) {
       ptr_attr(p, d);
     } else if (vec_of_word(m)) {
-      /* the PTX ISA's grammar lists vector parameters, but ptxas 13
-       * refuses every one ("cannot be allocated in .param state space") */
-      ptx_fail(p, &p->tok, "vector parameters (.param %.*s) are not supported: ptxas 13 rejects them too",
-               (int)p->tok.len, p->tok.text);
+      /* The PTX ISA's grammar lists vector parameters; ptxas 13 refuses
+       * every .param one ("cannot be allocated in .param state space") and
+       * takes .reg ones of a .func as vector registers, with reg_decl's
+       * limits (.v2/.v4, no .pred, at most 128 bits). */
+      vtok = p->tok;
+      if (d->space != IR_SPACE_REG)
+        ptx_fail(p, &p->tok, "vector parameters (.param %.*s) are not supported: ptxas 13 rejects them too",
+                 (int)p->tok.len, p->tok.text);
+      if (vec_of_word(m) == 8) ptx_fail(p, &p->tok, "a vector register is .v2 or .v4, not .v8");
+      d->vec = (uint8_t)vec_of_word(m);
+      ptx_next(p);
     } else {
       ptx_expected(p, "a parameter type");
     }
   }
   if (d->type == ir_type_none) ptx_expected(p, "a parameter type");
+  if (d->vec && d->type == ir_type_pred) ptx_fail(p, &vtok, "a .pred register cannot be a vector");
+  if (d->vec && ir_type_bits(d->type) * d->vec > 128)
+    ptx_fail(p, &vtok, "vector register of %u x .%s exceeds 128 bits", d->vec, ir_type_name(d->type));
   /* .ptr may also follow the type: .param .u64 .ptr .global .align 16 name */
   if (PTX_TOK_IS(&p->tok, ".ptr")) ptr_attr(p, d);
   if (p->tok.kind == PTX_TOK_IDENT) {
@@ -736,13 +760,28 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
   d->count = 1;
   while (ptx_accept(p, PTX_TOK_LBRACKET)) {
     ptx_tok at = p->tok;
+    /* .param .b8 a[]: ptxas 13 refuses it in a kernel ("cannot be an
+     * incomplete array") and takes it in a .func, where its size is each
+     * caller's argument's; ptxwave's parameters have a fixed size. */
+    if (p->tok.kind == PTX_TOK_RBRACKET) {
+      if (is_kernel) ptx_fail(p, &at, "a kernel parameter cannot be an array of unknown size");
+      ptx_fail(p, &at, "a .func parameter of unknown size (a[]) is not supported");
+    }
     int64_t n = ptx_const_expr(p);
     if (n <= 0 || (uint64_t)n > (UINT64_MAX >> 8) / d->count) ptx_fail(p, &at, "array size out of range");
     d->count *= (uint64_t)n;
     ptx_expect(p, PTX_TOK_RBRACKET, "']'");
   }
+  if (d->vec && d->count != 1) ptx_fail(p, &vtok, "a vector register parameter cannot be an array");
   uint32_t esize = d->type == ir_type_pred ? 1 : (ir_type_bits(d->type) + 7) / 8;
   if (!d->align) d->align = esize ? esize : 1;
+}
+
+/* IR parameters a declared list becomes: one per scalar, N per .vN. */
+static uint32_t params_flat(const pdesc_list *l) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < l->n; i++) n += l->v[i].vec ? l->v[i].vec : 1;
+  return n;
 }
 
 /* params := '(' [param {',' param}] ')' */
@@ -764,15 +803,45 @@ static void param_list(ptx_parser *p, pdesc_list *l, bool is_kernel) {
   ptx_expect(p, PTX_TOK_RPAREN, "')'");
 }
 
+/* A vector parameter's components after the first are named NAME$y,
+ * NAME$z, NAME$w in the IR: names for printing only (the body refers to a
+ * register parameter by its value, func_body binds NAME to all of them). */
 static void add_params(ptx_parser *p, ir_func *f, const pdesc_list *l, bool ret) {
   for (uint32_t i = 0; i < l->n; i++) {
     const pdesc *d = &l->v[i];
-    ir_param *prm = ret ? ir_func_add_ret(f, d->name, d->type, d->space, d->align, d->count)
-                        : ir_func_add_param(f, d->name, d->type, d->space, d->align, d->count);
-    if (!prm) ptx_oom(p);
-    prm->ptr_space = d->ptr_space;
-    prm->ptr_align = d->ptr_align;
+    for (uint32_t k = 0; k < (d->vec ? d->vec : 1u); k++) {
+      const char *name = d->name;
+      if (k && name) {
+        size_t len = strlen(name);
+        char *nm = pw_arena_alloc(&p->m->arena, len + 3);
+        if (!nm) ptx_oom(p);
+        memcpy(nm, name, len);
+        nm[len] = '$';
+        nm[len + 1] = "xyzw"[k];
+        name = nm;
+      }
+      ir_param *prm = ret ? ir_func_add_ret(f, name, d->type, d->space, d->align, d->count)
+                          : ir_func_add_param(f, name, d->type, d->space, d->align, d->count);
+      if (!prm) ptx_oom(p);
+      prm->ptr_space = d->ptr_space;
+      prm->ptr_align = d->ptr_align;
+    }
   }
+}
+
+/* The shapes of lists with a vector parameter (ptx_fshape), else NULL. */
+static const ptx_fshape *params_shape(ptx_parser *p, const pdesc_list *rets, const pdesc_list *args) {
+  if (params_flat(rets) == rets->n && params_flat(args) == args->n) return NULL;
+  ptx_fshape *sh = PW_NEW(&p->scratch, ptx_fshape);
+  uint8_t *v = pw_arena_alloc(&p->scratch, rets->n + args->n + 1);
+  if (!sh || !v) ptx_oom(p);
+  for (uint32_t i = 0; i < rets->n; i++) v[i] = rets->v[i].vec;
+  for (uint32_t i = 0; i < args->n; i++) v[rets->n + i] = args->v[i].vec;
+  sh->ret = v;
+  sh->arg = v + rets->n;
+  sh->nret = rets->n;
+  sh->narg = args->n;
+  return sh;
 }
 
 static void dims(ptx_parser *p, uint32_t out[3]) {
@@ -794,7 +863,13 @@ static bool func_attr(ptx_parser *p, ir_func *f) {
   else if (PTX_TOK_IS(&t, ".minnctapersm")) { ptx_next(p); f->minnctapersm = parse_u32(p, "a count"); }
   else if (PTX_TOK_IS(&t, ".maxnctapersm")) { ptx_next(p); (void)parse_u32(p, "a count"); }
   else if (PTX_TOK_IS(&t, ".maxnreg")) { ptx_next(p); f->maxnreg = parse_u32(p, "a count"); }
-  else if (PTX_TOK_IS(&t, ".noreturn")) { ptx_next(p); f->noreturn = 1; }
+  else if (PTX_TOK_IS(&t, ".noreturn")) {
+    /* PTX ISA 11.4 ".noreturn": a property of device functions; ptxas 13
+     * refuses it on an .entry ("Parsing error near '.noreturn'") */
+    if (f->is_kernel) ptx_fail(p, &t, "'.noreturn' applies to a .func, not to a kernel (.entry)");
+    ptx_next(p);
+    f->noreturn = 1;
+  }
   else if (PTX_TOK_IS(&t, ".reqnctapercluster")) { ptx_next(p); dims(p, f->reqnctapercluster); }
   else if (PTX_TOK_IS(&t, ".maxclusterrank")) { ptx_next(p); f->maxclusterrank = parse_u32(p, "a count"); }
   else if (PTX_TOK_IS(&t, ".explicitcluster")) { ptx_next(p); f->explicitcluster = 1; }
@@ -1062,8 +1137,8 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
     ptx_next(p);
     if (p->tok.kind == PTX_TOK_LPAREN) param_list(p, &args, false);
     if (PTX_TOK_IS(&p->tok, ".noreturn")) ptx_next(p);
-    pr->nret = rets.n;
-    pr->narg = args.n;
+    pr->nret = params_flat(&rets);
+    pr->narg = params_flat(&args);
     ptx_sym *s = new_sym(p, PTX_SYM_PROTO);
     s->proto = pr;
     (void)ptx_declare(p, name, name->text, name->len, s);
@@ -1183,7 +1258,7 @@ static void body_stmts(ptx_parser *p, int depth) {
 }
 
 /* The body of a function, with error recovery per statement. */
-static void func_body(ptx_parser *p, ir_func *f) {
+static void func_body(ptx_parser *p, ir_func *f, const pdesc_list *rets, const pdesc_list *args) {
   pw_arena_init(&p->fscratch);
   p->fscratch.on_oom = p->oom;
   p->fn = f;
@@ -1203,21 +1278,30 @@ static void func_body(ptx_parser *p, ir_func *f) {
     p->ssa.var_type[p->ret_var_base + i] = f->rets[i].type;
     p->ssa.var_name[p->ret_var_base + i] = f->rets[i].name;
   }
-  for (uint32_t i = 0; i < f->nparams + f->nrets; i++) {
-    bool is_ret = i >= f->nparams;
-    ir_param *prm = is_ret ? &f->rets[i - f->nparams] : &f->params[i];
+  /* Declared parameter j of the list is IR parameter `first` on; a
+   * vector one is N consecutive IR parameters bound to one name. */
+  for (uint32_t j = 0, first = 0, nd = args->n + rets->n; j < nd; j++) {
+    bool is_ret = j >= args->n;
+    const pdesc *d = is_ret ? &rets->v[j - args->n] : &args->v[j];
+    uint32_t ncomp = d->vec ? d->vec : 1;
+    if (j == args->n) first = 0;
+    uint32_t at = first;
+    first += ncomp;
+    ir_param *prm = is_ret ? &f->rets[at] : &f->params[at];
     if (!prm->name) continue;
     ptx_sym *s;
     if (prm->space == IR_SPACE_REG) {
       ptx_regdecl *r = PW_NEW(&p->fscratch, ptx_regdecl);
       r->type = prm->type;
       r->count = 1;
+      r->vec = d->vec;
       if (is_ret) {
-        r->base = p->ret_var_base + (i - f->nparams);
+        r->base = p->ret_var_base + at;
       } else {
-        r->base = ptx_ssa_new_vars(p, 1, (ir_type)prm->type);
-        p->ssa.var_name[r->base] = prm->name;
-        if (prm->value) ptx_ssa_write(p, r->base, prm->value);
+        r->base = ptx_ssa_new_vars(p, ncomp, (ir_type)prm->type);
+        if (!d->vec) p->ssa.var_name[r->base] = prm->name;
+        for (uint32_t k = 0; k < ncomp; k++)
+          if (prm[k].value) ptx_ssa_write(p, r->base + k, prm[k].value);
       }
       s = new_sym(p, PTX_SYM_REG);
       s->reg = r;
@@ -1299,6 +1383,7 @@ static void func_decl(ptx_parser *p, ir_linkage linkage, bool is_kernel) {
   }
   f->linkage = linkage;
   f->loc = (ir_loc){name.line, name.col};
+  s->shape = params_shape(p, &rets, &args);
   add_params(p, f, &rets, true);
   add_params(p, f, &args, false);
   if (is_kernel) ir_func_layout_params(f);
@@ -1309,7 +1394,7 @@ static void func_decl(ptx_parser *p, ir_linkage linkage, bool is_kernel) {
   f->is_decl = 0;
   ptx_next(p);
   p->stats.funcs++;
-  func_body(p, f);
+  func_body(p, f, &rets, &args);
 }
 
 /* ---- the module ---------------------------------------------------------------------- */
