@@ -579,6 +579,21 @@ RT_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user) {
   return rt_ret(r);
 }
 
+/* cuStreamAddCallback on a backend with host functions: the status passed
+ * is CUDA_SUCCESS (a fault before it is returned by the next synchronising
+ * call, as the context's error). */
+typedef struct stream_callback {
+  CUstreamCallback cb;
+  CUstream s;
+  void *user;
+} stream_callback;
+
+static void run_callback(void *p) {
+  stream_callback c = *(stream_callback *)p;
+  free(p);
+  c.cb(c.s, CUDA_SUCCESS, c.user);
+}
+
 RT_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *user,
                                        unsigned int flags) {
   RT_TRACE("%p, %p, %p, %u", (void *)s, (void *)(uintptr_t)cb, user, flags);
@@ -586,6 +601,16 @@ RT_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *us
   /* not capturable (cuLaunchHostFunc is): a capturing stream refuses it */
   CUresult r = rt_capture_sync(s);
   if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (rt_driver.backend && rt_driver.backend->host_fn) {
+    /* in the stream's order, off this thread (the emulator) */
+    rt_bstream bs = rt_stream_backend(s, &r);
+    stream_callback *c = r == CUDA_SUCCESS ? malloc(sizeof *c) : NULL;
+    if (r != CUDA_SUCCESS || !c) return rt_ret(r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY);
+    *c = (stream_callback){cb, s, user};
+    r = rt_driver.backend->host_fn(rt_driver.backend, bs, run_callback, c);
+    if (r != CUDA_SUCCESS) free(c);
+    return rt_ret(r);
+  }
   r = cuStreamSynchronize(s);
   cb(s, r, user);
   return rt_ret(CUDA_SUCCESS);
