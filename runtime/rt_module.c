@@ -228,13 +228,16 @@ static bool add_listed(const char *n, void *user);
  * rank order until one loads.  No PTX at all is not a failure of the
  * module (its kernels are SASS only); a PTX that does not translate is. */
 /* The largest linked PTX of an -rdc=true module that is linked at load
- * (PTXWAVE_RDC_LINK_MAX_MB, default 32): a program's own files and
- * libcudadevrt's 0.8 MB are far below it. */
+ * (PTXWAVE_RDC_LINK_MAX_MB, default RDC_LINK_MAX_MB): a program's own
+ * files and libcudadevrt's 0.8 MB are far below it; NCCL's 131 MB are
+ * below it too, since several ranks need its kernels (docs/runtime.md
+ * "Relocatable device code"). */
+#define RDC_LINK_MAX_MB 256
 static size_t rdc_link_max(void) {
   const char *v = getenv("PTXWAVE_RDC_LINK_MAX_MB");
   char *end;
-  unsigned long mb = v && *v ? strtoul(v, &end, 10) : 32;
-  if (v && *v && *end) mb = 32;
+  unsigned long mb = v && *v ? strtoul(v, &end, 10) : RDC_LINK_MAX_MB;
+  if (v && *v && *end) mb = RDC_LINK_MAX_MB;
   return mb > (SIZE_MAX >> 21) ? SIZE_MAX : (size_t)mb << 20;
 }
 
@@ -251,10 +254,9 @@ static void translate(struct CUmod_st *m) {
     snprintf(name, sizeof name, "%s: fatbin@%p (-rdc)", lib, (const void *)m->fatbin);
     CUresult r = rt_link_relocatable(m->prelinked, m->nprelinked, name, &img, &len);
     if (r == CUDA_SUCCESS && len > rdc_link_max()) {
-      /* NCCL's device-linked module is 127 relocatable fatbins, 136 MB of
-       * PTX: parsing and linking it took 90 s on the emulator for a
-       * library whose kernels ran SASS only before; such a module stays
-       * SASS only unless asked for */
+      /* a module above the limit stays SASS only unless asked for
+       * (NCCL's device-linked module, 127 relocatable fatbins and 136 MB
+       * of PTX, is below the default: it loads in about 10 s of CPU) */
       RT_LOG(rt_info, "%s: %zu MB of relocatable PTX, above PTXWAVE_RDC_LINK_MAX_MB (%zu): not "
              "linked, its kernels are SASS only", name, len >> 20, rdc_link_max() >> 20);
       r = CUDA_ERROR_NO_BINARY_FOR_GPU;
