@@ -720,13 +720,13 @@ RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
 }
 
 /* ---- IPC of events ----------------------------------------------------------
- * A backend with events (HIP) hands out its own handles.  Without (the
- * emulator), every operation completes before it returns, so an event is
+ * A backend with events (HIP, the emulator) hands out its own handles.
+ * Without, every operation completes before it returns, so an event is
  * complete once recorded: an event opened in another process is one that
  * is always complete, which is what waiting on it there would find (a
  * record in the exporter happens after the work before it is done).  The
- * handle names the event and its process (pid and start time) so a made-up
- * or stale one is refused. */
+ * handle names the event and its process so a made-up or stale one is
+ * refused. */
 #define IPC_EVENT_MAGIC 0x50574945u   /* "PWIE" */
 typedef struct ipc_event_wire {
   uint32_t magic, version;
