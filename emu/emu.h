@@ -59,6 +59,10 @@ emu_status emu_context_create(const emu_options *opt, emu_context **out);
 void emu_context_destroy(emu_context *c);
 /* The message of the last failed call on this context ("" if none). */
 const char *emu_error_message(const emu_context *c);
+/* The same, copied into buf (cap bytes, NUL-terminated) under the lock
+ * its writers take: for a caller whose other host threads may fail at the
+ * same time. */
+void emu_error_copy(emu_context *c, char *buf, size_t cap);
 
 /* ---- memory ----------------------------------------------------------- */
 /* Device pointers are host addresses; bytes == 0 allocates a 1-byte block.

@@ -50,6 +50,17 @@ void emu_set_error(emu_context *c, const char *fmt, ...) {
 
 const char *emu_error_message(const emu_context *c) { return c ? c->msg : "no context"; }
 
+void emu_error_copy(emu_context *c, char *buf, size_t cap) {
+  if (!buf || !cap) return;
+  if (!c) {
+    snprintf(buf, cap, "no context");
+    return;
+  }
+  pthread_mutex_lock(&c->msg_lock);
+  snprintf(buf, cap, "%s", c->msg);
+  pthread_mutex_unlock(&c->msg_lock);
+}
+
 emu_status emu_context_create(const emu_options *opt, emu_context **out) {
   if (!out) return EMU_ERR_INVALID_VALUE;
   emu_context *c = calloc(1, sizeof *c);

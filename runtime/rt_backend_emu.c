@@ -123,7 +123,7 @@ static emu_context *C(rt_backend *b) { return ((emu_be *)b)->ctx; }
 
 static CUresult emu_result(emu_status s);
 static CUresult from_emu(rt_backend *b, emu_status s) {
-  if (s != EMU_OK) snprintf(b->error, sizeof b->error, "%s", emu_error_message(C(b)));
+  if (s != EMU_OK) emu_error_copy(C(b), b->error, sizeof b->error);
   return emu_result(s);
 }
 
@@ -262,13 +262,13 @@ static CUresult run_op(emu_be *e, emu_op *op, char *msg, size_t cap) {
     emu_launch_opts o = {.cooperative = op->k.coop, .msg = msg, .msg_cap = cap};
     emu_status st = emu_launch_buffer_opts(op->k.m->em, op->k.kernel, op->k.grid, op->k.block, op->k.shared,
                                            op->k.params, op->k.size, &o);
-    if (st != EMU_OK && !msg[0]) snprintf(msg, cap, "%s", emu_error_message(e->ctx));
+    if (st != EMU_OK && !msg[0]) emu_error_copy(e->ctx, msg, cap);
     return emu_result(st);
   }
   case OP_COPY: return run_copy(e, op->cp.dst, op->cp.dk, op->cp.src, op->cp.sk, op->cp.n, msg, cap);
   case OP_SET: {
     emu_status st = emu_memset(e->ctx, op->ms.d, op->ms.v, op->ms.elem, op->ms.count);
-    if (st != EMU_OK) snprintf(msg, cap, "%s", emu_error_message(e->ctx));
+    if (st != EMU_OK) emu_error_copy(e->ctx, msg, cap);
     return emu_result(st);
   }
   case OP_RECORD: op->ev->ms = now_ms(); return CUDA_SUCCESS;
@@ -558,7 +558,7 @@ static CUresult run_copy(emu_be *e, void *dst, CUmemorytype dk, const void *src,
   else if (dk == CU_MEMORYTYPE_DEVICE) st = emu_memcpy_htod(e->ctx, d, src, n);
   else if (sk == CU_MEMORYTYPE_DEVICE) st = emu_memcpy_dtoh(e->ctx, dst, sp, n);
   else memmove(dst, src, n);
-  if (st != EMU_OK) snprintf(msg, cap, "%s", emu_error_message(e->ctx));
+  if (st != EMU_OK) emu_error_copy(e->ctx, msg, cap);
   return emu_result(st);
 }
 
