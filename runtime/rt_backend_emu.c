@@ -608,7 +608,10 @@ static CUresult do_memcpy(rt_backend *b, void *dst, CUmemorytype dk, const void 
   op->cp.n = n;
   op->cp.dk = dk;
   op->cp.sk = sk;
-  return queue_or_wait(b, op, s, async, dk == CU_MEMORYTYPE_HOST || sk == CU_MEMORYTYPE_HOST);
+  /* host memory registered with the emulator (cuMemHostAlloc, cuMemHostRegister)
+   * is pinned: copied asynchronously like device memory */
+  bool pageable = (dk == CU_MEMORYTYPE_HOST && !in_range(b, d, n)) || (sk == CU_MEMORYTYPE_HOST && !in_range(b, sp, n));
+  return queue_or_wait(b, op, s, async, pageable);
 }
 
 static CUresult do_memset(rt_backend *b, uint64_t d, uint32_t v, unsigned elem, size_t count,

@@ -12,7 +12,8 @@
  *    they synchronise with the legacy stream, not with each other);
  *  - while the spinner waits, its stream and an event recorded after it
  *    are not ready (cudaStreamQuery, cudaEventQuery: cudaErrorNotReady),
- *    and a host function queued after it has not run;
+ *    a host function queued after it has not run, and a copy from pinned
+ *    memory queued after it returns at once (and lands after it);
  *  - event-ordered work across streams: a slow kernel on stream A writes
  *    a buffer, A records an event, stream B waits for it and a kernel on B
  *    doubles the buffer into another (checked on the host: without the
@@ -129,9 +130,16 @@ int main(void)
         CHECK(cudaMemset(result, 0, sizeof *result));
         CHECK(cudaStreamCreate(&a));
         CHECK(cudaStreamCreate(&b));
+        unsigned *pinned, *dcopy;
+        CHECK(cudaMallocHost(&pinned, N * sizeof *pinned));
+        CHECK(cudaMalloc(&dcopy, N * sizeof *dcopy));
+        for (unsigned i = 0; i < N; i++)
+            pinned[i] = 3 * i + 7;
         spin_until<<<1, 1, 0, a>>>(flag, result, BOUND);
         CHECK(cudaGetLastError());
         check_pending(&rep, a, "two streams");
+        /* a copy from pinned memory queued behind the spinner returns at once */
+        CHECK(cudaMemcpyAsync(dcopy, pinned, N * sizeof *pinned, cudaMemcpyHostToDevice, a));
         set_flag<<<1, 1, 0, b>>>(flag);
         CHECK(cudaGetLastError());
         CHECK(cudaStreamSynchronize(b));
@@ -139,6 +147,12 @@ int main(void)
         CHECK(cudaMemcpy(&h, result, sizeof h, cudaMemcpyDeviceToHost));
         pw_expect(&rep, h == 1, "two streams: the spinner on stream A %s (result %u)",
                  h == 2 ? "gave up: stream B's kernel did not run while it waited" : "did not finish", h);
+        static unsigned hcopy[N];
+        CHECK(cudaMemcpy(hcopy, dcopy, sizeof hcopy, cudaMemcpyDeviceToHost));
+        for (unsigned i = 0; i < N; i++)
+            pw_expect(&rep, hcopy[i] == 3 * i + 7, "pinned copy: [%u] = %u, want %u", i, hcopy[i], 3 * i + 7);
+        CHECK(cudaFreeHost(pinned));
+        CHECK(cudaFree(dcopy));
 
         /* event-ordered: B's kernel after A's slow one */
         unsigned *data, *out;
