@@ -1072,8 +1072,9 @@ CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned b
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt_driver.backend->error);
   /* A fault inside the kernel is not the launch's error: CUDA returns it
    * from the next synchronising call, and from every call after it (the
-   * context's sticky error).  The emulator runs the kernel inside the
-   * launch, so the fault is known here already. */
+   * context's sticky error).  A backend that ran the kernel inside the
+   * launch would know it here already (neither does now: the emulator
+   * queues launches and reports a fault from the next synchronisation). */
   if (rt_is_fault(r)) {
     rt_fault(r);
     return CUDA_SUCCESS;
