@@ -271,7 +271,7 @@ static CUresult run_op(emu_be *e, emu_op *op, char *msg, size_t cap) {
     if (st != EMU_OK) emu_error_copy(e->ctx, msg, cap);
     return emu_result(st);
   }
-  case OP_RECORD: op->ev->ms = now_ms(); return CUDA_SUCCESS;
+  case OP_RECORD: return CUDA_SUCCESS;   /* stamped under qlock (stream_main) */
   case OP_WAIT: return CUDA_SUCCESS;
   case OP_HOST: op->host.fn(op->host.user); return CUDA_SUCCESS;
   }
@@ -297,10 +297,16 @@ static void *stream_main(void *p) {
     pthread_mutex_unlock(&e->qlock);
     msg[0] = 0;
     CUresult r = run_op(e, op, msg, sizeof msg);
+    double t = op->kind == OP_RECORD ? now_ms() : 0;
     pthread_mutex_lock(&e->qlock);
     if (op->result) *op->result = r;
     else if (r != CUDA_SUCCESS) fault_keep(e, s->dev, r, msg);
-    if (op->kind == OP_RECORD) event_unref(op->ev);
+    if (op->kind == OP_RECORD) {
+      /* the event's time is its last record's (a later record on another
+       * stream may have run first) */
+      if (op->ev->s == s && op->ev->seq == op->seq) op->ev->ms = t;
+      event_unref(op->ev);
+    }
     s->head = op->next;
     if (!s->head) s->tail = NULL;
     s->completed = op->seq;
