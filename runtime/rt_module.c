@@ -64,8 +64,10 @@ struct CUfunc_st {
   rt_param_layout layout;
   bool sass_only;               /* defined only by a cubin: launches fail */
   atomic_flag sass_logged;      /* its one log line */
-  int max_dynamic_shared;       /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
-  int carveout;
+  /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, _PREFERRED_SHARED_MEMORY_CARVEOUT:
+   * atomic, NCCL's init threads set and read them at once */
+  _Atomic int max_dynamic_shared;
+  _Atomic int carveout;
   struct CUfunc_st *next;
 };
 
