@@ -4,9 +4,6 @@
  * barriers (named, counted, bar.arrive, bar.red), deadlock reports, and
  * forward progress (spinning waves, workgroups and lanes).  Expected values
  * come from C simulations of the same programs. */
-#include <pthread.h>
-#include <unistd.h>
-
 #include "emu_test.h"
 
 /* thread index and in/out pointers: %r4 = global thread, %r5 = in[g],
@@ -371,60 +368,6 @@ START_TEST(forward_progress_in_block) {
 }
 END_TEST
 
-/* Two host threads launch on one context at once (the runtime's streams
- * do): a kernel spinning on a flag, launched first, is released by a
- * kernel another host thread launches while it spins.  Each launch runs
- * on host threads of its own, so the second one must not wait for the
- * first.  The spinner gives up after a bound (about a second), so
- * launches that ran one after the other fail instead of hanging.  (No
- * device malloc here: codegen leaves such kernels out, and cg_wrap.c
- * wants every kernel compiled.) */
-static const char *pair_ptx = ET_HEADER
-    ".visible .entry spin(.param .u64 FLAG, .param .u64 OUT)\n{\n"
-    "  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<4>;\n"
-    "  ld.param.u64 %rd1, [FLAG];\n  ld.param.u64 %rd2, [OUT];\n"
-    "  mov.u32 %r1, 1;\n  st.volatile.global.u32 [%rd2+4], %r1;\n  mov.u32 %r2, 0;\n"
-    "L:\n  ld.volatile.global.u32 %r3, [%rd1];\n  setp.ne.u32 %p1, %r3, 0;\n  @%p1 bra FOUND;\n"
-    "  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p2, %r2, 10000000;\n  @%p2 bra L;\n"
-    "  mov.u32 %r4, 2;\n  st.global.u32 [%rd2], %r4;\n  ret;\n"
-    "FOUND:\n  mov.u32 %r4, 1;\n  st.global.u32 [%rd2], %r4;\n  ret;\n}\n"
-    ".visible .entry setter(.param .u64 FLAG, .param .u64 OUT)\n{\n"
-    "  .reg .b32 %r<2>;\n  .reg .b64 %rd<4>;\n"
-    "  ld.param.u64 %rd1, [FLAG];\n"
-    "  mov.u32 %r1, 1;\n  st.volatile.global.u32 [%rd1], %r1;\n  ret;\n}\n";
-
-typedef struct pair_arg {
-  et *t;
-  uint64_t flag, out;
-  emu_status st;
-} pair_arg;
-
-static void *pair_spinner(void *p) {
-  pair_arg *a = p;
-  a->st = et_launch(a->t, "spin", (emu_dim3){1, 1, 1}, (emu_dim3){1, 1, 1}, 0, 2, a->flag, a->out);
-  return NULL;
-}
-
-START_TEST(concurrent_launches) {
-  emu_options o = {.threads = 1};
-  et *t = et_load_opts(pair_ptx, &o);
-  pair_arg a = {.t = t, .flag = et_alloc(t, 4, NULL), .out = et_alloc(t, 8, NULL)};
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, NULL, pair_spinner, &a), 0);
-  /* device memory is host memory: wait until the spinner has started */
-  volatile uint32_t *started = (volatile uint32_t *)(uintptr_t)(a.out + 4);
-  for (int i = 0; i < 10000 && !*started; i++) usleep(1000);
-  ck_assert_msg(*started, "the spinner did not start");
-  et_ok(t, et_launch(t, "setter", (emu_dim3){1, 1, 1}, (emu_dim3){1, 1, 1}, 0, 2, a.flag, a.out));
-  pthread_join(th, NULL);
-  et_ok(t, a.st);
-  uint32_t r;
-  et_get(t, &r, a.out, sizeof r);
-  ck_assert_msg(r == 1, "the spinner %s", r == 2 ? "gave up: the second launch waited for it" : "did not finish");
-  et_free(t);
-}
-END_TEST
-
 /* ---- phis that swap: a parallel copy on the back edge ----------------------------------- */
 /* a, b = b, a + b, n times (n = v & 31, per lane: the lanes leave the loop at
  * different iterations); and a three-way rotation x, y, z = y, z, x */
@@ -537,7 +480,6 @@ Suite *emu_control_suite(void) {
   tcase_add_test(tc, deadlock_report);
   tcase_add_test(tc, forward_progress_between_blocks);
   tcase_add_test(tc, forward_progress_in_block);
-  tcase_add_test(tc, concurrent_launches);
   tcase_add_test(tc, trap_reports);
   tcase_add_test(tc, phi_swaps);
   tcase_add_test(tc, phi_reads_phi);
