@@ -59,6 +59,10 @@ emu_status emu_context_create(const emu_options *opt, emu_context **out);
 void emu_context_destroy(emu_context *c);
 /* The message of the last failed call on this context ("" if none). */
 const char *emu_error_message(const emu_context *c);
+/* The same, copied into buf (cap bytes, NUL-terminated) under the lock
+ * its writers take: for a caller whose other host threads may fail at the
+ * same time. */
+void emu_error_copy(emu_context *c, char *buf, size_t cap);
 
 /* ---- memory ----------------------------------------------------------- */
 /* Device pointers are host addresses; bytes == 0 allocates a 1-byte block.
@@ -134,13 +138,28 @@ typedef struct emu_launch_opts {
    * half) and %envreg2 (low half); a plain launch reads 0 there, and
    * grid.sync() traps as on a GPU (docs/emulator.md "Cooperative grids"). */
   bool cooperative;
+  /* where the launch's own error message goes (besides the context's,
+   * which concurrent launches share): a fault's message, for a caller
+   * that runs launches on several host threads at once */
+  char *msg;
+  size_t msg_cap;
 } emu_launch_opts;
+/* The checks a launch makes before it runs anything (the kernel exists and
+ * can run, the grid, block, shared memory and parameter sizes): the errors
+ * emu_launch_buffer_opts would return at once, so that a caller that runs
+ * the launch later, on another host thread, can return them now. */
+emu_status emu_launch_check(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
+                            uint32_t shared_bytes, size_t buffer_size);
 /* emu_launch_buffer with options; opts NULL: a plain launch. */
 emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
                                   uint32_t shared_bytes, const void *buffer, size_t buffer_size,
                                   const emu_launch_opts *opts);
-/* Launches are synchronous; this returns EMU_OK (the runtime's streams
- * build on it). */
+/* Launches are synchronous (each runs on the calling thread and host
+ * threads of its own, and returns when done); several host threads may
+ * launch at once, also while others copy, allocate or register memory.
+ * Freeing or unloading what a running launch uses is the caller's to
+ * order (the runtime waits for the work first).  This returns EMU_OK (the
+ * runtime's streams build on it). */
 emu_status emu_synchronize(emu_context *c);
 
 /* Counters of the last launch, for benchmarks. */

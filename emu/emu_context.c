@@ -42,11 +42,24 @@ const char *emu_status_name(emu_status s) {
 void emu_set_error(emu_context *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  pthread_mutex_lock(&c->msg_lock);
   vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+  pthread_mutex_unlock(&c->msg_lock);
   va_end(ap);
 }
 
 const char *emu_error_message(const emu_context *c) { return c ? c->msg : "no context"; }
+
+void emu_error_copy(emu_context *c, char *buf, size_t cap) {
+  if (!buf || !cap) return;
+  if (!c) {
+    snprintf(buf, cap, "no context");
+    return;
+  }
+  pthread_mutex_lock(&c->msg_lock);
+  snprintf(buf, cap, "%s", c->msg);
+  pthread_mutex_unlock(&c->msg_lock);
+}
 
 emu_status emu_context_create(const emu_options *opt, emu_context **out) {
   if (!out) return EMU_ERR_INVALID_VALUE;
@@ -61,6 +74,7 @@ emu_status emu_context_create(const emu_options *opt, emu_context **out) {
   c->opt.stack_size = (c->opt.stack_size + 15) & ~15u;
   pthread_mutex_init(&c->lock, NULL);
   pthread_mutex_init(&c->print_lock, NULL);
+  pthread_mutex_init(&c->msg_lock, NULL);
   *out = c;
   return EMU_OK;
 }
@@ -75,11 +89,16 @@ void emu_context_destroy(emu_context *c) {
   free(c->allocs);
   pthread_mutex_destroy(&c->lock);
   pthread_mutex_destroy(&c->print_lock);
+  pthread_mutex_destroy(&c->msg_lock);
   free(c);
 }
 
 void emu_last_stats(const emu_context *c, emu_stats *out) {
-  if (c && out) *out = c->last;
+  if (c && out) {
+    pthread_mutex_lock((pthread_mutex_t *)&c->lock);
+    *out = c->last;
+    pthread_mutex_unlock((pthread_mutex_t *)&c->lock);
+  }
 }
 
 emu_status emu_synchronize(emu_context *c) { return c ? EMU_OK : EMU_ERR_INVALID_VALUE; }
@@ -367,7 +386,6 @@ static void free_storage(emu_module *em) {
 
 emu_status emu_module_load(emu_context *c, ir_module *m, emu_module **out) {
   if (!c || !m || !out) return EMU_ERR_INVALID_VALUE;
-  c->msg[0] = 0;
   emu_module *em = calloc(1, sizeof *em);
   if (!em) return EMU_ERR_OUT_OF_MEMORY;
   em->ctx = c;
@@ -422,13 +440,20 @@ emu_status emu_module_load(emu_context *c, ir_module *m, emu_module **out) {
       wants_heap |= em->funcs[i]->builtin == EMU_BI_MALLOC;
       em->device_launches |= em->funcs[i]->builtin == EMU_BI_CDP_PARAM_BUFFER;
     }
-    if (wants_heap && !c->heap) {
-      uint64_t hp;
-      if (emu_malloc(c, 8u << 20, &hp) == EMU_OK) {
+    pthread_mutex_lock(&c->lock);
+    bool need = wants_heap && !c->heap;
+    pthread_mutex_unlock(&c->lock);
+    uint64_t hp;
+    if (need && emu_malloc(c, 8u << 20, &hp) == EMU_OK) {
+      pthread_mutex_lock(&c->lock);
+      if (!c->heap) {
         c->heap = hp;
         c->heap_size = 8u << 20;
         c->heap_used = 0;
+        hp = 0;
       }
+      pthread_mutex_unlock(&c->lock);
+      if (hp) emu_free(c, hp);   /* another load made it first */
     }
   }
   if (st != EMU_OK) {
@@ -440,8 +465,10 @@ emu_status emu_module_load(emu_context *c, ir_module *m, emu_module **out) {
     free(em);
     return st;
   }
+  pthread_mutex_lock(&c->lock);
   em->next = c->modules;
   c->modules = em;
+  pthread_mutex_unlock(&c->lock);
   *out = em;
   return EMU_OK;
 }
@@ -449,11 +476,13 @@ emu_status emu_module_load(emu_context *c, ir_module *m, emu_module **out) {
 void emu_module_unload(emu_module *em) {
   if (!em) return;
   emu_context *c = em->ctx;
+  pthread_mutex_lock(&c->lock);
   for (emu_module **p = &c->modules; *p; p = &(*p)->next)
     if (*p == em) {
       *p = em->next;
       break;
     }
+  pthread_mutex_unlock(&c->lock);
   free_storage(em);
   free(em->gvars);
   free(em->shared);

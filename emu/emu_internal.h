@@ -255,13 +255,14 @@ struct emu_context {
   emu_alloc *allocs;            /* sorted by base */
   uint32_t nallocs, allocs_cap;
   emu_module *modules;
-  char msg[4096];
-  emu_stats last;
-  uint64_t launches;
+  char msg[4096];               /* under msg_lock: launches on several host threads */
+  pthread_mutex_t msg_lock;
+  emu_stats last;               /* under lock */
+  _Atomic uint64_t launches;
   struct emu_heap *dmem;        /* emu_malloc's memory (emu_heap.c), made on first use */
   bool dmem_tried;
   uint64_t heap;                /* device malloc heap (registered allocation), 0 until needed */
-  uint64_t heap_size, heap_used;
+  uint64_t heap_size, heap_used; /* under lock: launches on several host threads allocate */
 };
 
 /* ---- execution state -------------------------------------------------- */

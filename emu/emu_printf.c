@@ -141,14 +141,14 @@ static void do_malloc(emu_exec *x, const emu_inst *in, const emu_call *c, emu_ma
   EMU_EACH(m, l, {
     uint64_t size = arg_value(x, c, 0, l), r = 0;
     emu_context *ctx = L->ctx;
-    pthread_mutex_lock(&L->lock);
+    pthread_mutex_lock(&ctx->lock);   /* the heap is the context's: launches on other host threads */
     size = (size + 15) & ~15ull;
     if (!size) size = 16;
     if (ctx->heap && size <= ctx->heap_size - ctx->heap_used) {
       r = ctx->heap + ctx->heap_used;
       ctx->heap_used += size;
     }
-    pthread_mutex_unlock(&L->lock);
+    pthread_mutex_unlock(&ctx->lock);
     set_ret(x, c, l, r);
   });
   (void)in;

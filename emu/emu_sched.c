@@ -389,11 +389,11 @@ emu_status emu_launch_buffer_opts(emu_module *m, const char *kernel, emu_dim3 gr
   return launch_at(m, kernel, grid, block, shared_bytes, buffer, buffer_size, opts, 0);
 }
 
-static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block, uint32_t shared_bytes,
-                            const void *buffer, size_t buffer_size, const emu_launch_opts *opts, unsigned depth) {
+/* The checks before anything runs; *out the kernel. */
+static emu_status launch_check(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
+                               uint32_t shared_bytes, size_t buffer_size, bool have_buffer, emu_func **out) {
   if (!m || !kernel) return EMU_ERR_INVALID_VALUE;
   emu_context *ctx = m->ctx;
-  ctx->msg[0] = 0;
   emu_func *k = emu_module_find_func(m, kernel);
   if (!k || !k->ir->is_kernel) {
     emu_set_error(ctx, "no kernel named '%s' in %s", kernel, m->ir->source_name ? m->ir->source_name : "the module");
@@ -429,11 +429,41 @@ static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, em
       return EMU_ERR_LAUNCH;
     }
   }
-  if (buffer_size < k->kparam_size || (k->kparam_size && !buffer)) {
+  if (buffer_size < k->kparam_size || (k->kparam_size && !have_buffer)) {
     emu_set_error(ctx, "launch of '%s' with %zu bytes of parameters, the kernel takes %u", kernel, buffer_size,
                   k->kparam_size);
     return EMU_ERR_INVALID_VALUE;
   }
+  uint64_t shared_total = (uint64_t)align_up32(k->shared_static, k->dyn_align) + shared_bytes;  /* no wrap */
+  if (shared_total > 1024 * 1024) {
+    emu_set_error(ctx, "launch of '%s' with %llu bytes of shared memory per block (at most 1 MiB)", kernel,
+                  (unsigned long long)shared_total);
+    return EMU_ERR_LAUNCH;
+  }
+  uint32_t stack = ctx->opt.stack_size ? ctx->opt.stack_size : 64 * 1024;
+  if (k->frame_local > stack) {
+    emu_set_error(ctx, "kernel '%s' needs %u bytes of local memory per thread, the stack size is %u", kernel,
+                  k->frame_local, stack);
+    return EMU_ERR_LAUNCH;
+  }
+  *out = k;
+  return EMU_OK;
+}
+
+emu_status emu_launch_check(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block,
+                            uint32_t shared_bytes, size_t buffer_size) {
+  emu_func *k;
+  return launch_check(m, kernel, grid, block, shared_bytes, buffer_size, true, &k);
+}
+
+static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, emu_dim3 block, uint32_t shared_bytes,
+                            const void *buffer, size_t buffer_size, const emu_launch_opts *opts, unsigned depth) {
+  emu_func *k;
+  emu_status cs = launch_check(m, kernel, grid, block, shared_bytes, buffer_size, buffer != NULL, &k);
+  if (cs != EMU_OK) return cs;
+  emu_context *ctx = m->ctx;
+  uint64_t nthreads = (uint64_t)block.x * block.y * block.z;
+  uint64_t nwg = (uint64_t)grid.x * grid.y * grid.z;
   emu_grid *L = calloc(1, sizeof *L);
   if (!L) return EMU_ERR_OUT_OF_MEMORY;
   L->ctx = ctx;
@@ -461,7 +491,7 @@ static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, em
   L->spin_limit = ctx->opt.spin_limit ? ctx->opt.spin_limit : 4096;
   L->max_inst = ctx->opt.max_instructions;
   L->memcheck = ctx->opt.memcheck;
-  L->gridid = ++ctx->launches;
+  L->gridid = atomic_fetch_add(&ctx->launches, 1) + 1;
   L->cooperative = opts && opts->cooperative;
   L->depth = depth;
   pthread_mutex_init(&L->lock, NULL);
@@ -479,15 +509,6 @@ static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, em
     if (st == EMU_OK) L->cdp_arena_size = EMU_CDP_ARENA;
     else emu_set_error(ctx, "launch of '%s': no memory for device-side launches", kernel);
   }
-  if (shared_total > 1024 * 1024) {
-    emu_set_error(ctx, "launch of '%s' with %llu bytes of shared memory per block (at most 1 MiB)", kernel,
-                  (unsigned long long)shared_total);
-    st = EMU_ERR_LAUNCH;
-  } else if (k->frame_local > L->stack_size) {
-    emu_set_error(ctx, "kernel '%s' needs %u bytes of local memory per thread, the stack size is %u", kernel,
-                  k->frame_local, L->stack_size);
-    st = EMU_ERR_LAUNCH;
-  }
   if (st == EMU_OK) {
     /* a snapshot of the allocation table: device code reads it without locks */
     pthread_mutex_lock(&ctx->lock);
@@ -500,11 +521,16 @@ static emu_status launch_at(emu_module *m, const char *kernel, emu_dim3 grid, em
   }
   if (st == EMU_OK) {
     st = emu_run_launch(L);
-    if (st != EMU_OK) emu_set_error(ctx, "%s", L->msg);
+    if (st != EMU_OK) {
+      emu_set_error(ctx, "%s", L->msg);
+      if (opts && opts->msg && opts->msg_cap) snprintf(opts->msg, opts->msg_cap, "%s", L->msg);
+    }
+    pthread_mutex_lock(&ctx->lock);
     ctx->last.instructions = atomic_load(&L->stat_inst);
     ctx->last.lane_ops = atomic_load(&L->stat_lanes);
     ctx->last.workgroups = nwg;
     ctx->last.wg_yields = atomic_load(&L->stat_yields);
+    pthread_mutex_unlock(&ctx->lock);
     if (st == EMU_OK) st = run_children(L);
   }
   free((void *)L->allocs);

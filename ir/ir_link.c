@@ -389,17 +389,40 @@ bool ir_link_check_defined(const ir_module *m, pw_diag *d) {
   return u.n == 0;
 }
 
+/* In rounds of neighbouring pairs (0+1, 2+3, ... then the results), which
+ * keeps the modules' order (the first of two weak definitions still wins)
+ * and does the same links as one at a time into mods[0]: ir_link walks
+ * all of dst's code to rebind it, so linking one module at a time into a
+ * growing one costs the square of the number of modules.  NCCL's
+ * device-linked module is 127 relocatable modules, 136 MB of PTX: one at
+ * a time, the links took 45 s of the 80 s to load it on the emulator. */
 ir_module *ir_link_modules(ir_module **mods, unsigned n, bool allow_undefined, pw_diag *d) {
   if (n == 0) return NULL;
-  ir_module *dst = mods[0];
-  unsigned k = 1;
-  for (; k < n; k++)
-    if (!ir_link(dst, mods[k], d)) break;
-  if (k < n) {
-    for (unsigned j = k; j < n; j++) ir_module_destroy(mods[j]);
-    ir_module_destroy(dst);
-    return NULL;
+  ir_module **live = malloc((size_t)n * sizeof *live);
+  if (!live) PW_DIE("out of memory");
+  memcpy(live, mods, (size_t)n * sizeof *live);
+  unsigned nlive = n;
+  bool ok = true;
+  while (ok && nlive > 1) {
+    unsigned out = 0, k = 0;
+    for (; k < nlive; k += 2) {
+      if (k + 1 < nlive && !ir_link(live[k], live[k + 1], d)) {
+        ok = false;
+        break;
+      }
+      live[out++] = live[k];
+    }
+    if (!ok) {
+      /* the modules of this round not linked yet, and the results so far */
+      for (unsigned j = k; j < nlive; j++) ir_module_destroy(live[j]);
+      for (unsigned j = 0; j < out; j++) ir_module_destroy(live[j]);
+      free(live);
+      return NULL;
+    }
+    nlive = out;
   }
+  ir_module *dst = live[0];
+  free(live);
   if (!allow_undefined && !ir_link_check_defined(dst, d)) {
     ir_module_destroy(dst);
     return NULL;

@@ -73,7 +73,8 @@ bool ir_link_failure_causes(const ir_module *m, const ir_func **cause);
  * after ir_link_drop_unreached. */
 void ir_link_remove_funcs(ir_module *m, const uint8_t *drop);
 
-/* Links mods[0..n) into mods[0] in order and, unless allow_undefined,
+/* Links mods[0..n) into one, in order (in rounds of neighbouring pairs:
+ * ir_link_modules' comment says why) and, unless allow_undefined,
  * checks that nothing is left undefined.  Consumes every module: returns
  * the linked module, or NULL after destroying them all. */
 ir_module *ir_link_modules(ir_module **mods, unsigned n, bool allow_undefined, pw_diag *d);

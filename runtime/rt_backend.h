@@ -105,10 +105,21 @@ struct rt_backend {
   CUresult (*stream_destroy)(rt_backend *b, rt_bstream s);
   CUresult (*stream_sync)(rt_backend *b, rt_bstream s);
   CUresult (*device_sync)(rt_backend *b);
+  /* Optional (NULL: the API layer does without).  stream_create_flags:
+   * stream_create with CU_STREAM_* flags (CU_STREAM_NON_BLOCKING: no
+   * implicit synchronisation with the legacy default stream).
+   * stream_query: CUDA_SUCCESS when all of s's work is done, else
+   * CUDA_ERROR_NOT_READY, never waiting (without it cuStreamQuery
+   * synchronises).  host_fn: fn(user) run in s's order, off the calling
+   * thread (cuLaunchHostFunc; without it the API layer synchronises s and
+   * calls fn itself). */
+  CUresult (*stream_create_flags)(rt_backend *b, unsigned flags, rt_bstream *out);
+  CUresult (*stream_query)(rt_backend *b, rt_bstream s);
+  CUresult (*host_fn)(rt_backend *b, rt_bstream s, void (*fn)(void *), void *user);
 
   /* Events, asynchronous (optional: NULL in a backend whose operations all
-   * complete before they return, the emulator; the API layer then records
-   * the host's clock after synchronising the stream).  flags are
+   * complete before they return; the API layer then records the host's
+   * clock after synchronising the stream; both backends have them).  flags are
    * CU_EVENT_* (HIP's hipEvent* flags have the same values); event_query
    * answers CUDA_SUCCESS or CUDA_ERROR_NOT_READY. */
   CUresult (*event_create)(rt_backend *b, unsigned flags, void **out);

@@ -1,8 +1,9 @@
 /* runtime/rt_backend_emu.c: the emulator backend (emu/emu.h).
  *
- * One device, "ptxwave emulator": device pointers are host addresses of
- * tracked allocations, every operation completes before it returns (so a
- * stream is a token and synchronising is free), and a module is the PTX
+ * "ptxwave emulator": device pointers are host addresses of tracked
+ * allocations, each stream's work runs in order on a host thread of its
+ * own, concurrently with other streams' and devices' (the streams'
+ * comment below), and a module is the PTX
  * parsed to IR (ptx/ptx_parse.h) and decoded by emu_module_load.  The IR is
  * run unlowered: waves of 32 lanes are CUDA warps.  There is no code object,
  * so nothing goes to the kernel cache.
@@ -14,9 +15,9 @@
  * the multiprocessor count is the number of host threads running
  * workgroups.
  *
- * Launches hold the backend lock; freeing memory, unregistering host memory
- * and unloading a module take it, so they wait for a launch on another
- * host thread that may still use what they free (ordered freeing).
+ * Freeing memory, unregistering host memory and unloading a module wait
+ * for the work already given to the streams, which may still use what
+ * they free (ordered freeing).
  *
  * Several devices (PTXWAVE_EMU_DEVICES=N, default 1, at most 16): one
  * emulator context and one address space serve them all, as unified
@@ -50,6 +51,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "emu/emu.h"
@@ -102,8 +104,13 @@ typedef struct emu_be {
   int ndev;
   size_t total;                          /* each device's memory: its share of the host's RAM */
   _Atomic size_t allocated[EMU_MAX_DEVICES]; /* bytes in live allocations (cuMemGetInfo) */
-  pthread_mutex_t lock;       /* the emulator's context is not thread-safe across launches */
   pthread_mutex_t vlock;      /* maps, ipcs */
+  pthread_mutex_t qlock;      /* streams, their queues and counters, events, faults */
+  pthread_cond_t qdone;       /* broadcast when an operation completes */
+  struct emu_stream *streams; /* every stream, the legacy ones too */
+  struct emu_stream *legacy[EMU_MAX_DEVICES];
+  CUresult fault[EMU_MAX_DEVICES];          /* a kernel fault not yet reported */
+  char fault_msg[EMU_MAX_DEVICES][512];
   emu_map *maps;              /* sorted by va */
   size_t nmaps, capmaps;
   emu_ipc *ipcs;
@@ -115,8 +122,325 @@ static __thread int emu_dev;
 
 static emu_context *C(rt_backend *b) { return ((emu_be *)b)->ctx; }
 
+static CUresult emu_result(emu_status s);
 static CUresult from_emu(rt_backend *b, emu_status s) {
-  if (s != EMU_OK) snprintf(b->error, sizeof b->error, "%s", emu_error_message(C(b)));
+  if (s != EMU_OK) emu_error_copy(C(b), b->error, sizeof b->error);
+  return emu_result(s);
+}
+
+/* ---- streams: queues run by a host thread each ------------------------------
+ * A stream is a queue of operations (launches, copies, sets, event records
+ * and waits, host functions) and a worker thread that runs them in order,
+ * so that work on different streams and devices runs concurrently and a
+ * launch returns at once, as on a GPU (docs/runtime.md "Asynchronous
+ * streams on the emulator", docs/decisions.md).  Each device has a legacy
+ * default stream (rt_bstream NULL: the NULL stream, CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD, which the API layer maps to it), made on first
+ * use.
+ *
+ * Ordering between queues is by sequence numbers: each stream numbers the
+ * operations submitted to it, and an operation may carry dependencies,
+ * (stream, number) pairs that must be complete before it runs.  An event
+ * is such a pair (its last record); a wait on it is an operation that
+ * depends on it; an operation on the legacy stream depends on the last
+ * operation of every blocking stream of its device, and one on a blocking
+ * stream on the last of the legacy stream (CUDA Runtime API, "Stream
+ * synchronization behavior": the legacy default stream's implicit
+ * synchronisation).  One mutex (qlock) guards every queue and counter, and
+ * one condition (qdone) is broadcast whenever an operation completes.
+ *
+ * A kernel fault is kept for its device and returned by the next
+ * synchronising call on that device (the API layer makes it the context's
+ * sticky error).  Streams are never freed: a destroyed one keeps running
+ * what it was given and is reused by a later stream_create once idle, its
+ * numbers continuing, so an event or dependency naming it stays valid. */
+typedef enum op_kind { OP_LAUNCH, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_HOST } op_kind;
+
+typedef struct emu_stream emu_stream;
+typedef struct emu_event emu_event;
+typedef struct op_dep {
+  emu_stream *s;
+  uint64_t seq;
+} op_dep;
+
+typedef struct emu_op {
+  struct emu_op *next;
+  op_kind kind;
+  uint64_t seq;
+  op_dep *deps;
+  unsigned ndeps;
+  CUresult *result;           /* a synchronous caller's: the operation's own result */
+  union {
+    struct {
+      rt_bmodule *m;
+      const char *kernel;
+      emu_dim3 grid, block;
+      unsigned shared;
+      void *params;
+      size_t size;
+      bool coop;
+    } k;
+    struct {
+      void *dst;
+      const void *src;
+      size_t n;
+      CUmemorytype dk, sk;
+    } cp;
+    struct {
+      uint64_t d;
+      uint32_t v;
+      unsigned elem;
+      size_t count;
+    } ms;
+    emu_event *ev;
+    struct {
+      void (*fn)(void *);
+      void *user;
+    } host;
+  };
+} emu_op;
+
+struct emu_stream {
+  emu_be *e;
+  int dev;
+  bool legacy;                /* the device's default stream */
+  bool blocking;              /* synchronises with the legacy stream (no CU_STREAM_NON_BLOCKING) */
+  bool dead;                  /* destroyed: reusable once idle */
+  bool running;               /* its worker thread started */
+  emu_op *head, *tail;
+  uint64_t submitted, completed;
+  pthread_cond_t work;
+  emu_stream *next;           /* every stream */
+};
+
+struct emu_event {
+  emu_stream *s;              /* the last record, NULL: none (complete) */
+  uint64_t seq;
+  double ms;                  /* the host's clock when the record ran */
+  int refs;                   /* the handle and each record in a queue */
+};
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Under qlock. */
+static bool deps_done(const emu_op *op) {
+  for (unsigned i = 0; i < op->ndeps; i++)
+    if (op->deps[i].s->completed < op->deps[i].seq) return false;
+  return true;
+}
+
+static void event_unref(emu_event *ev) {   /* under qlock */
+  if (--ev->refs == 0) free(ev);
+}
+
+static void fault_keep(emu_be *e, int dev, CUresult r, const char *msg) {   /* under qlock */
+  if (e->fault[dev] != CUDA_SUCCESS) return;
+  e->fault[dev] = r;
+  snprintf(e->fault_msg[dev], sizeof e->fault_msg[dev], "%s", msg);
+}
+
+/* The device's pending fault, reported once (the API layer keeps it). */
+static CUresult fault_take(emu_be *e, int dev) {
+  pthread_mutex_lock(&e->qlock);
+  CUresult r = e->fault[dev];
+  if (r != CUDA_SUCCESS) snprintf(e->b.error, sizeof e->b.error, "%s", e->fault_msg[dev]);
+  e->fault[dev] = CUDA_SUCCESS;
+  pthread_mutex_unlock(&e->qlock);
+  return r;
+}
+
+static CUresult emu_result(emu_status s);
+static CUresult run_copy(emu_be *e, void *dst, CUmemorytype dk, const void *src, CUmemorytype sk, size_t n,
+                         char *msg, size_t cap);
+
+static CUresult run_op(emu_be *e, emu_op *op, char *msg, size_t cap) {
+  switch (op->kind) {
+  case OP_LAUNCH: {
+    emu_launch_opts o = {.cooperative = op->k.coop, .msg = msg, .msg_cap = cap};
+    emu_status st = emu_launch_buffer_opts(op->k.m->em, op->k.kernel, op->k.grid, op->k.block, op->k.shared,
+                                           op->k.params, op->k.size, &o);
+    if (st != EMU_OK && !msg[0]) emu_error_copy(e->ctx, msg, cap);
+    return emu_result(st);
+  }
+  case OP_COPY: return run_copy(e, op->cp.dst, op->cp.dk, op->cp.src, op->cp.sk, op->cp.n, msg, cap);
+  case OP_SET: {
+    emu_status st = emu_memset(e->ctx, op->ms.d, op->ms.v, op->ms.elem, op->ms.count);
+    if (st != EMU_OK) emu_error_copy(e->ctx, msg, cap);
+    return emu_result(st);
+  }
+  case OP_RECORD: return CUDA_SUCCESS;   /* stamped under qlock (stream_main) */
+  case OP_WAIT: return CUDA_SUCCESS;
+  case OP_HOST: op->host.fn(op->host.user); return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_UNKNOWN;
+}
+
+static void op_free(emu_op *op) {
+  if (op->kind == OP_LAUNCH) free(op->k.params);
+  free(op->deps);
+  free(op);
+}
+
+static void *stream_main(void *p) {
+  emu_stream *s = p;
+  emu_be *e = s->e;
+  emu_dev = s->dev;
+  char msg[1024];
+  pthread_mutex_lock(&e->qlock);
+  for (;;) {
+    while (!s->head) pthread_cond_wait(&s->work, &e->qlock);
+    emu_op *op = s->head;
+    while (!deps_done(op)) pthread_cond_wait(&e->qdone, &e->qlock);
+    pthread_mutex_unlock(&e->qlock);
+    msg[0] = 0;
+    CUresult r = run_op(e, op, msg, sizeof msg);
+    double t = op->kind == OP_RECORD ? now_ms() : 0;
+    pthread_mutex_lock(&e->qlock);
+    if (op->result) *op->result = r;
+    else if (r != CUDA_SUCCESS) fault_keep(e, s->dev, r, msg);
+    if (op->kind == OP_RECORD) {
+      /* the event's time is its last record's (a later record on another
+       * stream may have run first) */
+      if (op->ev->s == s && op->ev->seq == op->seq) op->ev->ms = t;
+      event_unref(op->ev);
+    }
+    s->head = op->next;
+    if (!s->head) s->tail = NULL;
+    s->completed = op->seq;
+    pthread_cond_broadcast(&e->qdone);
+    op_free(op);
+  }
+  return NULL;
+}
+
+/* The device's legacy stream, made on first use.  Under qlock. */
+static emu_stream *stream_new(emu_be *e, int dev, bool legacy, bool blocking);
+static emu_stream *legacy_stream(emu_be *e, int dev) {
+  if (!e->legacy[dev]) e->legacy[dev] = stream_new(e, dev, true, true);
+  return e->legacy[dev];
+}
+
+static emu_stream *stream_of(emu_be *e, rt_bstream bs) {   /* under qlock */
+  return bs ? (emu_stream *)bs : legacy_stream(e, emu_dev);
+}
+
+/* Adds a dependency to op.  Under qlock. */
+static bool op_depend(emu_op *op, emu_stream *s, uint64_t seq) {
+  if (!s || s->completed >= seq) return true;
+  op_dep *nd = realloc(op->deps, (op->ndeps + 1) * sizeof *nd);
+  if (!nd) return false;
+  op->deps = nd;
+  op->deps[op->ndeps++] = (op_dep){s, seq};
+  return true;
+}
+
+/* Queues op on bs (its worker started if need be); with wait, returns once
+ * it ran, with its result.  op is the queue's (freed there) either way. */
+static CUresult submit(emu_be *e, rt_bstream bs, emu_op *op, bool wait) {
+  CUresult result = CUDA_SUCCESS;
+  pthread_mutex_lock(&e->qlock);
+  emu_stream *s = stream_of(e, bs);
+  bool ok = s != NULL;
+  /* the legacy stream's implicit synchronisation */
+  if (ok && s->legacy) {
+    for (emu_stream *t = e->streams; t && ok; t = t->next)
+      if (t != s && t->dev == s->dev && t->blocking && !t->legacy) ok = op_depend(op, t, t->submitted);
+  } else if (ok && s->blocking && e->legacy[s->dev]) {
+    ok = op_depend(op, e->legacy[s->dev], e->legacy[s->dev]->submitted);
+  }
+  if (ok && !s->running) {
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    ok = pthread_create(&th, &at, stream_main, s) == 0;
+    pthread_attr_destroy(&at);
+    s->running = ok;
+  }
+  if (!ok) {
+    pthread_mutex_unlock(&e->qlock);
+    op_free(op);
+    snprintf(e->b.error, sizeof e->b.error, "no memory or thread for a stream's work");
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (wait) op->result = &result;
+  op->seq = ++s->submitted;
+  if (op->kind == OP_RECORD) {
+    op->ev->s = s;
+    op->ev->seq = op->seq;
+    op->ev->refs++;   /* the queue's, until the record ran */
+  }
+  if (s->tail) s->tail->next = op;
+  else s->head = op;
+  s->tail = op;
+  uint64_t seq = op->seq;
+  pthread_cond_signal(&s->work);
+  if (wait)
+    while (s->completed < seq) pthread_cond_wait(&e->qdone, &e->qlock);
+  pthread_mutex_unlock(&e->qlock);
+  return result;
+}
+
+static emu_stream *stream_new(emu_be *e, int dev, bool legacy, bool blocking) {   /* under qlock */
+  for (emu_stream *t = e->streams; t; t = t->next)
+    if (t->dead && !t->head && t->dev == dev) {   /* idle and destroyed: reused */
+      t->dead = false;
+      t->legacy = legacy;
+      t->blocking = blocking;
+      return t;
+    }
+  emu_stream *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->e = e;
+  s->dev = dev;
+  s->legacy = legacy;
+  s->blocking = blocking;
+  pthread_cond_init(&s->work, NULL);
+  s->next = e->streams;
+  e->streams = s;
+  return s;
+}
+
+/* Waits until every stream (of device dev; -1: all) has run what it was
+ * given before this call (not what comes later).  Under qlock. */
+static void drain_locked(emu_be *e, int dev) {
+  size_t n = 0;
+  for (emu_stream *t = e->streams; t; t = t->next) n++;
+  op_dep *upto = calloc(n ? n : 1, sizeof *upto);
+  size_t k = 0;
+  for (emu_stream *t = e->streams; t && upto; t = t->next)
+    if (dev < 0 || t->dev == dev) upto[k++] = (op_dep){t, t->submitted};
+  for (;;) {
+    bool done = true;
+    if (upto) {
+      for (size_t i = 0; i < k && done; i++) done = upto[i].s->completed >= upto[i].seq;
+    } else {   /* no memory for the snapshot: all that is queued now, later work too */
+      for (emu_stream *t = e->streams; t && done; t = t->next)
+        done = (dev >= 0 && t->dev != dev) || t->completed >= t->submitted;
+    }
+    if (done) break;
+    pthread_cond_wait(&e->qdone, &e->qlock);
+  }
+  free(upto);
+}
+
+static void drain(emu_be *e, int dev) {
+  pthread_mutex_lock(&e->qlock);
+  drain_locked(e, dev);
+  pthread_mutex_unlock(&e->qlock);
+}
+
+static emu_op *op_new(op_kind k) {
+  emu_op *op = calloc(1, sizeof *op);
+  if (op) op->kind = k;
+  return op;
+}
+
+static CUresult emu_result(emu_status s) {
   switch (s) {
   case EMU_OK: return CUDA_SUCCESS;
   case EMU_ERR_INVALID_VALUE: return CUDA_ERROR_INVALID_VALUE;
@@ -131,6 +455,7 @@ static CUresult from_emu(rt_backend *b, emu_status s) {
   }
   return CUDA_ERROR_UNKNOWN;
 }
+
 
 static int device_count(rt_backend *b) { return ((emu_be *)b)->ndev; }
 
@@ -208,17 +533,15 @@ static CUresult mem_alloc(rt_backend *b, size_t n, uint64_t *p) {
   return r;
 }
 /* Freeing is ordered (CUDA: cuMemFree, cuModuleUnload and cuMemHostUnregister
- * wait for the work that may still use what they free).  Every operation
- * here completes before it returns, so the only such work is a launch in
- * progress on another host thread: it holds the backend lock, and taking
- * the lock waits for it. */
+ * wait for the work that may still use what they free): they wait for
+ * the work every stream of every device was given before the call (a
+ * kernel may use a peer's memory), not for later work. */
 static CUresult mem_free(rt_backend *b, uint64_t p) {
   emu_be *e = (emu_be *)b;
   emu_mem_desc md;
   bool found = emu_mem_query(C(b), p, &md) == EMU_OK && md.base == p && md.owned;
-  pthread_mutex_lock(&e->lock);
+  drain(e, -1);
   CUresult r = from_emu(b, emu_free(C(b), p));
-  pthread_mutex_unlock(&e->lock);
   if (r == CUDA_SUCCESS && found && md.tag < EMU_MAX_DEVICES) atomic_fetch_sub(&e->allocated[md.tag], md.bytes);
   return r;
 }
@@ -226,31 +549,88 @@ static CUresult host_register(rt_backend *b, void *p, size_t n) {
   return from_emu(b, emu_register(C(b), p, n));
 }
 static CUresult host_unregister(rt_backend *b, void *p) {
-  emu_be *e = (emu_be *)b;
-  pthread_mutex_lock(&e->lock);
-  CUresult r = from_emu(b, emu_unregister(C(b), p));
-  pthread_mutex_unlock(&e->lock);
-  return r;
+  drain((emu_be *)b, -1);
+  return from_emu(b, emu_unregister(C(b), p));
 }
 static CUresult mem_range(rt_backend *b, uint64_t p, uint64_t *base, size_t *n) {
   emu_status s = emu_mem_range(C(b), p, base, n);
   return s == EMU_OK ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
+static CUresult run_copy(emu_be *e, void *dst, CUmemorytype dk, const void *src, CUmemorytype sk, size_t n,
+                         char *msg, size_t cap) {
+  uint64_t d = (uint64_t)(uintptr_t)dst, sp = (uint64_t)(uintptr_t)src;
+  emu_status st = EMU_OK;
+  if (dk == CU_MEMORYTYPE_DEVICE && sk == CU_MEMORYTYPE_DEVICE) st = emu_memcpy_dtod(e->ctx, d, sp, n);
+  else if (dk == CU_MEMORYTYPE_DEVICE) st = emu_memcpy_htod(e->ctx, d, src, n);
+  else if (sk == CU_MEMORYTYPE_DEVICE) st = emu_memcpy_dtoh(e->ctx, dst, sp, n);
+  else memmove(dst, src, n);
+  if (st != EMU_OK) emu_error_copy(e->ctx, msg, cap);
+  return emu_result(st);
+}
+
+/* [p, p+n) lies in one allocation the emulator knows. */
+static bool in_range(rt_backend *b, uint64_t p, size_t n) {
+  uint64_t base;
+  size_t size;
+  return emu_mem_range(C(b), p, &base, &size) == EMU_OK && n <= size && p - base <= size - n;
+}
+
+/* A synchronous operation, or one touching pageable host memory (CUDA
+ * returns from an asynchronous copy to or from pageable memory once the
+ * host's side is done with), waits for its turn in the stream and for
+ * itself; the synchronous ones return a kernel fault of the device too.
+ * An asynchronous one is checked now (a bad range is the call's error,
+ * as in CUDA) and queued. */
+static CUresult queue_or_wait(rt_backend *b, emu_op *op, rt_bstream s, bool async, bool pageable) {
+  emu_be *e = (emu_be *)b;
+  if (async && !pageable) return submit(e, s, op, false);
+  int dev = emu_dev;
+  if (s) {
+    pthread_mutex_lock(&e->qlock);
+    dev = ((emu_stream *)s)->dev;
+    pthread_mutex_unlock(&e->qlock);
+  }
+  CUresult r = submit(e, s, op, true);
+  if (r != CUDA_SUCCESS) return r;
+  return async ? CUDA_SUCCESS : fault_take(e, dev);
+}
+
 static CUresult do_memcpy(rt_backend *b, void *dst, CUmemorytype dk, const void *src,
                           CUmemorytype sk, size_t n, rt_bstream s, bool async) {
   uint64_t d = (uint64_t)(uintptr_t)dst, sp = (uint64_t)(uintptr_t)src;
-  if (dk == CU_MEMORYTYPE_DEVICE && sk == CU_MEMORYTYPE_DEVICE)
-    return from_emu(b, emu_memcpy_dtod(C(b), d, sp, n));
-  if (dk == CU_MEMORYTYPE_DEVICE) return from_emu(b, emu_memcpy_htod(C(b), d, src, n));
-  if (sk == CU_MEMORYTYPE_DEVICE) return from_emu(b, emu_memcpy_dtoh(C(b), dst, sp, n));
-  memmove(dst, src, n);
-  return CUDA_SUCCESS;
+  if ((dk == CU_MEMORYTYPE_DEVICE && !in_range(b, d, n)) || (sk == CU_MEMORYTYPE_DEVICE && !in_range(b, sp, n))) {
+    char msg[1024] = "";
+    CUresult r = run_copy((emu_be *)b, dst, dk, src, sk, n, msg, sizeof msg);   /* the emulator's own error */
+    if (r != CUDA_SUCCESS) {
+      snprintf(b->error, sizeof b->error, "%s", msg);
+      return r;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  emu_op *op = op_new(OP_COPY);
+  if (!op) return CUDA_ERROR_OUT_OF_MEMORY;
+  op->cp.dst = dst;
+  op->cp.src = src;
+  op->cp.n = n;
+  op->cp.dk = dk;
+  op->cp.sk = sk;
+  /* host memory registered with the emulator (cuMemHostAlloc, cuMemHostRegister)
+   * is pinned: copied asynchronously like device memory */
+  bool pageable = (dk == CU_MEMORYTYPE_HOST && !in_range(b, d, n)) || (sk == CU_MEMORYTYPE_HOST && !in_range(b, sp, n));
+  return queue_or_wait(b, op, s, async, pageable);
 }
 
 static CUresult do_memset(rt_backend *b, uint64_t d, uint32_t v, unsigned elem, size_t count,
                           rt_bstream s, bool async) {
-  return from_emu(b, emu_memset(C(b), d, v, elem, count));
+  if (count > SIZE_MAX / elem || !in_range(b, d, count * elem)) return from_emu(b, emu_memset(C(b), d, v, elem, count));
+  emu_op *op = op_new(OP_SET);
+  if (!op) return CUDA_ERROR_OUT_OF_MEMORY;
+  op->ms.d = d;
+  op->ms.v = v;
+  op->ms.elem = elem;
+  op->ms.count = count;
+  return queue_or_wait(b, op, s, async, false);
 }
 
 /* Did lower_tex attribute its errors to functions (lower_error marks the
@@ -307,9 +687,7 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
   pw_diag_fini(&d);
   m->ir = ir;
   emu_be *e = (emu_be *)b;
-  pthread_mutex_lock(&e->lock);
   emu_status s = emu_module_load(e->ctx, ir, &m->em);
-  pthread_mutex_unlock(&e->lock);
   if (s != EMU_OK) {
     CUresult r = from_emu(b, s);
     ir_module_destroy(ir);
@@ -323,9 +701,8 @@ static CUresult module_load_ptx(rt_backend *b, const char *name, const char *ptx
 static void module_unload(rt_backend *b, rt_bmodule *m) {
   if (!m) return;
   emu_be *e = (emu_be *)b;
-  pthread_mutex_lock(&e->lock);   /* after a launch from it (mem_free) */
+  drain(e, -1);   /* after the launches from it (mem_free) */
   emu_module_unload(m->em);
-  pthread_mutex_unlock(&e->lock);
   ir_module_destroy(m->ir);
   for (unsigned i = 0; i < m->nlayouts; i++) {
     free(m->layouts[i].params);
@@ -377,16 +754,35 @@ static CUresult kernel_params(rt_backend *b, rt_bmodule *m, const char *kernel,
   return CUDA_SUCCESS;
 }
 
+/* A launch is checked now (the configuration errors are the call's) and
+ * queued with a copy of its parameters; a fault in the kernel is kept for
+ * the next synchronising call. */
+static CUresult queue_launch(rt_backend *b, rt_bmodule *m, const char *kernel, const unsigned grid[3],
+                             const unsigned block[3], unsigned shared, rt_bstream s, const void *params,
+                             size_t size, bool coop) {
+  emu_dim3 g = {grid[0], grid[1], grid[2]}, bl = {block[0], block[1], block[2]};
+  emu_status st = emu_launch_check(m->em, kernel, g, bl, shared, params ? size : 0);
+  if (st != EMU_OK) return from_emu(b, st);
+  emu_op *op = op_new(OP_LAUNCH);
+  if (!op || !(op->k.params = malloc(size ? size : 1))) {
+    free(op);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (size) memcpy(op->k.params, params, size);
+  op->k.m = m;
+  op->k.kernel = kernel;   /* the API layer's function name: lives until the module is unloaded (drained) */
+  op->k.grid = g;
+  op->k.block = bl;
+  op->k.shared = shared;
+  op->k.size = size;
+  op->k.coop = coop;
+  return submit((emu_be *)b, s, op, false);
+}
+
 static CUresult launch(rt_backend *b, rt_bmodule *m, const char *kernel, const unsigned grid[3],
                        const unsigned block[3], unsigned shared, rt_bstream s, const void *params,
                        size_t size) {
-  emu_be *e = (emu_be *)b;
-  emu_dim3 g = {grid[0], grid[1], grid[2]}, bl = {block[0], block[1], block[2]};
-  pthread_mutex_lock(&e->lock);
-  emu_status st = emu_launch_buffer(m->em, kernel, g, bl, shared, params, size);
-  CUresult r = from_emu(b, st);
-  pthread_mutex_unlock(&e->lock);
-  return r;
+  return queue_launch(b, m, kernel, grid, block, shared, s, params, size, false);
 }
 
 /* Every workgroup resident and the grid workspace in %envreg1/2
@@ -394,25 +790,172 @@ static CUresult launch(rt_backend *b, rt_bmodule *m, const char *kernel, const u
 static CUresult launch_cooperative(rt_backend *b, rt_bmodule *m, const char *kernel,
                                    const unsigned grid[3], const unsigned block[3], unsigned shared,
                                    rt_bstream s, const void *params, size_t size) {
-  emu_be *e = (emu_be *)b;
-  emu_dim3 g = {grid[0], grid[1], grid[2]}, bl = {block[0], block[1], block[2]};
-  const emu_launch_opts o = {.cooperative = true};
-  pthread_mutex_lock(&e->lock);
-  emu_status st = emu_launch_buffer_opts(m->em, kernel, g, bl, shared, params, size, &o);
-  CUresult r = from_emu(b, st);
-  pthread_mutex_unlock(&e->lock);
-  return r;
+  return queue_launch(b, m, kernel, grid, block, shared, s, params, size, true);
 }
 
-static CUresult stream_create(rt_backend *b, rt_bstream *out) {
-  static char token;
-  *out = &token;
+static CUresult stream_create_flags(rt_backend *b, unsigned flags, rt_bstream *out) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->qlock);
+  emu_stream *s = stream_new(e, emu_dev, false, !(flags & CU_STREAM_NON_BLOCKING));
+  pthread_mutex_unlock(&e->qlock);
+  *out = s;
+  return s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult stream_create(rt_backend *b, rt_bstream *out) { return stream_create_flags(b, 0, out); }
+
+/* CUDA: the stream's work still runs; its resources go when it is done
+ * (here: the stream is reused once idle). */
+static CUresult stream_destroy(rt_backend *b, rt_bstream bs) {
+  emu_be *e = (emu_be *)b;
+  if (!bs) return CUDA_SUCCESS;
+  pthread_mutex_lock(&e->qlock);
+  ((emu_stream *)bs)->dead = true;
+  pthread_mutex_unlock(&e->qlock);
   return CUDA_SUCCESS;
 }
-static CUresult stream_destroy(rt_backend *b, rt_bstream s) { return CUDA_SUCCESS; }
-static CUresult stream_sync(rt_backend *b, rt_bstream s) { return CUDA_SUCCESS; }
-static CUresult device_sync(rt_backend *b) { return from_emu(b, emu_synchronize(C(b))); }
 
+static CUresult stream_sync(rt_backend *b, rt_bstream bs) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->qlock);
+  emu_stream *s = stream_of(e, bs);
+  if (!s) {
+    pthread_mutex_unlock(&e->qlock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  uint64_t upto = s->submitted;
+  while (s->completed < upto) pthread_cond_wait(&e->qdone, &e->qlock);
+  int dev = s->dev;
+  pthread_mutex_unlock(&e->qlock);
+  return fault_take(e, dev);
+}
+
+static CUresult stream_query(rt_backend *b, rt_bstream bs) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->qlock);
+  emu_stream *s = stream_of(e, bs);
+  bool done = !s || s->completed >= s->submitted;
+  int dev = s ? s->dev : emu_dev;
+  pthread_mutex_unlock(&e->qlock);
+  return done ? fault_take(e, dev) : CUDA_ERROR_NOT_READY;
+}
+
+/* cuCtxSynchronize: the calling thread's device (its context's) */
+static CUresult device_sync(rt_backend *b) {
+  emu_be *e = (emu_be *)b;
+  drain(e, emu_dev);
+  return fault_take(e, emu_dev);
+}
+
+static CUresult host_fn(rt_backend *b, rt_bstream s, void (*fn)(void *), void *user) {
+  emu_op *op = op_new(OP_HOST);
+  if (!op) return CUDA_ERROR_OUT_OF_MEMORY;
+  op->host.fn = fn;
+  op->host.user = user;
+  return submit((emu_be *)b, s, op, false);
+}
+
+/* ---- events: a stream and a sequence number (the streams' comment) ----- */
+static CUresult event_create(rt_backend *b, unsigned flags, void **out) {
+  emu_event *ev = calloc(1, sizeof *ev);
+  if (!ev) return CUDA_ERROR_OUT_OF_MEMORY;
+  ev->refs = 1;
+  *out = ev;
+  return CUDA_SUCCESS;
+}
+
+static CUresult event_destroy(rt_backend *b, void *p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->qlock);
+  event_unref(p);   /* a record still queued keeps it */
+  pthread_mutex_unlock(&e->qlock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult event_record(rt_backend *b, void *p, rt_bstream s) {
+  emu_op *op = op_new(OP_RECORD);
+  if (!op) return CUDA_ERROR_OUT_OF_MEMORY;
+  op->ev = p;
+  return submit((emu_be *)b, s, op, false);
+}
+
+static bool event_done(const emu_event *ev) { return !ev->s || ev->s->completed >= ev->seq; }   /* under qlock */
+
+static CUresult event_query(rt_backend *b, void *p) {
+  emu_be *e = (emu_be *)b;
+  pthread_mutex_lock(&e->qlock);
+  bool done = event_done(p);
+  pthread_mutex_unlock(&e->qlock);
+  return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+static CUresult event_sync(rt_backend *b, void *p) {
+  emu_be *e = (emu_be *)b;
+  emu_event *ev = p;
+  pthread_mutex_lock(&e->qlock);
+  while (!event_done(ev)) pthread_cond_wait(&e->qdone, &e->qlock);
+  int dev = ev->s ? ev->s->dev : emu_dev;
+  pthread_mutex_unlock(&e->qlock);
+  return fault_take(e, dev);
+}
+
+static CUresult event_elapsed(rt_backend *b, float *ms, void *start, void *end) {
+  emu_be *e = (emu_be *)b;
+  emu_event *a = start, *z = end;
+  pthread_mutex_lock(&e->qlock);
+  bool done = event_done(a) && event_done(z);
+  if (done) *ms = (float)(z->ms - a->ms);
+  pthread_mutex_unlock(&e->qlock);
+  return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+/* s's later work waits for the event's last record (as it is now). */
+static CUresult stream_wait_event(rt_backend *b, rt_bstream s, void *p) {
+  emu_be *e = (emu_be *)b;
+  emu_event *ev = p;
+  emu_op *op = op_new(OP_WAIT);
+  if (!op) return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&e->qlock);
+  bool ok = op_depend(op, ev->s, ev->seq);
+  bool none = !op->ndeps;
+  pthread_mutex_unlock(&e->qlock);
+  if (!ok || none) {
+    op_free(op);
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  return submit(e, s, op, false);
+}
+
+/* IPC of events: the handle names the event and its process (pid and
+ * start time), so a made-up or stale one is refused.  An event opened in
+ * another process is one that is always complete: waiting on it there
+ * finds the exporter's work done only as far as the exporter synchronised
+ * before passing the handle on (ptxwave's emulator shares no queues
+ * between processes; docs/runtime.md). */
+#define IPC_EVENT_MAGIC 0x50574945u   /* "PWIE" */
+typedef struct ipc_event_wire {
+  uint32_t magic, version;
+  int32_t pid, pad;
+  uint64_t event, start;
+} ipc_event_wire;
+_Static_assert(sizeof(ipc_event_wire) <= sizeof(CUipcEventHandle), "the handle holds it");
+static uint64_t proc_start(pid_t pid);
+
+static CUresult ipc_event_get(rt_backend *b, void *p, CUipcEventHandle *h) {
+  ipc_event_wire w = {.magic = IPC_EVENT_MAGIC, .version = 1, .pid = getpid(), .event = (uint64_t)(uintptr_t)p,
+                      .start = proc_start(getpid())};
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, &w, sizeof w);
+  return CUDA_SUCCESS;
+}
+
+static CUresult ipc_event_open(rt_backend *b, const CUipcEventHandle *h, void **out) {
+  ipc_event_wire w;
+  memcpy(&w, h->reserved, sizeof w);
+  if (w.magic != IPC_EVENT_MAGIC || w.version != 1 || !w.event) return CUDA_ERROR_INVALID_VALUE;
+  if (w.pid == getpid()) return CUDA_ERROR_INVALID_CONTEXT;   /* as for memory handles */
+  if (proc_start(w.pid) != w.start) return CUDA_ERROR_INVALID_VALUE;   /* ended (or another process now) */
+  return event_create(b, 0, out);
+}
 
 /* ---- several devices ------------------------------------------------------ */
 static CUresult set_device(rt_backend *b, int dev) {
@@ -447,7 +990,8 @@ static CUresult p2p_attribute(rt_backend *b, CUdevice_P2PAttribute a, int src, i
 
 static CUresult memcpy_peer(rt_backend *b, uint64_t dst, int ddev, uint64_t src, int sdev, size_t n,
                             rt_bstream s, bool async) {
-  return from_emu(b, emu_memcpy_dtod(C(b), dst, src, n));
+  return do_memcpy(b, (void *)(uintptr_t)dst, CU_MEMORYTYPE_DEVICE, (const void *)(uintptr_t)src,
+                   CU_MEMORYTYPE_DEVICE, n, s, async);
 }
 
 /* ---- managed memory: device memory the host reads and writes in place ---- */
@@ -599,9 +1143,8 @@ static CUresult ipc_mem_close(rt_backend *b, uint64_t p) {
     }
     e->ipcs[i] = e->ipcs[--e->nipcs];
     pthread_mutex_unlock(&e->vlock);
-    pthread_mutex_lock(&e->lock);   /* after a launch that may use it (ordered freeing) */
+    drain(e, -1);   /* after the work that may use it (ordered freeing) */
     emu_unregister(C(b), (void *)(uintptr_t)p);
-    pthread_mutex_unlock(&e->lock);
     munmap(c.map, c.map_len);
     return CUDA_SUCCESS;
   }
@@ -697,7 +1240,7 @@ static void vmm_rerun(emu_be *e, uint64_t lo, uint64_t hi) {
   size_t j = i;
   while (j < e->nmaps && (e->maps[j].va < hi || (j > i && e->maps[j - 1].va + e->maps[j - 1].size == e->maps[j].va)))
     j++;
-  pthread_mutex_lock(&e->lock);   /* after a launch that may use them */
+  drain(e, -1);   /* after the work that may use them */
   for (size_t k = i; k < j; k++)
     if (e->maps[k].reg) {
       uint64_t r = e->maps[k].reg;
@@ -717,7 +1260,6 @@ static void vmm_rerun(emu_be *e, uint64_t lo, uint64_t hi) {
       for (size_t m = k; m < end; m++) e->maps[m].reg = base;
     k = end;
   }
-  pthread_mutex_unlock(&e->lock);
 }
 
 static CUresult vmm_map(rt_backend *b, uint64_t p, size_t size, size_t off, void *h) {
@@ -837,8 +1379,9 @@ rt_backend *rt_backend_emu_create(void) {
   e->total = (size_t)si.totalram * si.mem_unit / (size_t)e->ndev;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   e->threads = opt.threads ? opt.threads : (unsigned)(cores > 0 ? cores : 1);
-  pthread_mutex_init(&e->lock, NULL);
   pthread_mutex_init(&e->vlock, NULL);
+  pthread_mutex_init(&e->qlock, NULL);
+  pthread_cond_init(&e->qdone, NULL);
   e->b = (rt_backend){.name = "emu",
                       .device_count = device_count,
                       .device_props = device_props,
@@ -860,6 +1403,18 @@ rt_backend *rt_backend_emu_create(void) {
                       .stream_destroy = stream_destroy,
                       .stream_sync = stream_sync,
                       .device_sync = device_sync,
+                      .stream_create_flags = stream_create_flags,
+                      .stream_query = stream_query,
+                      .host_fn = host_fn,
+                      .event_create = event_create,
+                      .event_destroy = event_destroy,
+                      .event_record = event_record,
+                      .event_query = event_query,
+                      .event_sync = event_sync,
+                      .event_elapsed = event_elapsed,
+                      .stream_wait_event = stream_wait_event,
+                      .ipc_event_get = ipc_event_get,
+                      .ipc_event_open = ipc_event_open,
                       .set_device = set_device,
                       .mem_device = mem_device,
                       .can_access_peer = can_access_peer,

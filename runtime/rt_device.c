@@ -430,6 +430,10 @@ RT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
   CUresult r = rt_check_device(dev);
   if (r != CUDA_SUCCESS) return rt_ret(r);
   struct CUctx_st *c = &rt_driver.primary[dev];
+  /* the old context's work finishes first (a reset synchronises the
+   * device), and a fault it leaves goes with it */
+  CUcontext cur = rt_current_ctx();
+  if (rt_driver.backend && cur && cur->device == dev) rt_driver.backend->device_sync(rt_driver.backend);
   /* context-local storage destructors, as cudart expects on reset */
   for (int i = 0; i < c->ncls; i++)
     if (c->cls[i].dtor) c->cls[i].dtor(c, c->cls[i].key, c->cls[i].value);

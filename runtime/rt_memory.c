@@ -12,9 +12,9 @@
  * CU_STREAM_PER_THREAD are the backend's default stream.  Events are the
  * backend's where it has them (HIP: hipEventCreateWithFlags, Record,
  * Query, Synchronize, ElapsedTime, hipStreamWaitEvent, one to one, so a
- * record does not wait); otherwise (the emulator, whose operations all
- * complete before they return) a record synchronises its stream and takes
- * the host's clock, which is then exact.
+ * record does not wait; the emulator's streams and events, rt_backend_emu.c,
+ * the same); otherwise a record synchronises its stream and takes the
+ * host's clock, which is then exact.
  */
 #include <errno.h>
 #include <signal.h>
@@ -441,7 +441,8 @@ static CUresult stream_create(CUstream *ps, unsigned flags, int prio) {
   if (r != CUDA_SUCCESS) return r;
   struct CUstream_st *s = calloc(1, sizeof *s);
   if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
-  r = rt_driver.backend->stream_create(rt_driver.backend, &s->bs);
+  rt_backend *b = rt_driver.backend;
+  r = b->stream_create_flags ? b->stream_create_flags(b, flags, &s->bs) : b->stream_create(b, &s->bs);
   if (r != CUDA_SUCCESS) {
     free(s);
     return r;
@@ -490,7 +491,14 @@ RT_EXPORT CUresult cuStreamSynchronize(CUstream s) {
 
 RT_EXPORT CUresult cuStreamQuery(CUstream s) {
   RT_TRACE("%p", (void *)s);
-  return rt_ret(cuStreamSynchronize(s));
+  if (!rt_driver.backend || !rt_driver.backend->stream_query) return rt_ret(cuStreamSynchronize(s));
+  CUresult r = rt_check_ctx();
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  rt_bstream bs = rt_stream_backend(s, &r);
+  if (r == CUDA_SUCCESS) r = rt_capture_sync(s);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  r = rt_driver.backend->stream_query(rt_driver.backend, bs);
+  return rt_ret(r == CUDA_ERROR_NOT_READY ? r : rt_fault(r));
 }
 
 RT_EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) {
@@ -559,9 +567,31 @@ RT_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user) {
     r = rt_capture_op(s, &op, &captured);
     if (r != CUDA_SUCCESS || captured) return rt_ret(r);
   }
+  if (rt_driver.backend && rt_driver.backend->host_fn) {
+    /* in the stream's order, off this thread (the emulator) */
+    CUresult r = rt_check_ctx();
+    rt_bstream bs = r == CUDA_SUCCESS ? rt_stream_backend(s, &r) : NULL;
+    if (r == CUDA_SUCCESS) r = rt_driver.backend->host_fn(rt_driver.backend, bs, fn, user);
+    return rt_ret(r);
+  }
   CUresult r = cuStreamSynchronize(s);
   if (r == CUDA_SUCCESS) fn(user);
   return rt_ret(r);
+}
+
+/* cuStreamAddCallback on a backend with host functions: the status passed
+ * is CUDA_SUCCESS (a fault before it is returned by the next synchronising
+ * call, as the context's error). */
+typedef struct stream_callback {
+  CUstreamCallback cb;
+  CUstream s;
+  void *user;
+} stream_callback;
+
+static void run_callback(void *p) {
+  stream_callback c = *(stream_callback *)p;
+  free(p);
+  c.cb(c.s, CUDA_SUCCESS, c.user);
 }
 
 RT_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *user,
@@ -571,6 +601,16 @@ RT_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *us
   /* not capturable (cuLaunchHostFunc is): a capturing stream refuses it */
   CUresult r = rt_capture_sync(s);
   if (r != CUDA_SUCCESS) return rt_ret(r);
+  if (rt_driver.backend && rt_driver.backend->host_fn) {
+    /* in the stream's order, off this thread (the emulator) */
+    rt_bstream bs = rt_stream_backend(s, &r);
+    stream_callback *c = r == CUDA_SUCCESS ? malloc(sizeof *c) : NULL;
+    if (r != CUDA_SUCCESS || !c) return rt_ret(r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY);
+    *c = (stream_callback){cb, s, user};
+    r = rt_driver.backend->host_fn(rt_driver.backend, bs, run_callback, c);
+    if (r != CUDA_SUCCESS) free(c);
+    return rt_ret(r);
+  }
   r = cuStreamSynchronize(s);
   cb(s, r, user);
   return rt_ret(CUDA_SUCCESS);
@@ -680,13 +720,13 @@ RT_EXPORT CUresult rt_cuEventElapsedTime_v1(float *ms, CUevent a, CUevent b) {
 }
 
 /* ---- IPC of events ----------------------------------------------------------
- * A backend with events (HIP) hands out its own handles.  Without (the
- * emulator), every operation completes before it returns, so an event is
+ * A backend with events (HIP, the emulator) hands out its own handles.
+ * Without, every operation completes before it returns, so an event is
  * complete once recorded: an event opened in another process is one that
  * is always complete, which is what waiting on it there would find (a
  * record in the exporter happens after the work before it is done).  The
- * handle names the event and its process (pid and start time) so a made-up
- * or stale one is refused. */
+ * handle names the event and its process so a made-up or stale one is
+ * refused. */
 #define IPC_EVENT_MAGIC 0x50574945u   /* "PWIE" */
 typedef struct ipc_event_wire {
   uint32_t magic, version;

@@ -64,8 +64,10 @@ struct CUfunc_st {
   rt_param_layout layout;
   bool sass_only;               /* defined only by a cubin: launches fail */
   atomic_flag sass_logged;      /* its one log line */
-  int max_dynamic_shared;       /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
-  int carveout;
+  /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, _PREFERRED_SHARED_MEMORY_CARVEOUT:
+   * atomic, NCCL's init threads set and read them at once */
+  _Atomic int max_dynamic_shared;
+  _Atomic int carveout;
   struct CUfunc_st *next;
 };
 
@@ -228,13 +230,16 @@ static bool add_listed(const char *n, void *user);
  * rank order until one loads.  No PTX at all is not a failure of the
  * module (its kernels are SASS only); a PTX that does not translate is. */
 /* The largest linked PTX of an -rdc=true module that is linked at load
- * (PTXWAVE_RDC_LINK_MAX_MB, default 32): a program's own files and
- * libcudadevrt's 0.8 MB are far below it. */
+ * (PTXWAVE_RDC_LINK_MAX_MB, default RDC_LINK_MAX_MB): a program's own
+ * files and libcudadevrt's 0.8 MB are far below it; NCCL's 131 MB are
+ * below it too, since several ranks need its kernels (docs/runtime.md
+ * "Relocatable device code"). */
+#define RDC_LINK_MAX_MB 256
 static size_t rdc_link_max(void) {
   const char *v = getenv("PTXWAVE_RDC_LINK_MAX_MB");
   char *end;
-  unsigned long mb = v && *v ? strtoul(v, &end, 10) : 32;
-  if (v && *v && *end) mb = 32;
+  unsigned long mb = v && *v ? strtoul(v, &end, 10) : RDC_LINK_MAX_MB;
+  if (v && *v && *end) mb = RDC_LINK_MAX_MB;
   return mb > (SIZE_MAX >> 21) ? SIZE_MAX : (size_t)mb << 20;
 }
 
@@ -251,10 +256,9 @@ static void translate(struct CUmod_st *m) {
     snprintf(name, sizeof name, "%s: fatbin@%p (-rdc)", lib, (const void *)m->fatbin);
     CUresult r = rt_link_relocatable(m->prelinked, m->nprelinked, name, &img, &len);
     if (r == CUDA_SUCCESS && len > rdc_link_max()) {
-      /* NCCL's device-linked module is 127 relocatable fatbins, 136 MB of
-       * PTX: parsing and linking it took 90 s on the emulator for a
-       * library whose kernels ran SASS only before; such a module stays
-       * SASS only unless asked for */
+      /* a module above the limit stays SASS only unless asked for
+       * (NCCL's device-linked module, 127 relocatable fatbins and 136 MB
+       * of PTX, is below the default: it loads in about 10 s of CPU) */
       RT_LOG(rt_info, "%s: %zu MB of relocatable PTX, above PTXWAVE_RDC_LINK_MAX_MB (%zu): not "
              "linked, its kernels are SASS only", name, len >> 20, rdc_link_max() >> 20);
       r = CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -1070,8 +1074,9 @@ CUresult rt_launch_packed(CUfunction f, const unsigned grid[3], const unsigned b
   if (r != CUDA_SUCCESS) RT_LOG(rt_error, "kernel %s: %s", f->name, rt_driver.backend->error);
   /* A fault inside the kernel is not the launch's error: CUDA returns it
    * from the next synchronising call, and from every call after it (the
-   * context's sticky error).  The emulator runs the kernel inside the
-   * launch, so the fault is known here already. */
+   * context's sticky error).  A backend that ran the kernel inside the
+   * launch would know it here already (neither does now: the emulator
+   * queues launches and reports a fault from the next synchronisation). */
   if (rt_is_fault(r)) {
     rt_fault(r);
     return CUDA_SUCCESS;

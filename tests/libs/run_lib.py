@@ -2,7 +2,8 @@
 """tests/libs/run_lib.py PTXWAVE NAME [LIB...]: builds tests/libs/NAME.cu with
 nvcc (default flags: static cudart, sm_75) linked to the toolkit's own
 libraries (-lLIB each), runs it unmodified under `ptxwave run` on the
-emulator with none of ptxwave's variables set (the defaults are under test),
+emulator with none of ptxwave's variables set (the defaults are under test;
+EMU_ENV below gives a program the emulated machine it needs),
 and judges it by its own checks against plain C on the host:
 
   pass  it exits 0 and prints "NAME: PASS"; or every operation it reports
@@ -33,6 +34,10 @@ for l in libs:
         print(f'lib{l}.so not in {lib64}: skipped')
         sys.exit(77)
 
+# what a program needs of the emulated machine (not a ptxwave default
+# under test): nccl2's two ranks are two devices
+EMU_ENV = {'nccl2': {'PTXWAVE_EMU_DEVICES': '2'}}
+
 gaps = []  # (operation, kernel substring)
 for line in open(os.path.join(here, 'sass_only.txt')):
     f = [x.strip() for x in line.split('|')]
@@ -49,6 +54,7 @@ with tempfile.TemporaryDirectory() as tmp:
         print(f'{name}: nvcc failed')
         sys.exit(1)
     env = {k: v for k, v in os.environ.items() if not k.startswith('PTXWAVE_')}
+    env.update(EMU_ENV.get(name, {}))
     try:
         p = subprocess.run([ptxwave, 'run', '--', exe], env=env, capture_output=True, text=True,
                            timeout=600)

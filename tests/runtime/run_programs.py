@@ -29,7 +29,8 @@ for line in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'emu_g
     if f and not f[0].startswith('#'):
         gaps[f[0]] = f[1].strip() if len(f) > 1 else ''
 # what a program needs of the emulated machine
-EMU_ENV = {'multidev': {'PTXWAVE_EMU_DEVICES': '2'}, 'coop_grid': {'PTXWAVE_EMU_DEVICES': '2'}}
+EMU_ENV = {'multidev': {'PTXWAVE_EMU_DEVICES': '2'}, 'coop_grid': {'PTXWAVE_EMU_DEVICES': '2'},
+           'concurrent': {'PTXWAVE_EMU_DEVICES': '2'}}
 fails, gap_fails = [], []
 for n in names:
     base = n[:-len('_shared')] if n not in arch and n.endswith('_shared') else n

@@ -223,6 +223,48 @@ START_TEST(weak_loses_to_visible) {
 }
 END_TEST
 
+/* Many modules (linked in rounds of pairs, ir_link_modules): the order
+ * still decides between two weak definitions, the first one winning, and
+ * a failure in a later round consumes every module (nothing leaks: the
+ * sanitized build checks). */
+static ir_module *filler(const char *name, unsigned k) {
+  char text[512];
+  snprintf(text, sizeof text,
+           HDR ".visible .func (.param .b32 r) fill%u (.param .b32 a)\n{\n  .reg .b32 %%r<2>;\n"
+               "  ld.param.b32 %%r1, [a];\n  st.param.b32 [r], %%r1;\n  ret;\n}\n", k);
+  return parse(name, text);
+}
+
+START_TEST(many_modules_keep_order) {
+  char weak5[1024];
+  snprintf(weak5, sizeof weak5, "%s", weak_callee_ptx);
+  char *two = strstr(weak5, "%r2, 2;");
+  ck_assert_ptr_nonnull(two);
+  two[5] = '5';   /* a * b + 5 */
+  /* (a+f1) (f2+w2) (f3+w5) -> ((a+f1)+(f2+w2)) (f3+w5) -> all: w2 is first */
+  ir_module *mods[] = {parse("a.ptx", caller_ptx), filler("f1.ptx", 1), filler("f2.ptx", 2),
+                       parse("w2.ptx", weak_callee_ptx), filler("f3.ptx", 3), parse("w5.ptx", weak5)};
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ir_link_modules(mods, 6, false, &d);
+  ck_assert_msg(m != NULL, "%s", pw_diag_text(&d));
+  pw_diag_fini(&d);
+  ck_assert_uint_eq(m->nfuncs, 5);   /* k, fill1..3, one mul_op */
+  uint32_t out[32];
+  run32(m, "k", out);
+  for (uint32_t i = 0; i < 32; i++) ck_assert_uint_eq(out[i], i * 3 + 2);  /* w2's, not w5's */
+  ir_module_destroy(m);
+
+  /* multiply defined, found in the second round: (a+b) + (f1+b2) */
+  ir_module *bad[] = {parse("a.ptx", caller_ptx), parse("b.ptx", callee_ptx), filler("f1.ptx", 1),
+                      parse("b2.ptx", callee_ptx), filler("f2.ptx", 2)};
+  pw_diag_init(&d, NULL);
+  ck_assert_ptr_null(ir_link_modules(bad, 5, false, &d));
+  ck_assert_msg(strstr(pw_diag_text(&d), "symbol 'mul_op' is multiply defined"), "%s", pw_diag_text(&d));
+  pw_diag_fini(&d);
+}
+END_TEST
+
 /* .extern .global bound to another module's initialised definition. */
 START_TEST(extern_global_resolves) {
   const char *user =
@@ -307,6 +349,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, undefined_is_named);
   tcase_add_test(tc, multiply_defined_is_named);
   tcase_add_test(tc, weak_loses_to_visible);
+  tcase_add_test(tc, many_modules_keep_order);
   tcase_add_test(tc, extern_global_resolves);
   tcase_add_test(tc, local_names_stay_local);
   tcase_add_test(tc, signature_mismatch_is_named);
