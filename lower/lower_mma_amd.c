@@ -12,7 +12,12 @@
  *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
  *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
  *   on the i8 MFMA or RDNA3's iu8 WMMA from C = 0, C added after (wrapping
- *   or clamped; lower_i8)
+ *   or clamped; lower_i8), and
+ *   mma.sync.aligned.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
+ *   as two (one) m16n8k16 .f16 of the bytes widened to f16 in their own
+ *   thread (lower_f8).
+ * Not here: m8n8k4 .f64 (the f64 MFMA's K and D rows span both halves of
+ * the wave: docs/decisions.md), s8 on RDNA4, the other forms.
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -574,8 +579,8 @@ static void widen_f8(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_va
  * h (k 16h + 4t .. + 3, column g) f16 B registers 0 and 1 (fragments:
  * PTX ISA 9.7.14.5.8-10).  Why not the fp8 MFMA: gfx942's
  * v_mfma_f32_16x16x32_fp8 reads FNUZ bytes (bias 8 and 16, one NaN, no
- * infinity: OCP bytes would need re-encoding, and e4m3's 448 / e5m2's
- * infinities have no FNUZ value), and both its and gfx950's OCP forms
+ * infinity: OCP bytes would need re-encoding, and e4m3's 256 .. 448 and
+ * e5m2's infinities have no FNUZ value), and both its and gfx950's OCP forms
  * (16x16x32, 32x32x16) spread K over all 64 lanes, so one warp's tile
  * would need the other half's lanes, as xf32 would (docs/lowering.md,
  * "fp8"). */
