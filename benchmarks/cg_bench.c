@@ -1,7 +1,7 @@
 /* benchmarks/cg_bench.c: codegen over a corpus of PTX modules.
  *
  *   cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N]
- *            [--llvm OPT]... [--out DIR]
+ *            [--llvm OPT]... [--out DIR] [--expand-mma]
  *            (--libdir DIR --list FILE | FILE.ptx...)
  *
  * For each module: parse and lower/ for the target (timed apart: the front
@@ -23,6 +23,9 @@
  * several threads): unsplit (cg_options.threads = 1) and split into N
  * partitions (threads = N; 0 = the automatic choice); the sums, their ratio, and the ratio on the
  * largest modules are printed (docs/codegen.md "Parallel compile").
+ * --expand-mma lowers mma.sync to the per-thread expansion even where the
+ * target has MFMA/WMMA (lower_pipeline_options.expand_mma): the compile
+ * time before the matrix instructions, in the same run's conditions.
  * A failing module's first error is counted by its reason (the text after
  * "for gfxNNN: "), and the most frequent reasons are printed.
  * A module that uses functions or variables it only declares (.extern:
@@ -102,6 +105,7 @@ typedef struct bench {
   const char *pipelines[MAXP];
   unsigned npipe;
   bool ptxas;
+  bool expand_mma;       /* --expand-mma */
   unsigned limit;
   char **names;          /* --list */
   size_t nnames;
@@ -267,7 +271,7 @@ static bool one(const ptx_module *pm, void *user) {
    * front end, apart from codegen) */
   bool reloc = ok && !ir_link_check_defined(m, NULL);
   if (ok && !reloc) ir_link_drop_unreached(m);
-  if (ok) ok = lower_module(m, B->target, &(lower_pipeline_options){.diag = &d});
+  if (ok) ok = lower_module(m, B->target, &(lower_pipeline_options){.diag = &d, .expand_mma = B->expand_mma});
   double tfront = now() - tf0;
   double tcg = 0;
   for (unsigned p = 0; ok && p < B->npipe; p++) {
@@ -371,6 +375,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc && B.npipe < MAXP) B.pipelines[B.npipe++] = argv[++i];
     else if (!strcmp(argv[i], "--ptxas")) B.ptxas = true;
     else if (!strcmp(argv[i], "--each")) B.each = true;
+    else if (!strcmp(argv[i], "--expand-mma")) B.expand_mma = true;
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) B.limit = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--libdir") && i + 1 < argc) libdir = argv[++i];
     else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
@@ -387,7 +392,7 @@ int main(int argc, char **argv) {
       B.threads = (unsigned)atoi(argv[++i]);
     }
     else if (argv[i][0] == '-') {
-      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] [--llvm OPT]... [--out DIR] "
+      fprintf(stderr, "usage: cg_bench [--arch gfx942] [--pipeline TEXT]... [--ptxas] [--each] [--limit N] [--threads N] [--llvm OPT]... [--out DIR] [--expand-mma] "
                       "(--libdir DIR --list FILE | FILE...)\n");
       return 2;
     } else {

@@ -16,7 +16,9 @@ symbol (llvm-objdump-22), VGPRs (the code object's notes; on gfx90a+ they
 include the AGPRs), and llvm-mca-22's total cycles for one pass over the
 instructions (-iterations=1: a static estimate that treats the code as
 straight-line; it knows the MFMA/WMMA latencies of LLVM's scheduling
-model).  Both f16 and bf16.  Nothing is asserted: this is a measurement.
+model).  f16 and bf16 (m16n8k16) and e4m3 (m16n8k32: the same four A and
+two B registers, its bytes widened to f16 in their own thread and run as two
+f16 m16n8k16 steps; --types).  Nothing is asserted: this is a measurement.
 """
 import argparse
 import os
@@ -30,7 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def kernel(tiles, t):
-    """PTX of kernel k: `tiles` chained mma.m16n8k16.f32.T.T.f32."""
+    """PTX of kernel k: `tiles` chained mma.m16n8k16.f32.T.T.f32 (fp8: m16n8k32)."""
+    shape = "m16n8k32" if t in ("e4m3", "e5m2") else "m16n8k16"
     body = []
     body.append("  ld.param.u64 %rd1, [p];")
     body.append("  mov.u32 %r1, %tid.x;")
@@ -42,16 +45,16 @@ def kernel(tiles, t):
         a = [10 + 8 * i + k for k in range(6)]
         body.append(f"  ld.global.v4.u32 {{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, [%rd3+{off}];")
         body.append(f"  ld.global.v2.u32 {{%r{a[4]}, %r{a[5]}}}, [%rd3+{off + 2048}];")
-        body.append(f"  mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32 {{%f0, %f1, %f2, %f3}}, "
+        body.append(f"  mma.sync.aligned.{shape}.row.col.f32.{t}.{t}.f32 {{%f0, %f1, %f2, %f3}}, "
                     f"{{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, {{%r{a[4]}, %r{a[5]}}}, {{%f0, %f1, %f2, %f3}};")
     body.append("  st.global.v4.f32 [%rd3], {%f0, %f1, %f2, %f3};")
     body.append("  ret;")
-    return (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+    return (".version 8.7\n.target sm_89\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
             f"  .reg .b32 %r<{10 + 8 * tiles}>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<4>;\n"
             + "\n".join(body) + "\n}\n")
 
 
-def measure(ptxwave, arch, tiles, t, expand, tmp):
+def measure(ptxwave, arch, tiles, t, expand, tmp, mca=True):
     ptx = os.path.join(tmp, f"k{tiles}_{t}.ptx")
     with open(ptx, "w") as f:
         f.write(kernel(tiles, t))
@@ -64,7 +67,7 @@ def measure(ptxwave, arch, tiles, t, expand, tmp):
     insts = code.get("k", [])
     mm = sum(1 for i in insts if i.startswith(("v_mfma", "v_wmma")))
     bp = sum(1 for i in insts if i.startswith("ds_bpermute"))
-    return {"insts": len(insts), "vgpr": notes.get("k", {}).get("vgpr"), "cycles": mca_cycles(insts, arch, tmp),
+    return {"insts": len(insts), "vgpr": notes.get("k", {}).get("vgpr"), "cycles": mca_cycles(insts, arch, tmp) if mca else 0.0,
             "matrix": mm, "bpermute": bp}, None
 
 
@@ -73,19 +76,21 @@ def main():
     ap.add_argument("--ptxwave", default=os.path.join(ROOT, "build", "tools", "ptxwave"))
     ap.add_argument("--arch", default="gfx90a,gfx942,gfx950,gfx1100,gfx1201")
     ap.add_argument("--tiles", type=int, default=8)
+    ap.add_argument("--types", default="f16,bf16,e4m3")
+    ap.add_argument("--no-mca", action="store_true", help="skip llvm-mca (cycles 0): it can take minutes on a loaded machine")
     a = ap.parse_args()
     n = a.tiles
-    print(f"per m16n8k16 tile ({n}-tile kernel minus 1-tile kernel, / {n - 1}); "
+    print(f"per tile (m16n8k16; fp8 m16n8k32) ({n}-tile kernel minus 1-tile kernel, / {n - 1}); "
           f"MFMA/WMMA path vs --expand-mma; VGPR of the whole {n}-tile kernel")
     print(f"{'arch':8} {'type':5} | {'insts':>7} {'exp':>7} {'ratio':>6} | {'mca cyc':>8} {'exp':>8} {'ratio':>6} |"
           f" {'mfma/wmma':>9} {'bperm':>6} {'exp bperm':>9} | {'VGPR':>5} {'exp':>5}")
     with tempfile.TemporaryDirectory() as tmp:
         for arch in a.arch.split(","):
-            for t in ("f16", "bf16"):
+            for t in a.types.split(","):
                 res = {}
                 for expand in (False, True):
-                    one, e1 = measure(a.ptxwave, arch, 1, t, expand, tmp)
-                    many, e2 = measure(a.ptxwave, arch, n, t, expand, tmp)
+                    one, e1 = measure(a.ptxwave, arch, 1, t, expand, tmp, not a.no_mca)
+                    many, e2 = measure(a.ptxwave, arch, n, t, expand, tmp, not a.no_mca)
                     if not one or not many:
                         print(f"{arch:8} {t:5} | failed: {e1 or e2}")
                         break
@@ -95,7 +100,7 @@ def main():
                     continue
                 m, x = res[False], res[True]
                 print(f"{arch:8} {t:5} | {m['insts']:7.1f} {x['insts']:7.1f} {m['insts'] / x['insts']:6.2f} |"
-                      f" {m['cycles']:8.1f} {x['cycles']:8.1f} {m['cycles'] / x['cycles']:6.2f} |"
+                      f" {m['cycles']:8.1f} {x['cycles']:8.1f} {m['cycles'] / x['cycles'] if x['cycles'] else 0:6.2f} |"
                       f" {m['matrix']:9.1f} {m['bpermute']:6.1f} {x['bpermute']:9.1f} | {m['vgpr']:5} {x['vgpr']:5}")
 
 

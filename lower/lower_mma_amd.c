@@ -12,7 +12,12 @@
  *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
  *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
  *   on the i8 MFMA or RDNA3's iu8 WMMA from C = 0, C added after (wrapping
- *   or clamped; lower_i8)
+ *   or clamped; lower_i8), and
+ *   mma.sync.aligned.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
+ *   as two (one) m16n8k16 .f16 of the bytes widened to f16 in their own
+ *   thread (lower_f8).
+ * Not here: m8n8k4 .f64 (the f64 MFMA's K and D rows span both halves of
+ * the wave: docs/decisions.md), s8 on RDNA4, the other forms.
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -150,6 +155,11 @@ typedef struct amd_ctx {
   bool dry;                     /* only check that every map can be built */
   ir_value *laneid;
   unsigned shuffles, selects;   /* what was built, for the docs' counts */
+  /* chains of instructions of one scheme (fp8, tf32): the accumulator in
+   * AMD's C layout, taken as C instead of gathering NVIDIA's C (in), and
+   * handed on instead of D going back to NVIDIA's layout (out) */
+  ir_value *const *acc_in;
+  ir_value **acc_out;
 } amd_ctx;
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
@@ -352,6 +362,10 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
     }
     if (c == 0) {
       for (unsigned reg = 0; reg < r->nc; reg++) {
+        if (X.acc_in) {   /* the previous step's accumulator, in place */
+          acc[reg] = X.acc_in[reg];
+          continue;
+        }
         if (!cv) {   /* C = 0 */
           acc[reg] = X.dry ? X.laneid : imm(b, 0);
           continue;
@@ -382,6 +396,11 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
     if (X.dry) continue;
     ir_instr *w = ir_build(b, ir_op_wave_mma, ir_type_b32, n, src, r->nc, dt, NULL);
     for (unsigned k = 0; k < r->nc; k++) acc[k] = w->dst[k];
+  }
+  if (X.acc_out) {   /* the next step takes the accumulator as it is */
+    for (unsigned k = 0; k < r->nc; k++) X.acc_out[k] = acc[k];
+    ctx->shuffles = X.shuffles, ctx->selects = X.selects;
+    return true;
   }
   /* D back: thread T's element e is AMD D (blk, i, j) of the last instruction */
   for (unsigned e = 0; e < 4; e++) {
@@ -423,6 +442,28 @@ static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, 
   if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
   X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
   return build(&X, s, f, ta, ta, ab, cv, d);
+}
+
+/* steps chained mma of one scheme, D = mma(ab[n-1], ..., mma(ab[0], C)),
+ * the accumulator kept in AMD's C layout between them: C gathered once,
+ * D gathered back once (a step's D and the next step's C are the same
+ * registers in the same layout: no shuffle between steps).  A dry run
+ * first, as build_checked. */
+static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir_type ta, ir_value *const *const *ab,
+                        unsigned steps, ir_value *const *cv, ir_value **d) {
+  amd_ctx X = {.b = b, .dry = true};
+  X.laneid = (ir_value *)&X;
+  ir_value *dry[12], *dd[4];
+  for (unsigned k = 0; k < 12; k++) dry[k] = X.laneid;
+  if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
+  ir_value *laneid = ir_read_sreg(b, ir_sreg_laneid, 0);
+  ir_value *acc[2][8];
+  for (unsigned h = 0; h < steps; h++) {
+    X = (amd_ctx){.b = b, .laneid = laneid, .acc_in = h ? acc[(h - 1) & 1] : NULL,
+                  .acc_out = h + 1 < steps ? acc[h & 1] : NULL};
+    if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
+  }
+  return true;
 }
 
 static ir_value *and32(ir_builder *b, ir_value *x, uint32_t m) { return lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, m)); }
@@ -476,9 +517,7 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
     ab1[na + r] = or32(b, shr16(b, h), h);
     ab2[na + r] = or32(b, shr16(b, l), l);
   }
-  ir_value *d1[4];
-  if (!build_checked(b, &s, bf, ir_type_bf16, ab1, cv, d1)) return false;
-  return build_checked(b, &s, bf, ir_type_bf16, ab2, d1, d);
+  return build_chain(b, &s, bf, ir_type_bf16, (ir_value *const *const[]){ab1, ab2}, 2, cv, d);
 }
 
 /* s8/u8 -> s32 on the i8 MFMA (signed bytes): the products' sum from C = 0
@@ -515,13 +554,60 @@ static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const sch
   return true;
 }
 
+/* Register w of e4m3/e5m2 bytes (k = 4t + byte) as two f16x2 registers:
+ * lo = bytes 0 and 1, hi = bytes 2 and 3, each by cvt.rn.f16x2.{e4m3x2,
+ * e5m2x2} (PTX ISA 9.7.9.21), which lower_math makes bit-exact (every fp8
+ * value, subnormals included, is an f16 value: e4m3's range is 2^-9 .. 448,
+ * e5m2's 2^-16 .. 57344, f16's 2^-24 .. 65504; NaN stays NaN, e5m2's
+ * infinities stay infinities). */
+static void widen_f8(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_value **hi) {
+  ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16}, NULL);
+  ir_type from = t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2;
+  *lo = ir_convert(b, ir_type_f16x2, from, u->dst[0], .rnd = IR_RND_RN);
+  *hi = ir_convert(b, ir_type_f16x2, from, u->dst[1], .rnd = IR_RND_RN);
+}
+
+/* mma.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
+ * as one (k16) or two (k32) m16n8k16 .f16 on the target's f16 scheme,
+ * chained through C in f32, with the bytes widened to f16 in their own
+ * thread: no lane exchange beyond the f16 scheme's.  A reordering of k
+ * applied to A and B alike leaves D alone, so step h (k 16h .. 16h + 15)
+ * takes f16 k' = 2t + e as k = 16h + 4t + e and k' = 8 + 2t + e as
+ * k = 16h + 4t + 2 + e (e = 0, 1): a thread's fp8 A register 2h (row g,
+ * k 16h + 4t .. + 3) is f16 A registers 0 (its bytes 0, 1) and 2 (bytes
+ * 2, 3), register 2h + 1 (row g + 8) f16 registers 1 and 3; fp8 B register
+ * h (k 16h + 4t .. + 3, column g) f16 B registers 0 and 1 (fragments:
+ * PTX ISA 9.7.14.5.8-10).  Why not the fp8 MFMA: gfx942's
+ * v_mfma_f32_16x16x32_fp8 reads FNUZ bytes (bias 8 and 16, one NaN, no
+ * infinity: OCP bytes would need re-encoding, and e4m3's 256 .. 448 and
+ * e5m2's infinities have no FNUZ value), and both its and gfx950's OCP forms
+ * (16x16x32, 32x32x16) spread K over all 64 lanes, so one warp's tile
+ * would need the other half's lanes, as xf32 would (docs/lowering.md,
+ * "fp8"). */
+static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const char *target, ir_value *const *cv,
+                     ir_value **d) {
+  const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+  ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
+  unsigned steps = f->k / 16u, na = 2 * steps;
+  scheme s;
+  if (!pick(hf, ir_type_f16, target, &s)) return false;
+  ir_value *ab[2][6];
+  for (unsigned h = 0; h < steps; h++) {
+    widen_f8(b, ta, i->src[2 * h], &ab[h][0], &ab[h][2]);
+    widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
+    widen_f8(b, tb, i->src[na + h], &ab[h][4], &ab[h][5]);
+  }
+  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d);
+}
+
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
-  bool tf32 = f->cls == IR_MMA_TF32;
+  bool tf32 = f->cls == IR_MMA_TF32, f8 = f->cls == IR_MMA_F8;
   scheme s;
-  if (!tf32 && !pick(f, ta, target, &s)) return false;
+  if (f8 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_f16, target, &s)) return false;
+  if (!tf32 && !f8 && !pick(f, ta, target, &s)) return false;
   if (tf32 && !pick(ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s))
     return false;
   unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
@@ -541,7 +627,10 @@ bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
     cv[e] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[0]);
     cv[e + 1] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[1]);
   }
-  if (tf32 ? !lower_tf32(b, i, target, cv, d) : !build_checked(b, &s, f, ta, i->src, cv, d)) return false;
+  if (tf32 ? !lower_tf32(b, i, target, cv, d)
+      : f8  ? !lower_f8(b, i, f, target, cv, d)
+            : !build_checked(b, &s, f, ta, i->src, cv, d))
+    return false;
   if (td != ir_type_f16) {
     for (unsigned e = 0; e < 4; e++) out[e] = d[e];
     return true;
