@@ -1,7 +1,8 @@
 /* emu/emu_video.c: the scalar video instructions (PTX ISA 9.7.18.1)
  * vadd vsub vabsdiff vmin vmax vshl vshr, and the SIMD ones (9.7.18.2,
- * below), without operand selectors (the front end refuses those:
- * docs/ptx-front-end.md).  The scalar ones:
+ * below), on whole words: the scalar ones' operand selectors are IR of
+ * their own (the front end's bfe/bfi around the op, docs/ptx-front-end.md),
+ * the SIMD ones' are refused.  The scalar ones:
  *
  *   ta = a sign- or zero-extended by atype, tb likewise by btype (u32 for
  *        the shifts), exactly (128-bit intermediates: a u32 shifted left

@@ -11,8 +11,10 @@
  * differences), except ta << tb of an unsigned ta (up to 2^64 - 2^32):
  * that one is kept as u64 and compared unsigned.  A min/max against c of
  * such a value above 2^32 (c is below 2^32) is decided by that alone,
- * since its low 32 bits are what d keeps.  Operand selectors are refused
- * by the front end, so a, b and d are whole words.
+ * since its low 32 bits are what d keeps.  Operand selectors never reach
+ * here: the front end makes them a bfe of a or b before the op and a
+ * clamp and bfi after it (ptx_instr.c, build_video_selected), so a, b and
+ * d are whole words.
  */
 #include "lower_internal.h"
 

@@ -754,6 +754,99 @@ static void build_setp(ptx_parser *p, ins *I) {
   emit(p, I, I->op, &d, &s);
 }
 
+/* ---- scalar video operand selectors ---------------------------------------------------- */
+
+static bool video_scalar(ir_op op) {
+  switch (op) {
+  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
+  case ir_op_vshl: case ir_op_vshr:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Bit position and width of a selector's byte or half-word. */
+static void vsel_field(unsigned sel, unsigned *pos, unsigned *len) {
+  bool byte = sel <= PTX_VSEL_B3;
+  *len = byte ? 8 : 16;
+  *pos = byte ? 8 * (sel - PTX_VSEL_B0) : 16 * (sel - PTX_VSEL_H0);
+}
+
+/* partSelectSignExtend(x, xtype, xsel) of the ISA's pseudocode (9.7.18.1):
+ * the selected byte or half-word, sign-extended for a signed xtype, else
+ * zero-extended; as a value of type `as`. */
+static ir_value *vsel_extract(ptx_parser *p, ir_value *x, unsigned sel, ir_type xtype, ir_type as) {
+  unsigned pos, len;
+  vsel_field(sel, &pos, &len);
+  ir_type t = ir_type_kind_of(xtype) == IR_TK_SINT ? ir_type_s32 : ir_type_u32;
+  ir_value *src[3] = {x->type == t ? x : ir_alu1(&p->b, ir_op_copy, t, x), ir_imm(&p->b, ir_type_u32, pos),
+                      ir_imm(&p->b, ir_type_u32, len)};
+  ir_instr *e = ir_build(&p->b, ir_op_bfe, t, 3, src, 1, NULL, NULL);
+  if (!e) ptx_oom(p);
+  return t == as ? e->dst[0] : ir_alu1(&p->b, ir_op_copy, as, e->dst[0]);
+}
+
+/* vop d{.dsel}, a{.asel}, b{.bsel}{, c}: the selectors become IR of their
+ * own around the plain video op, as the ISA's pseudocode orders them:
+ *   ta = partSelectSignExtend(a, atype, asel), tb likewise (a bfe: signed
+ *        or unsigned by the operand's type; shifts read b as .u32);
+ *   tmp = the op (with .sat: clamped to dtype's range, and the secondary
+ *        op when there is no merge);
+ *   merge (d.dsel, c): with .sat, tmp clamped again to the range of the
+ *        selected byte or half-word of dtype's signedness ("saturate,
+ *        taking into account destination type and merge operations");
+ *        d = c with that field replaced by tmp's low bits (a bfi).
+ * A clamp to 32 bits then to the field's range is the clamp to the
+ * field's range, so the op's own .sat does the first step.  The selecting
+ * ops are unguarded (pure); the instruction's guard goes on its last op.
+ * True when it built the instruction (some selector was given). */
+static bool build_video_selected(ptx_parser *p, ins *I, ir_op op, const dstlist *d, srclist *s, bool has_dst) {
+  unsigned first = has_dst ? 1 : 0;
+  unsigned dsel = has_dst ? I->top[0].vsel : 0;
+  unsigned asel = I->ntop > first ? I->top[first].vsel : 0, bsel = I->ntop > first + 1 ? I->top[first + 1].vsel : 0;
+  if (I->ntop > first + 2 && I->top[first + 2].vsel)
+    ptx_fail(p, &I->top[first + 2].tok, "'%.*s': c takes no operand selector", (int)I->at.len, I->at.text);
+  if (!dsel && !asel && !bsel) return false;
+  if (s->n < 2) return false;   /* check_shape reports it */
+  bool shift = op == ir_op_vshl || op == ir_op_vshr;
+  if (asel) s->v[0] = vsel_extract(p, s->v[0], asel, I->type2, s->v[0]->type);
+  if (bsel) s->v[1] = vsel_extract(p, s->v[1], bsel, shift ? ir_type_u32 : I->type3, s->v[1]->type);
+  if (!dsel) {
+    emit(p, I, op, d, s);
+    return true;
+  }
+  if (s->n != 3 || I->m.atomop)
+    ptx_fail(p, &I->top[0].tok, "'%.*s' with a destination selector merges into c: it takes operand c and no "
+             ".add/.min/.max", (int)I->at.len, I->at.text);
+  ir_instr *v = ir_build(&p->b, op, I->type, 2, s->v, 1, NULL, &I->m);
+  if (!v) ptx_oom(p);
+  v->type2 = (uint8_t)I->type2;
+  v->type3 = (uint8_t)I->type3;
+  ir_value *t = v->dst[0];
+  unsigned pos, len;
+  vsel_field(dsel, &pos, &len);
+  if (I->m.sat) {
+    bool sgn = ir_type_kind_of(I->type) == IR_TK_SINT;
+    uint32_t lo = sgn ? (uint32_t)-(int32_t)(1u << (len - 1)) : 0, hi = sgn ? (1u << (len - 1)) - 1 : (1u << len) - 1;
+    t = ir_alu2(&p->b, ir_op_max, I->type, t, ir_imm(&p->b, I->type, lo));
+    t = ir_alu2(&p->b, ir_op_min, I->type, t, ir_imm(&p->b, I->type, hi));
+  }
+  srclist m;
+  m.n = 0;
+  m.have_off = false;
+  m.off = 0;
+  src_push(p, &m, ir_alu1(&p->b, ir_op_copy, ir_type_b32, t), &I->at);
+  src_push(p, &m, s->v[2]->type == ir_type_b32 ? s->v[2] : ir_alu1(&p->b, ir_op_copy, ir_type_b32, s->v[2]), &I->at);
+  src_push(p, &m, ir_imm(&p->b, ir_type_u32, pos), &I->at);
+  src_push(p, &m, ir_imm(&p->b, ir_type_u32, len), &I->at);
+  I->m = (ir_mods){0};
+  I->type = ir_type_b32;
+  I->type2 = I->type3 = I->type4 = ir_type_none;
+  emit(p, I, ir_op_bfi, d, &m);
+  return true;
+}
+
 /* ---- the generic shape -------------------------------------------------------------- */
 
 /* results first (when the op has any), then sources.  .cc adds the carry
@@ -792,6 +885,7 @@ static void build_generic(ptx_parser *p, ins *I) {
     d.var[d.n] = p->ssa.cc_var;
     d.type[d.n++] = ir_type_pred;
   }
+  if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
   emit(p, I, op, &d, &s);
 }
 
@@ -894,6 +988,11 @@ void ptx_parse_instruction(ptx_parser *p) {
     ptx_next(p);
     return;
   }
+  /* operand selectors belong to the scalar video instructions only */
+  for (uint32_t k = 0; k < I->ntop; k++)
+    if (I->top[k].vsel && !video_scalar(op))
+      ptx_fail(p, &I->top[k].tok, "'%.*s' takes no operand selectors (only the scalar video instructions do)",
+               (int)I->at.len, I->at.text);
   switch (op) {
   case ir_op_copy:
     if (mov_vec > 1) build_mov_vec(p, I, mov_vec);

@@ -170,6 +170,7 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
    * neg and off are read for any kind. */
   o->neg = 0;
   o->reg_off = 0;
+  o->vsel = PTX_VSEL_NONE;
   o->off = 0;
   o->var2 = PTX_NONE;
   o->tok = p->tok;
@@ -216,10 +217,20 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
     if (v != PTX_NONE) {
       if (rd && rd->vec) vreg_operand(p, o, &t, rd, v, whole_ok);
       else reg_operand(p, o, v);
-      /* %r1.b10, %r2.h1: the video instructions' operand selectors */
-      if (o->kind == O_REG && p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE))
-        ptx_fail(p, &p->tok, "operand selectors ('%.*s%.*s') are not supported: video instructions run with "
-                 "their default selectors", (int)t.len, t.text, (int)p->tok.len, p->tok.text);
+      /* %r1.b2, %r2.h1: the scalar video instructions' operand selectors
+       * (9.7.18.1: one byte or half-word); the SIMD ones' (%r1.b3210,
+       * %r2.h10: 9.7.18.2) are not taken */
+      if (o->kind == O_REG && p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {
+        const ptx_tok *w = &p->tok;
+        if (w->len == 3 && w->text[1] == 'b' && w->text[2] >= '0' && w->text[2] <= '3')
+          o->vsel = (uint8_t)(PTX_VSEL_B0 + (w->text[2] - '0'));
+        else if (w->len == 3 && w->text[1] == 'h' && (w->text[2] == '0' || w->text[2] == '1'))
+          o->vsel = (uint8_t)(PTX_VSEL_H0 + (w->text[2] - '0'));
+        else
+          ptx_fail(p, w, "operand selectors ('%.*s%.*s') of the SIMD video instructions are not supported: they "
+                   "run with their default selectors", (int)t.len, t.text, (int)w->len, w->text);
+        ptx_next(p);
+      }
       return;
     }
     uint16_t sr, comp;
