@@ -359,7 +359,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
    * modifiers"); vset2/vset4 compare with .eq .ne .lt .le .gt .ge only. */
   if (ir_video_simd_elems(op) && I->m.sat && I->m.atomop == IR_ATOM_ADD)
     ptx_fail(p, &I->at, "'%.*s': .sat cannot be combined with .add", (int)I->at.len, I->at.text);
-  if ((op == ir_op_vset2 || op == ir_op_vset4) && (I->m.cmp < IR_CMP_EQ || I->m.cmp > IR_CMP_GE))
+  if ((op == ir_op_vset || op == ir_op_vset2 || op == ir_op_vset4) && (I->m.cmp < IR_CMP_EQ || I->m.cmp > IR_CMP_GE))
     ptx_fail(p, &I->at, "'%.*s' compares with .eq, .ne, .lt, .le, .gt or .ge", (int)I->at.len, I->at.text);
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
@@ -759,7 +759,7 @@ static void build_setp(ptx_parser *p, ins *I) {
 static bool video_scalar(ir_op op) {
   switch (op) {
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset:
     return true;
   default:
     return false;
@@ -809,9 +809,11 @@ static bool build_video_selected(ptx_parser *p, ins *I, ir_op op, const dstlist 
     ptx_fail(p, &I->top[first + 2].tok, "'%.*s': c takes no operand selector", (int)I->at.len, I->at.text);
   if (!dsel && !asel && !bsel) return false;
   if (s->n < 2) return false;   /* check_shape reports it */
-  bool shift = op == ir_op_vshl || op == ir_op_vshr;
-  if (asel) s->v[0] = vsel_extract(p, s->v[0], asel, I->type2, s->v[0]->type);
-  if (bsel) s->v[1] = vsel_extract(p, s->v[1], bsel, shift ? ir_type_u32 : I->type3, s->v[1]->type);
+  /* vset has no dtype: its a and b are type and type2 */
+  bool shift = op == ir_op_vshl || op == ir_op_vshr, set = op == ir_op_vset;
+  ir_type at = set ? I->type : I->type2, bt = shift ? ir_type_u32 : set ? I->type2 : I->type3;
+  if (asel) s->v[0] = vsel_extract(p, s->v[0], asel, at, s->v[0]->type);
+  if (bsel) s->v[1] = vsel_extract(p, s->v[1], bsel, bt, s->v[1]->type);
   if (!dsel) {
     emit(p, I, op, d, s);
     return true;
@@ -826,7 +828,7 @@ static bool build_video_selected(ptx_parser *p, ins *I, ir_op op, const dstlist 
   ir_value *t = v->dst[0];
   unsigned pos, len;
   vsel_field(dsel, &pos, &len);
-  if (I->m.sat) {
+  if (I->m.sat) {   /* vset has no .sat */
     bool sgn = ir_type_kind_of(I->type) == IR_TK_SINT;
     uint32_t lo = sgn ? (uint32_t)-(int32_t)(1u << (len - 1)) : 0, hi = sgn ? (1u << (len - 1)) - 1 : (1u << len) - 1;
     t = ir_alu2(&p->b, ir_op_max, I->type, t, ir_imm(&p->b, I->type, lo));

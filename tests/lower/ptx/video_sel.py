@@ -16,6 +16,8 @@ pseudocode gives them (9.7.18.1):
     d = optMerge(dsel, tmp, c): c with the selected field replaced by the
         low bits of tmp
     the low 32 bits
+and vset (9.7.18.1.4): tmp = compare(ta, tb, cmp) ? 1 : 0, then the same
+secondary op or merge, with c and d unsigned.
 """
 import random
 import struct
@@ -25,7 +27,8 @@ N = 64
 EDGE = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
         0x80FF7F01, 0x12345678, 0xFE01807F, 0x00800080]
 
-# (op, dtype, atype, btype, sat, op2, shift mode, asel, bsel, dsel) in the kernel's order
+# (op, dtype, atype, btype, sat, op2, shift mode, asel, bsel, dsel) in the kernel's order;
+# vset ("set") has no dtype: the second field is its comparison
 FORMS = [
     ('add', 'u', 'u', 'u', False, None, None, 'b0', 'b1', None),
     ('add', 's', 's', 's', True, None, None, 'b3', 'h1', None),
@@ -42,6 +45,12 @@ FORMS = [
     ('shl', 'u', 'u', 'u', False, None, 'clamp', 'h0', 'b2', 'b1'),
     ('shr', 's', 's', 'u', True, None, 'wrap', 'h1', 'b1', 'h0'),
     ('shl', 's', 's', 'u', True, 'add', 'clamp', 'b3', 'b0', None),
+    ('set', 'lt', 's', 'u', False, None, None, None, None, None),
+    ('set', 'ge', 'u', 's', False, 'add', None, 'b1', 'h1', None),
+    ('set', 'eq', 's', 's', False, 'min', None, 'h0', 'h1', None),
+    ('set', 'ne', 'u', 'u', False, 'max', None, 'b0', 'b3', None),
+    ('set', 'gt', 's', 's', False, None, None, 'b2', 'b3', 'b1'),
+    ('set', 'le', 's', 'u', False, None, None, 'h1', 'h0', 'h1'),
 ]
 
 FIELD = {"b0": (0, 8), "b1": (8, 8), "b2": (16, 8), "b3": (24, 8), "h0": (0, 16), "h1": (16, 16)}
@@ -56,7 +65,12 @@ def select(v, t, sel):
 def ref(form, a, b, c):
     op, dt, at, bt, sat, op2, mode, asel, bsel, dsel = form
     ta, tb = select(a, at, asel), select(b, "u" if op in ("shl", "shr") else bt, bsel)
-    if op == "add": t = ta + tb
+    if op == "set":
+        # 9.7.18.1.4: the comparison is 1 or 0, "always unsigned, and
+        # therefore destination d and operand c are also unsigned"
+        cmp = {"eq": ta == tb, "ne": ta != tb, "lt": ta < tb, "le": ta <= tb, "gt": ta > tb, "ge": ta >= tb}[dt]
+        t, dt = int(cmp), "u"
+    elif op == "add": t = ta + tb
     elif op == "sub": t = ta - tb
     elif op == "absdiff": t = abs(ta - tb)
     elif op == "min": t = min(ta, tb)
@@ -88,6 +102,9 @@ def inputs():
             a.append(rnd.getrandbits(32))
             b.append(rnd.choice([rnd.getrandbits(32), rnd.randrange(40) << rnd.choice([0, 8, 16, 24])]))
         c.append(rnd.choice(EDGE + [rnd.getrandbits(32)]))
+    # equal operands and swapped half-words, so that vset's eq/le/ge hold
+    for i in range(56, N):
+        b[i] = a[i] if i % 2 else ((a[i] << 16) | (a[i] >> 16)) & 0xFFFFFFFF
     return a, b, c
 
 
