@@ -295,6 +295,14 @@ static ir_value *layer_of(tex_ctx *c, ir_value *l) {
   return as(b, S32, ir_alu2(b, ir_op_min, U32, as(b, U32, l), sub(b, U32, n, ui(b, 1))));
 }
 
+/* The cubemap (u32 bits of acube's first coordinate) clamped to [0,
+ * cubemaps-1] (at least cubemap 0). */
+static ir_value *cubemap_of(tex_ctx *c, ir_value *l) {
+  ir_builder *b = c->b;
+  ir_value *n = ir_alu2(b, ir_op_max, U32, FLD(c, cubemaps, U32), ui(b, 1));
+  return as(b, S32, ir_alu2(b, ir_op_min, U32, as(b, U32, l), sub(b, U32, n, ui(b, 1))));
+}
+
 /* Cube map face selection (CUDA C++ Programming Guide, "Cubemap Textures",
  * the table of faces): the major axis m of the direction (x, y, z) picks
  * the face, numbered as CUarray_cubemap_face (+x -x +y -y +z -z, cuda.h),
@@ -377,7 +385,7 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
   tex_fmt f;
   fmt_init(&c, &f);
   ir_value *const *coord = i->src + 1;
-  ir_value *layer = layered ? layer_of(&c, coord[0]) : NULL;
+  ir_value *layer = !layered ? NULL : gm.cube ? cubemap_of(&c, coord[0]) : layer_of(&c, coord[0]);
   if (layered) coord++;
   /* Multisample: our resources have one sample (CUDA makes multisample
    * arrays only through graphics interop, which ptxwave has not): sample 0
@@ -390,7 +398,8 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
   }
   /* Cube: the face and its normalized (u, v); the face is the slice of a
    * cubemap (six layers in CUarray_cubemap_face order, cuda.h
-   * cuArray3DCreate), cubemap l of a layered one has slices 6l..6l+5. */
+   * cuArray3DCreate), cubemap l of a layered one has slices 6l..6l+5
+   * (l clamped to the descriptor's cubemaps). */
   ir_value *face_uv[2];
   if (gm.cube) {
     ir_value *face;

@@ -69,8 +69,10 @@ static CUresult from_resource(lower_tex_desc *d, const CUDA_RESOURCE_DESC *r) {
     d->width = (uint32_t)a.desc.Width;
     d->height = a.desc.Height ? (uint32_t)a.desc.Height : 1;
     d->depth = a.desc.Depth ? (uint32_t)a.desc.Depth : 1;
-    /* txq.array_size of a layered cubemap counts cubemaps, not faces */
-    d->layers = layered ? (cube ? d->depth / 6 : d->depth) : 0;
+    /* a cubemap's faces are layers too: surfCubemapread/write are
+     * suld/sust.a2d with layer 6 * cubemap + face */
+    d->layers = layered || cube ? d->depth : 0;
+    d->cubemaps = cube ? d->depth / 6 : 0;
     return CUDA_SUCCESS;
   }
   case CU_RESOURCE_TYPE_LINEAR:

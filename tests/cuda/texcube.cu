@@ -21,8 +21,9 @@
  * wide margin (values below 1152, f32 ulp 2^-13 there) and is far below
  * what a wrong texel changes (texels differ by at least 1, weights by
  * 1/16).  Face borders are clamped per face (not seamless: the default).
- * Also: the shape rules of cudaMalloc3DArray for cubemaps, and
- * cudaArrayGetInfo's flags.
+ * Also: the shape rules of cudaMalloc3DArray for cubemaps,
+ * cudaArrayGetInfo's flags, and surfaces on (layered) cubemaps
+ * (surfCubemap[Layered]write/read: every face a layer).
  */
 #include <math.h>
 
@@ -40,6 +41,18 @@ __global__ void sample_cube_layered(cudaTextureObject_t t, const float4 *dir, fl
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = texCubemapLayered<float>(t, dir[i].x, dir[i].y, dir[i].z, (int)dir[i].w);
+}
+
+/* surfCubemapLayeredwrite (suld/sust .a2d, layer 6 l + f) of every texel,
+ * then surfCubemapLayeredread of every texel into out */
+__global__ void surf_faces(cudaSurfaceObject_t s, int cubes, float *out)
+{
+    int x = threadIdx.x, y = threadIdx.y, lf = blockIdx.x;
+    if (cubes) surfCubemapLayeredwrite<float>((float)(1000 * lf + 10 * y + x), s, x * 4, y, lf);
+    else surfCubemapwrite<float>((float)(1000 * lf + 10 * y + x), s, x * 4, y, lf);
+    __syncthreads();
+    float v = cubes ? surfCubemapLayeredread<float>(s, x * 4, y, lf) : surfCubemapread<float>(s, x * 4, y, lf);
+    out[(lf * blockDim.y + y) * blockDim.x + x] = v;
 }
 
 static float texel_value(int l, int f, int x, int y) { return (float)(384 * l + 64 * f + 8 * y + x); }
@@ -185,7 +198,8 @@ int main(void)
 
     for (int layered = 0; layered < 2; layered++)
         for (int linear = 0; linear < 2; linear++) {
-            cudaTextureObject_t t = make_tex(layered ? cubes : cube, linear ? cudaFilterModeLinear : cudaFilterModePoint);
+            cudaTextureObject_t t =
+                make_tex(layered ? cubes : cube, linear ? cudaFilterModeLinear : cudaFilterModePoint);
             if (layered) sample_cube_layered<<<PW_DIV_UP(NS, 128), 128>>>(t, d_dir, d_out, NS);
             else sample_cube<<<PW_DIV_UP(NS, 128), 128>>>(t, d_dir, d_out, NS);
             CHECK_LAUNCH();
@@ -193,16 +207,56 @@ int main(void)
             for (int i = 0; i < NS; i++) {
                 float want = ref_sample(h_dir[i].x, h_dir[i].y, h_dir[i].z, layered ? (int)h_dir[i].w : 0, linear);
                 int ok = linear ? fabsf(h_out[i] - want) <= 1.0f / 64 : f2u(h_out[i]) == f2u(want);
-                pw_expect(&rep, ok, "%s %s (%g, %g, %g) layer %g: got %.9g want %.9g", layered ? "texCubemapLayered" : "texCubemap",
-                          linear ? "linear" : "point", h_dir[i].x, h_dir[i].y, h_dir[i].z, h_dir[i].w, h_out[i], want);
+                pw_expect(&rep, ok, "%s %s (%g, %g, %g) layer %g: got %.9g want %.9g",
+                          layered ? "texCubemapLayered" : "texCubemap", linear ? "linear" : "point", h_dir[i].x,
+                          h_dir[i].y, h_dir[i].z, h_dir[i].w, h_out[i], want);
             }
             if (!linear) {
-                pw_expect(&rep, h_out[0] == (layered ? 36.0f : 36.0f), "anchor +x: got %g", h_out[0]);
+                pw_expect(&rep, h_out[0] == 36.0f, "anchor +x: got %g", h_out[0]);   /* layer 0 either way */
                 pw_expect(&rep, h_out[1] == (layered ? 606.0f : 222.0f), "anchor -y: got %g", h_out[1]);
                 pw_expect(&rep, h_out[2] == (layered ? 1115.0f : 347.0f), "anchor -z: got %g", h_out[2]);
             }
             CHECK(cudaDestroyTextureObject(t));
         }
+
+    /* surfaces on a cubemap and a layered cubemap: every face is a layer */
+    for (int layered = 0; layered < 2; layered++) {
+        int nl = layered ? 6 * L : 6;
+        cudaArray_t sa;
+        CHECK(cudaMalloc3DArray(&sa, &fc, make_cudaExtent(W, W, nl),
+                                cudaArrayCubemap | cudaArraySurfaceLoadStore | (layered ? cudaArrayLayered : 0)));
+        cudaResourceDesc r;
+        memset(&r, 0, sizeof r);
+        r.resType = cudaResourceTypeArray;
+        r.res.array.array = sa;
+        cudaSurfaceObject_t s = 0;
+        CHECK(cudaCreateSurfaceObject(&s, &r));
+        float *d_sv;
+        static float h_sv[6 * L * W * W], h_copy[6 * L * W * W];
+        CHECK(cudaMalloc(&d_sv, sizeof h_sv));
+        surf_faces<<<nl, dim3(W, W)>>>(s, layered, d_sv);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(h_sv, d_sv, sizeof h_sv, cudaMemcpyDeviceToHost));
+        cudaMemcpy3DParms p;
+        memset(&p, 0, sizeof p);
+        p.srcArray = sa;
+        p.dstPtr = make_cudaPitchedPtr(h_copy, W * sizeof(float), W, W);
+        p.extent = make_cudaExtent(W, W, nl);
+        p.kind = cudaMemcpyDeviceToHost;
+        CHECK(cudaMemcpy3D(&p));
+        for (int lf = 0; lf < nl; lf++)
+            for (int y = 0; y < W; y++)
+                for (int x = 0; x < W; x++) {
+                    float want = (float)(1000 * lf + 10 * y + x);
+                    int k = (lf * W + y) * W + x;
+                    pw_expect(&rep, h_sv[k] == want && h_copy[k] == want,
+                              "%s surface layer-face %d (%d, %d): read %g, copied %g, want %g",
+                              layered ? "layered cubemap" : "cubemap", lf, x, y, h_sv[k], h_copy[k], want);
+                }
+        CHECK(cudaDestroySurfaceObject(s));
+        CHECK(cudaFreeArray(sa));
+        CHECK(cudaFree(d_sv));
+    }
 
     CHECK(cudaFreeArray(cube));
     CHECK(cudaFreeArray(cubes));

@@ -578,20 +578,24 @@ START_TEST(cube_random) {
     for (unsigned i = 0; i < NS; i++) ref_cube_sample(&d, img, &coords[4 * i], -1, 1, true, -1, &want[4 * i]);
     snprintf(what, sizeof what, "cube %s %s mode %u", uchar ? "uchar4" : "float", lin ? "linear" : "point", mode);
     compare(what, out, want, NS, coords);
-    /* acube: {layer, x, y, z}; L cubemaps of six faces */
+    /* acube: {layer, x, y, z}; L cubemaps of six faces (the runtime's
+     * layers: every face) */
     d.depth = 6 * L;
-    d.layers = L;
+    d.layers = 6 * L;
+    d.cubemaps = L;
     static uint32_t ac[4 * NS];
     for (unsigned i = 0; i < NS; i++) {
       ac[4 * i] = i % (L + 2);   /* L and L+1 clamp to L-1 */
       memcpy(&ac[4 * i + 1], &coords[4 * i], 12);
     }
     run(t, "sacube", &d, ac, NS, out);
-    for (unsigned i = 0; i < NS; i++) ref_cube_sample(&d, img, &ac[4 * i + 1], (int)ac[4 * i], L, true, -1, &want[4 * i]);
+    for (unsigned i = 0; i < NS; i++)
+      ref_cube_sample(&d, img, &ac[4 * i + 1], (int)ac[4 * i], L, true, -1, &want[4 * i]);
     snprintf(what, sizeof what, "acube %s %s mode %u", uchar ? "uchar4" : "float", lin ? "linear" : "point", mode);
     compare(what, out, want, NS, ac);
     d.depth = 6;
-    d.layers = 0;
+    d.layers = 6;
+    d.cubemaps = 1;
     if (cfg == 1) {   /* element reads of uchar4: integer results, point */
       d.read_float = 0;
       run(t, "icube", &d, coords, NS, out);
