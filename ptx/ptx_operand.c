@@ -171,6 +171,7 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
   o->neg = 0;
   o->reg_off = 0;
   o->vsel = PTX_VSEL_NONE;
+  o->minus = 0;
   o->off = 0;
   o->var2 = PTX_NONE;
   o->tok = p->tok;
@@ -191,6 +192,16 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
       neg = true;
       ptx_next(p);
       t = p->tok;
+      /* -%r: vmad's negated operand (9.7.18.1.3); the family checks
+       * that nothing else has one */
+      if (t.kind == PTX_TOK_IDENT && t.text[0] == '%') {
+        ptx_tok m = o->tok;
+        scalar_ex(p, o, whole_ok);
+        if (o->kind != O_REG) ptx_fail(p, &m, "'-' applies to a number or, in vmad, a register");
+        o->minus = 1;
+        o->tok = m;
+        return;
+      }
     }
     o->kind = O_IMM;
     if (t.kind == PTX_TOK_INT) {
