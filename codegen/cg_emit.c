@@ -222,7 +222,7 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix: case ir_op_wgmma_fence:
   case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr: case ir_op_alloca: case ir_op_stacksave:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset: case ir_op_alloca: case ir_op_stacksave:
   case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2:
   case ir_op_vmax2: case ir_op_vset2: case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4:
   case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4: case ir_op_vset4:

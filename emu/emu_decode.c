@@ -969,7 +969,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- scalar video (emu_video.c) ---- */
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset:
     return emu_sel_video(d, i, in);
   case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2:
   case ir_op_vmax2: case ir_op_vset2: case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4:

@@ -1,7 +1,8 @@
 /* emu/emu_video.c: the scalar video instructions (PTX ISA 9.7.18.1)
- * vadd vsub vabsdiff vmin vmax vshl vshr, and the SIMD ones (9.7.18.2,
- * below), without operand selectors (the front end refuses those:
- * docs/ptx-front-end.md).  The scalar ones:
+ * vadd vsub vabsdiff vmin vmax vshl vshr (and vset, h_vset), and the SIMD ones (9.7.18.2,
+ * below), on whole words: the scalar ones' operand selectors are IR of
+ * their own (the front end's bfe/bfi around the op, docs/ptx-front-end.md),
+ * the SIMD ones' are refused.  The scalar ones:
  *
  *   ta = a sign- or zero-extended by atype, tb likewise by btype (u32 for
  *        the shifts), exactly (128-bit intermediates: a u32 shifted left
@@ -58,12 +59,47 @@ static void h_video(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* vset (9.7.18.1.4): tmp = compare(ta, tb, cmp) ? 1 : 0, then the
+ * secondary op with c, all unsigned ("the intermediate result of the
+ * comparison is always unsigned, and therefore destination d and operand c
+ * are also unsigned"). */
+static void h_vset(emu_exec *x, const emu_inst *in, emu_mask m) {
+  ir_type at = (ir_type)in->type, bt = (ir_type)in->type2;
+  const uint64_t *a = S(0), *b = S(1), *c = in->nsrc > 2 ? S(2) : NULL;
+  uint64_t *d = D(0);
+  EMU_LANES(x, m, l, {
+    int64_t ta = ext(a[l], at), tb = ext(b[l], bt);
+    bool r = false;
+    switch ((ir_cmp)in->mods.cmp) {
+    case IR_CMP_EQ: r = ta == tb; break;
+    case IR_CMP_NE: r = ta != tb; break;
+    case IR_CMP_LT: r = ta < tb; break;
+    case IR_CMP_LE: r = ta <= tb; break;
+    case IR_CMP_GT: r = ta > tb; break;
+    case IR_CMP_GE: r = ta >= tb; break;
+    default: break;
+    }
+    uint32_t t = r, tc = c ? (uint32_t)c[l] : 0;
+    if (c) t = in->mods.atomop == IR_ATOM_ADD ? t + tc : in->mods.atomop == IR_ATOM_MIN ? (t < tc ? t : tc)
+                                                                                        : (t > tc ? t : tc);
+    d[l] = t;
+  });
+}
+
 const char *emu_sel_video(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   unsigned op2 = i->mods.atomop;
   bool has_c = i->nsrc == 3;
   if (i->nsrc < 2 || i->nsrc > 3 || has_c != (op2 != IR_ATOM_NONE) ||
       (op2 && op2 != IR_ATOM_ADD && op2 != IR_ATOM_MIN && op2 != IR_ATOM_MAX))
     return emu_dfmt(d, "'%s' with %u operands and this secondary operation", ir_op_infos[i->op].ptx, i->nsrc);
+  if (i->op == ir_op_vset) {
+    if (ir_type_bits((ir_type)i->type) != 32 || ir_type_bits((ir_type)i->type2) != 32)
+      return emu_dfmt(d, "'vset' with types other than .u32/.s32");
+    if (i->mods.cmp < IR_CMP_EQ || i->mods.cmp > IR_CMP_GE)
+      return emu_dfmt(d, "'vset' with a comparison other than eq ne lt le gt ge");
+    in->fn = h_vset;
+    return NULL;
+  }
   if (ir_type_bits((ir_type)i->type) != 32 || ir_type_bits((ir_type)i->type2) != 32 ||
       ir_type_bits((ir_type)i->type3) != 32)
     return emu_dfmt(d, "'%s' with types other than .u32/.s32", ir_op_infos[i->op].ptx);

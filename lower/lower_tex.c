@@ -23,6 +23,11 @@
  *   read mode     integer channels as normalized floats: u / (2^bits - 1),
  *                 max(s / (2^(bits-1) - 1), -1); float channels as they are
  * Layers (a1d, a2d) are clamped to [0, layers-1] and never filtered.
+ * Cube maps (cube, acube): the direction's major axis picks the face (the
+ * guide's cubemap table, cube_face), the face's coordinates are normalized
+ * and sampled as 2D on slice face (+ 6 * layer), each face filtered and
+ * addressed on its own (not seamless).  Multisample (2dms, a2dms): one
+ * sample per texel, sample 0 is the texel and others read zeros.
  * Integer coordinates (tex.*.s32 coordinates: tex1Dfetch) are unnormalized
  * and point sampled.  Missing channels read 0.
  * Surfaces (9.7.11): the x coordinate is in bytes, y and z in rows and
@@ -30,8 +35,8 @@
  * it, .zero reads zeros and drops stores.  Only the .b (raw bits) forms.
  * Not lowered (an error naming the instruction): .texref/.surfref
  * variables (texture references, removed in CUDA 12), the independent
- * texture mode (separate samplers), cube and multisample geometries, the
- * formatted surface forms (.p), f16 results.
+ * texture mode (separate samplers), the formatted surface forms (.p), f16
+ * results.
  */
 #include "lower_internal.h"
 #include "tex_desc.h"
@@ -215,18 +220,42 @@ static void texel(tex_ctx *c, const tex_fmt *f, ir_value *addr, ir_value *ok, ir
 }
 
 /* ---- tex and tld4 ----------------------------------------------------------- */
-/* Spatial dimensions and whether the first coordinate is a layer. */
-static bool geom_dims(ir_geom g, unsigned *dims, bool *layered, unsigned *ncoord) {
+/* The shape of a geometry's coordinate vector (PTX ISA 9.7.10.3, tex):
+ * spatial dimensions sampled, vector elements, and what precedes the
+ * spatial coordinates: a layer (a1d a2d acube a2dms), then a sample index
+ * (2dms a2dms); cube and acube give a direction x, y, z (then one unused
+ * element for cube) from which a face and a 2D position on it come. */
+typedef struct tex_geom {
+  unsigned dims, ncoord;
+  bool layered, cube, ms;
+} tex_geom;
+
+static bool geom_info(ir_geom g, tex_geom *o) {
   switch (g) {
-  case IR_GEOM_1D: *dims = 1; *layered = false; *ncoord = 1; return true;
-  case IR_GEOM_2D: *dims = 2; *layered = false; *ncoord = 2; return true;
-  case IR_GEOM_3D: *dims = 3; *layered = false; *ncoord = 4; return true;
-  case IR_GEOM_A1D: *dims = 1; *layered = true; *ncoord = 2; return true;
-  case IR_GEOM_A2D: *dims = 2; *layered = true; *ncoord = 4; return true;
-  case IR_GEOM_NONE: case IR_GEOM_CUBE: case IR_GEOM_ACUBE: case IR_GEOM_2DMS: case IR_GEOM_A2DMS:
-    return false;
+  case IR_GEOM_1D: *o = (tex_geom){.dims = 1, .ncoord = 1}; return true;
+  case IR_GEOM_2D: *o = (tex_geom){.dims = 2, .ncoord = 2}; return true;
+  case IR_GEOM_3D: *o = (tex_geom){.dims = 3, .ncoord = 4}; return true;
+  case IR_GEOM_A1D: *o = (tex_geom){.dims = 1, .ncoord = 2, .layered = true}; return true;
+  case IR_GEOM_A2D: *o = (tex_geom){.dims = 2, .ncoord = 4, .layered = true}; return true;
+  /* {x, y, z, unused} and {layer, x, y, z} */
+  case IR_GEOM_CUBE: *o = (tex_geom){.dims = 2, .ncoord = 4, .cube = true}; return true;
+  case IR_GEOM_ACUBE: *o = (tex_geom){.dims = 2, .ncoord = 4, .layered = true, .cube = true}; return true;
+  /* {sample, x, y, unused} and {layer, sample, x, y} */
+  case IR_GEOM_2DMS: *o = (tex_geom){.dims = 2, .ncoord = 4, .ms = true}; return true;
+  case IR_GEOM_A2DMS: *o = (tex_geom){.dims = 2, .ncoord = 4, .layered = true, .ms = true}; return true;
+  case IR_GEOM_NONE: return false;
   }
   return false;
+}
+
+/* The plain geometries surfaces address (9.7.11: 1d 2d 3d a1d a2d). */
+static bool geom_dims(ir_geom g, unsigned *dims, bool *layered, unsigned *ncoord) {
+  tex_geom t;
+  if (!geom_info(g, &t) || t.cube || t.ms) return false;
+  *dims = t.dims;
+  *layered = t.layered;
+  *ncoord = t.ncoord;
+  return true;
 }
 
 static const char *geom_name(ir_geom g) {
@@ -258,31 +287,84 @@ static ir_value *dim_size(tex_ctx *c, unsigned d) {
   return fld_s32(c, offs[d]);
 }
 
-/* The layer (u32 bits of the first coordinate) clamped to [0, layers-1]. */
+/* The layer (u32 bits of the first coordinate) clamped to [0, layers-1]
+ * (a resource without layers, layers 0, has the one layer 0). */
 static ir_value *layer_of(tex_ctx *c, ir_value *l) {
   ir_builder *b = c->b;
-  ir_value *last = sub(b, U32, FLD(c, layers, U32), ui(b, 1));
-  return as(b, S32, ir_alu2(b, ir_op_min, U32, as(b, U32, l), last));
+  ir_value *n = ir_alu2(b, ir_op_max, U32, FLD(c, layers, U32), ui(b, 1));
+  return as(b, S32, ir_alu2(b, ir_op_min, U32, as(b, U32, l), sub(b, U32, n, ui(b, 1))));
+}
+
+/* The cubemap (u32 bits of acube's first coordinate) clamped to [0,
+ * cubemaps-1] (at least cubemap 0). */
+static ir_value *cubemap_of(tex_ctx *c, ir_value *l) {
+  ir_builder *b = c->b;
+  ir_value *n = ir_alu2(b, ir_op_max, U32, FLD(c, cubemaps, U32), ui(b, 1));
+  return as(b, S32, ir_alu2(b, ir_op_min, U32, as(b, U32, l), sub(b, U32, n, ui(b, 1))));
+}
+
+/* Cube map face selection (CUDA C++ Programming Guide, "Cubemap Textures",
+ * the table of faces): the major axis m of the direction (x, y, z) picks
+ * the face, numbered as CUarray_cubemap_face (+x -x +y -y +z -z, cuda.h),
+ * and (s, t) on it:
+ *   |x| major: x >= 0: face 0, s = -z, t = -y; x < 0: face 1, s = z, t = -y
+ *   |y| major: y >= 0: face 2, s = x, t = z;   y < 0: face 3, s = x, t = -z
+ *   |z| major: z >= 0: face 4, s = x, t = -y;  z < 0: face 5, s = -x, t = -y
+ * and the face's normalized coordinates u = (s/|m| + 1)/2, v = (t/|m| + 1)/2.
+ * The guide's conditions are strict (|x| > |y| and |x| > |z|); on a tie we
+ * take z over y over x, the order of AMD's v_cubeid_f32 (RDNA3 ISA,
+ * V_CUBEID_F32), so a later image_sample path would agree with this one.
+ * The face goes to *face (s32), u and v to uv[0..1] (f32). */
+static void cube_face(ir_builder *b, ir_value *x, ir_value *y, ir_value *z, ir_value **face, ir_value **uv) {
+  ir_value *ax = ir_alu1(b, ir_op_abs, F32, x), *ay = ir_alu1(b, ir_op_abs, F32, y);
+  ir_value *az = ir_alu1(b, ir_op_abs, F32, z);
+  ir_value *zmaj = ir_and(b, PRED, cmp(b, IR_CMP_GE, F32, az, ax), cmp(b, IR_CMP_GE, F32, az, ay));
+  ir_value *ymaj = cmp(b, IR_CMP_GE, F32, ay, ax);   /* when not zmaj */
+  ir_value *xpos = cmp(b, IR_CMP_GE, F32, x, fi(b, 0.0f));
+  ir_value *ypos = cmp(b, IR_CMP_GE, F32, y, fi(b, 0.0f));
+  ir_value *zpos = cmp(b, IR_CMP_GE, F32, z, fi(b, 0.0f));
+  ir_value *nx = ir_alu1(b, ir_op_neg, F32, x), *ny = ir_alu1(b, ir_op_neg, F32, y);
+  ir_value *nz = ir_alu1(b, ir_op_neg, F32, z);
+#define PICK(t, vz, vy, vx) sel(b, t, (vz), sel(b, t, (vy), (vx), ymaj), zmaj)
+  *face = PICK(S32, sel(b, S32, si(b, 4), si(b, 5), zpos), sel(b, S32, si(b, 2), si(b, 3), ypos),
+               sel(b, S32, si(b, 0), si(b, 1), xpos));
+  ir_value *m = PICK(F32, az, ay, ax);
+  ir_value *s = PICK(F32, sel(b, F32, x, nx, zpos), x, sel(b, F32, nz, z, xpos));
+  ir_value *t = PICK(F32, ny, sel(b, F32, z, nz, ypos), ny);
+#undef PICK
+  ir_value *st[2] = {s, t};
+  for (unsigned k = 0; k < 2; k++) {
+    ir_value *r = ir_alu2(b, ir_op_div, F32, st[k], m, .rnd = IR_RND_RN);
+    uv[k] = fmul(b, fadd(b, r, fi(b, 1.0f)), fi(b, 0.5f));
+  }
 }
 
 static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **out) {
-  unsigned dims, ncoord;
-  bool layered;
+  tex_geom gm;
   ir_geom g = (ir_geom)i->mods.geom;
+  const char *op = ir_op_infos[i->op].ptx;
   if (!check_handle(s, i)) return false;
-  if (!geom_dims(g, &dims, &layered, &ncoord)) {
-    lower_error(s->opt->diag, i, "'%s.%s' (cube and multisample textures) is not supported", ir_op_infos[i->op].ptx,
-                geom_name(g));
+  if (!geom_info(g, &gm)) {
+    lower_error(s->opt->diag, i, "'%s' without a geometry", op);
     return false;
   }
+  unsigned dims = gm.dims, ncoord = gm.ncoord;
+  bool layered = gm.layered;
   ir_type rt = (ir_type)i->type, ct = i->type2 ? (ir_type)i->type2 : F32;
   if (rt != F32 && rt != S32 && rt != U32) {
-    lower_error(s->opt->diag, i, "'%s' with .%s results is not supported (only .f32 .s32 .u32)", ir_op_infos[i->op].ptx,
+    lower_error(s->opt->diag, i, "'%s' with .%s results is not supported (only .f32 .s32 .u32)", op,
                 ir_type_name(rt));
     return false;
   }
   if (i->nsrc < 1 + ncoord) {
-    lower_error(s->opt->diag, i, "'%s.%s' needs %u coordinates", ir_op_infos[i->op].ptx, geom_name(g), ncoord);
+    lower_error(s->opt->diag, i, "'%s.%s' needs %u coordinates", op, geom_name(g), ncoord);
+    return false;
+  }
+  /* 9.7.10.3: ".cube, .acube require .f32" coordinates, ".2dms, .a2dms
+   * require .s32" */
+  bool fcoord = ir_type_kind_of(ct) == IR_TK_FLOAT;
+  if ((gm.cube && !fcoord) || (gm.ms && fcoord)) {
+    lower_error(s->opt->diag, i, "'%s.%s' needs .%s coordinates", op, geom_name(g), gm.cube ? "f32" : "s32");
     return false;
   }
   /* After the coordinates: the level (.level), the gradients (.grad), or
@@ -291,37 +373,58 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
   bool extra_ok = i->mods.texlod == IR_TEXLOD_GRAD ||
                   i->nsrc == 1 + ncoord + (i->mods.texlod == IR_TEXLOD_LEVEL ? 1u : 0u);
   if (!extra_ok) {
-    lower_error(s->opt->diag, i, "'%s' with a texel offset or a depth compare is not supported",
-                ir_op_infos[i->op].ptx);
+    lower_error(s->opt->diag, i, "'%s' with a texel offset or a depth compare is not supported", op);
     return false;
   }
   bool gather = i->op == ir_op_tld4;
-  if (gather && dims != 2) {
-    lower_error(s->opt->diag, i, "tld4 needs a 2d or a2d texture");
+  if (gather && (dims != 2 || gm.ms)) {   /* 9.7.10.4: .2d .a2d .cube .acube */
+    lower_error(s->opt->diag, i, "tld4 needs a 2d, a2d, cube or acube texture");
     return false;
   }
   tex_ctx c = {.b = b, .h = i->src[0]};
   tex_fmt f;
   fmt_init(&c, &f);
   ir_value *const *coord = i->src + 1;
-  ir_value *layer = layered ? layer_of(&c, coord[0]) : NULL;
+  ir_value *layer = !layered ? NULL : gm.cube ? cubemap_of(&c, coord[0]) : layer_of(&c, coord[0]);
   if (layered) coord++;
+  /* Multisample: our resources have one sample (CUDA makes multisample
+   * arrays only through graphics interop, which ptxwave has not): sample 0
+   * is the texel, any other sample reads zeros (as Direct3D's ld2dms leaves
+   * an out-of-range sample: the ISA does not say). */
+  ir_value *sample_ok = NULL;
+  if (gm.ms) {
+    sample_ok = cmp(b, IR_CMP_EQ, U32, as(b, U32, coord[0]), ui(b, 0));
+    coord++;
+  }
+  /* Cube: the face and its normalized (u, v); the face is the slice of a
+   * cubemap (six layers in CUarray_cubemap_face order, cuda.h
+   * cuArray3DCreate), cubemap l of a layered one has slices 6l..6l+5
+   * (l clamped to the descriptor's cubemaps). */
+  ir_value *face_uv[2];
+  if (gm.cube) {
+    ir_value *face;
+    cube_face(b, as(b, F32, coord[0]), as(b, F32, coord[1]), as(b, F32, coord[2]), &face, face_uv);
+    layer = layer ? add(b, S32, mul(b, S32, layer, si(b, 6)), face) : face;
+    layered = true;
+    coord = face_uv;
+  }
   /* Linear filtering applies to float results of float coordinates
    * (Programming Guide: "linear filtering ... only for textures that are
    * configured to return floating-point data"); tld4 always takes the
    * bilinear footprint. */
-  bool fcoord = ir_type_kind_of(ct) == IR_TK_FLOAT;
   ir_value *lin = NULL;
   if (gather) lin = pred_true(b);
   else if (fcoord && rt == F32) lin = is(&c, LOWER_TEX_OFF_filter, LOWER_TEX_FILTER_LINEAR);
-  ir_value *norm = cmp(b, IR_CMP_NE, U32, FLD(&c, normalized, U32), ui(b, 0));
+  /* a cube face's coordinates are normalized whatever the descriptor says */
+  ir_value *norm = gm.cube ? NULL : cmp(b, IR_CMP_NE, U32, FLD(&c, normalized, U32), ui(b, 0));
   ir_value *idx[3][2], *ok[3][2], *alpha[3] = {0};
   static const unsigned amode[3] = {LOWER_TEX_OFF_addr0, LOWER_TEX_OFF_addr1, LOWER_TEX_OFF_addr2};
   for (unsigned d = 0; d < dims; d++) {
     ir_value *n = dim_size(&c, d), *i0;
     if (fcoord) {
       ir_value *u = as(b, F32, coord[d]);
-      ir_value *x = sel(b, F32, fmul(b, u, cvt(b, F32, S32, n, IR_RND_RN)), u, norm);
+      ir_value *un = fmul(b, u, cvt(b, F32, S32, n, IR_RND_RN));
+      ir_value *x = norm ? sel(b, F32, un, u, norm) : un;
       ir_value *xb = lin ? sel(b, F32, fsub(b, x, fi(b, 0.5f)), x, lin) : x;
       i0 = cvt(b, S32, F32, xb, IR_RND_RMI);
       if (lin) {
@@ -374,6 +477,8 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
       out[k] = r;
     }
   }
+  if (sample_ok)
+    for (unsigned k = 0; k < nres; k++) out[k] = sel(b, rt, out[k], ir_imm(b, rt, 0), sample_ok);
   for (unsigned k = 0; k < nres; k++) out[k] = as(b, (ir_type)i->dst[k]->type, out[k]);
   /* the optional residency predicate: our texture data is always resident */
   if (i->ndst > 4) out[4] = pred_true(b);

@@ -11,8 +11,10 @@
  * differences), except ta << tb of an unsigned ta (up to 2^64 - 2^32):
  * that one is kept as u64 and compared unsigned.  A min/max against c of
  * such a value above 2^32 (c is below 2^32) is decided by that alone,
- * since its low 32 bits are what d keeps.  Operand selectors are refused
- * by the front end, so a, b and d are whole words.
+ * since its low 32 bits are what d keeps.  Operand selectors never reach
+ * here: the front end makes them a bfe of a or b before the op and a
+ * clamp and bfi after it (ptx_instr.c, build_video_selected), so a, b and
+ * d are whole words.
  */
 #include "lower_internal.h"
 
@@ -20,7 +22,7 @@ static bool want(const ir_instr *i, void *data) {
   (void)data;
   switch ((ir_op)i->op) {
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset:
   case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2:
   case ir_op_vmax2: case ir_op_vset2: case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4:
   case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4: case ir_op_vset4:
@@ -36,7 +38,7 @@ static bool want(const ir_instr *i, void *data) {
 const lower_contract lower_video_contract = {
     .pass = "lower_video",
     .ops = (const ir_op[]){ir_op_vadd, ir_op_vsub, ir_op_vabsdiff, ir_op_vmin, ir_op_vmax, ir_op_vshl, ir_op_vshr,
-                           ir_op_vadd2, ir_op_vsub2, ir_op_vavrg2, ir_op_vabsdiff2, ir_op_vmin2, ir_op_vmax2,
+                           ir_op_vset, ir_op_vadd2, ir_op_vsub2, ir_op_vavrg2, ir_op_vabsdiff2, ir_op_vmin2, ir_op_vmax2,
                            ir_op_vset2, ir_op_vadd4, ir_op_vsub4, ir_op_vavrg4, ir_op_vabsdiff4, ir_op_vmin4,
                            ir_op_vmax4, ir_op_vset4, ir_op_count},
     .preserves = 0,
@@ -122,8 +124,32 @@ static bool lower_simd(ir_builder *b, ir_instr *i, ir_value **out, const lower_v
   return true;
 }
 
+/* vset (9.7.18.1.4): a and b extended to s64 by their types, compared,
+ * 1 or 0; the secondary op with c unsigned (the result is unsigned):
+ * add wraps to 32 bits, min/max are unsigned. */
+static bool lower_vset(ir_builder *b, ir_instr *i, ir_value **out, const lower_video_options *o) {
+  ir_type at = (ir_type)i->type, bt = (ir_type)i->type2;
+  unsigned op2 = i->mods.atomop;
+  bool op2_ok = op2 == IR_ATOM_NONE || op2 == IR_ATOM_ADD || op2 == IR_ATOM_MIN || op2 == IR_ATOM_MAX;
+  if (i->nsrc < 2 || i->nsrc > 3 || (i->nsrc == 3) != (op2 != IR_ATOM_NONE) || !op2_ok || ir_type_bits(at) != 32 ||
+      ir_type_bits(bt) != 32 || i->mods.cmp < IR_CMP_EQ || i->mods.cmp > IR_CMP_GE) {
+    lower_error(o->diag, i, "this form of vset is not supported");
+    return false;
+  }
+  ir_value *p = lower_setp(b, (ir_cmp)i->mods.cmp, ir_type_s64, ext64(b, i->src[0], at), ext64(b, i->src[1], bt));
+  ir_value *t = lower_selp(b, ir_type_u32, lower_imm32(b, 1), lower_imm32(b, 0), p);
+  if (op2) {
+    ir_value *c = i->src[2]->type == ir_type_u32 ? i->src[2] : ir_alu1(b, ir_op_copy, ir_type_u32, i->src[2]);
+    ir_op o2 = op2 == IR_ATOM_ADD ? ir_op_add : op2 == IR_ATOM_MIN ? ir_op_min : ir_op_max;
+    t = alu(b, o2, ir_type_u32, t, c);
+  }
+  out[0] = t;
+  return true;
+}
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   const lower_video_options *o = data;
+  if (i->op == ir_op_vset) return lower_vset(b, i, out, o);
   if (i->op != ir_op_vadd && i->op != ir_op_vsub && i->op != ir_op_vabsdiff && i->op != ir_op_vmin &&
       i->op != ir_op_vmax && i->op != ir_op_vshl && i->op != ir_op_vshr)
     return lower_simd(b, i, out, o);

@@ -359,7 +359,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
    * modifiers"); vset2/vset4 compare with .eq .ne .lt .le .gt .ge only. */
   if (ir_video_simd_elems(op) && I->m.sat && I->m.atomop == IR_ATOM_ADD)
     ptx_fail(p, &I->at, "'%.*s': .sat cannot be combined with .add", (int)I->at.len, I->at.text);
-  if ((op == ir_op_vset2 || op == ir_op_vset4) && (I->m.cmp < IR_CMP_EQ || I->m.cmp > IR_CMP_GE))
+  if ((op == ir_op_vset || op == ir_op_vset2 || op == ir_op_vset4) && (I->m.cmp < IR_CMP_EQ || I->m.cmp > IR_CMP_GE))
     ptx_fail(p, &I->at, "'%.*s' compares with .eq, .ne, .lt, .le, .gt or .ge", (int)I->at.len, I->at.text);
   bool per_instr = ir_op_infos[op].result == RES_ANY;
   ir_instr *in = ir_build(&p->b, op, I->type, s->n, s->v, d->n, per_instr ? d->type : NULL, &I->m);
@@ -784,6 +784,204 @@ static void build_setp(ptx_parser *p, ins *I) {
   emit(p, I, I->op, &d, &s);
 }
 
+/* ---- scalar video operand selectors ---------------------------------------------------- */
+
+static bool video_scalar(ir_op op) {
+  switch (op) {
+  case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Bit position and width of a selector's byte or half-word. */
+static void vsel_field(unsigned sel, unsigned *pos, unsigned *len) {
+  bool byte = sel <= PTX_VSEL_B3;
+  *len = byte ? 8 : 16;
+  *pos = byte ? 8 * (sel - PTX_VSEL_B0) : 16 * (sel - PTX_VSEL_H0);
+}
+
+/* partSelectSignExtend(x, xtype, xsel) of the ISA's pseudocode (9.7.18.1):
+ * the selected byte or half-word, sign-extended for a signed xtype, else
+ * zero-extended; as a value of type `as`. */
+static ir_value *vsel_extract(ptx_parser *p, ir_value *x, unsigned sel, ir_type xtype, ir_type as) {
+  unsigned pos, len;
+  vsel_field(sel, &pos, &len);
+  ir_type t = ir_type_kind_of(xtype) == IR_TK_SINT ? ir_type_s32 : ir_type_u32;
+  ir_value *src[3] = {x->type == t ? x : ir_alu1(&p->b, ir_op_copy, t, x), ir_imm(&p->b, ir_type_u32, pos),
+                      ir_imm(&p->b, ir_type_u32, len)};
+  ir_instr *e = ir_build(&p->b, ir_op_bfe, t, 3, src, 1, NULL, NULL);
+  if (!e) ptx_oom(p);
+  return t == as ? e->dst[0] : ir_alu1(&p->b, ir_op_copy, as, e->dst[0]);
+}
+
+/* vop d{.dsel}, a{.asel}, b{.bsel}{, c}: the selectors become IR of their
+ * own around the plain video op, as the ISA's pseudocode orders them:
+ *   ta = partSelectSignExtend(a, atype, asel), tb likewise (a bfe: signed
+ *        or unsigned by the operand's type; shifts read b as .u32);
+ *   tmp = the op (with .sat: clamped to dtype's range, and the secondary
+ *        op when there is no merge);
+ *   merge (d.dsel, c): with .sat, tmp clamped again to the range of the
+ *        selected byte or half-word of dtype's signedness ("saturate,
+ *        taking into account destination type and merge operations");
+ *        d = c with that field replaced by tmp's low bits (a bfi).
+ * A clamp to 32 bits then to the field's range is the clamp to the
+ * field's range, so the op's own .sat does the first step.  The selecting
+ * ops are unguarded (pure); the instruction's guard goes on its last op.
+ * True when it built the instruction (some selector was given). */
+static bool build_video_selected(ptx_parser *p, ins *I, ir_op op, const dstlist *d, srclist *s, bool has_dst) {
+  unsigned first = has_dst ? 1 : 0;
+  unsigned dsel = has_dst ? I->top[0].vsel : 0;
+  unsigned asel = I->ntop > first ? I->top[first].vsel : 0, bsel = I->ntop > first + 1 ? I->top[first + 1].vsel : 0;
+  if (I->ntop > first + 2 && I->top[first + 2].vsel)
+    ptx_fail(p, &I->top[first + 2].tok, "'%.*s': c takes no operand selector", (int)I->at.len, I->at.text);
+  if (!dsel && !asel && !bsel) return false;
+  if (s->n < 2) return false;   /* check_shape reports it */
+  /* vset has no dtype: its a and b are type and type2 */
+  bool shift = op == ir_op_vshl || op == ir_op_vshr, set = op == ir_op_vset;
+  ir_type at = set ? I->type : I->type2, bt = shift ? ir_type_u32 : set ? I->type2 : I->type3;
+  if (asel) s->v[0] = vsel_extract(p, s->v[0], asel, at, s->v[0]->type);
+  if (bsel) s->v[1] = vsel_extract(p, s->v[1], bsel, bt, s->v[1]->type);
+  if (!dsel) {
+    emit(p, I, op, d, s);
+    return true;
+  }
+  if (s->n != 3 || I->m.atomop)
+    ptx_fail(p, &I->top[0].tok, "'%.*s' with a destination selector merges into c: it takes operand c and no "
+             ".add/.min/.max", (int)I->at.len, I->at.text);
+  ir_instr *v = ir_build(&p->b, op, I->type, 2, s->v, 1, NULL, &I->m);
+  if (!v) ptx_oom(p);
+  v->type2 = (uint8_t)I->type2;
+  v->type3 = (uint8_t)I->type3;
+  ir_value *t = v->dst[0];
+  unsigned pos, len;
+  vsel_field(dsel, &pos, &len);
+  if (I->m.sat) {   /* vset has no .sat */
+    bool sgn = ir_type_kind_of(I->type) == IR_TK_SINT;
+    uint32_t lo = sgn ? (uint32_t)-(int32_t)(1u << (len - 1)) : 0, hi = sgn ? (1u << (len - 1)) - 1 : (1u << len) - 1;
+    t = ir_alu2(&p->b, ir_op_max, I->type, t, ir_imm(&p->b, I->type, lo));
+    t = ir_alu2(&p->b, ir_op_min, I->type, t, ir_imm(&p->b, I->type, hi));
+  }
+  srclist m;
+  m.n = 0;
+  m.have_off = false;
+  m.off = 0;
+  src_push(p, &m, ir_alu1(&p->b, ir_op_copy, ir_type_b32, t), &I->at);
+  src_push(p, &m, s->v[2]->type == ir_type_b32 ? s->v[2] : ir_alu1(&p->b, ir_op_copy, ir_type_b32, s->v[2]), &I->at);
+  src_push(p, &m, ir_imm(&p->b, ir_type_u32, pos), &I->at);
+  src_push(p, &m, ir_imm(&p->b, ir_type_u32, len), &I->at);
+  I->m = (ir_mods){0};
+  I->type = ir_type_b32;
+  I->type2 = I->type3 = I->type4 = ir_type_none;
+  emit(p, I, ir_op_bfi, d, &m);
+  return true;
+}
+
+/* ---- vmad -------------------------------------------------------------------------------- */
+
+static bool tok_is(const ptx_tok *t, const char *s) { return t->len == strlen(s) && !memcmp(t->text, s, t->len); }
+
+/* vmad.dtype.atype.btype{.po}{.sat}{.scale} d, {-}a{.asel}, {-}b{.bsel}, {-}c
+ * (PTX ISA 9.7.18.1.3).  No IR op of its own: the ISA's pseudocode as
+ * 64-bit IR, here.
+ *   ta, tb = partSelectSignExtend (a bfe by the operand's type, then
+ *            extended to 64 bits)
+ *   signedFinal = atype or btype signed, or a negation
+ *   V = (po: P + c + 1 | -a^-b: ~P + c + 1 = c - P | -c: P + ~c + 1 =
+ *       P - c | P + c), P = ta * tb, c sign-extended if signedFinal
+ *   scale: V >> 7 or 15 (arithmetic if signedFinal), .sat: clamp to the
+ *   32-bit range of signedFinal's sign; d the low 32 bits.
+ * P is exact in 64 bits (|s32 * u32| < 2^63, u32 * u32 < 2^64), and so is
+ * V, except for u32 * u32 with a negation, whose V needs 65 bits signed:
+ * there, P >= 2^62 puts V (and V >> 15) beyond the 32-bit range on the
+ * side of the negation, which only .sat needs (the low 32 bits of V and of
+ * V >> 15 are bits of V below 64 either way).  Without a negation and
+ * signed types V stays below 2^64 unsigned.  dtype does not enter the
+ * pseudocode. */
+static void build_vmad(ptx_parser *p, ins *I) {
+  ir_type ty[3];
+  unsigned nty = 0, scale = 0;
+  bool sat = false, po = false;
+  for (uint32_t k = 0; k < I->nmods; k++) {
+    const ptx_tok *w = &I->mtok[k];
+    if ((tok_is(w, ".u32") || tok_is(w, ".s32")) && nty < 3) ty[nty++] = w->text[1] == 's' ? ir_type_s32 : ir_type_u32;
+    else if (tok_is(w, ".sat") && !sat) sat = true;
+    else if (tok_is(w, ".po") && !po) po = true;
+    else if (tok_is(w, ".shr7") && !scale) scale = 7;
+    else if (tok_is(w, ".shr15") && !scale) scale = 15;
+    else ptx_fail(p, w, "'vmad' does not take '%.*s' here (vmad.dtype.atype.btype{.po}{.sat}{.shr7|.shr15})",
+                  (int)w->len, w->text);
+  }
+  if (nty != 3) ptx_fail(p, &I->at, "'vmad' needs three types: .dtype.atype.btype (.u32 or .s32)");
+  if (I->ntop != 4) ptx_fail(p, &I->at, "'vmad' takes 4 operands, found %u", I->ntop);
+  const opnd *od = &I->top[0], *oa = &I->top[1], *ob = &I->top[2], *oc = &I->top[3];
+  if (od->minus || od->vsel) ptx_fail(p, &od->tok, "'vmad': the result takes no '-' or selector");
+  if (oc->vsel) ptx_fail(p, &oc->tok, "'vmad': c takes no operand selector");
+  bool negp = oa->minus ^ ob->minus, negc = oc->minus;
+  if (po && (oa->minus || ob->minus || negc))
+    ptx_fail(p, &I->at, "'vmad.po': source operands may not be negated in .po mode");
+  if (negp && negc) ptx_fail(p, &oc->tok, "'vmad' negates either the product a*b or c, not both");
+  bool sa = ty[1] == ir_type_s32, sb = ty[2] == ir_type_s32, sf = sa || sb || negp || negc;
+  ir_builder *b = &p->b;
+  dstlist d;
+  d.n = 0;
+  dsts_of(p, I, od, &d, ir_type_u32);
+  if (d.n != 1) ptx_fail(p, &od->tok, "'vmad' has one result");
+  ir_value *v[3];
+  const opnd *os[3] = {oa, ob, oc};
+  for (unsigned k = 0; k < 3; k++) {
+    if (os[k]->kind != O_REG && os[k]->kind != O_IMM) ptx_fail(p, &os[k]->tok, "'vmad' takes registers or numbers");
+    v[k] = ptx_value(p, os[k], ir_type_u32);
+  }
+  ir_value *t64[2];
+  for (unsigned k = 0; k < 2; k++) {
+    bool sg = k ? sb : sa;
+    ir_value *x = os[k]->vsel ? vsel_extract(p, v[k], os[k]->vsel, ty[k + 1], ir_type_u32) : v[k];
+    t64[k] = sg ? ir_convert(b, ir_type_s64, ir_type_s32, ir_alu1(b, ir_op_copy, ir_type_s32, x))
+                : ir_convert(b, ir_type_u64, ir_type_u32, x);
+    if (t64[k]->type != ir_type_u64) t64[k] = ir_alu1(b, ir_op_copy, ir_type_u64, t64[k]);
+  }
+  ir_value *prod = ir_alu2(b, ir_op_mul, ir_type_u64, t64[0], t64[1], .mulmode = IR_MUL_LO);
+  ir_value *c64 = sf ? ir_convert(b, ir_type_s64, ir_type_s32, ir_alu1(b, ir_op_copy, ir_type_s32, v[2]))
+                     : ir_convert(b, ir_type_u64, ir_type_u32, v[2]);
+  if (c64->type != ir_type_u64) c64 = ir_alu1(b, ir_op_copy, ir_type_u64, c64);
+  ir_value *val;
+  if (negp) val = ir_alu2(b, ir_op_sub, ir_type_u64, c64, prod);
+  else if (negc) val = ir_alu2(b, ir_op_sub, ir_type_u64, prod, c64);
+  else val = ir_alu2(b, ir_op_add, ir_type_u64, prod, c64);
+  if (po) val = ir_alu2(b, ir_op_add, ir_type_u64, val, ir_imm(b, ir_type_u64, 1));
+  if (scale) {
+    ir_type st = sf ? ir_type_s64 : ir_type_u64;
+    val = ir_alu2(b, ir_op_shr, st, ir_alu1(b, ir_op_copy, st, val), ir_imm(b, ir_type_u32, scale));
+    val = ir_alu1(b, ir_op_copy, ir_type_u64, val);
+  }
+  if (sat && !sf) {
+    val = ir_alu2(b, ir_op_min, ir_type_u64, val, ir_imm(b, ir_type_u64, UINT32_MAX));
+  } else if (sat) {
+    ir_value *s = ir_alu1(b, ir_op_copy, ir_type_s64, val);
+    s = ir_alu2(b, ir_op_max, ir_type_s64, s, ir_imm(b, ir_type_s64, (uint64_t)(int64_t)INT32_MIN));
+    s = ir_alu2(b, ir_op_min, ir_type_s64, s, ir_imm(b, ir_type_s64, (uint64_t)INT32_MAX));
+    if (!sa && !sb && (negp || negc)) {
+      ir_value *big = ir_setp(b, ir_type_u64, prod, ir_imm(b, ir_type_u64, UINT64_C(1) << 62), .cmp = IR_CMP_GE);
+      ir_value *lim = ir_imm(b, ir_type_s64, negp ? (uint64_t)(int64_t)INT32_MIN : (uint64_t)INT32_MAX);
+      s = ir_selp(b, ir_type_s64, lim, s, big);
+    }
+    val = ir_alu1(b, ir_op_copy, ir_type_u64, s);
+  }
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
+  src_push(p, &s, val, &I->at);
+  I->m = (ir_mods){0};
+  I->type = ir_type_u32;
+  I->type2 = ir_type_u64;
+  I->type3 = I->type4 = ir_type_none;
+  emit(p, I, ir_op_cvt, &d, &s);
+}
+
 /* ---- the generic shape -------------------------------------------------------------- */
 
 /* results first (when the op has any), then sources.  .cc adds the carry
@@ -822,6 +1020,7 @@ static void build_generic(ptx_parser *p, ins *I) {
     d.var[d.n] = p->ssa.cc_var;
     d.type[d.n++] = ir_type_pred;
   }
+  if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
   emit(p, I, op, &d, &s);
 }
 
@@ -884,6 +1083,7 @@ void ptx_parse_instruction(ptx_parser *p) {
       }
     }
   }
+  bool vmad = !e && tok_is(&I->at, "vmad");
   /* operands */
   if (p->tok.kind != PTX_TOK_SEMI) {
     do {
@@ -917,12 +1117,26 @@ void ptx_parse_instruction(ptx_parser *p) {
       ptx_fail(p, &I->at, "'%.*s' with .%s: .lo, .hi and .wide take an integer type", (int)I->at.len,
                I->at.text, ir_type_name(I->type));
   }
+  if (vmad) {   /* no IR op: its pseudocode as IR (build_vmad) */
+    build_vmad(p, I);
+    ptx_next(p);
+    return;
+  }
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
     build_opaque(p, I);
     ptx_next(p);
     return;
+  }
+  /* operand selectors belong to the scalar video instructions only, '-'
+   * before a register to vmad */
+  for (uint32_t k = 0; k < I->ntop; k++) {
+    if (I->top[k].vsel && !video_scalar(op))
+      ptx_fail(p, &I->top[k].tok, "'%.*s' takes no operand selectors (only the scalar video instructions do)",
+               (int)I->at.len, I->at.text);
+    if (I->top[k].minus)
+      ptx_fail(p, &I->top[k].tok, "'%.*s' takes no negated register (only vmad does)", (int)I->at.len, I->at.text);
   }
   switch (op) {
   case ir_op_copy:

@@ -23,11 +23,17 @@ typedef enum okind {
 
 enum { IMM_INT, IMM_F32, IMM_F64 };
 
+/* The scalar video instructions' operand selectors (PTX ISA 9.7.18.1:
+ * .asel = .bsel = .dsel = { .b0, .b1, .b2, .b3, .h0, .h1 }). */
+enum { PTX_VSEL_NONE, PTX_VSEL_B0, PTX_VSEL_B1, PTX_VSEL_B2, PTX_VSEL_B3, PTX_VSEL_H0, PTX_VSEL_H1 };
+
 typedef struct opnd {
   uint8_t kind;      /* okind */
   uint8_t neg;       /* !%p */
   uint8_t immk;      /* O_IMM: IMM_* */
   uint8_t reg_off;   /* O_REG written reg + constexpr: off is the constant */
+  uint8_t vsel;      /* O_REG: a video operand selector, PTX_VSEL_* (0: none) */
+  uint8_t minus;     /* O_REG written -%r: vmad's operand negation */
   uint32_t var;      /* O_REG */
   uint32_t var2;     /* O_REG: the p of a d|p pair, or PTX_NONE */
   uint16_t sreg, comp;

@@ -170,6 +170,8 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
    * neg and off are read for any kind. */
   o->neg = 0;
   o->reg_off = 0;
+  o->vsel = PTX_VSEL_NONE;
+  o->minus = 0;
   o->off = 0;
   o->var2 = PTX_NONE;
   o->tok = p->tok;
@@ -190,6 +192,16 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
       neg = true;
       ptx_next(p);
       t = p->tok;
+      /* -%r: vmad's negated operand (9.7.18.1.3); the family checks
+       * that nothing else has one */
+      if (t.kind == PTX_TOK_IDENT && t.text[0] == '%') {
+        ptx_tok m = o->tok;
+        scalar_ex(p, o, whole_ok);
+        if (o->kind != O_REG) ptx_fail(p, &m, "'-' applies to a number or, in vmad, a register");
+        o->minus = 1;
+        o->tok = m;
+        return;
+      }
     }
     o->kind = O_IMM;
     if (t.kind == PTX_TOK_INT) {
@@ -216,10 +228,20 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
     if (v != PTX_NONE) {
       if (rd && rd->vec) vreg_operand(p, o, &t, rd, v, whole_ok);
       else reg_operand(p, o, v);
-      /* %r1.b10, %r2.h1: the video instructions' operand selectors */
-      if (o->kind == O_REG && p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE))
-        ptx_fail(p, &p->tok, "operand selectors ('%.*s%.*s') are not supported: video instructions run with "
-                 "their default selectors", (int)t.len, t.text, (int)p->tok.len, p->tok.text);
+      /* %r1.b2, %r2.h1: the scalar video instructions' operand selectors
+       * (9.7.18.1: one byte or half-word); the SIMD ones' (%r1.b3210,
+       * %r2.h10: 9.7.18.2) are not taken */
+      if (o->kind == O_REG && p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {
+        const ptx_tok *w = &p->tok;
+        if (w->len == 3 && w->text[1] == 'b' && w->text[2] >= '0' && w->text[2] <= '3')
+          o->vsel = (uint8_t)(PTX_VSEL_B0 + (w->text[2] - '0'));
+        else if (w->len == 3 && w->text[1] == 'h' && (w->text[2] == '0' || w->text[2] == '1'))
+          o->vsel = (uint8_t)(PTX_VSEL_H0 + (w->text[2] - '0'));
+        else
+          ptx_fail(p, w, "operand selectors ('%.*s%.*s') of the SIMD video instructions are not supported: they "
+                   "run with their default selectors", (int)t.len, t.text, (int)w->len, w->text);
+        ptx_next(p);
+      }
       return;
     }
     uint16_t sr, comp;

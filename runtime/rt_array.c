@@ -7,7 +7,8 @@
  * a layered array's layer count as its Depth): a 1D layered array is Depth
  * slices of one row, so its slice and pitch are equal and the layer is
  * both the slice and the row index (lower_tex addresses the layer of a1d
- * as the row, of a2d as the slice).
+ * as the row, of a2d as the slice).  A cubemap is six slices, its faces;
+ * a layered cubemap 6 * layers, cubemap l's faces at slices 6l..6l+5.
  * Textures and surfaces on an array get its base, pitch and slice
  * (rt_tex.c); the copies treat an array as device memory with that pitch.
  */
@@ -49,8 +50,17 @@ static CUresult create(CUarray *pa, const CUDA_ARRAY3D_DESCRIPTOR *d) {
   unsigned cb = rt_format_bytes(d->Format);
   if (!cb) return CUDA_ERROR_NOT_SUPPORTED;
   if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4) return CUDA_ERROR_INVALID_VALUE;
-  if (d->Flags & ~(unsigned)(CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_TEXTURE_GATHER))
+  if (d->Flags & ~(unsigned)(CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_TEXTURE_GATHER |
+                             CUDA_ARRAY3D_CUBEMAP))
     return CUDA_ERROR_NOT_SUPPORTED;
+  /* cuArray3DCreate (cuda.h): a cubemap has Width == Height and Depth six
+   * (its faces, in CUarray_cubemap_face order), a layered one a multiple
+   * of six; all three extents non-zero. */
+  if (d->Flags & CUDA_ARRAY3D_CUBEMAP) {
+    bool layered = d->Flags & CUDA_ARRAY3D_LAYERED;
+    if (d->Width != d->Height || !d->Depth || (layered ? d->Depth % 6 : d->Depth != 6))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
   CUresult r = rt_check_init();
   if (r != CUDA_SUCCESS) return r;
   struct CUarray_st *a = calloc(1, sizeof *a);

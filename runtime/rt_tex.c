@@ -11,7 +11,8 @@
  * CUDA's rules applied here: wrap and mirror only with normalized
  * coordinates (clamp otherwise, as the hardware does); integer channels of
  * 8 and 16 bits read as normalized floats unless CU_TRSF_READ_AS_INTEGER;
- * no mipmapped arrays, no resource views.
+ * no mipmapped arrays, no resource views.  Cubemaps (CUDA_ARRAY3D_CUBEMAP)
+ * are arrays of 6 (or 6 * layers) slices; lower_tex picks the face.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static CUresult from_resource(lower_tex_desc *d, const CUDA_RESOURCE_DESC *r) {
     rt_array_info a;
     if (!rt_array_get(r->res.array.hArray, &a)) return CUDA_ERROR_INVALID_HANDLE;
     if ((e = set_format(d, a.desc.Format, a.desc.NumChannels)) != CUDA_SUCCESS) return e;
-    bool layered = a.desc.Flags & CUDA_ARRAY3D_LAYERED;
+    bool layered = a.desc.Flags & CUDA_ARRAY3D_LAYERED, cube = a.desc.Flags & CUDA_ARRAY3D_CUBEMAP;
     d->kind = LOWER_TEX_KIND_ARRAY;
     d->base = a.base;
     d->pitch = a.pitch;
@@ -68,7 +69,10 @@ static CUresult from_resource(lower_tex_desc *d, const CUDA_RESOURCE_DESC *r) {
     d->width = (uint32_t)a.desc.Width;
     d->height = a.desc.Height ? (uint32_t)a.desc.Height : 1;
     d->depth = a.desc.Depth ? (uint32_t)a.desc.Depth : 1;
-    d->layers = layered ? d->depth : 0;
+    /* a cubemap's faces are layers too: surfCubemapread/write are
+     * suld/sust.a2d with layer 6 * cubemap + face */
+    d->layers = layered || cube ? d->depth : 0;
+    d->cubemaps = cube ? d->depth / 6 : 0;
     return CUDA_SUCCESS;
   }
   case CU_RESOURCE_TYPE_LINEAR:
@@ -154,12 +158,27 @@ RT_EXPORT CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC 
   d.srgb = (t->flags & CU_TRSF_SRGB) != 0;
   d.read_float = d.chan_kind != LOWER_TEX_CHAN_FLOAT && d.chan_bits < 32 && !(t->flags & CU_TRSF_READ_AS_INTEGER);
   d.filter = t->filterMode == CU_TR_FILTER_MODE_LINEAR ? LOWER_TEX_FILTER_LINEAR : LOWER_TEX_FILTER_POINT;
+  bool cube = false;
+  rt_array_info ai;
+  if (r->resType == CU_RESOURCE_TYPE_ARRAY && rt_array_get(r->res.array.hArray, &ai))
+    cube = ai.desc.Flags & CUDA_ARRAY3D_CUBEMAP;
+  /* cuTexObjectCreate (cuda.h), CU_TRSF_SEAMLESS_CUBEMAP: only on a
+   * cubemap array; the address modes are then ignored: with point
+   * filtering clamp applies, with linear filtering the footprint crosses
+   * onto the neighbouring faces, which lower_tex does not do (it filters
+   * each face on its own, as without the flag): refused, not wrong. */
+  bool seamless = t->flags & CU_TRSF_SEAMLESS_CUBEMAP;
+  if (seamless && !cube) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (seamless && d.filter == LOWER_TEX_FILTER_LINEAR) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
   uint32_t *modes[3] = {&d.addr0, &d.addr1, &d.addr2};
   for (unsigned k = 0; k < 3; k++) {
     unsigned m = (unsigned)t->addressMode[k];
     if (m > CU_TR_ADDRESS_MODE_BORDER) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-    /* Programming Guide: wrap and mirror need normalized coordinates */
-    if (!d.normalized && (m == CU_TR_ADDRESS_MODE_WRAP || m == CU_TR_ADDRESS_MODE_MIRROR)) m = CU_TR_ADDRESS_MODE_CLAMP;
+    /* Programming Guide: wrap and mirror need normalized coordinates; a
+     * cube face's coordinates are normalized (lower_tex, cube_face) */
+    if (!d.normalized && !cube && (m == CU_TR_ADDRESS_MODE_WRAP || m == CU_TR_ADDRESS_MODE_MIRROR))
+      m = CU_TR_ADDRESS_MODE_CLAMP;
+    if (seamless) m = CU_TR_ADDRESS_MODE_CLAMP;
     *modes[k] = m;
   }
   /* tex1Dfetch on linear memory: out of range reads zero */

@@ -5,6 +5,9 @@
  *     filled by cuMemcpy3D from the host, read with tex.a2d (point,
  *     unnormalized): texel (x, y) of layer l, layers past the end clamp;
  *   - a 1D layered array read with tex.a1d;
+ *   - cubemaps: cuArray3DCreate's shape rules (Width == Height, Depth 6 or
+ *     a multiple of 6 when layered), CU_TRSF_SEAMLESS_CUBEMAP (point: made,
+ *     linear: NOT_SUPPORTED, on a non-cubemap: INVALID_VALUE);
  *   - a 3D int array as a surface: sust.b.3d writes, cuMemcpy3D back to
  *     the host, cuMemcpyAtoH of one slice;
  *   - descriptors round-trip: cuArray3DGetDescriptor,
@@ -125,6 +128,42 @@ int main(void) {
   CK(cuTexObjectDestroy(t));
   EXPECT(cuTexObjectDestroy(t) == CUDA_ERROR_INVALID_VALUE);
   CK(cuArrayDestroy(arr));
+
+  /* ---- cubemaps: cuda.h's shape rules, CU_TRSF_SEAMLESS_CUBEMAP ---- */
+  {
+    CUDA_ARRAY3D_DESCRIPTOR cd = {.Width = 4, .Height = 4, .Depth = 6, .Format = CU_AD_FORMAT_FLOAT,
+                                  .NumChannels = 1, .Flags = CUDA_ARRAY3D_CUBEMAP};
+    CUarray cube, no;
+    CUDA_ARRAY3D_DESCRIPTOR bad = cd;
+    bad.Height = 5;   /* Width must equal Height */
+    EXPECT(cuArray3DCreate(&no, &bad) == CUDA_ERROR_INVALID_VALUE);
+    bad = cd;
+    bad.Depth = 12;   /* six faces, unless layered */
+    EXPECT(cuArray3DCreate(&no, &bad) == CUDA_ERROR_INVALID_VALUE);
+    bad.Flags |= CUDA_ARRAY3D_LAYERED;
+    CK(cuArray3DCreate(&no, &bad));   /* two cubemaps */
+    CK(cuArrayDestroy(no));
+    bad.Depth = 9;   /* not a multiple of six */
+    EXPECT(cuArray3DCreate(&no, &bad) == CUDA_ERROR_INVALID_VALUE);
+    CK(cuArray3DCreate(&cube, &cd));
+    CK(cuArray3DGetDescriptor(&got, cube));
+    EXPECT(got.Flags == CUDA_ARRAY3D_CUBEMAP && got.Depth == 6);
+    CUDA_RESOURCE_DESC cr = {.resType = CU_RESOURCE_TYPE_ARRAY};
+    cr.res.array.hArray = cube;
+    CUDA_TEXTURE_DESC st = {.filterMode = CU_TR_FILTER_MODE_POINT, .flags = CU_TRSF_SEAMLESS_CUBEMAP};
+    CUtexObject ct;
+    CK(cuTexObjectCreate(&ct, &cr, &st, NULL));   /* point: clamp */
+    CK(cuTexObjectDestroy(ct));
+    st.filterMode = CU_TR_FILTER_MODE_LINEAR;     /* across faces: not done */
+    EXPECT(cuTexObjectCreate(&ct, &cr, &st, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+    st.filterMode = CU_TR_FILTER_MODE_POINT;
+    CUarray flat;
+    CK(cuArray3DCreate(&flat, &ad));              /* the 2D layered shape: no cubemap */
+    cr.res.array.hArray = flat;
+    EXPECT(cuTexObjectCreate(&ct, &cr, &st, NULL) == CUDA_ERROR_INVALID_VALUE);
+    CK(cuArrayDestroy(flat));
+    CK(cuArrayDestroy(cube));
+  }
 
   /* ---- a 1D layered array: layer l of width W ---- */
   CUDA_ARRAY3D_DESCRIPTOR ad1 = {.Width = W, .Height = 0, .Depth = L, .Format = CU_AD_FORMAT_FLOAT,

@@ -43,6 +43,12 @@ static const char *const kernels =
     KERNEL("s2d", "  tex.2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f4, %f5}];\n" FOUT)
     KERNEL("s3d", "  tex.3d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f4, %f5, %f6, %f6}];\n" FOUT)
     KERNEL("sa2d", "  tex.a2d.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%r7, %f4, %f5, %f5}];\n" FOUT)
+    KERNEL("scube", "  tex.cube.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f4, %f5, %f6, %f6}];\n" FOUT)
+    KERNEL("sacube", "  tex.acube.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%r4, %f5, %f6, %f7}];\n" FOUT)
+    KERNEL("icube", "  tex.cube.v4.u32.f32 {%r8, %r9, %r10, %r11}, [%rd1, {%f4, %f5, %f6, %f6}];\n")
+    KERNEL("gcube", "  tld4.r.cube.v4.f32.f32 {%f8, %f9, %f10, %f11}, [%rd1, {%f4, %f5, %f6, %f6}];\n" FOUT)
+    KERNEL("ms", "  tex.2dms.v4.s32.s32 {%r8, %r9, %r10, %r11}, [%rd1, {%r4, %r5, %r6, %r7}];\n")
+    KERNEL("msa", "  tex.a2dms.v4.f32.s32 {%f8, %f9, %f10, %f11}, [%rd1, {%r4, %r5, %r6, %r7}];\n" FOUT)
     KERNEL("i2d", "  tex.2d.v4.s32.f32 {%r8, %r9, %r10, %r11}, [%rd1, {%f4, %f5}];\n")
     KERNEL("fetch", "  tex.1d.v4.s32.s32 {%r8, %r9, %r10, %r11}, [%rd1, {%r4}];\n")
     KERNEL("fetchf", "  tex.1d.v4.f32.s32 {%f8, %f9, %f10, %f11}, [%rd1, {%r4}];\n" FOUT)
@@ -208,6 +214,44 @@ static void ref_sample(const lower_tex_desc *d, const uint8_t *data, unsigned di
     }
     out[k] = fbits(acc);
   }
+}
+
+/* The face and its (u, v) for direction (x, y, z): the CUDA Programming
+ * Guide's cubemap table, written as its rows (major axis, then sign), with
+ * ties going to z, then y (lower_tex's documented choice). */
+static int ref_cube(float x, float y, float z, float *u, float *v) {
+  float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), m, sc, tc;
+  int face;
+  if (az >= ax && az >= ay) {
+    m = az;
+    if (z >= 0) face = 4, sc = x, tc = -y;
+    else face = 5, sc = -x, tc = -y;
+  } else if (ay >= ax) {
+    m = ay;
+    if (y >= 0) face = 2, sc = x, tc = z;
+    else face = 3, sc = x, tc = -z;
+  } else {
+    m = ax;
+    if (x >= 0) face = 0, sc = -z, tc = -y;
+    else face = 1, sc = z, tc = -y;
+  }
+  *u = (sc / m + 1.0f) * 0.5f;
+  *v = (tc / m + 1.0f) * 0.5f;
+  return face;
+}
+
+/* A cube sample through ref_sample: the face's (u, v) as normalized 2D
+ * coordinates of slice 6 * layer + face (layer clamped to [0, cubes-1]). */
+static void ref_cube_sample(const lower_tex_desc *d, const uint8_t *data, const uint32_t *c, int layer, unsigned cubes,
+                            bool fres, int gather, uint32_t *out) {
+  float u, v;
+  int face = ref_cube(bitsf(c[0]), bitsf(c[1]), bitsf(c[2]), &u, &v);
+  if (layer >= (int)cubes) layer = (int)cubes - 1;
+  lower_tex_desc dn = *d;
+  dn.normalized = 1;
+  dn.layers = 1000;   /* the slice is computed here */
+  uint32_t uv[2] = {fbits(u), fbits(v)};
+  ref_sample(&dn, data, 2, uv, true, fres, 6 * (layer < 0 ? 0 : layer) + face, gather, out);
 }
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -442,6 +486,173 @@ START_TEST(volume_and_layers) {
 }
 END_TEST
 
+/* A cubemap of 4x4 float faces, texel (x, y) of face f = 100 f + 10 y + x,
+ * point sampled at hand-computed directions (the guide's table). */
+START_TEST(cube_hand) {
+  et *t = load();
+  enum { W = 4 };
+  float faces[6 * W * W];
+  for (unsigned f = 0; f < 6; f++)
+    for (unsigned y = 0; y < W; y++)
+      for (unsigned x = 0; x < W; x++) faces[(f * W + y) * W + x] = (float)(100 * f + 10 * y + x);
+  uint64_t dv = et_alloc(t, sizeof faces, faces);
+  lower_tex_desc d = desc2d(dv, W, W, W * 4, 1, 32, LOWER_TEX_CHAN_FLOAT);
+  d.kind = LOWER_TEX_KIND_ARRAY;
+  d.depth = 6;
+  /* unnormalized in the descriptor: a face's coordinates are normalized
+   * regardless */
+  const struct { float x, y, z, want; } cases[] = {
+      /* +x: s = -z, t = -y: (0.25/1+1)/2 = 0.625 -> 2; (-0.75+1)/2 -> 0 */
+      {1, 0.75f, -0.25f, 2},
+      /* -x: s = z = 0.5 -> u 0.75 -> 3, t = -y = 0.5 -> 3 */
+      {-2, -1, 1, 100 + 33},
+      /* +y: s = x = -0.5 -> 1, t = z = 0.25 -> 2 */
+      {-0.5f, 1, 0.25f, 200 + 21},
+      /* -y: s = x = 0.5 -> u 0.75 -> 3, t = -z = -0.25 -> v 0.375 -> 1 */
+      {0.5f, -1, 0.25f, 300 + 13},
+      /* +z: s = x = 0, t = -y = 0 -> centre (2, 2) */
+      {0, 0, 3, 400 + 22},
+      /* -z: s = -x = -0.875 -> u 0.0625 -> 0, t = -y = 0.875 -> 3 */
+      {0.875f, -0.875f, -1, 500 + 30},
+      /* ties go to z, then y: (1, 1, 1) is +z, s = 1 -> u 1 -> x 4 clamps to 3, t = -1 -> 0 */
+      {1, 1, 1, 400 + 3},
+      /* (1, -1, 0.5): y before x: -y, s = 1 -> 3, t = -0.5 -> v 0.25 -> 1 */
+      {1, -1, 0.5f, 300 + 13},
+  };
+  enum { N = sizeof cases / sizeof *cases };
+  uint32_t coords[4 * N] = {0}, out[4 * N];
+  for (unsigned i = 0; i < N; i++) {
+    coords[4 * i] = fbits(cases[i].x);
+    coords[4 * i + 1] = fbits(cases[i].y);
+    coords[4 * i + 2] = fbits(cases[i].z);
+  }
+  run(t, "scube", &d, coords, N, out);
+  for (unsigned i = 0; i < N; i++)
+    ck_assert_msg(bitsf(out[4 * i]) == cases[i].want, "direction %u (%g %g %g): got %g want %g", i, cases[i].x,
+                  cases[i].y, cases[i].z, bitsf(out[4 * i]), cases[i].want);
+  et_free(t);
+}
+END_TEST
+
+/* Random directions against the reference: point and linear filtering,
+ * each address mode (on each face separately: not seamless), float and
+ * uchar4 faces, cube and layered cube (layer clamped), integer results and
+ * tld4 on a face. */
+START_TEST(cube_random) {
+  et *t = load();
+  enum { W = 5, L = 3, NS = 400 };
+  static uint8_t img[6 * L * W * W * 4];
+  fill(img, sizeof img, 1234);
+  uint64_t dv = et_alloc(t, sizeof img, img);
+  static uint32_t coords[4 * NS], out[4 * NS], want[4 * NS];
+  uint64_t seed = 77;
+  for (unsigned i = 0; i < 4 * NS; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    /* directions in [-2, 2) on a 1/64 grid, so ties and edges occur */
+    coords[i] = fbits((float)((int)(seed >> 58) * 4 - 128 + (int)((seed >> 40) & 3)) / 64.0f);
+  }
+  /* no zero direction: its face coordinates are 0/0 */
+  for (unsigned i = 0; i < NS; i++)
+    if (!(coords[4 * i] << 1) && !(coords[4 * i + 1] << 1) && !(coords[4 * i + 2] << 1)) coords[4 * i] = fbits(1.0f);
+  for (unsigned cfg = 0; cfg < 8; cfg++) {
+    bool uchar = cfg & 1, lin = cfg & 2;
+    unsigned mode = (cfg >> 2) ? LOWER_TEX_ADDR_BORDER : LOWER_TEX_ADDR_CLAMP;
+    lower_tex_desc d = uchar ? desc2d(dv, W, W, W * 4, 4, 8, LOWER_TEX_CHAN_UINT)
+                             : desc2d(dv, W, W, W * 4, 1, 32, LOWER_TEX_CHAN_FLOAT);
+    d.kind = LOWER_TEX_KIND_ARRAY;
+    d.depth = 6;
+    d.read_float = uchar;
+    d.filter = lin ? LOWER_TEX_FILTER_LINEAR : LOWER_TEX_FILTER_POINT;
+    d.addr0 = d.addr1 = mode;
+    d.border0 = 0.5f;
+    if (!uchar) {   /* moderate finite floats */
+      float *fp = (float *)img;
+      for (unsigned k = 0; k < sizeof img / 4; k++) fp[k] = (float)(int)(img[4 * k] % 64) - 17.25f;
+      ck_assert_int_eq(emu_memcpy_htod(t->ctx, dv, img, sizeof img), EMU_OK);
+    } else {
+      fill(img, sizeof img, 1234);
+      ck_assert_int_eq(emu_memcpy_htod(t->ctx, dv, img, sizeof img), EMU_OK);
+    }
+    char what[64];
+    run(t, "scube", &d, coords, NS, out);
+    for (unsigned i = 0; i < NS; i++) ref_cube_sample(&d, img, &coords[4 * i], -1, 1, true, -1, &want[4 * i]);
+    snprintf(what, sizeof what, "cube %s %s mode %u", uchar ? "uchar4" : "float", lin ? "linear" : "point", mode);
+    compare(what, out, want, NS, coords);
+    /* acube: {layer, x, y, z}; L cubemaps of six faces (the runtime's
+     * layers: every face) */
+    d.depth = 6 * L;
+    d.layers = 6 * L;
+    d.cubemaps = L;
+    static uint32_t ac[4 * NS];
+    for (unsigned i = 0; i < NS; i++) {
+      ac[4 * i] = i % (L + 2);   /* L and L+1 clamp to L-1 */
+      memcpy(&ac[4 * i + 1], &coords[4 * i], 12);
+    }
+    run(t, "sacube", &d, ac, NS, out);
+    for (unsigned i = 0; i < NS; i++)
+      ref_cube_sample(&d, img, &ac[4 * i + 1], (int)ac[4 * i], L, true, -1, &want[4 * i]);
+    snprintf(what, sizeof what, "acube %s %s mode %u", uchar ? "uchar4" : "float", lin ? "linear" : "point", mode);
+    compare(what, out, want, NS, ac);
+    d.depth = 6;
+    d.layers = 6;
+    d.cubemaps = 1;
+    if (cfg == 1) {   /* element reads of uchar4: integer results, point */
+      d.read_float = 0;
+      run(t, "icube", &d, coords, NS, out);
+      for (unsigned i = 0; i < NS; i++) ref_cube_sample(&d, img, &coords[4 * i], -1, 1, false, -1, &want[4 * i]);
+      compare("cube u32 results", out, want, NS, coords);
+      d.read_float = 1;
+      run(t, "gcube", &d, coords, NS, out);
+      for (unsigned i = 0; i < NS; i++) ref_cube_sample(&d, img, &coords[4 * i], -1, 1, true, 0, &want[4 * i]);
+      compare("tld4.r.cube", out, want, NS, coords);
+    }
+  }
+  et_free(t);
+}
+END_TEST
+
+/* tex.2dms / tex.a2dms on a single-sample resource: sample 0 is the texel
+ * at integer (x, y) (of the layer), any other sample reads zeros. */
+START_TEST(multisample) {
+  et *t = load();
+  enum { W = 6, H = 5, L = 2 };
+  int32_t img[L * W * H];
+  for (unsigned i = 0; i < L * W * H; i++) img[i] = (int32_t)(i * 7919u % 1000) - 300;
+  uint64_t dv = et_alloc(t, sizeof img, img);
+  lower_tex_desc d = desc2d(dv, W, H, W * 4, 1, 32, LOWER_TEX_CHAN_SINT);
+  /* {sample, x, y, unused} */
+  const int32_t ms[][4] = {{0, 0, 0, 9}, {0, 5, 4, 9}, {0, 3, 2, 0}, {1, 3, 2, 0}, {3, 1, 1, 0}};
+  enum { N = sizeof ms / sizeof *ms };
+  uint32_t coords[4 * N], out[4 * N];
+  memcpy(coords, ms, sizeof ms);
+  run(t, "ms", &d, coords, N, out);
+  for (unsigned i = 0; i < N; i++) {
+    int32_t want = ms[i][0] ? 0 : img[ms[i][2] * W + ms[i][1]];
+    ck_assert_msg((int32_t)out[4 * i] == want, "2dms %u: got %d want %d", i, (int32_t)out[4 * i], want);
+    for (unsigned k = 1; k < 4; k++) ck_assert_uint_eq(out[4 * i + k], 0);
+  }
+  /* a2dms {layer, sample, x, y}, float results of a float texture */
+  float fimg[L * W * H];
+  for (unsigned i = 0; i < L * W * H; i++) fimg[i] = (float)img[i] / 8.0f;
+  uint64_t fv = et_alloc(t, sizeof fimg, fimg);
+  d = desc2d(fv, W, H, W * 4, 1, 32, LOWER_TEX_CHAN_FLOAT);
+  d.kind = LOWER_TEX_KIND_ARRAY;
+  d.depth = L;
+  d.layers = L;
+  const int32_t ma[][4] = {{0, 0, 1, 2}, {1, 0, 5, 4}, {1, 2, 5, 4}, {7, 0, 2, 3}};   /* layer 7 clamps to 1 */
+  enum { NA = sizeof ma / sizeof *ma };
+  uint32_t ac[4 * NA];
+  memcpy(ac, ma, sizeof ma);
+  run(t, "msa", &d, ac, NA, out);
+  for (unsigned i = 0; i < NA; i++) {
+    int l = ma[i][0] < L ? ma[i][0] : L - 1;
+    float want = ma[i][1] ? 0.0f : fimg[(l * H + ma[i][3]) * W + ma[i][2]];
+    ck_assert_msg(bitsf(out[4 * i]) == want, "a2dms %u: got %g want %g", i, bitsf(out[4 * i]), want);
+  }
+  et_free(t);
+}
+END_TEST
+
 /* tld4.g (tex2Dgather): the green channel of the bilinear footprint. */
 START_TEST(gather) {
   et *t = load();
@@ -547,6 +758,9 @@ int main(void) {
   tcase_add_test(tc, linear_1d);
   tcase_add_test(tc, volume_and_layers);
   tcase_add_test(tc, gather);
+  tcase_add_test(tc, cube_hand);
+  tcase_add_test(tc, cube_random);
+  tcase_add_test(tc, multisample);
   tcase_add_test(tc, query);
   tcase_add_test(tc, surfaces);
   suite_add_tcase(s, tc);
