@@ -212,6 +212,8 @@ void ir_mods_set(ir_mods *m, ir_mod_field f, unsigned v) {
 /* ---- which ops use which fields --------------------------------------- */
 /* The mods column of ir_ops.def (ir_op_info.mods). */
 
+/* the mods column is a 64-bit mask of ir_mod_field bits: a 65th field needs a wider mask */
+_Static_assert(ir_mod_count <= 64, "ir_ops.def's mods column holds 64 fields");
 #define M(f) (UINT64_C(1) << ir_mod_##f)
 
 bool ir_op_uses_mod(ir_op op, ir_mod_field f) {
