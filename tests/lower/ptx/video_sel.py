@@ -20,8 +20,9 @@ and vset (9.7.18.1.4): tmp = compare(ta, tb, cmp) ? 1 : 0, then the same
 secondary op or merge, with c and d unsigned.
 """
 import random
-import struct
 import sys
+
+import abc_check  # the gen/check driver these scripts share
 
 N = 64
 EDGE = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
@@ -109,24 +110,7 @@ def inputs():
 
 
 def main():
-    if sys.argv[1] == "gen":
-        for path, vals in zip(sys.argv[2:5], inputs()):
-            with open(path, "wb") as f:
-                f.write(struct.pack(f"<{N}I", *vals))
-        return 0
-    a, b, c = (list(struct.unpack(f"<{N}I", open(p, "rb").read())) for p in sys.argv[2:5])
-    out = struct.unpack(f"<{N * len(FORMS)}I", open(sys.argv[5], "rb").read())
-    bad = 0
-    for t in range(N):
-        for k, form in enumerate(FORMS):
-            want, got = ref(form, a[t], b[t], c[t]), out[t * len(FORMS) + k]
-            if want != got:
-                bad += 1
-                if bad <= 10:
-                    print(f"thread {t} form {k} {form}: a={a[t]:#x} b={b[t]:#x} c={c[t]:#x}: "
-                          f"got {got:#x}, want {want:#x}")
-    print("video_sel: OK" if not bad else f"video_sel: {bad} mismatches")
-    return 1 if bad else 0
+    return abc_check.main("video_sel", sys.argv, N, FORMS, inputs, ref)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ the kernel itself (`ptx` prints it; the checked-in file is that output).
     .add: d = c + sum t[i];  else element i of d = t[i]'s low bits
 """
 import random
-import struct
 import sys
+
+import abc_check  # the gen/check driver these scripts share
 
 N = 64
 EDGE = [0, 1, 0xFFFFFFFF, 0x7FFF7FFF, 0x80008000, 0x7F7F7F7F, 0x80808080, 0xFF00FF00,
@@ -139,24 +140,7 @@ def main():
     if sys.argv[1] == "ptx":
         ptx()
         return 0
-    if sys.argv[1] == "gen":
-        for path, vals in zip(sys.argv[2:5], inputs()):
-            with open(path, "wb") as f:
-                f.write(struct.pack(f"<{N}I", *vals))
-        return 0
-    a, b, c = (list(struct.unpack(f"<{N}I", open(p, "rb").read())) for p in sys.argv[2:5])
-    out = struct.unpack(f"<{N * len(FORMS)}I", open(sys.argv[5], "rb").read())
-    bad = 0
-    for t in range(N):
-        for k, form in enumerate(FORMS):
-            want, got = ref(form, a[t], b[t], c[t]), out[t * len(FORMS) + k]
-            if want != got:
-                bad += 1
-                if bad <= 10:
-                    print(f"thread {t} form {k} {spelling(form)}: a={a[t]:#x} b={b[t]:#x} c={c[t]:#x}: "
-                          f"got {got:#x}, want {want:#x}")
-    print("video_simd: OK" if not bad else f"video_simd: {bad} mismatches")
-    return 1 if bad else 0
+    return abc_check.main("video_simd", sys.argv, N, FORMS, inputs, ref, spell=spelling)
 
 
 if __name__ == "__main__":

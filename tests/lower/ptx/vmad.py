@@ -14,8 +14,9 @@ PTX ISA's pseudocode gives it (9.7.18.1.3), in exact integers:
     d = the low 32 bits
 """
 import random
-import struct
 import sys
+
+import abc_check  # the gen/check driver these scripts share
 
 N = 64
 EDGE = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,
@@ -84,24 +85,7 @@ def inputs():
 
 
 def main():
-    if sys.argv[1] == "gen":
-        for path, vals in zip(sys.argv[2:5], inputs()):
-            with open(path, "wb") as f:
-                f.write(struct.pack(f"<{N}I", *vals))
-        return 0
-    a, b, c = (list(struct.unpack(f"<{N}I", open(p, "rb").read())) for p in sys.argv[2:5])
-    out = struct.unpack(f"<{N * len(FORMS)}I", open(sys.argv[5], "rb").read())
-    bad = 0
-    for t in range(N):
-        for k, form in enumerate(FORMS):
-            want, got = ref(form, a[t], b[t], c[t]), out[t * len(FORMS) + k]
-            if want != got:
-                bad += 1
-                if bad <= 10:
-                    print(f"thread {t} form {k} {form}: a={a[t]:#x} b={b[t]:#x} c={c[t]:#x}: "
-                          f"got {got:#x}, want {want:#x}")
-    print("vmad: OK" if not bad else f"vmad: {bad} mismatches")
-    return 1 if bad else 0
+    return abc_check.main("vmad", sys.argv, N, FORMS, inputs, ref)
 
 
 if __name__ == "__main__":
