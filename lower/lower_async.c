@@ -140,7 +140,9 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   return true;
 }
 
-/* A field of the tensor map at tm (generic address) + off. */
+/* A field of the tensor map at tm (generic address) + off; offsets from
+ * ir_tensormap's own layout, the one the runtime writes and the emulator reads. */
+#define TM_OFF(field) ((unsigned)__builtin_offsetof(ir_tensormap, field))
 static ir_value *tmap_field(ir_builder *b, ir_value *tm, unsigned off, ir_type t) {
   ir_instr *ld = ir_build_mem(b, ir_op_ld, t, tm, off, 0, NULL, 1, IR_MODS(.space = IR_SPACE_GENERIC));
   ir_value *v = ld->dst[0];
@@ -179,19 +181,19 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
   if (smem_off) smem = ir_alu2(b, ir_op_add, ir_type_u32, smem, lower_imm32(b, (uint32_t)smem_off));
   if (tm_off) tm = ir_alu2(b, ir_op_add, ir_type_u64, tm, ir_imm(b, ir_type_s64, (uint64_t)tm_off));
   /* the map's fields, read once */
-  ir_value *addr = tmap_field(b, tm, 0, ir_type_u64);
-  ir_value *eb = tmap_field(b, tm, 13, ir_type_u8), *sw = tmap_field(b, tm, 14, ir_type_u8);
-  ir_value *nan = tmap_field(b, tm, 15, ir_type_u8);
+  ir_value *addr = tmap_field(b, tm, TM_OFF(addr), ir_type_u64);
+  ir_value *eb = tmap_field(b, tm, TM_OFF(elem_bytes), ir_type_u8), *sw = tmap_field(b, tm, TM_OFF(swizzle), ir_type_u8);
+  ir_value *nan = tmap_field(b, tm, TM_OFF(nan_fill), ir_type_u8);
   ir_value *dimm1[IR_TMAP_MAX_RANK], *es[IR_TMAP_MAX_RANK], *n[IR_TMAP_MAX_RANK], *stride[IR_TMAP_MAX_RANK];
   ir_value *total = eb;
   for (unsigned d = 0; d < r; d++) {
-    dimm1[d] = tmap_field(b, tm, 16 + 4 * d, ir_type_u32);
-    es[d] = d ? tmap_field(b, tm, 36 + d, ir_type_u8) : lower_imm32(b, 1);
-    ir_value *box = tmap_field(b, tm, 42 + 2 * d, ir_type_u16);
+    dimm1[d] = tmap_field(b, tm, TM_OFF(dim_minus1[d]), ir_type_u32);
+    es[d] = d ? tmap_field(b, tm, TM_OFF(elem_stride[d]), ir_type_u8) : lower_imm32(b, 1);
+    ir_value *box = tmap_field(b, tm, TM_OFF(box[d]), ir_type_u16);
     /* n = ceil(box / es) */
     ir_value *up = ir_alu2(b, ir_op_add, ir_type_u32, box, ir_alu2(b, ir_op_sub, ir_type_u32, es[d], lower_imm32(b, 1)));
     n[d] = d ? ir_alu2(b, ir_op_div, ir_type_u32, up, es[d]) : box;
-    stride[d] = d ? tmap_field(b, tm, 56 + 8 * (d - 1), ir_type_u64) : lower_zext64(b, eb);
+    stride[d] = d ? tmap_field(b, tm, TM_OFF(stride[d - 1]), ir_type_u64) : lower_zext64(b, eb);
     total = ir_alu2(b, ir_op_mul, ir_type_u32, total, n[d]);
   }
   ir_value *swmask = ir_alu2(b, ir_op_sub, ir_type_u32, ir_alu2(b, ir_op_shl, ir_type_b32, lower_imm32(b, 1), sw),
