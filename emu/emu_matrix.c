@@ -47,6 +47,8 @@
 #include "ir/ir_wmma.h"
 
 #define S(k) EMU_U64(x, in->src[k])
+/* mma's operands are in aux (up to 16: A, B, C, and block scaling's six) */
+#define MS(k) EMU_U64(x, ((const emu_opnd *)in->aux)[k])
 #define D(k) EMU_U64(x, in->dst[k])
 
 /* The halves (warps) of a wave that lanes of m belong to: bit 0 lanes
@@ -140,7 +142,7 @@ static void h_movmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
  * operands first.. of the instruction, in lane l. */
 static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
   unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
-  uint64_t r = S(first + i / per)[l];
+  uint64_t r = MS(first + i / per)[l];
   return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
 }
 
@@ -148,7 +150,7 @@ static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_ty
 static uint64_t ab_bits(emu_exec *x, const emu_inst *in, const ir_mma_form *f, unsigned first, ir_type t, unsigned l,
                         unsigned i) {
   unsigned bits = ir_mma_ab_bits(f, t), per = bits >= 32 ? 1 : 32 / bits;
-  uint64_t r = S(first + i / per)[l];
+  uint64_t r = MS(first + i / per)[l];
   return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
 }
 
@@ -267,13 +269,13 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
       /* the selectors: immediates, or registers read in the warp's first
        * lane (the ISA has every thread give the same) */
       unsigned s0 = cfirst + nc;
-      uint32_t bida = (uint32_t)S(s0 + 1)[base], tida = (uint32_t)S(s0 + 2)[base];
-      uint32_t bidb = (uint32_t)S(s0 + 4)[base], tidb = (uint32_t)S(s0 + 5)[base];
+      uint32_t bida = (uint32_t)MS(s0 + 1)[base], tida = (uint32_t)MS(s0 + 2)[base];
+      uint32_t bidb = (uint32_t)MS(s0 + 4)[base], tidb = (uint32_t)MS(s0 + 5)[base];
       for (unsigned j = 0; j < nblk; j++) {
         for (unsigned r = 0; r < f->m; r++)
-          SA[r][j] = scale_value(st, (uint8_t)(S(s0)[base + ir_mma_sfa_lane(r, tida)] >> (8 * ((bida + j) & 3))));
+          SA[r][j] = scale_value(st, (uint8_t)(MS(s0)[base + ir_mma_sfa_lane(r, tida)] >> (8 * ((bida + j) & 3))));
         for (unsigned c = 0; c < f->n; c++)
-          SB[c][j] = scale_value(st, (uint8_t)(S(s0 + 3)[base + ir_mma_sfb_lane(c, tidb)] >> (8 * ((bidb + j) & 3))));
+          SB[c][j] = scale_value(st, (uint8_t)(MS(s0 + 3)[base + ir_mma_sfb_lane(c, tidb)] >> (8 * ((bidb + j) & 3))));
       }
       for (unsigned r = 0; r < f->m; r++)
         for (unsigned c = 0; c < f->n; c++)

@@ -554,6 +554,34 @@ static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const sch
   return true;
 }
 
+/* Register w of sm_120a's .kind::f8f6f4 fp6/fp4 bytes (k = 4t + byte) as
+ * two f16x2 registers, lo = bytes 0 and 1, hi = bytes 2 and 3.  The value
+ * is in bits 5..0 (e3m2, e2m3) or 5..2 (e2m1) of its byte, bit 5 the sign
+ * (PTX ISA 9.7.14.5.10); these formats have no infinity and no NaN and
+ * every value is an f16 value.  The magnitude bits moved so that the
+ * format's exponent field lands in the low bits of f16's and its mantissa
+ * at the top of f16's read, as an f16, v * 2^(bias - 15) (normal: 1.m *
+ * 2^(e - 15); e = 0: 0.m * 2^-14, an f16 subnormal), so one exact
+ * mul.rn.f16x2 by 2^(15 - bias) gives v for both halves: with the sign,
+ * six integer ops and one packed multiply per pair. */
+static void widen_f6f4(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_value **hi) {
+  unsigned sh = t == ir_type_e3m2 ? 8 : 7;
+  uint32_t mag = t == ir_type_e2m1 ? 0x001c001cu : 0x001f001fu;
+  uint32_t scale = t == ir_type_e3m2 ? 0x6c006c00u : 0x74007400u;   /* 2^12, 2^14 */
+  for (unsigned h = 0; h < 2; h++) {
+    /* bytes 2h and 2h + 1 into the low bytes of the two halves */
+    ir_value *b0 = h ? and32(b, shr16(b, w), 0xff) : and32(b, w, 0xff);
+    ir_value *b1 = h ? and32(b, lower_alu(b, ir_op_shr, ir_type_b32, w, imm(b, 8)), 0x00ff0000u)
+                     : and32(b, lower_alu(b, ir_op_shl, ir_type_b32, w, imm(b, 8)), 0x00ff0000u);
+    ir_value *x = or32(b, b0, b1);
+    ir_value *m = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, x, mag), imm(b, sh));
+    ir_value *sg = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, x, 0x00200020u), imm(b, 10));
+    ir_value *v = ir_alu2(b, ir_op_mul, ir_type_f16x2, or32(b, m, sg), imm(b, scale), .rnd = IR_RND_RN);
+    if (h) *hi = v;
+    else *lo = v;
+  }
+}
+
 /* Register w of e4m3/e5m2 bytes (k = 4t + byte) as two f16x2 registers:
  * lo = bytes 0 and 1, hi = bytes 2 and 3, each by cvt.rn.f16x2.{e4m3x2,
  * e5m2x2} (PTX ISA 9.7.9.21), which lower_math makes bit-exact (every fp8
@@ -561,6 +589,10 @@ static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const sch
  * e5m2's 2^-16 .. 57344, f16's 2^-24 .. 65504; NaN stays NaN, e5m2's
  * infinities stay infinities). */
 static void widen_f8(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_value **hi) {
+  if (t == ir_type_e3m2 || t == ir_type_e2m3 || t == ir_type_e2m1) {
+    widen_f6f4(b, t, w, lo, hi);
+    return;
+  }
   ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16}, NULL);
   ir_type from = t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2;
   *lo = ir_convert(b, ir_type_f16x2, from, u->dst[0], .rnd = IR_RND_RN);
@@ -604,6 +636,8 @@ bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
+  /* block-scaled and m16n8k64 forms: the expansion (docs/lowering.md) */
+  if (ir_mma_scale_vec(i->mods.mmakind) || f->cls == IR_MMA_F4) return false;
   bool tf32 = f->cls == IR_MMA_TF32, f8 = f->cls == IR_MMA_F8;
   scheme s;
   if (f8 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_f16, target, &s)) return false;
