@@ -402,13 +402,11 @@ static ir_value *selector(ir_builder *b, ir_value *v) {
   if (ir_type_bits((ir_type)v->type) == 16) return ir_convert(b, ir_type_u32, ir_type_u16, v);
   return v;
 }
-/* Scale byte j of the thread's row (A: r0 = 0 or 8) or column (B: ct t + c0)
- * as the 32-bit word holding it, shifted down: (data of lane src) >> 8 (bid + j). */
-static ir_value *scale_byte(mma_ctx *X, unsigned k, ir_value *src, unsigned j) {
-  ir_builder *b = X->b;
-  unsigned s0 = X->na + X->nb + ir_mma_nregs(X->fc->nelem, X->tc) + 3 * k;
-  ir_value *w = shfl32(b, X->i->src[s0], src);
-  ir_value *bid = add32(b, selector(b, X->i->src[s0 + 1]), imm(b, j));
+/* Scale byte j of scale-a-data (k = 0) or scale-b-data (k = 1) of lane
+ * src: the operand's word shuffled from src, shifted down by 8 (byte-id + j). */
+static ir_value *scale_byte(ir_builder *b, const ir_instr *i, unsigned s0, unsigned k, ir_value *src, unsigned j) {
+  ir_value *w = shfl32(b, i->src[s0 + 3 * k], src);
+  ir_value *bid = add32(b, selector(b, i->src[s0 + 3 * k + 1]), imm(b, j));
   ir_value *sh = shl32(b, and32(b, bid, 3), 3);
   return and32(b, lower_alu(b, ir_op_shr, ir_type_b32, w, sh), 0xff);
 }
@@ -421,20 +419,25 @@ static ir_value *scale_f64(ir_builder *b, ir_type st, ir_value *byte) {
   hi = lower_selp(b, ir_type_b32, imm(b, 0x7ff80000u), hi, lower_setp(b, IR_CMP_EQ, ir_type_u32, byte, imm(b, 0xff)));
   return ir_build_value(b, ir_op_pack, ir_type_b64, 2, (ir_value *[]){imm(b, 0), hi}, NULL);
 }
-/* p * SF_A * SF_B for the D element at row g + r0, column ct t + c0, block
- * j: the scales' product (exact in f64) times p (exact in f64), rounded once
- * to f32. */
-static ir_value *scale_term(mma_ctx *X, ir_value *p, unsigned r0, unsigned c0, unsigned j) {
-  ir_builder *b = X->b;
-  ir_type st = ir_mma_scale_type(X->i->mods.mmakind);
-  unsigned s0 = X->na + X->nb + ir_mma_nregs(X->fc->nelem, X->tc);
-  /* SF_A: lane 4g + 2 (thread-id-a & 1) + (r0 >= 8) */
-  ir_value *tida = shl32(b, and32(b, selector(b, X->i->src[s0 + 2]), 1), 1);
-  ir_value *la = lower_alu(b, ir_op_or, ir_type_b32, and32(b, X->lane, 0x1c), add32(b, tida, imm(b, r0 >> 3)));
-  /* SF_B: lane 4 (ct t + c0) + (thread-id-b & 3) */
-  ir_value *col = add32(b, lower_alu(b, ir_op_mul, ir_type_u32, X->t, imm(b, X->fc->ct)), imm(b, c0));
-  ir_value *lb = add32(b, shl32(b, col, 2), and32(b, selector(b, X->i->src[s0 + 5]), 3));
-  ir_value *sa = scale_f64(b, st, scale_byte(X, 0, la, j)), *sb = scale_f64(b, st, scale_byte(X, 1, lb, j));
+/* The first scale operand of a block-scaled mma (after A, B and C). */
+static unsigned scale_first(const ir_instr *i) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b);
+  return ir_mma_ab_nregs(f, fa->nelem, (ir_type)i->type2) + ir_mma_ab_nregs(f, fb->nelem, (ir_type)i->type3) +
+         ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->c)->nelem, (ir_type)i->type4);
+}
+
+ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, ir_value *lane, ir_value *p, unsigned e, unsigned j) {
+  const ir_mma_frag *fc = ir_mma_frag_info(IR_MMA_FRAG_C_M16N8);
+  unsigned r0 = ir_mma_row0(fc, e), c0 = ir_mma_col0(fc, e), s0 = scale_first(i);
+  ir_type st = ir_mma_scale_type(i->mods.mmakind);
+  /* SF_A: lane 4g + 2 (thread-id-a & 1) + (row >= 8) */
+  ir_value *tida = shl32(b, and32(b, selector(b, i->src[s0 + 2]), 1), 1);
+  ir_value *la = lower_alu(b, ir_op_or, ir_type_b32, and32(b, lane, 0x1c), add32(b, tida, imm(b, r0 >> 3)));
+  /* SF_B: lane 4 (2t + c0) + (thread-id-b & 3) */
+  ir_value *col = add32(b, shl32(b, and32(b, lane, 3), 1), imm(b, c0));
+  ir_value *lb = add32(b, shl32(b, col, 2), and32(b, selector(b, i->src[s0 + 5]), 3));
+  ir_value *sa = scale_f64(b, st, scale_byte(b, i, s0, 0, la, j)), *sb = scale_f64(b, st, scale_byte(b, i, s0, 1, lb, j));
   ir_value *s = ir_alu2(b, ir_op_mul, ir_type_f64, sa, sb, .rnd = IR_RND_RN);
   ir_value *p64 = ir_convert(b, ir_type_f64, ir_type_f32, p);
   ir_value *t = ir_alu2(b, ir_op_mul, ir_type_f64, p64, s, .rnd = IR_RND_RN);
@@ -491,7 +494,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
     }
     if (nblk && (k + 1) % bk == 0) {
       for (unsigned e = 0; e < X.fc->nelem; e++) {
-        ir_value *t = scale_term(&X, part[e], ir_mma_row0(X.fc, e), ir_mma_col0(X.fc, e), k / bk);
+        ir_value *t = lower_mma_scale_term(b, i, X.lane, part[e], e, k / bk);
         acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], t, .rnd = IR_RND_RN);
         part[e] = imm(b, 0);
       }

@@ -632,12 +632,71 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
   return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d);
 }
 
+/* Nibbles 4q .. 4q + 3 of w, m16n8k64's packed .e2m1 (k = 8t + 32 (r >> 1)
+ * + nibble for A register r), as two f16x2 (nibbles 4q, 4q + 1 and 4q + 2,
+ * 4q + 3): spread into the bits 5..2 of four bytes, .kind::f8f6f4's
+ * container, and widened as those. */
+static void widen_nibbles(ir_builder *b, ir_value *w, unsigned q, ir_value **lo, ir_value **hi) {
+  ir_value *x = q ? shr16(b, w) : and32(b, w, 0xffff), *bytes = NULL;
+  for (unsigned n = 0; n < 4; n++) {
+    ir_value *v = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, x, 0xfu << (4 * n)), imm(b, 2 + 4 * n));
+    bytes = bytes ? or32(b, bytes, v) : v;
+  }
+  widen_f6f4(b, ir_type_e2m1, bytes, lo, hi);
+}
+
+/* Block-scaled mma (PTX ISA 9.7.14.3) with ue8m0 scales: .kind::mxf8f6f4
+ * (m16n8k32, one scale block) and .kind::mxf4 / mxf4nvf4 .scale_vec::2X
+ * (m16n8k64, two blocks of 32 k) as f16 m16n8k16 steps of the widened
+ * elements, chained per block from C = 0 (lower_f8's steps for m16n8k32;
+ * for m16n8k64 step h takes nibbles 4 (h & 1) .. + 3 of A registers
+ * 2 (h >> 1) (row g) and 2 (h >> 1) + 1 (row g + 8) and of B register
+ * h >> 1, k = 8t + 32 (h >> 1) + 4 (h & 1) + 0..3 alike in A and B, so
+ * steps 0-1 are block 0 and steps 2-3 block 1), then each block's sum
+ * scaled as the expansion scales it (lower_mma_scale_term: SF_A * SF_B * p
+ * in f64, rounded once) and added to C in block order: bit-identical to the
+ * expansion where the block sums are exact.  .scale_vec::4X (blocks of 16
+ * k, which one thread's registers do not hold whole: a step of 16 k would
+ * mix two blocks) is left to the expansion. */
+static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const char *target, ir_value **out) {
+  unsigned nblk = ir_mma_scale_vec(i->mods.mmakind);
+  if (nblk != 1 && nblk != 2) return false;
+  const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+  ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
+  bool f4 = f->cls == IR_MMA_F4;
+  unsigned steps = f->k / 16u, per = steps / nblk;
+  scheme s;
+  if (!pick(hf, ir_type_f16, target, &s)) return false;
+  ir_value *ab[4][6];
+  for (unsigned h = 0; h < steps; h++) {
+    if (f4) {
+      widen_nibbles(b, i->src[2 * (h >> 1)], h & 1, &ab[h][0], &ab[h][2]);
+      widen_nibbles(b, i->src[2 * (h >> 1) + 1], h & 1, &ab[h][1], &ab[h][3]);
+      widen_nibbles(b, i->src[4 + (h >> 1)], h & 1, &ab[h][4], &ab[h][5]);
+    } else {
+      widen_f8(b, ta, i->src[2 * h], &ab[h][0], &ab[h][2]);
+      widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
+      widen_f8(b, tb, i->src[4 + h], &ab[h][4], &ab[h][5]);
+    }
+  }
+  ir_value *acc[4], *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
+  for (unsigned e = 0; e < 4; e++) acc[e] = i->src[6 + e];
+  for (unsigned j = 0; j < nblk; j++) {
+    ir_value *p[4];
+    ir_value *const *const chain[2] = {ab[j * per], ab[j * per + 1]};
+    if (!build_chain(b, &s, hf, ir_type_f16, chain, per, NULL, p)) return false;
+    for (unsigned e = 0; e < 4; e++)
+      acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], lower_mma_scale_term(b, i, lane, p[e], e, j), .rnd = IR_RND_RN);
+  }
+  for (unsigned e = 0; e < 4; e++) out[e] = acc[e];
+  return true;
+}
+
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
-  /* block-scaled and m16n8k64 forms: the expansion (docs/lowering.md) */
-  if (ir_mma_scale_vec(i->mods.mmakind) || f->cls == IR_MMA_F4) return false;
+  if (ir_mma_scale_vec(i->mods.mmakind)) return lower_scaled(b, i, f, target, out);
   bool tf32 = f->cls == IR_MMA_TF32, f8 = f->cls == IR_MMA_F8;
   scheme s;
   if (f8 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_f16, target, &s)) return false;
