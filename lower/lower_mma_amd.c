@@ -645,6 +645,64 @@ static void widen_nibbles(ir_builder *b, ir_value *w, unsigned q, ir_value **lo,
   widen_f6f4(b, ir_type_e2m1, bytes, lo, hi);
 }
 
+/* A scale selector (an immediate, or a .b16/.b32 register) as a u32. */
+static ir_value *selector(ir_builder *b, ir_value *v) {
+  if (ir_type_bits((ir_type)v->type) == 16) return ir_convert(b, ir_type_u32, ir_type_u16, v);
+  return v;
+}
+
+/* .kind::mxf4nvf4 .scale_vec::4X .ue4m3 (m16n8k64, blocks of 16 k): step h
+ * of the f16 chain (the nibbles of lower_scaled's m16n8k64 steps) holds k
+ * 8t + 32 (h >> 1) + 4 (h & 1) + 0..3, of block (t >> 1) + 2 (h >> 1) in
+ * thread t: two blocks per step, so the block sums cannot be taken apart.
+ * Instead each element is scaled before the MMA, in its own thread: an
+ * e2m1 value (2 significant bits, 0.5 .. 6) times a ue4m3 scale (4 bits,
+ * 2^-9 .. 448) is exact in f16 (6 bits, 2^-10 .. 2688), and the products
+ * of two of them exact in f32, so D = C + sum (a SF_A)(b SF_B) over all 64
+ * k in one chain of four steps from C.  Equal to the expansion (block sums
+ * scaled and added) where the sums are exact; otherwise the two round
+ * differently.  The scales: SF_A of rows g and g + 8 from lanes 4g + 2
+ * thread-id-a and + 1, SF_B of column g from lane 4g + thread-id-b (each
+ * thread's own row group: a quad broadcast), byte (t >> 1) + 2 (h >> 1)
+ * (byte-id is 0 with 4X), as f16 (f8_to_f32 of the low 7 bits, then
+ * cvt.rn.f16.f32, exact). */
+static bool lower_scaled_4x(ir_builder *b, ir_instr *i, const char *target, ir_value **out) {
+  const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+  scheme s;
+  if (!pick(hf, ir_type_f16, target, &s)) return false;
+  ir_value *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
+  ir_value *quad = and32(b, lane, 0x1c);
+  ir_value *tida = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, selector(b, i->src[12]), 1), imm(b, 1));
+  ir_value *la = or32(b, quad, tida);
+  ir_value *la8 = or32(b, la, imm(b, 1));
+  ir_value *lb = or32(b, quad, and32(b, selector(b, i->src[15]), 3));
+  ir_value *sw[3];
+  ir_value *src[3] = {la, la8, lb};
+  for (unsigned k = 0; k < 3; k++)
+    sw[k] = ir_shfl(b, ir_type_b32, i->src[k < 2 ? 10 : 13], src[k], imm(b, 0x1f), imm(b, 0xffffffffu),
+                    .shfl = IR_SHFL_IDX, .sync = 1);
+  /* byte (t >> 1) of the pair 2 (h >> 1): shift 8 ((lane >> 1) & 1) + 16 (h >> 1) */
+  ir_value *tsh = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, lane, 2), imm(b, 2));
+  ir_value *ab[4][6];
+  for (unsigned h = 0; h < 4; h++) {
+    ir_value *sc[3];
+    for (unsigned k = 0; k < 3; k++) {
+      ir_value *sh = h >> 1 ? lower_alu(b, ir_op_add, ir_type_u32, tsh, imm(b, 16)) : tsh;
+      ir_value *byte = and32(b, lower_alu(b, ir_op_shr, ir_type_b32, sw[k], sh), 0x7f);
+      ir_value *f = ir_convert(b, ir_type_f16, ir_type_f32, lower_f8_to_f32(b, ir_type_e4m3, byte, 0), .rnd = IR_RND_RN);
+      sc[k] = ir_build_value(b, ir_op_pack, ir_type_b32, 2, (ir_value *[]){f, f}, NULL);
+    }
+    widen_nibbles(b, i->src[2 * (h >> 1)], h & 1, &ab[h][0], &ab[h][2]);
+    widen_nibbles(b, i->src[2 * (h >> 1) + 1], h & 1, &ab[h][1], &ab[h][3]);
+    widen_nibbles(b, i->src[4 + (h >> 1)], h & 1, &ab[h][4], &ab[h][5]);
+    static const unsigned which[6] = {0, 1, 0, 1, 2, 2};   /* row g, row g + 8, column g */
+    for (unsigned r = 0; r < 6; r++)
+      ab[h][r] = ir_alu2(b, ir_op_mul, ir_type_f16x2, ab[h][r], sc[which[r]], .rnd = IR_RND_RN);
+  }
+  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1], ab[2], ab[3]}, 4, &i->src[6],
+                     out);
+}
+
 /* Block-scaled mma (PTX ISA 9.7.14.3) with ue8m0 scales: .kind::mxf8f6f4
  * (m16n8k32, one scale block) and .kind::mxf4 / mxf4nvf4 .scale_vec::2X
  * (m16n8k64, two blocks of 32 k) as f16 m16n8k16 steps of the widened
@@ -655,11 +713,10 @@ static void widen_nibbles(ir_builder *b, ir_value *w, unsigned q, ir_value **lo,
  * steps 0-1 are block 0 and steps 2-3 block 1), then each block's sum
  * scaled as the expansion scales it (lower_mma_scale_term: SF_A * SF_B * p
  * in f64, rounded once) and added to C in block order: bit-identical to the
- * expansion where the block sums are exact.  .scale_vec::4X (blocks of 16
- * k, which one thread's registers do not hold whole: a step of 16 k would
- * mix two blocks) is left to the expansion. */
+ * expansion where the block sums are exact.  .scale_vec::4X: above. */
 static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const char *target, ir_value **out) {
   unsigned nblk = ir_mma_scale_vec(i->mods.mmakind);
+  if (nblk == 4) return lower_scaled_4x(b, i, target, out);
   if (nblk != 1 && nblk != 2) return false;
   const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
   ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
