@@ -146,7 +146,7 @@ static inline unsigned ir_mma_ab_bits(const ir_mma_form *f, ir_type t) {
   return f->cls == IR_MMA_F4 ? 4 : ir_mma_elem_bits(t);
 }
 static inline unsigned ir_mma_ab_nregs(const ir_mma_form *f, unsigned nelem, ir_type t) {
-  return (nelem * ir_mma_ab_bits(f, t) + 31) / 32;
+  return f->cls == IR_MMA_F4 ? (nelem * 4 + 31) / 32 : ir_mma_nregs(nelem, t);
 }
 
 /* ---- block scaling (PTX ISA 9.7.14.3) ------------------------------------

@@ -452,7 +452,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   X.fc = ir_mma_frag_info((ir_mma_frag_id)X.f->c);
   X.td = (ir_type)i->type, X.ta = (ir_type)i->type2, X.tb = (ir_type)i->type3, X.tc = (ir_type)i->type4;
   X.na = ir_mma_ab_nregs(X.f, X.fa->nelem, X.ta), X.nb = ir_mma_ab_nregs(X.f, X.fb->nelem, X.tb);
-  X.aper = 32 / ir_mma_ab_bits(X.f, X.ta), X.bper = 32 / ir_mma_ab_bits(X.f, X.tb);
+  X.aper = X.f->cls == IR_MMA_F4 ? 8 : per_reg(X.ta), X.bper = X.f->cls == IR_MMA_F4 ? 8 : per_reg(X.tb);
   PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && X.fa->nelem <= MMA_MAX_ELEMS &&
             X.fb->nelem <= MMA_MAX_ELEMS);
   X.lane = laneid(b);
