@@ -402,11 +402,9 @@ static ir_value *selector(ir_builder *b, ir_value *v) {
   if (ir_type_bits((ir_type)v->type) == 16) return ir_convert(b, ir_type_u32, ir_type_u16, v);
   return v;
 }
-/* Scale byte j of scale-a-data (k = 0) or scale-b-data (k = 1) of lane
- * src: the operand's word shuffled from src, shifted down by 8 (byte-id + j). */
-static ir_value *scale_byte(ir_builder *b, const ir_instr *i, unsigned s0, unsigned k, ir_value *src, unsigned j) {
-  ir_value *w = shfl32(b, i->src[s0 + 3 * k], src);
-  ir_value *bid = add32(b, selector(b, i->src[s0 + 3 * k + 1]), imm(b, j));
+/* Byte j of a scale word shifted down: w >> 8 ((byte-id + j) & 3), & 0xff. */
+static ir_value *scale_byte(ir_builder *b, ir_value *w, ir_value *bid_op, unsigned j) {
+  ir_value *bid = add32(b, selector(b, bid_op), imm(b, j));
   ir_value *sh = shl32(b, and32(b, bid, 3), 3);
   return and32(b, lower_alu(b, ir_op_shr, ir_type_b32, w, sh), 0xff);
 }
@@ -427,17 +425,24 @@ static unsigned scale_first(const ir_instr *i) {
          ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->c)->nelem, (ir_type)i->type4);
 }
 
-ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, ir_value *lane, ir_value *p, unsigned e, unsigned j) {
+ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, lower_mma_scale_words *sw, ir_value *p, unsigned e,
+                               unsigned j) {
   const ir_mma_frag *fc = ir_mma_frag_info(IR_MMA_FRAG_C_M16N8);
   unsigned r0 = ir_mma_row0(fc, e), c0 = ir_mma_col0(fc, e), s0 = scale_first(i);
   ir_type st = ir_mma_scale_type(i->mods.mmakind);
-  /* SF_A: lane 4g + 2 (thread-id-a & 1) + (row >= 8) */
-  ir_value *tida = shl32(b, and32(b, selector(b, i->src[s0 + 2]), 1), 1);
-  ir_value *la = lower_alu(b, ir_op_or, ir_type_b32, and32(b, lane, 0x1c), add32(b, tida, imm(b, r0 >> 3)));
-  /* SF_B: lane 4 (2t + c0) + (thread-id-b & 3) */
-  ir_value *col = add32(b, shl32(b, and32(b, lane, 3), 1), imm(b, c0));
-  ir_value *lb = add32(b, shl32(b, col, 2), and32(b, selector(b, i->src[s0 + 5]), 3));
-  ir_value *sa = scale_f64(b, st, scale_byte(b, i, s0, 0, la, j)), *sb = scale_f64(b, st, scale_byte(b, i, s0, 1, lb, j));
+  if (!sw->lane) sw->lane = laneid(b);
+  if (!sw->a[r0 >> 3]) {   /* SF_A: lane 4g + 2 (thread-id-a & 1) + (row >= 8) */
+    ir_value *tida = shl32(b, and32(b, selector(b, i->src[s0 + 2]), 1), 1);
+    ir_value *la = lower_alu(b, ir_op_or, ir_type_b32, and32(b, sw->lane, 0x1c), add32(b, tida, imm(b, r0 >> 3)));
+    sw->a[r0 >> 3] = shfl32(b, i->src[s0], la);
+  }
+  if (!sw->b[c0]) {   /* SF_B: lane 4 (2t + c0) + (thread-id-b & 3) */
+    ir_value *col = add32(b, shl32(b, and32(b, sw->lane, 3), 1), imm(b, c0));
+    ir_value *lb = add32(b, shl32(b, col, 2), and32(b, selector(b, i->src[s0 + 5]), 3));
+    sw->b[c0] = shfl32(b, i->src[s0 + 3], lb);
+  }
+  ir_value *sa = scale_f64(b, st, scale_byte(b, sw->a[r0 >> 3], i->src[s0 + 1], j));
+  ir_value *sb = scale_f64(b, st, scale_byte(b, sw->b[c0], i->src[s0 + 4], j));
   ir_value *s = ir_alu2(b, ir_op_mul, ir_type_f64, sa, sb, .rnd = IR_RND_RN);
   ir_value *p64 = ir_convert(b, ir_type_f64, ir_type_f32, p);
   ir_value *t = ir_alu2(b, ir_op_mul, ir_type_f64, p64, s, .rnd = IR_RND_RN);
@@ -472,6 +477,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   }
   unsigned nblk = ir_mma_scale_vec(i->mods.mmakind), bk = nblk ? X.f->k / nblk : 0;
   ir_value *part[4];   /* block scaling: the block's sum, from 0 */
+  lower_mma_scale_words sw = {X.lane, {NULL, NULL}, {NULL, NULL}};
   for (unsigned e = 0; e < X.fc->nelem && nblk; e++) part[e] = imm(b, 0);
   for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
     for (unsigned e = 0; e < X.fc->nelem; e++) {
@@ -494,7 +500,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
     }
     if (nblk && (k + 1) % bk == 0) {
       for (unsigned e = 0; e < X.fc->nelem; e++) {
-        ir_value *t = lower_mma_scale_term(b, i, X.lane, part[e], e, k / bk);
+        ir_value *t = lower_mma_scale_term(b, i, &sw, part[e], e, k / bk);
         acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], t, .rnd = IR_RND_RN);
         part[e] = imm(b, 0);
       }

@@ -736,14 +736,15 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
       widen_f8(b, tb, i->src[4 + h], &ab[h][4], &ab[h][5]);
     }
   }
-  ir_value *acc[4], *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
+  ir_value *acc[4];
+  lower_mma_scale_words sw = {NULL, {NULL, NULL}, {NULL, NULL}};
   for (unsigned e = 0; e < 4; e++) acc[e] = i->src[6 + e];
   for (unsigned j = 0; j < nblk; j++) {
     ir_value *p[4];
     ir_value *const *const chain[2] = {ab[j * per], ab[j * per + 1]};
     if (!build_chain(b, &s, hf, ir_type_f16, chain, per, NULL, p)) return false;
     for (unsigned e = 0; e < 4; e++)
-      acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], lower_mma_scale_term(b, i, lane, p[e], e, j), .rnd = IR_RND_RN);
+      acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], lower_mma_scale_term(b, i, &sw, p[e], e, j), .rnd = IR_RND_RN);
   }
   for (unsigned e = 0; e < 4; e++) out[e] = acc[e];
   return true;
