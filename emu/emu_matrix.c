@@ -26,8 +26,8 @@
  * NaN results are the canonical NaN (docs/emulator.md, "Arithmetic").
  *
  * sm_120a's .kind::f8f6f4: e3m2/e2m3 (bits 5..0 of their byte) and e2m1
- * (bits 5..2) are read from their containers, the other bits ignored (the
- * ISA says they are zero; what the hardware does otherwise is not
+ * (bits 5..2) are read from their containers, the other bits (padding)
+ * ignored (what the hardware does with nonzero padding is not
  * documented), and summed as the fp8 forms are.  Block scaling (9.7.14.3,
  * .kind::mxf8f6f4 / mxf4 / mxf4nvf4, f32 only): the ISA defines D = (A
  * scale_A)(B scale_B) + C and leaves the precision open; here each scale

@@ -84,7 +84,7 @@ static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, 
 /* F8: e4m3/e5m2, and with .kind::f8f6f4 (sm_120a) e3m2/e2m3/e2m1 too, each
  * in a byte (9.7.14.5.10: "four .e4m3 / .e5m2 / .e3m2 / .e2m3 / .e2m1
  * elements" per register; the fp6 value in bits 5..0, the fp4 one in bits
- * 5..2, the others zero).  F4: .e2m1 packed eight to a register, the
+ * 5..2, the other bits padding).  F4: .e2m1 packed eight to a register, the
  * block-scaled m16n8k64 (.kind::mxf4, .kind::mxf4nvf4). */
 typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64, IR_MMA_F4 } ir_mma_class;
 
