@@ -21,7 +21,10 @@
 # other projects' code: it stays out of this repository, and nothing in
 # the tests needs it.  Existing outputs are kept (rerun to fill gaps).
 # Environment: NVCC (default /usr/local/cuda/bin/nvcc), JOBS (parallel
-# compiles, default the number of CPUs).
+# compiles, default the number of CPUs), INSTANCES (ggml's template
+# instances per family, e.g. fattn-vec or mmq, in name order; default all:
+# they are the same kernels at other template parameters, so a sample of
+# each family keeps every kind of kernel at a fraction of nvcc's time).
 set -uo pipefail
 if [ $# -lt 2 ]; then
   sed -n '2,24p' "$0"
@@ -85,7 +88,14 @@ jobs_for() {
   local arch=$1 f e
   if [ -d "$src/ggml/src/ggml-cuda" ]; then
     local g="$src/ggml"
+    local n=${INSTANCES:-0} fam prev="" k=0
     for f in "$g"/src/ggml-cuda/*.cu "$g"/src/ggml-cuda/template-instances/*.cu; do
+      if [ "$n" -gt 0 ] && [[ $f == */template-instances/* ]]; then
+        fam=$(basename "$f"); fam=${fam%%-instance*}
+        [ "$fam" = "$prev" ] || { prev=$fam; k=0; }
+        k=$((k + 1))
+        [ "$k" -le "$n" ] || continue
+      fi
       printf '%q ' compile "$arch" ggml "$f" "-I$g/include" "-I$g/src" "-I$g/src/ggml-cuda"; echo
     done
   fi

@@ -179,11 +179,20 @@ static void dsts_of(ptx_parser *p, ins *I, const opnd *o, dstlist *d, ir_type df
     return;
   }
   dst_add(p, d, o, dflt);
-  if (o->kind == O_REG && o->var2 != PTX_NONE) {
+  if (o->pair && o->var2 != PTX_NONE) {
+    if (d->n >= 64) ptx_fail(p, &o->tok, "too many results");
     d->var[d->n] = o->var2;
     d->type[d->n++] = ptx_var_type(p, o->var2);
-  } else if (o->kind == O_REG && o->var2 == PTX_NONE && o->tok.kind == PTX_TOK_IDENT) {
-    /* d|_ leaves var2 NONE: nothing to add */
+  } else if (o->pair && o->kind == O_SINK) {
+    /* _|_ would discard both: not a form any instruction has */
+    ptx_fail(p, &o->tok, "'_|_' discards both results");
+  } else if (o->pair) {
+    /* d|_: the second result is there and discarded.  elect.sync's
+     * predicate is its result (9.7.13.14); ptxas 13 refuses d|_ there */
+    if (I->op == ir_op_elect) ptx_fail(p, &o->tok, "'elect.sync' needs a predicate result: d|_ discards it");
+    if (d->n >= 64) ptx_fail(p, &o->tok, "too many results");
+    d->var[d->n] = PTX_NONE;
+    d->type[d->n++] = ir_type_pred;
   }
 }
 

@@ -34,6 +34,7 @@ typedef struct opnd {
   uint8_t reg_off;   /* O_REG written reg + constexpr: off is the constant */
   uint8_t vsel;      /* O_REG: a video operand selector, PTX_VSEL_* (0: none) */
   uint8_t minus;     /* O_REG written -%r: vmad's operand negation */
+  uint8_t pair;      /* O_REG or O_SINK written d|p (either may be '_') */
   uint32_t var;      /* O_REG */
   uint32_t var2;     /* O_REG: the p of a d|p pair, or PTX_NONE */
   uint16_t sreg, comp;

@@ -98,6 +98,14 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
   else if (word_is(t, "gl")) {
     if (op != ir_op_membar) return false;
     m->scope = IR_SCOPE_GPU;
+  }
+  /* fence.mbarrier_init.release.cluster (9.7.13.4, sm_90): a lightweight
+   * fence that orders only the thread's earlier mbarrier.init against
+   * later accesses at cluster scope.  The IR keeps the full release fence
+   * of the same scope, which orders a superset (CUTLASS's warp-specialized
+   * kernels write it after initializing their pipeline barriers). */
+  else if (word_is(t, "mbarrier_init")) {
+    if (op != ir_op_fence) return false;
   } else if (mma_kind_word(op, t, m)) {
     return true;
   } else return proxy_word(op, t, m);

@@ -118,11 +118,11 @@ static opnd *pool_add(ptx_parser *p, ins *I, const opnd *o) {
   return &I->pool[I->npool++];
 }
 
-/* A register operand, with the p of a d|p pair. */
-static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
-  o->kind = O_REG;
-  o->var = v;
+/* The p of a d|p pair, after d (PTX ISA 9.7.13.14 elect.sync, 9.7.7.4
+ * setp): a predicate register or '_', which leaves var2 PTX_NONE. */
+static void pair_operand(ptx_parser *p, opnd *o) {
   if (p->tok.kind != PTX_TOK_PIPE) return;
+  o->pair = 1;
   ptx_next(p);
   ptx_tok t2 = p->tok;
   if (t2.kind != PTX_TOK_IDENT) ptx_expected(p, "a predicate register");
@@ -130,6 +130,13 @@ static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
   o->var2 = ptx_find_reg(p, &t2);
   if (o->var2 == PTX_NONE && !PTX_TOK_IS(&t2, "_"))
     ptx_fail(p, &t2, "undeclared register '%.*s'", (int)t2.len, t2.text);
+}
+
+/* A register operand, with the p of a d|p pair. */
+static void reg_operand(ptx_parser *p, opnd *o, uint32_t v) {
+  o->kind = O_REG;
+  o->var = v;
+  pair_operand(p, o);
 }
 
 /* A vector register's operand (t its name, just read; v its first
@@ -174,6 +181,7 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
   o->minus = 0;
   o->off = 0;
   o->var2 = PTX_NONE;
+  o->pair = 0;
   o->tok = p->tok;
   ptx_tok t = p->tok;
   if (t.kind == PTX_TOK_BANG) {
@@ -262,7 +270,8 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
     ptx_fail(p, &t, "undeclared register '%.*s'", (int)t.len, t.text);
   }
   if (PTX_TOK_IS(&t, "_")) {
-    o->kind = O_SINK;
+    o->kind = O_SINK; /* `_|%p`: elect.sync's leader discarded (nvcc 13 writes it) */
+    pair_operand(p, o);
     return;
   }
   /* Register names need no '%' (PTX ISA, "Identifiers": '%' may only
