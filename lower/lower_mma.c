@@ -441,11 +441,14 @@ ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, lower_mma_scale
     ir_value *lb = add32(b, shl32(b, col, 2), and32(b, selector(b, i->src[s0 + 5]), 3));
     sw->b[c0] = shfl32(b, i->src[s0 + 3], lb);
   }
-  ir_value *sa = scale_f64(b, st, scale_byte(b, sw->a[r0 >> 3], i->src[s0 + 1], j));
-  ir_value *sb = scale_f64(b, st, scale_byte(b, sw->b[c0], i->src[s0 + 4], j));
-  ir_value *s = ir_alu2(b, ir_op_mul, ir_type_f64, sa, sb, .rnd = IR_RND_RN);
+  ir_value **s = &sw->sab[r0 >> 3][c0][j & 3];
+  if (!*s) {
+    ir_value *sa = scale_f64(b, st, scale_byte(b, sw->a[r0 >> 3], i->src[s0 + 1], j));
+    ir_value *sb = scale_f64(b, st, scale_byte(b, sw->b[c0], i->src[s0 + 4], j));
+    *s = ir_alu2(b, ir_op_mul, ir_type_f64, sa, sb, .rnd = IR_RND_RN);
+  }
   ir_value *p64 = ir_convert(b, ir_type_f64, ir_type_f32, p);
-  ir_value *t = ir_alu2(b, ir_op_mul, ir_type_f64, p64, s, .rnd = IR_RND_RN);
+  ir_value *t = ir_alu2(b, ir_op_mul, ir_type_f64, p64, *s, .rnd = IR_RND_RN);
   return ir_convert(b, ir_type_f32, ir_type_f64, t, .rnd = IR_RND_RN);
 }
 
@@ -477,7 +480,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   }
   unsigned nblk = ir_mma_scale_vec(i->mods.mmakind), bk = nblk ? X.f->k / nblk : 0;
   ir_value *part[4];   /* block scaling: the block's sum, from 0 */
-  lower_mma_scale_words sw = {X.lane, {NULL, NULL}, {NULL, NULL}};
+  lower_mma_scale_words sw = {.lane = X.lane};
   for (unsigned e = 0; e < X.fc->nelem && nblk; e++) part[e] = imm(b, 0);
   for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
     for (unsigned e = 0; e < X.fc->nelem; e++) {

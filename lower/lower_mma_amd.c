@@ -737,7 +737,7 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
     }
   }
   ir_value *acc[4];
-  lower_mma_scale_words sw = {NULL, {NULL, NULL}, {NULL, NULL}};
+  lower_mma_scale_words sw = {0};
   for (unsigned e = 0; e < 4; e++) acc[e] = i->src[6 + e];
   for (unsigned j = 0; j < nblk; j++) {
     ir_value *p[4];
