@@ -116,13 +116,16 @@ def check(pa, pb, pc, ps, po):
     for s, (ta, tb, K, sc) in enumerate(FORMS):
         D = struct.unpack_from('<128f', out, 512 * s)
         a, bt = A[512 * s:512 * (s + 1)], Bt[256 * s:256 * (s + 1)]
+        # the elements decoded once: Av[m][k], Bv[n][k]
         if K == 32:
-            av = lambda m, k: value(ta, a[m * 32 + k])
-            bv = lambda k, n: value(tb, bt[n * 32 + k])
+            Av = [[value(ta, a[m * 32 + k]) for k in range(K)] for m in range(16)]
+            Bv = [[value(tb, bt[n * 32 + k]) for k in range(K)] for n in range(8)]
         else:
             nib = lambda buf, i: (buf[i >> 1] >> (4 * (i & 1))) & 0xF
-            av = lambda m, k: decode(nib(a, m * 64 + k), *FMT['e2m1'])
-            bv = lambda k, n: decode(nib(bt, n * 64 + k), *FMT['e2m1'])
+            Av = [[decode(nib(a, m * 64 + k), *FMT['e2m1']) for k in range(K)] for m in range(16)]
+            Bv = [[decode(nib(bt, n * 64 + k), *FMT['e2m1']) for k in range(K)] for n in range(8)]
+        av = lambda m, k: Av[m][k]
+        bv = lambda k, n: Bv[n][k]
         for m in range(16):
             for n in range(8):
                 o = m * 8 + n
