@@ -24,6 +24,20 @@
  * are cleared.  f64: fma in k order.  s8/u8: exact integer sum, then
  * + C wrapping at 32 bits, or with .satfinite clamped to the s32 range.
  * NaN results are the canonical NaN (docs/emulator.md, "Arithmetic").
+ *
+ * sm_120a's .kind::f8f6f4: e3m2/e2m3 (bits 5..0 of their byte) and e2m1
+ * (bits 5..2) are read from their containers, the other bits (padding)
+ * ignored (what the hardware does with nonzero padding is not
+ * documented), and summed as the fp8 forms are.  Block scaling (9.7.14.3,
+ * .kind::mxf8f6f4 / mxf4 / mxf4nvf4, f32 only): the ISA defines D = (A
+ * scale_A)(B scale_B) + C and leaves the precision open; here each scale
+ * block j of K (32 or 16 k) is summed as above from 0 in k order (p_j), then
+ * t_j = p_j * (SF_A * SF_B) rounded once to f32 (the scales' product is
+ * exact: powers of two for ue8m0, 4-bit significands for ue4m3; the product
+ * with p_j is taken in double, where it is exact, so t_j rounds only once
+ * even where SF_A * SF_B alone is outside f32's range), and D = C + t_0 +
+ * t_1 ... in f32 in block order.  A NaN scale (ue8m0 0xff, ue4m3 0x7f)
+ * makes its terms NaN.  ue4m3 is read from the low 7 bits (unsigned e4m3).
  */
 #include <math.h>
 
@@ -33,6 +47,8 @@
 #include "ir/ir_wmma.h"
 
 #define S(k) EMU_U64(x, in->src[k])
+/* mma's operands are in aux (up to 16: A, B, C, and block scaling's six) */
+#define MS(k) EMU_U64(x, ((const emu_opnd *)in->aux)[k])
 #define D(k) EMU_U64(x, in->dst[k])
 
 /* The halves (warps) of a wave that lanes of m belong to: bit 0 lanes
@@ -126,12 +142,29 @@ static void h_movmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
  * operands first.. of the instruction, in lane l. */
 static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
   unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
-  uint64_t r = S(first + i / per)[l];
+  uint64_t r = MS(first + i / per)[l];
   return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
+}
+
+/* Raw bits of A/B element i (ir_mma_ab_bits wide). */
+static uint64_t ab_bits(emu_exec *x, const emu_inst *in, const ir_mma_form *f, unsigned first, ir_type t, unsigned l,
+                        unsigned i) {
+  unsigned bits = ir_mma_ab_bits(f, t), per = bits >= 32 ? 1 : 32 / bits;
+  uint64_t r = MS(first + i / per)[l];
+  return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
+}
+
+static double elem_value(ir_type t, uint64_t b);
+/* An A/B element's value: m16n8k64's e2m1 is a bare nibble. */
+static double ab_value(const ir_mma_form *f, ir_type t, uint64_t b) {
+  return f->cls == IR_MMA_F4 ? emu_fp_to_double(&emu_fmt_e2m1, b & 0xf) : elem_value(t, b);
 }
 
 static double elem_value(ir_type t, uint64_t b) {
   switch (t) {
+  case ir_type_e3m2: return emu_fp_to_double(&emu_fmt_e3m2, b & 0x3f);
+  case ir_type_e2m3: return emu_fp_to_double(&emu_fmt_e2m3, b & 0x3f);
+  case ir_type_e2m1: return emu_fp_to_double(&emu_fmt_e2m1, (b >> 2) & 0xf);   /* kind::f8f6f4: bits 5..2 */
   case ir_type_f16: return emu_f16_to_f32((uint16_t)b);
   case ir_type_bf16: return emu_bf16_to_f32((uint16_t)b);
   case ir_type_tf32: return emu_f32((uint32_t)b & 0xffffe000u);
@@ -147,7 +180,7 @@ static double elem_value(ir_type t, uint64_t b) {
 
 #define MMA_MAX_M 16
 #define MMA_MAX_N 8
-#define MMA_MAX_K 32
+#define MMA_MAX_K 64
 
 /* One element of D: C (bits of type tc) + the sum over k of a[k] * b[k *
  * bstep], as the bits of td.  f16/bf16/tf32/e4m3/e5m2 products are exact
@@ -156,7 +189,7 @@ static double elem_value(ir_type t, uint64_t b) {
 static uint64_t dot(ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, const double *a, const double *b,
                     size_t bstep, uint64_t c, unsigned K) {
   switch (cls) {
-  case IR_MMA_F16: case IR_MMA_TF32: case IR_MMA_F8: {
+  case IR_MMA_F16: case IR_MMA_TF32: case IR_MMA_F8: case IR_MMA_F4: {
     float acc = (float)elem_value(tc, c);
     for (unsigned k = 0; k < K; k++) acc = fmaf((float)a[k], (float)b[k * bstep], acc);
     if (td == ir_type_f16) return acc != acc ? EMU_F16_CANON_NAN : emu_f32_to_f16(acc, EMU_RN);
@@ -177,14 +210,38 @@ static uint64_t dot(ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, co
   return 0;
 }
 
+/* A scale factor: ue8m0 2^(b - 127) (0xff NaN), ue4m3 the unsigned e4m3 of
+ * the low 7 bits. */
+static double scale_value(ir_type st, uint8_t b) {
+  return st == ir_type_ue8m0 ? emu_ue8m0_to_double(b) : emu_fp_to_double(&emu_fmt_e4m3, b & 0x7f);
+}
+
+/* One element of a block-scaled D (f32): C + sum over the nblk blocks of
+ * round_f32(p_j * sa[j] * sb[j]), p_j the f32 sum of block j from 0 in k
+ * order (file comment). */
+static uint64_t dot_scaled(const double *a, const double *b, size_t bstep, uint64_t c, unsigned K, unsigned nblk,
+                           const double *sa, const double *sb) {
+  float acc = emu_f32((uint32_t)c);
+  unsigned bk = K / nblk;
+  for (unsigned j = 0; j < nblk; j++) {
+    float p = 0.0f;
+    for (unsigned k = j * bk; k < (j + 1) * bk; k++) p = fmaf((float)a[k], (float)b[k * bstep], p);
+    acc += (float)((double)p * sa[j] * sb[j]);
+  }
+  return acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
+}
+
 static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   const ir_mma_form *f = ir_mma_find(in->ir, NULL);   /* checked at decode */
   const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b),
                     *fc = ir_mma_frag_info((ir_mma_frag_id)f->c);
   ir_type td = (ir_type)in->type, ta = (ir_type)in->ir->type2, tb = (ir_type)in->ir->type3,
           tc = (ir_type)in->ir->type4;
-  unsigned na = ir_mma_nregs(fa->nelem, ta), nb = ir_mma_nregs(fb->nelem, tb);
-  unsigned cfirst = na + nb;
+  unsigned na = ir_mma_ab_nregs(f, fa->nelem, ta), nb = ir_mma_ab_nregs(f, fb->nelem, tb);
+  unsigned cfirst = na + nb, nc = ir_mma_nregs(fc->nelem, tc);
+  unsigned nblk = ir_mma_scale_vec(in->ir->mods.mmakind);
+  ir_type st = ir_mma_scale_type(in->ir->mods.mmakind);
+  double SA[MMA_MAX_M][4], SB[MMA_MAX_N][4];
   unsigned dbits = ir_mma_elem_bits(td), dper = dbits >= 32 ? 1 : 32 / dbits;
   double A[MMA_MAX_M][MMA_MAX_K], B[MMA_MAX_K][MMA_MAX_N];
   uint64_t C[MMA_MAX_M][MMA_MAX_N], Dm[MMA_MAX_M][MMA_MAX_N];
@@ -197,17 +254,33 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
       unsigned r, c;
       for (unsigned i = 0; i < fa->nelem; i++) {
         ir_mma_elem(fa, lane, i, &r, &c);
-        A[r][c] = elem_value(ta, frag_bits(x, in, 0, ta, base + lane, i));
+        A[r][c] = ab_value(f, ta, ab_bits(x, in, f, 0, ta, base + lane, i));
       }
       for (unsigned i = 0; i < fb->nelem; i++) {
         ir_mma_elem(fb, lane, i, &r, &c);
-        B[r][c] = elem_value(tb, frag_bits(x, in, na, tb, base + lane, i));
+        B[r][c] = ab_value(f, tb, ab_bits(x, in, f, na, tb, base + lane, i));
       }
       for (unsigned i = 0; i < fc->nelem; i++) {
         ir_mma_elem(fc, lane, i, &r, &c);
         C[r][c] = frag_bits(x, in, cfirst, tc, base + lane, i);
       }
     }
+    if (nblk) {
+      /* the selectors: immediates, or registers read in the warp's first
+       * lane (the ISA has every thread give the same) */
+      unsigned s0 = cfirst + nc;
+      uint32_t bida = (uint32_t)MS(s0 + 1)[base], tida = (uint32_t)MS(s0 + 2)[base];
+      uint32_t bidb = (uint32_t)MS(s0 + 4)[base], tidb = (uint32_t)MS(s0 + 5)[base];
+      for (unsigned j = 0; j < nblk; j++) {
+        for (unsigned r = 0; r < f->m; r++)
+          SA[r][j] = scale_value(st, (uint8_t)(MS(s0)[base + ir_mma_sfa_lane(r, tida)] >> (8 * ((bida + j) & 3))));
+        for (unsigned c = 0; c < f->n; c++)
+          SB[c][j] = scale_value(st, (uint8_t)(MS(s0 + 3)[base + ir_mma_sfb_lane(c, tidb)] >> (8 * ((bidb + j) & 3))));
+      }
+      for (unsigned r = 0; r < f->m; r++)
+        for (unsigned c = 0; c < f->n; c++)
+          Dm[r][c] = dot_scaled(A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k, nblk, SA[r], SB[c]);
+    } else
     for (unsigned r = 0; r < f->m; r++)
       for (unsigned c = 0; c < f->n; c++)
         Dm[r][c] = dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);

@@ -235,6 +235,16 @@ typedef enum ir_layout {
   IR_LAYOUT_COL_ROW, IR_LAYOUT_COL_COL,
 } ir_layout;
 
+/* mma's .kind (PTX ISA 9.7.14.5.14, sm_120a/sm_100a): kind::f8f6f4, and
+ * the block-scaled kinds with their .block_scale.scale_vec::NX (9.7.14.3),
+ * one value each: the scale vector size and the scale type (.stype, the
+ * instruction's fifth type) follow from it (ptxas 13 takes ue8m0 with 1X
+ * and 2X, ue4m3 only with mxf4nvf4's 4X). */
+typedef enum ir_mmakind {
+  IR_MMAKIND_NONE, IR_MMAKIND_F8F6F4, IR_MMAKIND_MXF8F6F4_1X, IR_MMAKIND_MXF4_2X,
+  IR_MMAKIND_MXF4NVF4_2X, IR_MMAKIND_MXF4NVF4_4X,
+} ir_mmakind;
+
 typedef enum ir_frag { IR_FRAG_NONE, IR_FRAG_A, IR_FRAG_B, IR_FRAG_C, IR_FRAG_D } ir_frag;
 
 /* Texture and surface geometry (9.7.10.3) and lookup mode. */
@@ -327,6 +337,7 @@ typedef struct ir_mods {
   uint8_t acc_f32 : 1;   /* multimem.ld_reduce .acc::f32 */
   uint8_t shape;      /* ir_shape: wmma, mma, ldmatrix, stmatrix, movmatrix */
   uint8_t layout;     /* ir_layout */
+  uint8_t mmakind;    /* ir_mmakind: mma */
   uint8_t frag;       /* ir_frag: wmma.load/store */
   uint8_t geom;       /* ir_geom: tex tld4 suld sust sured */
   uint8_t texlod;     /* ir_texlod: tex */
@@ -352,7 +363,7 @@ typedef struct ir_mods {
   X(barmode) X(aligned) X(mulmode) X(cmp) X(boolop) X(testp) X(prmt) X(rnd)          \
   X(shf_left) X(shf_clamp) X(bfind_shiftamt) X(dp_hi) X(signed_a) X(signed_b)        \
   X(approx) X(full) X(ftz) X(sat) X(nan) X(xorsign) X(absmod) X(relu) X(satfinite)   \
-  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(frag) X(trans)  \
+  X(noftz_f16) X(cc) X(unified) X(vec) X(proxy) X(shape) X(layout) X(mmakind) X(frag) X(trans)  \
   X(geom) X(texlod) X(texcomp) X(clampmode) X(surfmode) X(query) X(gdc) X(acc_f32)  \
   X(mbar) X(l2evict2) X(bulk) X(tdim) X(tile)
 

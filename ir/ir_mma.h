@@ -31,6 +31,7 @@
   X(A_I8_K32, 16, 1, 0, 0, 2, 8, 0, 4, 3, 3, 16)  /* m16n8k32 .s8/.u8 (9.7.14.5.10) */      \
   X(A_I8_K16, 8, 1, 0, 0, 2, 8, 0, 4, 3, 0, 0)    /* m16n8k16 .s8/.u8 (9.7.14.5.9) */       \
   X(A_F64_K4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0)    /* m8n8k4 .f64 (9.7.14.5.2) */            \
+  X(A_F4_K64, 32, 1, 0, 0, 3, 8, 0, 8, 7, 4, 32)  /* m16n8k64 .e2m1 (9.7.14.5.12, the .s4 one) */ \
   /* multiplicand B (K x N): the row is the k index */                                     \
   X(B_F16_K16, 4, 0, 2, 1, 1, 8, 1, 0, 0, 0, 0)                                            \
   X(B_F16_K8, 2, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0)                                             \
@@ -39,6 +40,7 @@
   X(B_I8_K32, 8, 0, 4, 3, 2, 16, 1, 0, 0, 0, 0)                                            \
   X(B_I8_K16, 4, 0, 4, 3, 0, 0, 1, 0, 0, 0, 0)                                             \
   X(B_F64_K4, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0)                                             \
+  X(B_F4_K64, 16, 0, 8, 7, 3, 32, 1, 0, 0, 0, 0)  /* row 8t + (i & 7), + 32 for i >= 8 */   \
   /* accumulators C and D (M x N) */                                                       \
   X(C_M16N8, 4, 1, 0, 0, 1, 8, 0, 2, 1, 0, 0)     /* c0 c1 row g, c2 c3 row g + 8 */        \
   X(C_M8N8, 2, 1, 0, 0, 0, 0, 0, 2, 1, 0, 0)      /* m8n8k4 .f64 */
@@ -79,7 +81,12 @@ static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, 
 }
 
 /* The input classes: what A and B hold. */
-typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64 } ir_mma_class;
+/* F8: e4m3/e5m2, and with .kind::f8f6f4 (sm_120a) e3m2/e2m3/e2m1 too, each
+ * in a byte (9.7.14.5.10: "four .e4m3 / .e5m2 / .e3m2 / .e2m3 / .e2m1
+ * elements" per register; the fp6 value in bits 5..0, the fp4 one in bits
+ * 5..2, the other bits padding).  F4: .e2m1 packed eight to a register, the
+ * block-scaled m16n8k64 (.kind::mxf4, .kind::mxf4nvf4). */
+typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64, IR_MMA_F4 } ir_mma_class;
 
 /* IR_MMA_FORM(shape, class, M, N, K, A, B, C): the mma.sync forms this
  * project runs (all .row.col).  The accumulator types: f32 or f16 for the
@@ -95,7 +102,8 @@ typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MM
   X(M16N8K16, I8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
   X(M16N8K32, F8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
   X(M16N8K16, F8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
-  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)
+  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)                   \
+  X(M16N8K64, F4, 16, 8, 64, A_F4_K64, B_F4_K64, C_M16N8)
 
 typedef struct ir_mma_form {
   uint8_t shape;        /* ir_shape */
@@ -111,6 +119,7 @@ static inline int ir_mma_class_of(ir_type t) {
   case ir_type_tf32: return IR_MMA_TF32;
   case ir_type_s8: case ir_type_u8: return IR_MMA_I8;
   case ir_type_e4m3: case ir_type_e5m2: return IR_MMA_F8;
+  case ir_type_e3m2: case ir_type_e2m3: case ir_type_e2m1: return IR_MMA_F8;
   case ir_type_f64: return IR_MMA_F64;
   default: return -1;
   }
@@ -121,6 +130,7 @@ static inline unsigned ir_mma_elem_bits(ir_type t) {
   switch (t) {
   case ir_type_f16: case ir_type_bf16: return 16;
   case ir_type_s8: case ir_type_u8: case ir_type_e4m3: case ir_type_e5m2: return 8;
+  case ir_type_e3m2: case ir_type_e2m3: case ir_type_e2m1: return 8;   /* kind::f8f6f4's containers */
   case ir_type_f64: return 64;
   default: return 32;
   }
@@ -130,6 +140,40 @@ static inline unsigned ir_mma_nregs(unsigned nelem, ir_type t) {
   unsigned b = ir_mma_elem_bits(t), per = b >= 32 ? 1 : 32 / b;
   return (nelem + per - 1) / per;
 }
+
+/* Bits of one A/B element of form f: 4 for the packed .e2m1 of m16n8k64. */
+static inline unsigned ir_mma_ab_bits(const ir_mma_form *f, ir_type t) {
+  return f->cls == IR_MMA_F4 ? 4 : ir_mma_elem_bits(t);
+}
+static inline unsigned ir_mma_ab_nregs(const ir_mma_form *f, unsigned nelem, ir_type t) {
+  return f->cls == IR_MMA_F4 ? (nelem * 4 + 31) / 32 : ir_mma_nregs(nelem, t);
+}
+
+/* ---- block scaling (PTX ISA 9.7.14.3) ------------------------------------
+ * D = (A * scale_A) (B * scale_B) + C: row r of A is cut along K into
+ * ir_mma_scale_vec() blocks, block j multiplied by SF_A[r][j]; column n of
+ * B likewise by SF_B[j][n].  The operands after C are scale-a-data,
+ * byte-id-a, thread-id-a, scale-b-data, byte-id-b, thread-id-b: SF_A[r][j]
+ * is byte byte-id-a + j of scale-a-data in the thread of lane
+ * ir_mma_sfa_lane(r, thread-id-a), SF_B[j][n] byte byte-id-b + j in lane
+ * ir_mma_sfb_lane(n, thread-id-b).  (ptxas 13's ranges: thread-id-a 0..1,
+ * thread-id-b 0..3, byte-id 0..3 with 1X, 0 or 2 with 2X, 0 with 4X.  The
+ * lanes are those of CUTLASS's SM120 SFALayout/SFBLayout, which the ISA's
+ * scale-factor figures draw: row g and g + 8 of A in the pair 4g + 2 tid,
+ * 4g + 2 tid + 1; column n of B in 4n + tid.) */
+static inline unsigned ir_mma_scale_vec(unsigned kind) {
+  switch (kind) {
+  case IR_MMAKIND_MXF8F6F4_1X: return 1;
+  case IR_MMAKIND_MXF4_2X: case IR_MMAKIND_MXF4NVF4_2X: return 2;
+  case IR_MMAKIND_MXF4NVF4_4X: return 4;
+  default: return 0;
+  }
+}
+static inline ir_type ir_mma_scale_type(unsigned kind) {
+  return kind == IR_MMAKIND_MXF4NVF4_4X ? ir_type_ue4m3 : ir_type_ue8m0;
+}
+static inline unsigned ir_mma_sfa_lane(unsigned row, unsigned tid) { return 4 * (row & 7) + 2 * (tid & 1) + (row >> 3); }
+static inline unsigned ir_mma_sfb_lane(unsigned col, unsigned tid) { return 4 * col + (tid & 3); }
 
 /* The form of shape (ir_shape) for inputs of class cls, or NULL. */
 static inline const ir_mma_form *ir_mma_form_of(unsigned shape, int cls) {
@@ -150,11 +194,25 @@ static inline const ir_mma_form *ir_mma_form_of(unsigned shape, int cls) {
 static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why) {
   ir_type d = (ir_type)i->type, a = (ir_type)i->type2, b = (ir_type)i->type3, c = (ir_type)i->type4;
   int cl = ir_mma_class_of(a);
+  unsigned kind = i->mods.mmakind, nscale = ir_mma_scale_vec(kind) ? 6 : 0;
+  bool f6 = a == ir_type_e3m2 || a == ir_type_e2m3 || a == ir_type_e2m1 || b == ir_type_e3m2 ||
+            b == ir_type_e2m3 || b == ir_type_e2m1;
+  if (cl == IR_MMA_F8 && i->mods.shape == IR_SHAPE_M16N8K64) cl = IR_MMA_F4;
   const char *w = NULL;
   const ir_mma_form *f = ir_mma_form_of(i->mods.shape, cl);
   if (!f) w = "no form of this shape has these input types";
+  else if (kind && cl != IR_MMA_F8 && cl != IR_MMA_F4) w = ".kind needs fp8, fp6 or fp4 inputs";
+  else if (cl == IR_MMA_F8 && f6 && !kind) w = "fp6 and fp4 inputs need .kind::f8f6f4";
+  else if (kind && (cl == IR_MMA_F4) != (kind >= IR_MMAKIND_MXF4_2X))
+    w = "the .kind does not fit the shape (mxf4 and mxf4nvf4 are .m16n8k64 .e2m1, the others .m16n8k32)";
+  else if (kind && cl == IR_MMA_F8 && i->mods.shape != IR_SHAPE_M16N8K32) w = ".kind::f8f6f4 and mxf8f6f4 are .m16n8k32 only";
+  else if (cl == IR_MMA_F4 && (a != ir_type_e2m1 || b != ir_type_e2m1)) w = "the .m16n8k64 kinds take .e2m1 only";
+  else if (cl == IR_MMA_F4 && !kind) w = ".m16n8k64 .e2m1 needs .kind::mxf4 or .kind::mxf4nvf4";
+  else if (kind && (f6 || kind != IR_MMAKIND_F8F6F4) && (d != ir_type_f32 || c != ir_type_f32))
+    w = "fp6, fp4 and block-scaled inputs need .f32 accumulators";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
-  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : b != a) w = "the A and B types do not match";
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : cl != IR_MMA_F4 && b != a)
+    w = "the A and B types do not match";
   else if ((cl == IR_MMA_F16 || cl == IR_MMA_F8) &&
            !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
     w = "the accumulator types do not fit the inputs";
@@ -166,11 +224,18 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite needs integer inputs";
   else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "only .f64 takes a rounding modifier (.rn)";
   else {
-    unsigned na = ir_mma_nregs(ir_mma_frag_info(f->a)->nelem, a);
-    unsigned nb = ir_mma_nregs(ir_mma_frag_info(f->b)->nelem, b);
+    unsigned na = ir_mma_ab_nregs(f, ir_mma_frag_info(f->a)->nelem, a);
+    unsigned nb = ir_mma_ab_nregs(f, ir_mma_frag_info(f->b)->nelem, b);
     unsigned nc = ir_mma_nregs(ir_mma_frag_info(f->c)->nelem, c);
     unsigned nd = ir_mma_nregs(ir_mma_frag_info(f->c)->nelem, d);
-    if (i->nsrc != na + nb + nc || i->ndst != nd) w = "the register counts do not fit the shape";
+    if (i->nsrc != na + nb + nc + nscale || i->ndst != nd) w = "the register counts do not fit the shape";
+    /* the selectors, where they are immediates: in ptxas's ranges */
+    for (unsigned k = 0; !w && nscale && k < 2; k++) {
+      const ir_value *bid = i->src[na + nb + nc + 3 * k + 1], *tid = i->src[na + nb + nc + 3 * k + 2];
+      unsigned vec = ir_mma_scale_vec(kind);
+      if (bid->kind == IR_VAL_CONST && (bid->imm > 3 || bid->imm % vec)) w = "byte-id is out of range for .scale_vec";
+      else if (tid->kind == IR_VAL_CONST && tid->imm > (k ? 3u : 1u)) w = "thread-id is out of range";
+    }
   }
   if (why) *why = w;
   return w ? NULL : f;

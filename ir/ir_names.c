@@ -72,6 +72,10 @@ static const char *const shape_names[] = {
   "m8n32k16", "m8n8", "m16n16", "m8n16", "m16n8",
 };
 static const char *const layout_names[] = {"", "row", "col", "row.row", "row.col", "col.row", "col.col"};
+static const char *const mmakind_names[] = {
+  "", "kind::f8f6f4", "kind::mxf8f6f4.block_scale.scale_vec::1X", "kind::mxf4.block_scale.scale_vec::2X",
+  "kind::mxf4nvf4.block_scale.scale_vec::2X", "kind::mxf4nvf4.block_scale.scale_vec::4X",
+};
 static const char *const frag_names[] = {"", "a", "b", "c", "d"};
 static const char *const geom_names[] = {"", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms", "a2dms"};
 static const char *const texlod_names[] = {"", "base", "level", "grad"};
@@ -144,6 +148,7 @@ const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
   [ir_mod_proxy] = {"proxy", proxy_names, N(proxy_names), NULL},
   [ir_mod_shape] = {"shape", shape_names, N(shape_names), NULL},
   [ir_mod_layout] = {"layout", layout_names, N(layout_names), NULL},
+  [ir_mod_mmakind] = {"mmakind", mmakind_names, N(mmakind_names), NULL},
   [ir_mod_frag] = {"frag", frag_names, N(frag_names), NULL},
   [ir_mod_trans] = {"trans", FLAG("trans"), 2, NULL},
   [ir_mod_geom] = {"geom", geom_names, N(geom_names), NULL},

@@ -245,7 +245,7 @@ static void pmnemonic(ir_printer *p, const ir_instr *i) {
   ir_op op = (ir_op)i->op;
   ps(p, ir_op_infos[op].name);
   uint64_t fields = ir_mods_nonzero(&i->mods) | (ir_op_mod_mask(op) & ir_mod_zero_spelled);
-  for (unsigned f = 0; fields >> f; f++) {
+  for (unsigned f = 0; f < ir_mod_count && fields >> f; f++) {   /* >> 64 is undefined: all 64 fields are used */
     if (!((fields >> f) & 1)) continue;
     unsigned v = ir_mods_get(&i->mods, (ir_mod_field)f);
     const char *s = ir_mod_spelling((ir_mod_field)f, v);

@@ -373,7 +373,7 @@ static void check_types(verifier *V, const ir_instr *i) {
 
 static void check_mods(verifier *V, const ir_instr *i) {
   uint64_t set = ir_mods_nonzero(&i->mods);
-  for (unsigned f = 0; set >> f; f++) {
+  for (unsigned f = 0; f < ir_mod_count && set >> f; f++) {   /* >> 64 is undefined */
     if (!((set >> f) & 1)) continue;
     unsigned v = ir_mods_get(&i->mods, (ir_mod_field)f);
     const char *s = ir_mod_spelling((ir_mod_field)f, v);

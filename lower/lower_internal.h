@@ -85,6 +85,21 @@ void lower_warn(pw_diag *d, const ir_instr *i, const char *fmt, ...) __attribute
  * same value (exact; NaN the f32 canonical NaN), in a dozen integer ops. */
 ir_value *lower_f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e);
 
+/* lower_mma.c: the scaled term of block j of a block-scaled mma i (PTX ISA
+ * 9.7.14.3) for the thread's D element e (m16n8: row g + 8 (e >> 1), column
+ * 2t + (e & 1)): round_f32(p * SF_A * SF_B), the scales shuffled from the
+ * lanes that hold them (ir/ir_mma.h), the products taken in f64 (exact).
+ * The shuffled scale words and the scales' products are kept in *sw
+ * (zeroed by the caller, one per mma: A's words of rows g and g + 8, B's of
+ * columns 2t and 2t + 1), so every block and element after the first
+ * reuses them. */
+typedef struct lower_mma_scale_words {
+  ir_value *lane, *a[2], *b[2];
+  ir_value *sab[2][2][4];   /* SF_A * SF_B as f64, by row half, column, block */
+} lower_mma_scale_words;
+ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, lower_mma_scale_words *sw, ir_value *p, unsigned e,
+                               unsigned j);
+
 /* lower_mma_amd.c: mma i as wave_mma instructions of target (its MFMA or
  * WMMA rows of ir/ir_amd_matrix.def) and the shuffles between NVIDIA's and
  * AMD's layouts; false (nothing built) where target has no such scheme. */

@@ -39,7 +39,15 @@
  * register's four products (exact: at most 32 * 255 * 255 in magnitude),
  * then + C with add.s32 (wrapping) or add.sat.s32 (.satfinite).
  * e4m3/e5m2: each thread widens its own bytes to f32 first and the f32s
- * are shuffled (f8_to_f32, a_elem).
+ * are shuffled (f8_to_f32, a_elem); so do sm_120a's .kind::f8f6f4 e3m2,
+ * e2m3 and e2m1 (f6f4_to_f32: the fp6 value in bits 5..0 of its byte, the
+ * fp4 one in bits 5..2, or a nibble of m16n8k64).
+ * Block scaling (.kind::mxf8f6f4 / mxf4 / mxf4nvf4, PTX ISA 9.7.14.3): per
+ * scale block j, p_j summed as above from 0, then acc += p_j * SF_A * SF_B
+ * with the product taken in f64 (exact) and rounded once to f32, the
+ * emulator's order (emu/emu_matrix.c); SF_A of the thread's row shuffled
+ * from lane 4g + 2 thread-id-a + (row >= 8), SF_B of its column from lane
+ * 4n + thread-id-b, the byte byte-id + j (ir/ir_mma.h).
  *
  * Correct, not fast: an m16n8k16 is 32 shuffles and 64 fma per thread
  * where the hardware has one instruction, so the forms that have MFMA
@@ -198,7 +206,8 @@ static bool lower_movmatrix(ir_builder *b, ir_instr *i, ir_value **out) {
 
 /* ---- mma -------------------------------------------------------------------- */
 #define MMA_MAX_REGS 4
-#define MMA_MAX_WORDS 64   /* 16 A + 32 B shuffled words, 4 C registers */
+#define MMA_MAX_WORDS 64
+#define MMA_MAX_ELEMS 32   /* A of m16n8k64 .e2m1 */   /* 16 A + 32 B shuffled words, 4 C registers */
 
 typedef struct mma_ctx {
   ir_builder *b;
@@ -211,9 +220,9 @@ typedef struct mma_ctx {
   /* shuffled registers: A by (register, source thread s), B by (register,
    * s, the static part of the column c0) */
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
-  ir_value *aval[16][4], *bval[16][4][2];
+  ir_value *aval[MMA_MAX_ELEMS][4], *bval[MMA_MAX_ELEMS][4][2];
   ir_value *bcol[2];        /* 4 (ct t + c0): the first lane holding column ct t + c0 of B */
-  ir_value *aown[16], *bown[16];   /* e4m3/e5m2: the thread's own elements, widened before the shuffle */
+  ir_value *aown[MMA_MAX_ELEMS], *bown[MMA_MAX_ELEMS];   /* e4m3/e5m2: the thread's own elements, widened before the shuffle */
   /* f16 words already split into their .b16 halves */
   ir_value *word[MMA_MAX_WORDS], *half[MMA_MAX_WORDS][2];
   unsigned nwords;
@@ -262,6 +271,26 @@ ir_value *lower_f8_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e) {
   return lower_alu(b, ir_op_or, ir_type_b32, v, sign);
 }
 
+/* sm_120a's fp6/fp4 (PTX ISA 5.2.5.x, the OCP MX formats: no infinity, no
+ * NaN): element e of w, in its byte's bits 5..0 (e3m2, e2m3) or 5..2
+ * (e2m1, .kind::f8f6f4), or nibble e (packed e2m1, m16n8k64), as the bits
+ * of the f32 of the same value (exact), as f8_to_f32: normal values by
+ * shifting the exponent and mantissa into place and rebiasing, subnormal
+ * ones as mantissa * 2^(1 - bias - mbits). */
+static ir_value *f6f4_to_f32(ir_builder *b, ir_type t, ir_value *w, unsigned e, bool packed) {
+  unsigned mbits = t == ir_type_e3m2 ? 2 : t == ir_type_e2m3 ? 3 : 1, bias = t == ir_type_e3m2 ? 3 : 1;
+  unsigned width = t == ir_type_e2m1 ? 4 : 6;
+  unsigned pos = packed ? 4 * e : 8 * e + (t == ir_type_e2m1 ? 2 : 0);
+  ir_value *v = and32(b, pos ? shr32(b, w, pos) : w, (1u << width) - 1);
+  ir_value *mag = and32(b, v, (1u << (width - 1)) - 1);
+  ir_value *sign = shl32(b, and32(b, v, 1u << (width - 1)), 32 - width);
+  ir_value *norm = add32(b, shl32(b, mag, 23 - mbits), imm(b, (127 - bias) << 23));
+  ir_value *m = ir_convert(b, ir_type_f32, ir_type_u32, and32(b, mag, (1u << mbits) - 1), .rnd = IR_RND_RN);
+  ir_value *sub = ir_alu2(b, ir_op_mul, ir_type_f32, m, imm(b, (127u + 1 - bias - mbits) << 23), .rnd = IR_RND_RN);
+  v = lower_selp(b, ir_type_b32, sub, norm, lower_setp(b, IR_CMP_LT, ir_type_u32, mag, imm(b, 1u << mbits)));
+  return lower_alu(b, ir_op_or, ir_type_b32, v, sign);
+}
+
 /* Element e of the 32-bit word w of a fragment of type t, as an f32 (or
  * the word itself for f32/s32): f16 widened by cvt (exact), bf16 and tf32
  * by their bits (a bf16 is the high half of an f32; tf32 keeps its 19
@@ -271,6 +300,7 @@ static ir_value *elem_f32(mma_ctx *X, ir_type t, ir_value *w, unsigned e) {
   switch (t) {
   case ir_type_f16: return f16_to_f32(b, X->half[split_word(X, w)][e]);
   case ir_type_e4m3: case ir_type_e5m2: return lower_f8_to_f32(b, t, w, e);
+  case ir_type_e3m2: case ir_type_e2m3: case ir_type_e2m1: return f6f4_to_f32(b, t, w, e, X->f->cls == IR_MMA_F4);
   case ir_type_bf16: return e ? and32(b, w, 0xffff0000u) : shl32(b, w, 16);
   case ir_type_tf32: return and32(b, w, 0xffffe000u);
   default: return w;
@@ -304,7 +334,9 @@ static ir_value *b_reg(mma_ctx *X, unsigned reg, unsigned s, unsigned c0) {
  * and 8 (B) bytes once and shuffles f32s, where widening after the shuffle
  * would widen every byte it receives (128 per m16n8k32): 24 widenings and
  * 128 shuffles instead of 128 and 32, about half the code. */
-static bool f8(ir_type t) { return t == ir_type_e4m3 || t == ir_type_e5m2; }
+static bool f8(ir_type t) {
+  return t == ir_type_e4m3 || t == ir_type_e5m2 || t == ir_type_e3m2 || t == ir_type_e2m3 || t == ir_type_e2m1;
+}
 
 /* The A element (index ia) of the thread's own row group, held by lane 4g + s. */
 static ir_value *a_elem(mma_ctx *X, unsigned ia, unsigned s) {
@@ -363,6 +395,63 @@ static ir_value *c_elem(mma_ctx *X, unsigned e) {
   return X->tc == ir_type_f16 ? elem_f32(X, ir_type_f16, w, e % per) : w;
 }
 
+/* A scale selector as a u32 (an immediate, or a .b16/.b32 register). */
+static ir_value *selector(ir_builder *b, ir_value *v) {
+  uint64_t c;
+  if (lower_const_through_copies(v, &c)) return imm(b, (uint32_t)c);
+  if (ir_type_bits((ir_type)v->type) == 16) return ir_convert(b, ir_type_u32, ir_type_u16, v);
+  return v;
+}
+/* Byte j of a scale word shifted down: w >> 8 ((byte-id + j) & 3), & 0xff. */
+static ir_value *scale_byte(ir_builder *b, ir_value *w, ir_value *bid_op, unsigned j) {
+  ir_value *bid = add32(b, selector(b, bid_op), imm(b, j));
+  ir_value *sh = shl32(b, and32(b, bid, 3), 3);
+  return and32(b, lower_alu(b, ir_op_shr, ir_type_b32, w, sh), 0xff);
+}
+/* A scale factor's byte as an f64: ue8m0 2^(e - 127), NaN for 0xff, built
+ * as bits; ue4m3 through f8_to_f32 (the low 7 bits as e4m3). */
+static ir_value *scale_f64(ir_builder *b, ir_type st, ir_value *byte) {
+  if (st == ir_type_ue4m3)
+    return ir_convert(b, ir_type_f64, ir_type_f32, lower_f8_to_f32(b, ir_type_e4m3, and32(b, byte, 0x7f), 0));
+  ir_value *hi = shl32(b, add32(b, byte, imm(b, 1023 - 127)), 20);
+  hi = lower_selp(b, ir_type_b32, imm(b, 0x7ff80000u), hi, lower_setp(b, IR_CMP_EQ, ir_type_u32, byte, imm(b, 0xff)));
+  return ir_build_value(b, ir_op_pack, ir_type_b64, 2, (ir_value *[]){imm(b, 0), hi}, NULL);
+}
+/* The first scale operand of a block-scaled mma (after A, B and C). */
+static unsigned scale_first(const ir_instr *i) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b);
+  return ir_mma_ab_nregs(f, fa->nelem, (ir_type)i->type2) + ir_mma_ab_nregs(f, fb->nelem, (ir_type)i->type3) +
+         ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->c)->nelem, (ir_type)i->type4);
+}
+
+ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, lower_mma_scale_words *sw, ir_value *p, unsigned e,
+                               unsigned j) {
+  const ir_mma_frag *fc = ir_mma_frag_info(IR_MMA_FRAG_C_M16N8);
+  unsigned r0 = ir_mma_row0(fc, e), c0 = ir_mma_col0(fc, e), s0 = scale_first(i);
+  ir_type st = ir_mma_scale_type(i->mods.mmakind);
+  if (!sw->lane) sw->lane = laneid(b);
+  if (!sw->a[r0 >> 3]) {   /* SF_A: lane 4g + 2 (thread-id-a & 1) + (row >= 8) */
+    ir_value *tida = shl32(b, and32(b, selector(b, i->src[s0 + 2]), 1), 1);
+    ir_value *la = lower_alu(b, ir_op_or, ir_type_b32, and32(b, sw->lane, 0x1c), add32(b, tida, imm(b, r0 >> 3)));
+    sw->a[r0 >> 3] = shfl32(b, i->src[s0], la);
+  }
+  if (!sw->b[c0]) {   /* SF_B: lane 4 (2t + c0) + (thread-id-b & 3) */
+    ir_value *col = add32(b, shl32(b, and32(b, sw->lane, 3), 1), imm(b, c0));
+    ir_value *lb = add32(b, shl32(b, col, 2), and32(b, selector(b, i->src[s0 + 5]), 3));
+    sw->b[c0] = shfl32(b, i->src[s0 + 3], lb);
+  }
+  ir_value **s = &sw->sab[r0 >> 3][c0][j & 3];
+  if (!*s) {
+    ir_value *sa = scale_f64(b, st, scale_byte(b, sw->a[r0 >> 3], i->src[s0 + 1], j));
+    ir_value *sb = scale_f64(b, st, scale_byte(b, sw->b[c0], i->src[s0 + 4], j));
+    *s = ir_alu2(b, ir_op_mul, ir_type_f64, sa, sb, .rnd = IR_RND_RN);
+  }
+  ir_value *p64 = ir_convert(b, ir_type_f64, ir_type_f32, p);
+  ir_value *t = ir_alu2(b, ir_op_mul, ir_type_f64, p64, *s, .rnd = IR_RND_RN);
+  return ir_convert(b, ir_type_f32, ir_type_f64, t, .rnd = IR_RND_RN);
+}
+
 static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *diag) {
   mma_ctx X = {.b = b, .i = i};
   X.f = ir_mma_find(i, NULL);
@@ -370,9 +459,10 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   X.fb = ir_mma_frag_info((ir_mma_frag_id)X.f->b);
   X.fc = ir_mma_frag_info((ir_mma_frag_id)X.f->c);
   X.td = (ir_type)i->type, X.ta = (ir_type)i->type2, X.tb = (ir_type)i->type3, X.tc = (ir_type)i->type4;
-  X.na = ir_mma_nregs(X.fa->nelem, X.ta), X.nb = ir_mma_nregs(X.fb->nelem, X.tb);
-  X.aper = per_reg(X.ta), X.bper = per_reg(X.tb);
-  PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && X.fa->nelem <= 16 && X.fb->nelem <= 16);
+  X.na = ir_mma_ab_nregs(X.f, X.fa->nelem, X.ta), X.nb = ir_mma_ab_nregs(X.f, X.fb->nelem, X.tb);
+  X.aper = X.f->cls == IR_MMA_F4 ? 8 : per_reg(X.ta), X.bper = X.f->cls == IR_MMA_F4 ? 8 : per_reg(X.tb);
+  PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && X.fa->nelem <= MMA_MAX_ELEMS &&
+            X.fb->nelem <= MMA_MAX_ELEMS);
   X.lane = laneid(b);
   X.t = and32(b, X.lane, 3);
   bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64;
@@ -388,6 +478,10 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
     PW_ASSERT(ir_mma_col0(X.fc, e) < 2);
     acc[e] = i8 ? imm(b, 0) : c_elem(&X, e);
   }
+  unsigned nblk = ir_mma_scale_vec(i->mods.mmakind), bk = nblk ? X.f->k / nblk : 0;
+  ir_value *part[4];   /* block scaling: the block's sum, from 0 */
+  lower_mma_scale_words sw = {.lane = X.lane};
+  for (unsigned e = 0; e < X.fc->nelem && nblk; e++) part[e] = imm(b, 0);
   for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
     for (unsigned e = 0; e < X.fc->nelem; e++) {
       unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
@@ -402,8 +496,16 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
         acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), acc[e],
                          .signed_a = X.ta == ir_type_s8, .signed_b = X.tb == ir_type_s8);
       } else {
-        acc[e] = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0),
-                         acc[e], .rnd = IR_RND_RN);
+        ir_value **sum = nblk ? &part[e] : &acc[e];
+        *sum = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0), *sum,
+                       .rnd = IR_RND_RN);
+      }
+    }
+    if (nblk && (k + 1) % bk == 0) {
+      for (unsigned e = 0; e < X.fc->nelem; e++) {
+        ir_value *t = lower_mma_scale_term(b, i, &sw, part[e], e, k / bk);
+        acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], t, .rnd = IR_RND_RN);
+        part[e] = imm(b, 0);
       }
     }
   }

@@ -554,6 +554,34 @@ static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const sch
   return true;
 }
 
+/* Register w of sm_120a's .kind::f8f6f4 fp6/fp4 bytes (k = 4t + byte) as
+ * two f16x2 registers, lo = bytes 0 and 1, hi = bytes 2 and 3.  The value
+ * is in bits 5..0 (e3m2, e2m3) or 5..2 (e2m1) of its byte, bit 5 the sign
+ * (PTX ISA 9.7.14.5.10); these formats have no infinity and no NaN and
+ * every value is an f16 value.  The magnitude bits moved so that the
+ * format's exponent field lands in the low bits of f16's and its mantissa
+ * at the top of f16's read, as an f16, v * 2^(bias - 15) (normal: 1.m *
+ * 2^(e - 15); e = 0: 0.m * 2^-14, an f16 subnormal), so one exact
+ * mul.rn.f16x2 by 2^(15 - bias) gives v for both halves: with the sign,
+ * six integer ops and one packed multiply per pair. */
+static void widen_f6f4(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_value **hi) {
+  unsigned sh = t == ir_type_e3m2 ? 8 : 7;
+  uint32_t mag = t == ir_type_e2m1 ? 0x001c001cu : 0x001f001fu;
+  uint32_t scale = t == ir_type_e3m2 ? 0x6c006c00u : 0x74007400u;   /* 2^12, 2^14 */
+  for (unsigned h = 0; h < 2; h++) {
+    /* bytes 2h and 2h + 1 into the low bytes of the two halves */
+    ir_value *b0 = h ? and32(b, shr16(b, w), 0xff) : and32(b, w, 0xff);
+    ir_value *b1 = h ? and32(b, lower_alu(b, ir_op_shr, ir_type_b32, w, imm(b, 8)), 0x00ff0000u)
+                     : and32(b, lower_alu(b, ir_op_shl, ir_type_b32, w, imm(b, 8)), 0x00ff0000u);
+    ir_value *x = or32(b, b0, b1);
+    ir_value *m = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, x, mag), imm(b, sh));
+    ir_value *sg = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, x, 0x00200020u), imm(b, 10));
+    ir_value *v = ir_alu2(b, ir_op_mul, ir_type_f16x2, or32(b, m, sg), imm(b, scale), .rnd = IR_RND_RN);
+    if (h) *hi = v;
+    else *lo = v;
+  }
+}
+
 /* Register w of e4m3/e5m2 bytes (k = 4t + byte) as two f16x2 registers:
  * lo = bytes 0 and 1, hi = bytes 2 and 3, each by cvt.rn.f16x2.{e4m3x2,
  * e5m2x2} (PTX ISA 9.7.9.21), which lower_math makes bit-exact (every fp8
@@ -561,6 +589,10 @@ static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const sch
  * e5m2's 2^-16 .. 57344, f16's 2^-24 .. 65504; NaN stays NaN, e5m2's
  * infinities stay infinities). */
 static void widen_f8(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_value **hi) {
+  if (t == ir_type_e3m2 || t == ir_type_e2m3 || t == ir_type_e2m1) {
+    widen_f6f4(b, t, w, lo, hi);
+    return;
+  }
   ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16}, NULL);
   ir_type from = t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2;
   *lo = ir_convert(b, ir_type_f16x2, from, u->dst[0], .rnd = IR_RND_RN);
@@ -600,10 +632,129 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
   return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d);
 }
 
+/* Nibbles 4q .. 4q + 3 of w, m16n8k64's packed .e2m1 (k = 8t + 32 (r >> 1)
+ * + nibble for A register r), as two f16x2 (nibbles 4q, 4q + 1 and 4q + 2,
+ * 4q + 3): spread into the bits 5..2 of four bytes, .kind::f8f6f4's
+ * container, and widened as those. */
+static void widen_nibbles(ir_builder *b, ir_value *w, unsigned q, ir_value **lo, ir_value **hi) {
+  ir_value *x = q ? shr16(b, w) : and32(b, w, 0xffff), *bytes = NULL;
+  for (unsigned n = 0; n < 4; n++) {
+    ir_value *v = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, x, 0xfu << (4 * n)), imm(b, 2 + 4 * n));
+    bytes = bytes ? or32(b, bytes, v) : v;
+  }
+  widen_f6f4(b, ir_type_e2m1, bytes, lo, hi);
+}
+
+/* A scale selector (an immediate, or a .b16/.b32 register) as a u32. */
+static ir_value *selector(ir_builder *b, ir_value *v) {
+  if (ir_type_bits((ir_type)v->type) == 16) return ir_convert(b, ir_type_u32, ir_type_u16, v);
+  return v;
+}
+
+/* .kind::mxf4nvf4 .scale_vec::4X .ue4m3 (m16n8k64, blocks of 16 k): step h
+ * of the f16 chain (the nibbles of lower_scaled's m16n8k64 steps) holds k
+ * 8t + 32 (h >> 1) + 4 (h & 1) + 0..3, of block (t >> 1) + 2 (h >> 1) in
+ * thread t: two blocks per step, so the block sums cannot be taken apart.
+ * Instead each element is scaled before the MMA, in its own thread: an
+ * e2m1 value (2 significant bits, 0.5 .. 6) times a ue4m3 scale (4 bits,
+ * 2^-9 .. 448) is exact in f16 (6 bits, 2^-10 .. 2688), and the products
+ * of two of them exact in f32, so D = C + sum (a SF_A)(b SF_B) over all 64
+ * k in one chain of four steps from C.  Equal to the expansion (block sums
+ * scaled and added) where the sums are exact; otherwise the two round
+ * differently.  The scales: SF_A of rows g and g + 8 from lanes 4g + 2
+ * thread-id-a and + 1, SF_B of column g from lane 4g + thread-id-b (each
+ * thread's own row group: a quad broadcast), byte (t >> 1) + 2 (h >> 1)
+ * (byte-id is 0 with 4X), as f16 (f8_to_f32 of the low 7 bits, then
+ * cvt.rn.f16.f32, exact). */
+static bool lower_scaled_4x(ir_builder *b, ir_instr *i, const char *target, ir_value **out) {
+  const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+  scheme s;
+  if (!pick(hf, ir_type_f16, target, &s)) return false;
+  ir_value *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
+  ir_value *quad = and32(b, lane, 0x1c);
+  ir_value *tida = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, selector(b, i->src[12]), 1), imm(b, 1));
+  ir_value *la = or32(b, quad, tida);
+  ir_value *la8 = or32(b, la, imm(b, 1));
+  ir_value *lb = or32(b, quad, and32(b, selector(b, i->src[15]), 3));
+  ir_value *sw[3];
+  ir_value *src[3] = {la, la8, lb};
+  for (unsigned k = 0; k < 3; k++)
+    sw[k] = ir_shfl(b, ir_type_b32, i->src[k < 2 ? 10 : 13], src[k], imm(b, 0x1f), imm(b, 0xffffffffu),
+                    .shfl = IR_SHFL_IDX, .sync = 1);
+  /* byte (t >> 1) of the pair 2 (h >> 1): shift 8 ((lane >> 1) & 1) + 16 (h >> 1) */
+  ir_value *tsh = lower_alu(b, ir_op_shl, ir_type_b32, and32(b, lane, 2), imm(b, 2));
+  ir_value *ab[4][6];
+  for (unsigned h = 0; h < 4; h++) {
+    ir_value *sc[3];
+    for (unsigned k = 0; k < 3; k++) {
+      ir_value *sh = h >> 1 ? lower_alu(b, ir_op_add, ir_type_u32, tsh, imm(b, 16)) : tsh;
+      ir_value *byte = and32(b, lower_alu(b, ir_op_shr, ir_type_b32, sw[k], sh), 0x7f);
+      ir_value *f = ir_convert(b, ir_type_f16, ir_type_f32, lower_f8_to_f32(b, ir_type_e4m3, byte, 0), .rnd = IR_RND_RN);
+      sc[k] = ir_build_value(b, ir_op_pack, ir_type_b32, 2, (ir_value *[]){f, f}, NULL);
+    }
+    widen_nibbles(b, i->src[2 * (h >> 1)], h & 1, &ab[h][0], &ab[h][2]);
+    widen_nibbles(b, i->src[2 * (h >> 1) + 1], h & 1, &ab[h][1], &ab[h][3]);
+    widen_nibbles(b, i->src[4 + (h >> 1)], h & 1, &ab[h][4], &ab[h][5]);
+    static const unsigned which[6] = {0, 1, 0, 1, 2, 2};   /* row g, row g + 8, column g */
+    for (unsigned r = 0; r < 6; r++)
+      ab[h][r] = ir_alu2(b, ir_op_mul, ir_type_f16x2, ab[h][r], sc[which[r]], .rnd = IR_RND_RN);
+  }
+  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1], ab[2], ab[3]}, 4, &i->src[6],
+                     out);
+}
+
+/* Block-scaled mma (PTX ISA 9.7.14.3) with ue8m0 scales: .kind::mxf8f6f4
+ * (m16n8k32, one scale block) and .kind::mxf4 / mxf4nvf4 .scale_vec::2X
+ * (m16n8k64, two blocks of 32 k) as f16 m16n8k16 steps of the widened
+ * elements, chained per block from C = 0 (lower_f8's steps for m16n8k32;
+ * for m16n8k64 step h takes nibbles 4 (h & 1) .. + 3 of A registers
+ * 2 (h >> 1) (row g) and 2 (h >> 1) + 1 (row g + 8) and of B register
+ * h >> 1, k = 8t + 32 (h >> 1) + 4 (h & 1) + 0..3 alike in A and B, so
+ * steps 0-1 are block 0 and steps 2-3 block 1), then each block's sum
+ * scaled as the expansion scales it (lower_mma_scale_term: SF_A * SF_B * p
+ * in f64, rounded once) and added to C in block order: bit-identical to the
+ * expansion where the block sums are exact.  .scale_vec::4X: above. */
+static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const char *target, ir_value **out) {
+  unsigned nblk = ir_mma_scale_vec(i->mods.mmakind);
+  if (nblk == 4) return lower_scaled_4x(b, i, target, out);
+  if (nblk != 1 && nblk != 2) return false;
+  const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+  ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
+  bool f4 = f->cls == IR_MMA_F4;
+  unsigned steps = f->k / 16u, per = steps / nblk;
+  scheme s;
+  if (!pick(hf, ir_type_f16, target, &s)) return false;
+  ir_value *ab[4][6];
+  for (unsigned h = 0; h < steps; h++) {
+    if (f4) {
+      widen_nibbles(b, i->src[2 * (h >> 1)], h & 1, &ab[h][0], &ab[h][2]);
+      widen_nibbles(b, i->src[2 * (h >> 1) + 1], h & 1, &ab[h][1], &ab[h][3]);
+      widen_nibbles(b, i->src[4 + (h >> 1)], h & 1, &ab[h][4], &ab[h][5]);
+    } else {
+      widen_f8(b, ta, i->src[2 * h], &ab[h][0], &ab[h][2]);
+      widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
+      widen_f8(b, tb, i->src[4 + h], &ab[h][4], &ab[h][5]);
+    }
+  }
+  ir_value *acc[4];
+  lower_mma_scale_words sw = {0};
+  for (unsigned e = 0; e < 4; e++) acc[e] = i->src[6 + e];
+  for (unsigned j = 0; j < nblk; j++) {
+    ir_value *p[4];
+    ir_value *const *const chain[2] = {ab[j * per], ab[j * per + 1]};
+    if (!build_chain(b, &s, hf, ir_type_f16, chain, per, NULL, p)) return false;
+    for (unsigned e = 0; e < 4; e++)
+      acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], lower_mma_scale_term(b, i, &sw, p[e], e, j), .rnd = IR_RND_RN);
+  }
+  for (unsigned e = 0; e < 4; e++) out[e] = acc[e];
+  return true;
+}
+
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
+  if (ir_mma_scale_vec(i->mods.mmakind)) return lower_scaled(b, i, f, target, out);
   bool tf32 = f->cls == IR_MMA_TF32, f8 = f->cls == IR_MMA_F8;
   scheme s;
   if (f8 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_f16, target, &s)) return false;

@@ -139,6 +139,8 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
+  /* block-scaled mma: immediates are the scale selectors (9.7.14.3) */
+  case ir_op_mma: return I->m.mmakind > IR_MMAKIND_F8F6F4 ? ir_type_u32 : t;
   /* the stride after the address (load) or the fragment (store) */
   case ir_op_wmma_load: return pos >= 1 ? ir_type_b32 : t;
   case ir_op_wmma_store: return pos >= 2 ? ir_type_b32 : t;

@@ -66,6 +66,27 @@ static bool proxy_word(ir_op op, const ptx_tok *t, ir_mods *m) {
   return false;
 }
 
+/* mma's .kind::<k>.block_scale{.scale_vec::NX} (9.7.14.5.14, 9.7.14.3):
+ * the IR spells the three words as one value (ir_mmakind).  The kind comes
+ * first (as the ISA's syntax and CUTLASS write it) with its default vector
+ * size (mxf8f6f4 1X, mxf4 2X; mxf4nvf4 needs one, ptxas 13 refuses it
+ * without); .scale_vec then picks among the ones that kind takes. */
+static bool mma_kind_word(ir_op op, const ptx_tok *t, ir_mods *m) {
+  if (op != ir_op_mma) return false;
+  if (word_is(t, "kind::mxf8f6f4")) m->mmakind = IR_MMAKIND_MXF8F6F4_1X;
+  else if (word_is(t, "kind::mxf4")) m->mmakind = IR_MMAKIND_MXF4_2X;
+  else if (word_is(t, "kind::mxf4nvf4")) m->mmakind = IR_MMAKIND_MXF4NVF4_2X;
+  else if (word_is(t, "block_scale")) return m->mmakind > IR_MMAKIND_F8F6F4;
+  else if (word_is(t, "scale_vec::1X")) return m->mmakind == IR_MMAKIND_MXF8F6F4_1X;
+  else if (word_is(t, "scale_vec::2X"))
+    return m->mmakind == IR_MMAKIND_MXF4_2X || m->mmakind == IR_MMAKIND_MXF4NVF4_2X;
+  else if (word_is(t, "scale_vec::4X")) {
+    if (m->mmakind != IR_MMAKIND_MXF4NVF4_2X) return false;
+    m->mmakind = IR_MMAKIND_MXF4NVF4_4X;
+  } else return false;
+  return true;
+}
+
 /* Words the IR has no spelling for; false if t is not one of them (or
  * not valid on op). */
 static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
@@ -85,6 +106,8 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
    * kernels write it after initializing their pipeline barriers). */
   else if (word_is(t, "mbarrier_init")) {
     if (op != ir_op_fence) return false;
+  } else if (mma_kind_word(op, t, m)) {
+    return true;
   } else return proxy_word(op, t, m);
   return true;
 }
@@ -138,6 +161,11 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
       else if (I->ntypes == 1) I->type2 = t;
       else if (I->ntypes == 2) I->type3 = t;
       else if (I->ntypes == 3) I->type4 = t;
+      /* a block-scaled mma's fifth type, the scale's: its kind implies it
+       * (ir_mmakind): 4X takes ue4m3, the others ue8m0 */
+      else if (I->ntypes == 4 && op == ir_op_mma && m->mmakind > IR_MMAKIND_F8F6F4 &&
+               t == (m->mmakind == IR_MMAKIND_MXF4NVF4_4X ? ir_type_ue4m3 : ir_type_ue8m0))
+        ;
       else return false;
       I->ntypes++;
       continue;

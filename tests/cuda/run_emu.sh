@@ -14,8 +14,14 @@ nvcc=$cuda/bin/nvcc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$root/tests/cuda/$name.cu
+# an arch-specific target (sm_120a): -arch would add the generic compute_120
+# PTX, which has not its instructions; one -gencode, as meson builds it
+case $arch in
+  *a) v=${arch#sm_}; archflag="-gencode=arch=compute_$v,code=[sm_$v,compute_$v]" ;;
+  *) archflag="-arch=$arch" ;;
+esac
 # one compilation: -keep leaves the PTX of the same build next to the binary
-if ! "$nvcc" -arch="$arch" -cudart none -keep -keep-dir "$tmp" -I"$root/tests/cuda" "$src" \
+if ! "$nvcc" "$archflag" -cudart none -keep -keep-dir "$tmp" -I"$root/tests/cuda" "$src" \
      -o "$tmp/$name" -L"$PW_CUDART_DIR" -lpw_emu_cudart -Xlinker -rpath="$PW_CUDART_DIR" \
      >"$tmp/nvcc.log" 2>&1; then
   cat "$tmp/nvcc.log"
