@@ -58,6 +58,20 @@ static bool is_elementwise(const ir_instr *i) {
   }
 }
 
+/* A register split into its two 16-bit halves (mov.b32 {h0, h1}, r) and
+ * two halves joined into a register (mov.b32 r, {h0, h1}): nvcc's code for
+ * an operation on each .f16 element of a fragment.  Half h of a register
+ * is an element of its own slot (half_slot), so a join must put the halves
+ * of one register back in their places. */
+static bool is_split(const ir_instr *i) {
+  return i->op == ir_op_unpack && i->nsrc == 1 && i->ndst == 2 && ir_type_bits((ir_type)i->src[0]->type) == 32 &&
+         ir_type_bits((ir_type)i->dst[0]->type) == 16 && ir_type_bits((ir_type)i->dst[1]->type) == 16;
+}
+static bool is_join(const ir_instr *i) {
+  return i->op == ir_op_pack && i->nsrc == 2 && i->ndst == 1 && ir_type_bits((ir_type)i->dst[0]->type) == 32 &&
+         ir_type_bits((ir_type)i->src[0]->type) == 16 && ir_type_bits((ir_type)i->src[1]->type) == 16;
+}
+
 static bool is_wmma(const ir_instr *i) {
   return i->op == ir_op_wmma_load || i->op == ir_op_wmma_store || i->op == ir_op_wmma_mma;
 }
@@ -83,8 +97,10 @@ static unsigned kind_of(unsigned frag, ir_type t) {
   }
   return t == ir_type_f32 ? K_ACC_F32 : t == ir_type_f16 ? K_ACC_F16 : K_OTHER;
 }
-/* slot 0: none; else 1 + 32 kind + index (at most 16 registers) */
+/* slot 0: none; else 1 + 32 kind + index (at most 16 registers); half h
+ * of the register of slot s: s + (h + 1) SLOT_HALF */
 static unsigned slot(unsigned kind, unsigned idx) { return 1 + 32 * kind + idx; }
+#define SLOT_HALF 0x10000u
 
 /* The fragment operands of wmma instruction i (ir_wmma_find accepted it)
  * into r[]; the count. */
@@ -155,12 +171,13 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
       changed = false;
       ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
         bool phi = i->op == ir_op_phi;
-        if (!phi && !is_elementwise(i)) continue;
+        if (!phi && !is_elementwise(i) && !is_split(i) && !is_join(i)) continue;
         bool in = false;
         for (unsigned k = 0; k < i->nsrc && !in; k++) in = web_value(i->src[k]) && web[i->src[k]->id];
         if (phi && web[i->dst[0]->id]) in = true;
         if (!in) continue;
-        if (!web[i->dst[0]->id]) web[i->dst[0]->id] = 1, changed = true;
+        for (unsigned k = 0; k < i->ndst; k++)
+          if (!web[i->dst[k]->id]) web[i->dst[k]->id] = 1, changed = true;
         if (phi)
           for (unsigned k = 0; k < i->nsrc; k++)
             if (web_value(i->src[k]) && !const_like(i->src[k], 0) && !web[i->src[k]->id])
@@ -169,7 +186,7 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
     }
     /* joins, slots, bad uses and definitions */
     ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
-      bool phi = i->op == ir_op_phi, ew = is_elementwise(i), wm = is_wmma(i);
+      bool phi = i->op == ir_op_phi, ew = is_elementwise(i), wm = is_wmma(i), sj = is_split(i) || is_join(i);
       ir_wmma_form f;
       unsigned n = 0;
       if (wm && ir_wmma_find(i, &f, NULL, NULL)) {
@@ -194,11 +211,13 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
         for (unsigned r = 0; r < n && !frag; r++) frag = refs[r].v == v && !(i->op == ir_op_wmma_load && k == 0);
         if (wm && i->op == ir_op_wmma_store && (k == 0 || k > ir_wmma_nregs(&f, IR_FRAG_D, (ir_type)i->type)))
           frag = false;   /* the address or the stride */
-        if (!(wm ? frag : phi || ew) || i->guard) bad[v->id] = 1;
+        if (!(wm ? frag : phi || ew || sj) || i->guard) bad[v->id] = 1;
         if ((phi || ew) && web[i->dst[0]->id]) {
           unite(comp, v->id, i->dst[0]->id);
           unite(cls, v->id, i->dst[0]->id);
         }
+        if (sj)
+          for (unsigned d = 0; d < i->ndst; d++) unite(comp, v->id, i->dst[d]->id);
       }
       if (i->guard)
         for (unsigned k = 0; k < i->ndst; k++)
@@ -212,7 +231,9 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
         ir_value *v = i->dst[k];
         if (!web[v->id] || wm || phi) continue;
         bool from_web = false;
-        for (unsigned s = 0; s < i->nsrc && ew; s++) from_web |= web_value(i->src[s]) && web[i->src[s]->id];
+        for (unsigned s = 0; s < i->nsrc && (ew || sj); s++) from_web |= web_value(i->src[s]) && web[i->src[s]->id];
+        if (is_join(i))   /* both halves elements of the web, not a constant in a place of the layout */
+          from_web = web_value(i->src[0]) && web[i->src[0]->id] && web_value(i->src[1]) && web[i->src[1]->id];
         if (!from_web) bad[v->id] = 1;
       }
     }
@@ -227,6 +248,28 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
       uint32_t c = find(cls, k);
       if (cslot[c] && cslot[c] != slot_of[k]) bad[k] = 1;
       cslot[c] = slot_of[k];
+    }
+    /* halves: a split's results are halves of its operand's slot, a join's
+     * operands halves of its result's; to a fixed point (a chain of splits
+     * and joins passes slots on one step per round) */
+    for (bool changed = true; changed;) {
+      changed = false;
+      ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
+        bool sp = is_split(i);
+        if (!sp && !is_join(i)) continue;
+        ir_value *whole = sp ? i->src[0] : i->dst[0];
+        if (!web_value(whole) || !web[whole->id]) continue;
+        uint32_t cw = find(cls, whole->id);
+        for (unsigned h = 0; h < 2; h++) {
+          ir_value *half = sp ? i->dst[h] : i->src[h];
+          if (!web_value(half) || !web[half->id]) continue;
+          uint32_t ch = find(cls, half->id);
+          if (cslot[cw] && !cslot[ch] && cslot[cw] < SLOT_HALF) cslot[ch] = cslot[cw] + (h + 1) * SLOT_HALF, changed = true;
+          if (!cslot[cw] && cslot[ch] / SLOT_HALF == h + 1) cslot[cw] = cslot[ch] % SLOT_HALF, changed = true;
+          if (cslot[cw] && cslot[ch] && (cslot[cw] >= SLOT_HALF || cslot[ch] != cslot[cw] + (h + 1) * SLOT_HALF))
+            bad[half->id] = bad[whole->id] = 1;
+        }
+      }
     }
     for (uint32_t k = 0; k < N; k++)
       if (web[k]) {
