@@ -102,6 +102,25 @@ static unsigned kind_of(unsigned frag, ir_type t) {
 static unsigned slot(unsigned kind, unsigned idx) { return 1 + 32 * kind + idx; }
 #define SLOT_HALF 0x10000u
 
+/* The slot of half h of a register of slot s (0: a half has no halves).
+ * Half h of register u of an .f16 accumulator is element 2u + h, the
+ * element register 2u + h of an .f32 accumulator holds, in ptxwave's
+ * layout (ir_wmma.h: C/D packed low to high) and in AMD's (lower_wmma.c:
+ * row register 2u + h): so cvt.f16.f32 of acc.x[2u], acc.x[2u + 1] joined
+ * is register u of a .f16 fragment in either. */
+static uint32_t half_slot(uint32_t s, unsigned h) {
+  if (s >= SLOT_HALF) return 0;
+  unsigned kind = (s - 1) / 32, idx = (s - 1) % 32;
+  if (kind == K_ACC_F16) return slot(K_ACC_F32, 2 * idx + h);
+  return s + (h + 1) * SLOT_HALF;
+}
+/* The register's slot whose half h has slot s, or 0. */
+static uint32_t whole_slot(uint32_t s, unsigned h) {
+  if (s >= SLOT_HALF) return s / SLOT_HALF == h + 1 ? s % SLOT_HALF : 0;
+  unsigned kind = (s - 1) / 32, idx = (s - 1) % 32;
+  return kind == K_ACC_F32 && idx % 2 == h ? slot(K_ACC_F16, idx / 2) : 0;
+}
+
 /* The fragment operands of wmma instruction i (ir_wmma_find accepted it)
  * into r[]; the count. */
 static unsigned frag_refs(const ir_instr *i, const ir_wmma_form *f, frag_ref *r) {
@@ -264,10 +283,10 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
           ir_value *half = sp ? i->dst[h] : i->src[h];
           if (!web_value(half) || !web[half->id]) continue;
           uint32_t ch = find(cls, half->id);
-          if (cslot[cw] && !cslot[ch] && cslot[cw] < SLOT_HALF) cslot[ch] = cslot[cw] + (h + 1) * SLOT_HALF, changed = true;
-          if (!cslot[cw] && cslot[ch] / SLOT_HALF == h + 1) cslot[cw] = cslot[ch] % SLOT_HALF, changed = true;
-          if (cslot[cw] && cslot[ch] && (cslot[cw] >= SLOT_HALF || cslot[ch] != cslot[cw] + (h + 1) * SLOT_HALF))
-            bad[half->id] = bad[whole->id] = 1;
+          uint32_t want = cslot[cw] ? half_slot(cslot[cw], h) : 0, parent = cslot[ch] ? whole_slot(cslot[ch], h) : 0;
+          if (want && !cslot[ch]) cslot[ch] = want, changed = true;
+          else if (parent && !cslot[cw]) cslot[cw] = parent, changed = true;
+          if (cslot[cw] && cslot[ch] && (!want || cslot[ch] != want)) bad[half->id] = bad[whole->id] = 1;
         }
       }
     }

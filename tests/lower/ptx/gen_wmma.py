@@ -41,6 +41,7 @@ FORMS = [
     ('f16_f32_m16n16k16_escape', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
     ('f16_f16_m16n16k16_halves', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'col', '.global', True, False),
     ('f16_f16_m16n16k16_swap', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'row', '.global', True, False),
+    ('f16_f32_m16n16k16_tohalf', 'm16n16k16', 'f16', 'f32', 'f32', 'col', 'col', 'col', '.global', True, False),
 ]
 # What happens to the fragments between wmma.mma and wmma.store:
 #   scale  D = 2 * D + C element-wise (mul, add of the same register index of D and C)
@@ -49,9 +50,11 @@ FORMS = [
 #          web keeps ptxwave's, and the st's word matches the unlowered run)
 #   halves each .f16 element of D doubled as nvcc writes it: the register split into its halves
 #          (mov.b32 {h0, h1}), add.f16 on each, joined back in place
+#   tohalf D (.f32) converted element by element to a .f16 fragment (cvt.rn.f16.f32 of registers
+#          2u and 2u + 1 joined into register u) and stored as .f16
 #   swap   the same with the halves joined swapped (an element moved within the fragment: depends on
 #          the layout, the web keeps ptxwave's)
-VARIANT = {name: name.rsplit('_', 1)[1] for (name, *_) in FORMS if name.rsplit('_', 1)[1] in ('scale', 'loop', 'escape', 'halves', 'swap')}
+VARIANT = {name: name.rsplit('_', 1)[1] for (name, *_) in FORMS if name.rsplit('_', 1)[1] in ('scale', 'loop', 'escape', 'halves', 'swap', 'tohalf')}
 
 DIMS = {'m16n16k16': (16, 16, 16), 'm32n8k16': (32, 8, 16), 'm8n32k16': (8, 32, 16), 'm16n16k8': (16, 16, 8),
         'm8n8k4': (8, 8, 4)}
@@ -246,6 +249,11 @@ END_{fr}:""")
         for dr in dregs:
             hi, lo = ('%h1', '%h0') if var == 'halves' else ('%h0', '%h1')
             w(f"  mov.b32 {{%h0, %h1}}, {dr};\n  add.f16 %h0, %h0, %h0;\n  add.f16 %h1, %h1, %h1;\n  mov.b32 {dr}, {{{lo}, {hi}}};")
+    elif var == 'tohalf':
+        for u in range(len(dregs) // 2):
+            w(f"  cvt.rn.f16.f32 %h0, {dregs[2 * u]};\n  cvt.rn.f16.f32 %h1, {dregs[2 * u + 1]};\n  mov.b32 %r{52 + u}, {{%h0, %h1}};")
+        dregs = [f'%r{52 + u}' for u in range(len(dregs) // 2)]
+        dt = 'f16'
     elif var == 'escape':
         w(f"  mul.wide.u32 %rd24, %r7, 4;\n  add.u64 %rd25, %rd4, %rd24;\n  st.global.b32 [%rd25+16256], {dregs[0]};")
     dld = (n if dl == 'row' else m) + 16
