@@ -35,7 +35,11 @@
  *
  * lower_mma, the next pass, then puts the mma.sync on MFMA / WMMA where
  * the target has the instruction and expands it per thread elsewhere; no
- * lane exchange is added for wmma itself.  Forms not in ir_wmma.h
+ * lane exchange is added for wmma itself.  Where the target's instruction
+ * takes the whole form and the fragments' web allows it
+ * (lower_wmma_web.c), the fragments are instead kept in the instruction's
+ * own layout from load to store (below, "fragments in AMD's layout"), and
+ * lower_mma_amd's shuffles into and out of it disappear.  Forms not in ir_wmma.h
  * (sub-byte .s4/.u4/.b1, .satfinite of floats, f64 other than .rn) are
  * left to lower_warps, which reports them with the kernel and the target.
  */
