@@ -160,6 +160,138 @@ static int cmp_ptr(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* One function's analysis: per value id, whether it is a web value, bad,
+ * its component (union-find over webs) and slot class (union-find over
+ * values that must share a slot), the slot a wmma instruction gives it,
+ * and per class root the class's slot. */
+typedef struct web_fn {
+  uint8_t *web, *bad;
+  uint32_t *comp, *cls, *slot_of, *cslot;
+  bool (*fits)(const ir_instr *, void *);
+  void *data;
+} web_fn;
+
+/* Seeds (the fragment registers of every wmma instruction) and the
+ * closure through element-wise instructions, splits, joins and phis. */
+static void web_seed(web_fn *w, ir_func *fn) {
+  frag_ref refs[64];
+  ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
+    ir_wmma_form f;
+    if (!is_wmma(i) || !ir_wmma_find(i, &f, NULL, NULL)) continue;   /* others: lower_warps reports them */
+    unsigned n = frag_refs(i, &f, refs);
+    for (unsigned k = 0; k < n; k++)
+      if (web_value(refs[k].v) && !const_like(refs[k].v, 0)) w->web[refs[k].v->id] = 1;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
+      bool phi = i->op == ir_op_phi;
+      if (!phi && !is_elementwise(i) && !is_split(i) && !is_join(i)) continue;
+      bool in = phi && w->web[i->dst[0]->id];
+      for (unsigned k = 0; k < i->nsrc && !in; k++) in = web_value(i->src[k]) && w->web[i->src[k]->id];
+      if (!in) continue;
+      for (unsigned k = 0; k < i->ndst; k++)
+        if (!w->web[i->dst[k]->id]) w->web[i->dst[k]->id] = 1, changed = true;
+      if (phi)
+        for (unsigned k = 0; k < i->nsrc; k++)
+          if (web_value(i->src[k]) && !const_like(i->src[k], 0) && !w->web[i->src[k]->id])
+            w->web[i->src[k]->id] = 1, changed = true;
+    }
+  }
+}
+
+static bool in_web(const web_fn *w, const ir_value *v) { return web_value(v) && w->web[v->id]; }
+
+/* Instruction i's part: the webs it joins, the slots it gives, the web
+ * values it reads or defines in a way that makes them bad. */
+static void web_instr(web_fn *w, ir_instr *i) {
+  bool phi = i->op == ir_op_phi, ew = is_elementwise(i), wm = is_wmma(i), sj = is_split(i) || is_join(i);
+  frag_ref refs[64];
+  ir_wmma_form f;
+  unsigned n = 0;
+  if (wm && ir_wmma_find(i, &f, NULL, NULL)) {
+    n = frag_refs(i, &f, refs);
+    bool ok = !i->guard && w->fits(i, w->data);
+    uint32_t first = UINT32_MAX;
+    for (unsigned k = 0; k < n; k++) {
+      ir_value *v = refs[k].v;
+      if (!in_web(w, v)) continue;
+      if (first == UINT32_MAX) first = v->id;
+      unite(w->comp, v->id, first);
+      if ((w->slot_of[v->id] && w->slot_of[v->id] != refs[k].slot) || !ok) w->bad[v->id] = 1;
+      w->slot_of[v->id] = refs[k].slot;
+    }
+  }
+  /* uses: only as a fragment operand (not the address or the stride) */
+  for (unsigned k = 0; k < i->nsrc; k++) {
+    ir_value *v = i->src[k];
+    if (!in_web(w, v)) continue;
+    bool frag = false;
+    for (unsigned r = 0; r < n && !frag; r++) frag = refs[r].v == v && !(i->op == ir_op_wmma_load && k == 0);
+    if (wm && i->op == ir_op_wmma_store && (k == 0 || k > ir_wmma_nregs(&f, IR_FRAG_D, (ir_type)i->type))) frag = false;
+    if (!(wm ? frag : phi || ew || sj) || i->guard || v->kind == IR_VAL_PARAM) w->bad[v->id] = 1;
+    if ((phi || ew) && w->web[i->dst[0]->id]) {
+      unite(w->comp, v->id, i->dst[0]->id);
+      unite(w->cls, v->id, i->dst[0]->id);
+    }
+    if (sj)
+      for (unsigned d = 0; d < i->ndst; d++) unite(w->comp, v->id, i->dst[d]->id);
+  }
+  for (unsigned k = 0; k < i->ndst && i->guard; k++) {
+    if (w->web[i->dst[k]->id]) w->bad[i->dst[k]->id] = 1;
+    if (i->keep && i->keep[k] && in_web(w, i->keep[k])) w->bad[i->keep[k]->id] = 1;
+  }
+  /* definitions: a web result of anything else is an element the program
+   * placed itself */
+  for (unsigned k = 0; k < i->ndst && !wm && !phi; k++) {
+    if (!w->web[i->dst[k]->id]) continue;
+    bool from_web = false;
+    for (unsigned s = 0; s < i->nsrc && (ew || sj); s++) from_web |= in_web(w, i->src[s]);
+    if (is_join(i))   /* both halves elements of the web, not a constant in a place of the layout */
+      from_web = in_web(w, i->src[0]) && in_web(w, i->src[1]);
+    if (!from_web) w->bad[i->dst[k]->id] = 1;
+  }
+}
+
+/* One slot per class; the halves' slots through splits and joins, to a
+ * fixed point (a chain of them passes slots on one step per round). */
+static void web_slots(web_fn *w, ir_func *fn) {
+  uint32_t N = fn->nvalues;
+  for (uint32_t k = 0; k < N; k++) {
+    if (!w->web[k] || !w->slot_of[k]) continue;
+    uint32_t c = find(w->cls, k);
+    if (w->cslot[c] && w->cslot[c] != w->slot_of[k]) w->bad[k] = 1;
+    w->cslot[c] = w->slot_of[k];
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
+      bool sp = is_split(i);
+      if (!sp && !is_join(i)) continue;
+      ir_value *whole = sp ? i->src[0] : i->dst[0];
+      if (!in_web(w, whole)) continue;
+      uint32_t cw = find(w->cls, whole->id);
+      for (unsigned h = 0; h < 2; h++) {
+        ir_value *half = sp ? i->dst[h] : i->src[h];
+        if (!in_web(w, half)) continue;
+        uint32_t ch = find(w->cls, half->id), *cs = w->cslot;
+        uint32_t want = cs[cw] ? half_slot(cs[cw], h) : 0, parent = cs[ch] ? whole_slot(cs[ch], h) : 0;
+        if (want && !cs[ch]) cs[ch] = want, changed = true;
+        else if (parent && !cs[cw]) cs[cw] = parent, changed = true;
+        if (cs[cw] && cs[ch] && (!want || cs[ch] != want)) w->bad[half->id] = w->bad[whole->id] = 1;
+      }
+    }
+  }
+  for (uint32_t k = 0; k < N; k++) {
+    if (!w->web[k]) continue;
+    uint32_t c = find(w->cls, k);
+    /* no slot: a web value no wmma instruction reaches (cannot happen: be safe) */
+    if (!w->cslot[c] || (w->slot_of[k] && w->cslot[c] != w->slot_of[k])) w->bad[k] = 1;
+  }
+  for (uint32_t k = 0; k < N; k++)
+    if (w->web[k] && w->bad[k]) w->bad[find(w->comp, k)] = 1;
+}
+
 void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, void *), void *data,
                      lower_wmma_web *out) {
   *out = (lower_wmma_web){0};
@@ -170,142 +302,20 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
     ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) any |= is_wmma(i);
     if (!any) continue;
     uint32_t N = fn->nvalues;
-    uint8_t *web = LOWER_SCRATCH(a, uint8_t, N), *bad = LOWER_SCRATCH(a, uint8_t, N);
-    uint32_t *comp = LOWER_SCRATCH(a, uint32_t, N), *cls = LOWER_SCRATCH(a, uint32_t, N);
-    uint32_t *slot_of = LOWER_SCRATCH(a, uint32_t, N);
-    for (uint32_t k = 0; k < N; k++) comp[k] = cls[k] = k;
-    frag_ref refs[64];
-    /* seeds: the fragment registers of every wmma instruction */
-    ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
-      if (!is_wmma(i)) continue;
-      ir_wmma_form f;
-      if (!ir_wmma_find(i, &f, NULL, NULL)) continue;   /* left to lower_warps, which reports it */
-      unsigned n = frag_refs(i, &f, refs);
-      for (unsigned k = 0; k < n; k++)
-        if (web_value(refs[k].v) && !const_like(refs[k].v, 0)) web[refs[k].v->id] = 1;
-    }
-    /* closure: results of element-wise instructions and phis of web values,
-     * operands of phis of web values */
-    for (bool changed = true; changed;) {
-      changed = false;
-      ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
-        bool phi = i->op == ir_op_phi;
-        if (!phi && !is_elementwise(i) && !is_split(i) && !is_join(i)) continue;
-        bool in = false;
-        for (unsigned k = 0; k < i->nsrc && !in; k++) in = web_value(i->src[k]) && web[i->src[k]->id];
-        if (phi && web[i->dst[0]->id]) in = true;
-        if (!in) continue;
-        for (unsigned k = 0; k < i->ndst; k++)
-          if (!web[i->dst[k]->id]) web[i->dst[k]->id] = 1, changed = true;
-        if (phi)
-          for (unsigned k = 0; k < i->nsrc; k++)
-            if (web_value(i->src[k]) && !const_like(i->src[k], 0) && !web[i->src[k]->id])
-              web[i->src[k]->id] = 1, changed = true;
-      }
-    }
-    /* joins, slots, bad uses and definitions */
-    ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
-      bool phi = i->op == ir_op_phi, ew = is_elementwise(i), wm = is_wmma(i), sj = is_split(i) || is_join(i);
-      ir_wmma_form f;
-      unsigned n = 0;
-      if (wm && ir_wmma_find(i, &f, NULL, NULL)) {
-        n = frag_refs(i, &f, refs);
-        bool ok = !i->guard && fits(i, data);
-        uint32_t first = UINT32_MAX;
-        for (unsigned k = 0; k < n; k++) {
-          ir_value *v = refs[k].v;
-          if (!web_value(v) || !web[v->id]) continue;
-          if (first == UINT32_MAX) first = v->id;
-          unite(comp, v->id, first);
-          if (slot_of[v->id] && slot_of[v->id] != refs[k].slot) bad[v->id] = 1;
-          slot_of[v->id] = refs[k].slot;
-          if (!ok) bad[v->id] = 1;
-        }
-      }
-      /* uses */
-      for (unsigned k = 0; k < i->nsrc; k++) {
-        ir_value *v = i->src[k];
-        if (!web_value(v) || !web[v->id]) continue;
-        bool frag = false;
-        for (unsigned r = 0; r < n && !frag; r++) frag = refs[r].v == v && !(i->op == ir_op_wmma_load && k == 0);
-        if (wm && i->op == ir_op_wmma_store && (k == 0 || k > ir_wmma_nregs(&f, IR_FRAG_D, (ir_type)i->type)))
-          frag = false;   /* the address or the stride */
-        if (!(wm ? frag : phi || ew || sj) || i->guard) bad[v->id] = 1;
-        if ((phi || ew) && web[i->dst[0]->id]) {
-          unite(comp, v->id, i->dst[0]->id);
-          unite(cls, v->id, i->dst[0]->id);
-        }
-        if (sj)
-          for (unsigned d = 0; d < i->ndst; d++) unite(comp, v->id, i->dst[d]->id);
-      }
-      if (i->guard)
-        for (unsigned k = 0; k < i->ndst; k++)
-          if (web[i->dst[k]->id]) bad[i->dst[k]->id] = 1;
-      if (i->guard && i->keep)
-        for (unsigned k = 0; k < i->ndst; k++)
-          if (i->keep[k] && web_value(i->keep[k]) && web[i->keep[k]->id]) bad[i->keep[k]->id] = 1;
-      /* definitions: a web result of anything else is an element the
-       * program placed itself */
-      for (unsigned k = 0; k < i->ndst; k++) {
-        ir_value *v = i->dst[k];
-        if (!web[v->id] || wm || phi) continue;
-        bool from_web = false;
-        for (unsigned s = 0; s < i->nsrc && (ew || sj); s++) from_web |= web_value(i->src[s]) && web[i->src[s]->id];
-        if (is_join(i))   /* both halves elements of the web, not a constant in a place of the layout */
-          from_web = web_value(i->src[0]) && web[i->src[0]->id] && web_value(i->src[1]) && web[i->src[1]->id];
-        if (!from_web) bad[v->id] = 1;
-      }
-    }
-    /* parameters of a device function are defined by its caller */
-    ir_foreach_block(fn, blk) ir_foreach_instr(blk, i)
-      for (unsigned k = 0; k < i->nsrc; k++)
-        if (i->src[k]->kind == IR_VAL_PARAM && web[i->src[k]->id]) bad[i->src[k]->id] = 1;
-    /* slot classes: one slot each */
-    uint32_t *cslot = LOWER_SCRATCH(a, uint32_t, N);
-    for (uint32_t k = 0; k < N; k++) {
-      if (!web[k] || !slot_of[k]) continue;
-      uint32_t c = find(cls, k);
-      if (cslot[c] && cslot[c] != slot_of[k]) bad[k] = 1;
-      cslot[c] = slot_of[k];
-    }
-    /* halves: a split's results are halves of its operand's slot, a join's
-     * operands halves of its result's; to a fixed point (a chain of splits
-     * and joins passes slots on one step per round) */
-    for (bool changed = true; changed;) {
-      changed = false;
-      ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
-        bool sp = is_split(i);
-        if (!sp && !is_join(i)) continue;
-        ir_value *whole = sp ? i->src[0] : i->dst[0];
-        if (!web_value(whole) || !web[whole->id]) continue;
-        uint32_t cw = find(cls, whole->id);
-        for (unsigned h = 0; h < 2; h++) {
-          ir_value *half = sp ? i->dst[h] : i->src[h];
-          if (!web_value(half) || !web[half->id]) continue;
-          uint32_t ch = find(cls, half->id);
-          uint32_t want = cslot[cw] ? half_slot(cslot[cw], h) : 0, parent = cslot[ch] ? whole_slot(cslot[ch], h) : 0;
-          if (want && !cslot[ch]) cslot[ch] = want, changed = true;
-          else if (parent && !cslot[cw]) cslot[cw] = parent, changed = true;
-          if (cslot[cw] && cslot[ch] && (!want || cslot[ch] != want)) bad[half->id] = bad[whole->id] = 1;
-        }
-      }
-    }
-    for (uint32_t k = 0; k < N; k++)
-      if (web[k]) {
-        uint32_t c = find(cls, k);
-        if (cslot[c] && slot_of[k] && cslot[c] != slot_of[k]) bad[k] = 1;
-        if (!cslot[c]) bad[k] = 1;   /* a web value no wmma instruction gives a slot: cannot happen, be safe */
-      }
-    for (uint32_t k = 0; k < N; k++)
-      if (web[k] && bad[k]) bad[find(comp, k)] = 1;
+    web_fn w = {LOWER_SCRATCH(a, uint8_t, N), LOWER_SCRATCH(a, uint8_t, N), LOWER_SCRATCH(a, uint32_t, N),
+                LOWER_SCRATCH(a, uint32_t, N), LOWER_SCRATCH(a, uint32_t, N), LOWER_SCRATCH(a, uint32_t, N), fits, data};
+    for (uint32_t k = 0; k < N; k++) w.comp[k] = w.cls[k] = k;
+    web_seed(&w, fn);
+    ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) web_instr(&w, i);
+    web_slots(&w, fn);
     /* the wmma instructions whose web is good */
+    frag_ref refs[64];
     ir_foreach_block(fn, blk) ir_foreach_instr(blk, i) {
       ir_wmma_form f;
       if (!is_wmma(i) || !ir_wmma_find(i, &f, NULL, NULL) || i->guard || !fits(i, data)) continue;
       unsigned n = frag_refs(i, &f, refs);
       bool ok = true;
-      for (unsigned k = 0; k < n && ok; k++)
-        if (web_value(refs[k].v) && web[refs[k].v->id] && bad[find(comp, refs[k].v->id)]) ok = false;
+      for (unsigned k = 0; k < n && ok; k++) ok = !in_web(&w, refs[k].v) || !w.bad[find(w.comp, refs[k].v->id)];
       if (!ok) continue;
       if (out->n == cap) {
         out->amd = lower_scratch_grow(a, out->amd, out->n, cap ? 2 * cap : 16, sizeof *out->amd);
