@@ -20,6 +20,17 @@ typedef bool (*lower_want_fn)(const ir_instr *i, void *data);
 typedef bool (*lower_instr_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
 bool lower_walk(ir_module *m, lower_want_fn want, lower_instr_fn lower, void *data);
 
+/* ---- wmma webs (lower_wmma_web.c) ----------------------------------------- */
+/* The wmma instructions of m whose fragments may be kept in the layout of
+ * AMD's matrix instruction: every fragment register of their web (the
+ * registers joined through wmma, element-wise instructions and phis) goes
+ * only there, and fits(i, data) holds for every wmma instruction of the
+ * web.  amd[] is sorted, in the scratch arena a. */
+typedef struct lower_wmma_web { ir_instr **amd; size_t n; } lower_wmma_web;
+void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, void *), void *data,
+                     lower_wmma_web *out);
+bool lower_wmma_web_amd(const lower_wmma_web *w, const ir_instr *i);
+
 /* ---- scratch memory ------------------------------------------------------ */
 /* A pass's scratch memory (style.md #5: QBE's per-function pool): an arena
  * the pass owns for its run, freed in one call (pw_arena_free) at its end;

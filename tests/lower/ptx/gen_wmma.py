@@ -31,7 +31,30 @@ FORMS = [
     ('u8_m32n8k16', 'm32n8k16', 'u8', 's32', 's32', 'col', 'row', 'col', '', True, False),
     ('s8_m8n32k16_sat', 'm8n32k16', 's8', 's32', 's32', 'row', 'row', 'row', '.global', True, True),
     ('f16_f32_m16n16k16_shared', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'col', '.shared', True, False),
+    # fragments between the instructions (lower_wmma_web.c: kept in AMD's layout on gfx1100/gfx1201,
+    # except the escape)
+    ('f16_f32_m16n16k16_scale', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
+    ('f16_f16_m16n16k16_scale', 'm16n16k16', 'f16', 'f16', 'f16', 'col', 'row', 'row', '', True, False),
+    ('f16_f32_m16n16k16_loop', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'col', '.global', True, False),
+    ('f16_f16_m16n16k16_loop', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'row', 'row', '.global', False, False),
+    ('bf16_m16n16k16_loop', 'm16n16k16', 'bf16', 'f32', 'f32', 'col', 'col', 'row', '.global', True, False),
+    ('f16_f32_m16n16k16_escape', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'row', '.global', True, False),
+    ('f16_f16_m16n16k16_halves', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'col', '.global', True, False),
+    ('f16_f16_m16n16k16_swap', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'row', '.global', True, False),
+    ('f16_f32_m16n16k16_tohalf', 'm16n16k16', 'f16', 'f32', 'f32', 'col', 'col', 'col', '.global', True, False),
 ]
+# What happens to the fragments between wmma.mma and wmma.store:
+#   scale  D = 2 * D + C element-wise (mul, add of the same register index of D and C)
+#   loop   the accumulator carried around a loop (phis): C = mma(A, B, C) three times, C stored
+#   escape D's first register also stored by an ordinary st (its value depends on the layout: the
+#          web keeps ptxwave's, and the st's word matches the unlowered run)
+#   halves each .f16 element of D doubled as nvcc writes it: the register split into its halves
+#          (mov.b32 {h0, h1}), add.f16 on each, joined back in place
+#   tohalf D (.f32) converted element by element to a .f16 fragment (cvt.rn.f16.f32 of registers
+#          2u and 2u + 1 joined into register u) and stored as .f16
+#   swap   the same with the halves joined swapped (an element moved within the fragment: depends on
+#          the layout, the web keeps ptxwave's)
+VARIANT = {name: name.rsplit('_', 1)[1] for (name, *_) in FORMS if name.rsplit('_', 1)[1] in ('scale', 'loop', 'escape', 'halves', 'swap', 'tohalf')}
 
 DIMS = {'m16n16k16': (16, 16, 16), 'm32n8k16': (32, 8, 16), 'm8n32k16': (8, 32, 16), 'm16n16k8': (16, 16, 8),
         'm8n8k4': (8, 8, 4)}
@@ -208,8 +231,31 @@ END_{fr}:""")
         types = f'{dt}.{ab}.{ab}.{ct}'
     mods = '.rn' if ab == 'f64' else ''
     mods += '.satfinite' if sat else ''
+    var = VARIANT.get(name)
+    if var == 'loop':   # D is C: the accumulator around the loop
+        dregs = regs['c']
+        w("  mov.u32 %r50, 0;\nLOOP_MMA:")
     w(f"  wmma.mma.sync.aligned.{al}.{bl}.{shape}.{types}{mods} {{{', '.join(dregs)}}}, {{{', '.join(regs['a'])}}}, "
       f"{{{', '.join(regs['b'])}}}, {{{', '.join(regs['c'])}}};")
+    if var == 'loop':
+        w("  add.u32 %r50, %r50, 1;\n  setp.lt.u32 %p2, %r50, 3;\n  @%p2 bra LOOP_MMA;")
+    elif var == 'scale':
+        for (dr, cr) in zip(dregs, regs['c']):
+            if dt == 'f32':
+                w(f"  mul.f32 {dr}, {dr}, 0f40000000;\n  add.f32 {dr}, {dr}, {cr};")
+            else:
+                w(f"  mov.b32 %r51, 0x40004000;\n  mul.f16x2 {dr}, {dr}, %r51;\n  add.f16x2 {dr}, {dr}, {cr};")
+    elif var in ('halves', 'swap'):
+        for dr in dregs:
+            hi, lo = ('%h1', '%h0') if var == 'halves' else ('%h0', '%h1')
+            w(f"  mov.b32 {{%h0, %h1}}, {dr};\n  add.f16 %h0, %h0, %h0;\n  add.f16 %h1, %h1, %h1;\n  mov.b32 {dr}, {{{lo}, {hi}}};")
+    elif var == 'tohalf':
+        for u in range(len(dregs) // 2):
+            w(f"  cvt.rn.f16.f32 %h0, {dregs[2 * u]};\n  cvt.rn.f16.f32 %h1, {dregs[2 * u + 1]};\n  mov.b32 %r{52 + u}, {{%h0, %h1}};")
+        dregs = [f'%r{52 + u}' for u in range(len(dregs) // 2)]
+        dt = 'f16'
+    elif var == 'escape':
+        w(f"  mul.wide.u32 %rd24, %r7, 4;\n  add.u64 %rd25, %rd4, %rd24;\n  st.global.b32 [%rd25+16256], {dregs[0]};")
     dld = (n if dl == 'row' else m) + 16
     if shared:
         w(f"  add.u32 %r41, %r11, {doff};")
