@@ -123,10 +123,11 @@ static void h_movmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
 
 /* ---- mma ------------------------------------------------------------------------ */
 /* Raw bits of element i of a fragment of type t whose registers are
- * operands first.. of the instruction, in lane l. */
+ * operands first.. of the instruction (in aux: emu_decode.c), in lane l. */
 static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
   unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
-  uint64_t r = S(first + i / per)[l];
+  const emu_opnd *ops = in->aux;
+  uint64_t r = EMU_U64(x, ops[first + i / per])[l];
   return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
 }
 
@@ -140,6 +141,9 @@ static double elem_value(ir_type t, uint64_t b) {
   case ir_type_f32: return emu_f32((uint32_t)b);
   case ir_type_s8: return (double)(int8_t)(uint8_t)b;
   case ir_type_u8: return (double)(uint8_t)b;
+  case ir_type_s4: return (double)(((int)(b & 15u) ^ 8) - 8);
+  case ir_type_u4: return (double)(b & 15u);
+  case ir_type_b1: return (double)(b & 1u);
   case ir_type_s32: return (double)(int32_t)(uint32_t)b;
   default: return emu_f64(b);
   }
@@ -147,7 +151,7 @@ static double elem_value(ir_type t, uint64_t b) {
 
 #define MMA_MAX_M 16
 #define MMA_MAX_N 8
-#define MMA_MAX_K 32
+#define MMA_MAX_K 256   /* m16n8k256 .b1 */
 
 /* One element of D: C (bits of type tc) + the sum over k of a[k] * b[k *
  * bstep], as the bits of td.  f16/bf16/tf32/e4m3/e5m2 products are exact
@@ -167,7 +171,8 @@ static uint64_t dot(ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, co
     for (unsigned k = 0; k < K; k++) acc = fma(a[k], b[k * bstep], acc);
     return acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
   }
-  case IR_MMA_I8: {
+  case IR_MMA_I8: case IR_MMA_I4: case IR_MMA_B1: {
+    /* .b1: a[k] * b[k] of single bits is their .and; dot_b1 does .xor */
     int64_t s = (int64_t)(int32_t)(uint32_t)c;
     for (unsigned k = 0; k < K; k++) s += (int64_t)a[k] * (int64_t)b[k * bstep];
     if (satfinite) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
@@ -175,6 +180,14 @@ static uint64_t dot(ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, co
   }
   }
   return 0;
+}
+
+/* .b1 with .xor.popc (PTX ISA 9.7.14.5.14): C + the number of k where the
+ * bits differ, wrapping at 32 bits (at most 256: no wrap from the sum). */
+static uint64_t dot_b1_xor(const double *a, const double *b, size_t bstep, uint64_t c, unsigned K) {
+  uint32_t s = (uint32_t)c;
+  for (unsigned k = 0; k < K; k++) s += a[k] != b[k * bstep];
+  return s;
 }
 
 static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
@@ -188,7 +201,7 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   unsigned dbits = ir_mma_elem_bits(td), dper = dbits >= 32 ? 1 : 32 / dbits;
   double A[MMA_MAX_M][MMA_MAX_K], B[MMA_MAX_K][MMA_MAX_N];
   uint64_t C[MMA_MAX_M][MMA_MAX_N], Dm[MMA_MAX_M][MMA_MAX_N];
-  uint64_t out[4][EMU_MAX_LANES];
+  uint64_t out[8][EMU_MAX_LANES];
   unsigned warps = warps_of(m);
   for (unsigned w = 0; w < 2; w++) {
     if (!(warps & (1u << w))) continue;
@@ -210,7 +223,9 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     }
     for (unsigned r = 0; r < f->m; r++)
       for (unsigned c = 0; c < f->n; c++)
-        Dm[r][c] = dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);
+        Dm[r][c] = f->cls == IR_MMA_B1 && in->ir->mods.boolop == IR_BOOL_XOR
+                     ? dot_b1_xor(A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k)
+                     : dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);
     /* scatter D into the registers of this warp's lanes of m */
     emu_mask wm = m & (0xffffffffull << base);
     EMU_EACH(wm, l, {
@@ -225,7 +240,7 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     });
   }
   for (unsigned j = 0; j < in->ndst; j++) {
-    uint64_t *d = D(j);
+    uint64_t *d = EMU_U64(x, ((const emu_opnd *)in->aux)[in->ir->nsrc + j]);
     EMU_EACH(m, l, d[l] = out[j][l]);
   }
 }

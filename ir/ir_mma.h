@@ -43,9 +43,30 @@
   X(C_M16N8, 4, 1, 0, 0, 1, 8, 0, 2, 1, 0, 0)     /* c0 c1 row g, c2 c3 row g + 8 */        \
   X(C_M8N8, 2, 1, 0, 0, 0, 0, 0, 2, 1, 0, 0)      /* m8n8k4 .f64 */
 
+/* IR_MMA_FRAG2(name, nelem, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, rs2, rx2, cs2, cx2):
+ * the layouts whose row or column has a second static term,
+ *     row += ((i >> rs2) & 1) * rx2,  col += ((i >> cs2) & 1) * cx2
+ * (rx2 = 0 / cx2 = 0: none), and the sub-byte and .f64 layouts of the
+ * sm_75 / sm_80 / sm_90 forms (PTX ISA 9.7.14.5.3-5.13). */
+#define IR_MMA_FRAGS2(X)                                                                              \
+  X(A_I8_M8K16, 4, 1, 0, 0, 0, 0, 0, 4, 3, 0, 0, 0, 0, 0, 0)    /* m8n8k16 .s8/.u8: row g, col 4t + i */   \
+  X(A_I4_M8K32, 8, 1, 0, 0, 0, 0, 0, 8, 7, 0, 0, 0, 0, 0, 0)    /* m8n8k32 .s4/.u4: row g, col 8t + i */   \
+  X(B_I4_K32, 8, 0, 8, 7, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)      /* m8n8k32, m16n8k32 .s4/.u4: row 8t + i */ \
+  X(A_I4_K32, 16, 1, 0, 0, 3, 8, 0, 8, 7, 0, 0, 0, 0, 0, 0)     /* m16n8k32 .s4/.u4: a8..a15 row g + 8 */  \
+  X(A_I4_K64, 32, 1, 0, 0, 3, 8, 0, 8, 7, 4, 32, 0, 0, 0, 0)    /* m16n8k64 .s4/.u4 (9.7.14.5.11) */      \
+  X(B_I4_K64, 16, 0, 8, 7, 3, 32, 1, 0, 0, 0, 0, 0, 0, 0, 0)    /* b8..b15 row 8t + (i & 7) + 32 */       \
+  X(A_B1_M8K128, 32, 1, 0, 0, 0, 0, 0, 32, 31, 0, 0, 0, 0, 0, 0) /* m8n8k128 .b1: col 32t + i */          \
+  X(B_B1_K128, 32, 0, 32, 31, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)  /* m8n8k128, m16n8k128 .b1 */              \
+  X(A_B1_K128, 64, 1, 0, 0, 5, 8, 0, 32, 31, 0, 0, 0, 0, 0, 0)  /* m16n8k128 .b1: a32..a63 row g + 8 */   \
+  X(A_B1_K256, 128, 1, 0, 0, 5, 8, 0, 32, 31, 6, 128, 0, 0, 0, 0) /* m16n8k256 .b1 (9.7.14.5.13) */      \
+  X(B_B1_K256, 64, 0, 32, 31, 5, 128, 1, 0, 0, 0, 0, 0, 0, 0, 0)                                         \
+  X(A_F64_K16, 8, 1, 0, 0, 0, 8, 0, 1, 0, 1, 4, 0, 0, 2, 8)     /* m16n8k16 .f64: row +8 odd i, col t + 4 (i >> 1) */ \
+  X(B_F64_K16, 4, 0, 1, 0, 0, 4, 1, 0, 0, 0, 0, 1, 8, 0, 0)     /* m16n8k16 .f64: row t + 4i */
+
 typedef enum ir_mma_frag_id {
 #define IR_MMA_FRAG_ENUM(n, ...) IR_MMA_FRAG_##n,
   IR_MMA_FRAGS(IR_MMA_FRAG_ENUM)
+  IR_MMA_FRAGS2(IR_MMA_FRAG_ENUM)
 #undef IR_MMA_FRAG_ENUM
   IR_MMA_FRAG_COUNT
 } ir_mma_frag_id;
@@ -53,23 +74,28 @@ typedef enum ir_mma_frag_id {
 typedef struct ir_mma_frag {
   uint8_t nelem;
   uint8_t rg, rt, rm, rs, rx, cg, ct, cm, cs, cx;
+  uint8_t rs2, rx2, cs2, cx2;   /* IR_MMA_FRAGS2's second terms (0 in IR_MMA_FRAGS's rows) */
 } ir_mma_frag;
 
 static inline const ir_mma_frag *ir_mma_frag_info(ir_mma_frag_id id) {
   static const ir_mma_frag frags[] = {
-#define IR_MMA_FRAG_ROW(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx) {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx},
+#define IR_MMA_FRAG_ROW(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx) {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, 0, 0, 0, 0},
       IR_MMA_FRAGS(IR_MMA_FRAG_ROW)
 #undef IR_MMA_FRAG_ROW
+#define IR_MMA_FRAG_ROW2(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, rs2, rx2, cs2, cx2) \
+  {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, rs2, rx2, cs2, cx2},
+      IR_MMA_FRAGS2(IR_MMA_FRAG_ROW2)
+#undef IR_MMA_FRAG_ROW2
   };
   return &frags[id];
 }
 
 /* The static parts of element i's coordinates (what g and t do not add). */
 static inline unsigned ir_mma_row0(const ir_mma_frag *f, unsigned i) {
-  return (i & f->rm) + ((i >> f->rs) & 1u) * f->rx;
+  return (i & f->rm) + ((i >> f->rs) & 1u) * f->rx + ((i >> f->rs2) & 1u) * f->rx2;
 }
 static inline unsigned ir_mma_col0(const ir_mma_frag *f, unsigned i) {
-  return (i & f->cm) + ((i >> f->cs) & 1u) * f->cx;
+  return (i & f->cm) + ((i >> f->cs) & 1u) * f->cx + ((i >> f->cs2) & 1u) * f->cx2;
 }
 /* Row and column of element i held by the thread with %laneid lane. */
 static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, unsigned *row, unsigned *col) {
@@ -79,7 +105,7 @@ static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, 
 }
 
 /* The input classes: what A and B hold. */
-typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64 } ir_mma_class;
+typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64, IR_MMA_I4, IR_MMA_B1 } ir_mma_class;
 
 /* IR_MMA_FORM(shape, class, M, N, K, A, B, C): the mma.sync forms this
  * project runs (all .row.col).  The accumulator types: f32 or f16 for the
@@ -95,12 +121,25 @@ typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MM
   X(M16N8K16, I8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
   X(M16N8K32, F8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
   X(M16N8K16, F8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
-  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)
+  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)                    \
+  /* sm_75 / sm_80: Turing's int8 and the sub-byte forms (9.7.14.5.3-5.5, 5.10-5.13) */ \
+  X(M8N8K16, I8, 8, 8, 16, A_I8_M8K16, B_I8_K16, C_M8N8)                 \
+  X(M8N8K32, I4, 8, 8, 32, A_I4_M8K32, B_I4_K32, C_M8N8)                 \
+  X(M16N8K32, I4, 16, 8, 32, A_I4_K32, B_I4_K32, C_M16N8)                \
+  X(M16N8K64, I4, 16, 8, 64, A_I4_K64, B_I4_K64, C_M16N8)                \
+  X(M8N8K128, B1, 8, 8, 128, A_B1_M8K128, B_B1_K128, C_M8N8)             \
+  X(M16N8K128, B1, 16, 8, 128, A_B1_K128, B_B1_K128, C_M16N8)            \
+  X(M16N8K256, B1, 16, 8, 256, A_B1_K256, B_B1_K256, C_M16N8)            \
+  /* sm_90's .f64 shapes: the tf32 layouts of k4 and k8 (9.7.14.5.6-7), k16 its own (5.8) */ \
+  X(M16N8K4, F64, 16, 8, 4, A_TF32_K4, B_TF32_K4, C_M16N8)               \
+  X(M16N8K8, F64, 16, 8, 8, A_TF32_K8, B_TF32_K8, C_M16N8)               \
+  X(M16N8K16, F64, 16, 8, 16, A_F64_K16, B_F64_K16, C_M16N8)
 
 typedef struct ir_mma_form {
   uint8_t shape;        /* ir_shape */
   uint8_t cls;          /* ir_mma_class */
-  uint8_t m, n, k;
+  uint8_t m, n;
+  uint16_t k;           /* up to 256 (.b1) */
   uint8_t a, b, c;      /* ir_mma_frag_id */
 } ir_mma_form;
 
@@ -112,6 +151,8 @@ static inline int ir_mma_class_of(ir_type t) {
   case ir_type_s8: case ir_type_u8: return IR_MMA_I8;
   case ir_type_e4m3: case ir_type_e5m2: return IR_MMA_F8;
   case ir_type_f64: return IR_MMA_F64;
+  case ir_type_s4: case ir_type_u4: return IR_MMA_I4;
+  case ir_type_b1: return IR_MMA_B1;
   default: return -1;
   }
 }
@@ -122,6 +163,8 @@ static inline unsigned ir_mma_elem_bits(ir_type t) {
   case ir_type_f16: case ir_type_bf16: return 16;
   case ir_type_s8: case ir_type_u8: case ir_type_e4m3: case ir_type_e5m2: return 8;
   case ir_type_f64: return 64;
+  case ir_type_s4: case ir_type_u4: return 4;
+  case ir_type_b1: return 1;
   default: return 32;
   }
 }
@@ -154,16 +197,20 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   const ir_mma_form *f = ir_mma_form_of(i->mods.shape, cl);
   if (!f) w = "no form of this shape has these input types";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
-  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : b != a) w = "the A and B types do not match";
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8 || cl == IR_MMA_I4) ? ir_mma_class_of(b) != cl : b != a)
+    w = "the A and B types do not match";
   else if ((cl == IR_MMA_F16 || cl == IR_MMA_F8) &&
            !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
     w = "the accumulator types do not fit the inputs";
   else if (cl == IR_MMA_F16 && a == ir_type_bf16 && (d != ir_type_f32 || c != ir_type_f32))
     w = "bf16 needs .f32 accumulators";
   else if (cl == IR_MMA_TF32 && (d != ir_type_f32 || c != ir_type_f32)) w = "the accumulator types do not fit the inputs";
-  else if (cl == IR_MMA_I8 && (d != ir_type_s32 || c != ir_type_s32)) w = "the accumulator types do not fit the inputs";
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_I4 || cl == IR_MMA_B1) && (d != ir_type_s32 || c != ir_type_s32))
+    w = "the accumulator types do not fit the inputs";
   else if (cl == IR_MMA_F64 && (d != ir_type_f64 || c != ir_type_f64)) w = "the accumulator types do not fit the inputs";
-  else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite needs integer inputs";
+  else if (i->mods.satfinite && cl != IR_MMA_I8 && cl != IR_MMA_I4) w = ".satfinite needs integer inputs";
+  else if (cl == IR_MMA_B1 ? i->mods.boolop != IR_BOOL_AND && i->mods.boolop != IR_BOOL_XOR : i->mods.boolop != 0)
+    w = cl == IR_MMA_B1 ? ".b1 needs .and.popc or .xor.popc" : ".and/.xor go with .b1 only";
   else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "only .f64 takes a rounding modifier (.rn)";
   else {
     unsigned na = ir_mma_nregs(ir_mma_frag_info(f->a)->nelem, a);

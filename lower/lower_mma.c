@@ -197,7 +197,7 @@ static bool lower_movmatrix(ir_builder *b, ir_instr *i, ir_value **out) {
 }
 
 /* ---- mma -------------------------------------------------------------------- */
-#define MMA_MAX_REGS 4
+#define MMA_MAX_REGS 8     /* m16n8k16 .f64: 8 A registers */
 #define MMA_MAX_WORDS 64   /* 16 A + 32 B shuffled words, 4 C registers */
 
 typedef struct mma_ctx {
@@ -211,6 +211,8 @@ typedef struct mma_ctx {
   /* shuffled registers: A by (register, source thread s), B by (register,
    * s, the static part of the column c0) */
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
+  /* .s4/.u4: a shuffled register's nibbles widened to bytes, by half */
+  ir_value *awide[MMA_MAX_REGS][4][2], *bwide[MMA_MAX_REGS][4][2][2];
   ir_value *aval[16][4], *bval[16][4][2];
   ir_value *bcol[2];        /* 4 (ct t + c0): the first lane holding column ct t + c0 of B */
   ir_value *aown[16], *bown[16];   /* e4m3/e5m2: the thread's own elements, widened before the shuffle */
@@ -363,6 +365,30 @@ static ir_value *c_elem(mma_ctx *X, unsigned e) {
   return X->tc == ir_type_f16 ? elem_f32(X, ir_type_f16, w, e % per) : w;
 }
 
+/* Nibbles 4h .. 4h + 3 of w (.s4 or .u4 elements, low first) as four
+ * bytes (.s8 or .u8, the same values): spread to bytes by two
+ * shift-or-mask steps, then for .s4 bit 3 of each nibble copied into the
+ * byte's high four bits (x | (x >> 3 & 1) * 0xf0 per byte: no carry
+ * between bytes).  Exact; lets dp4a and the s8 routes take .s4/.u4. */
+static ir_value *lower_mma_widen4(ir_builder *b, ir_value *w, unsigned h, bool sgn) {
+  ir_value *t = and32(b, h ? shr32(b, w, 16) : w, 0xffffu);
+  t = and32(b, lower_alu(b, ir_op_or, ir_type_b32, t, shl32(b, t, 8)), 0x00ff00ffu);
+  t = and32(b, lower_alu(b, ir_op_or, ir_type_b32, t, shl32(b, t, 4)), 0x0f0f0f0fu);
+  if (!sgn) return t;
+  ir_value *s = lower_alu(b, ir_op_mul, ir_type_u32, and32(b, shr32(b, t, 3), 0x01010101u), imm(b, 0xf0));
+  return lower_alu(b, ir_op_or, ir_type_b32, t, s);
+}
+
+static ir_value *a_wide(mma_ctx *X, unsigned reg, unsigned s, unsigned h) {
+  if (!X->awide[reg][s][h]) X->awide[reg][s][h] = lower_mma_widen4(X->b, a_reg(X, reg, s), h, X->ta == ir_type_s4);
+  return X->awide[reg][s][h];
+}
+static ir_value *b_wide(mma_ctx *X, unsigned reg, unsigned s, unsigned c0, unsigned h) {
+  if (!X->bwide[reg][s][c0][h])
+    X->bwide[reg][s][c0][h] = lower_mma_widen4(X->b, b_reg(X, reg, s, c0), h, X->tb == ir_type_s4);
+  return X->bwide[reg][s][c0][h];
+}
+
 static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *diag) {
   mma_ctx X = {.b = b, .i = i};
   X.f = ir_mma_find(i, NULL);
@@ -372,10 +398,11 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   X.td = (ir_type)i->type, X.ta = (ir_type)i->type2, X.tb = (ir_type)i->type3, X.tc = (ir_type)i->type4;
   X.na = ir_mma_nregs(X.fa->nelem, X.ta), X.nb = ir_mma_nregs(X.fb->nelem, X.tb);
   X.aper = per_reg(X.ta), X.bper = per_reg(X.tb);
-  PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && X.fa->nelem <= 16 && X.fb->nelem <= 16);
+  bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64, i4 = X.f->cls == IR_MMA_I4, b1 = X.f->cls == IR_MMA_B1;
+  /* aval/bval (f16/tf32/f8/f64 elements) hold 16; i4 and b1 go by register */
+  PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && ((X.fa->nelem <= 16 && X.fb->nelem <= 16) || i4 || b1));
   X.lane = laneid(b);
   X.t = and32(b, X.lane, 3);
-  bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64;
   /* k outermost, the thread's elements inside: each element's sum is still
    * one chain in k order from C (the emulator's order), but the A and B
    * values of one k are used by the elements that need them and then die.
@@ -386,9 +413,10 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   ir_value *acc[4];
   for (unsigned e = 0; e < X.fc->nelem; e++) {
     PW_ASSERT(ir_mma_col0(X.fc, e) < 2);
-    acc[e] = i8 ? imm(b, 0) : c_elem(&X, e);
+    acc[e] = i8 || i4 || b1 ? imm(b, 0) : c_elem(&X, e);
   }
-  for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
+  /* .s8/.u8 and (widened) .s4/.u4: four k per dp4a; .b1: a register's 32 k per popc */
+  for (unsigned k = 0; k < X.f->k; k += i8 || i4 ? 4 : b1 ? 32 : 1) {
     for (unsigned e = 0; e < X.fc->nelem; e++) {
       unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
       unsigned ia, sa, ib, sb;
@@ -396,7 +424,20 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
         lower_error(diag, i, "mma: no fragment element for k = %u (layout table)", k);
         return false;
       }
-      if (i8) {
+      if (b1) {
+        /* .and.popc / .xor.popc (PTX ISA 9.7.14.5.14): 32 k at once,
+         * register ia / 32 of A and ib / 32 of B (ir_mma.h: col/row 32t + (i & 31) + ...) */
+        PW_ASSERT(ia % 32 == 0 && ib % 32 == 0);
+        ir_value *ab = lower_alu(b, i->mods.boolop == IR_BOOL_XOR ? ir_op_xor : ir_op_and, ir_type_b32,
+                                 a_reg(&X, ia / 32, sa), b_reg(&X, ib / 32, sb, c0));
+        acc[e] = lower_alu(b, ir_op_add, ir_type_u32, acc[e], ir_alu1(b, ir_op_popc, ir_type_b32, ab));
+      } else if (i4) {
+        /* eight k per register (col/row 8t + (i & 7) + ...): half (ia % 8) / 4 widened to bytes */
+        PW_ASSERT(ia % 4 == 0 && ib % 4 == 0);
+        acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_wide(&X, ia / 8, sa, (ia % 8) / 4),
+                         b_wide(&X, ib / 8, sb, c0, (ib % 8) / 4), acc[e],
+                         .signed_a = X.ta == ir_type_s4, .signed_b = X.tb == ir_type_s4);
+      } else if (i8) {
         /* four consecutive k in one register of A and of B (ir_mma.h: col/row = 4t + (i & 3) + ...) */
         PW_ASSERT(ia % 4 == 0 && ib % 4 == 0);
         acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), acc[e],
@@ -407,7 +448,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
       }
     }
   }
-  if (i8)
+  if (i8 || i4 || b1)
     for (unsigned e = 0; e < X.fc->nelem; e++)
       acc[e] = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), acc[e], .sat = i->mods.satfinite);
   if (X.td == ir_type_f16) {
