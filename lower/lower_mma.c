@@ -461,6 +461,69 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   return true;
 }
 
+/* ---- the m8n8k16 and .s4/.u4 forms on the matrix instructions ------------- */
+/* mma i with other shape, A/B types, registers and .satfinite: an sm_80
+ * .s8/.u8 form that lower_mma_amd takes (a copy of i, not in any block). */
+static bool amd_as(ir_builder *b, const ir_instr *i, unsigned shape, ir_type ta, ir_type tb, ir_value **src,
+                   unsigned nsrc, bool sat, ir_value **out, const char *target) {
+  ir_instr t = *i;
+  t.mods.shape = (uint8_t)shape, t.mods.satfinite = sat;
+  t.type2 = (uint8_t)ta, t.type3 = (uint8_t)tb;
+  t.src = src, t.nsrc = (uint16_t)nsrc, t.ndst = 4;
+  return lower_mma_amd(b, &t, out, target);
+}
+static ir_type as_i8(ir_type t) { return t == ir_type_s4 ? ir_type_s8 : t == ir_type_u4 ? ir_type_u8 : t; }
+
+/* Turing's m8n8k16 .s8/.u8 and the .s4/.u4 forms through the .s8/.u8
+ * m16n8k16 / m16n8k32 that lower_mma_amd puts on the i8 MFMA or RDNA3's
+ * iu8 WMMA, where the target has one; false (nothing built) otherwise.
+ *   m8n8k16: m16n8k16 with A's rows 8-15 zero (a1 = 0, c2 = c3 = 0), D's
+ *     c0, c1 kept (fragments: PTX ISA 9.7.14.5.3 and 9.7.14.5.9).
+ *   .s4/.u4: each nibble widened to a byte of the same value in its own
+ *     thread (lower_mma_widen4: exact), k renumbered in A and B alike (D
+ *     does not depend on the order of k): a thread's A register (row g or
+ *     g + 8, k 8t .. 8t + 7, 9.7.14.5.4/10/11) is .s8 registers lo (k 8t
+ *     .. + 3) and hi (8t + 4 .. + 7), which m16n8k32 .s8 (9.7.14.5.10) holds
+ *     at k' = 4t .. + 3 (registers 0 / 1: rows g / g + 8) and k' = 16 + 4t ..
+ *     (registers 2 / 3); B register b0 likewise as .s8 registers 0 and 1.
+ *     m8n8k32: that with rows 8-15 zero; m16n8k32: A {lo a0, lo a1, hi a0,
+ *     hi a1}, B {lo b0, hi b0}; m16n8k64: two of those (k 0-31: a0 a1 b0;
+ *     k 32-63: a2 a3 b1) chained from C = 0 without the clamp (|sum| <=
+ *     64 * 15 * 15: exact), then + C wrapping or (.satfinite) clamped. */
+static bool mma_via_s8(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
+  bool sat = i->mods.satfinite;
+  if (!target || !f || !((f->cls == IR_MMA_I8 && f->m == 8) || f->cls == IR_MMA_I4)) return false;
+  const ir_mma_form *via = ir_mma_form_of(f->k == 16 ? IR_SHAPE_M16N8K16 : IR_SHAPE_M16N8K32, IR_MMA_I8);
+  if (!lower_mma_amd_fits(via, as_i8(ta), target)) return false;
+  ir_value *z = imm(b, 0), *d[4];
+  if (f->cls == IR_MMA_I8) {   /* m8n8k16 */
+    ir_value *src[7] = {i->src[0], z, i->src[1], i->src[2], i->src[3], z, z};
+    if (!amd_as(b, i, IR_SHAPE_M16N8K16, ta, tb, src, 7, sat, d, target)) return false;
+    out[0] = d[0], out[1] = d[1];
+    return true;
+  }
+  bool m8 = f->m == 8, sa = ta == ir_type_s4, sb = tb == ir_type_s4;
+  unsigned na = m8 ? 1 : f->k == 64 ? 4 : 2, nb = f->k == 64 ? 2 : 1, nc = m8 ? 2 : 4;
+  ir_value *c[4] = {z, z, z, z};
+  for (unsigned e = 0; e < nc; e++) c[e] = i->src[na + nb + e];
+  unsigned steps = f->k == 64 ? 2 : 1;
+  ir_value *acc[4] = {z, z, z, z};
+  for (unsigned h = 0; h < steps; h++) {
+    ir_value *a0 = i->src[2 * h], *a1 = m8 ? NULL : i->src[2 * h + 1], *b0 = i->src[na + h];
+    ir_value *src[10] = {lower_mma_widen4(b, a0, 0, sa), a1 ? lower_mma_widen4(b, a1, 0, sa) : z,
+                         lower_mma_widen4(b, a0, 1, sa), a1 ? lower_mma_widen4(b, a1, 1, sa) : z,
+                         lower_mma_widen4(b, b0, 0, sb), lower_mma_widen4(b, b0, 1, sb)};
+    for (unsigned e = 0; e < 4; e++) src[6 + e] = steps == 1 ? c[e] : acc[e];
+    if (!amd_as(b, i, IR_SHAPE_M16N8K32, as_i8(ta), as_i8(tb), src, 10, steps == 1 && sat, d, target)) return false;
+    for (unsigned e = 0; e < 4; e++) acc[e] = d[e];
+  }
+  for (unsigned e = 0; e < nc; e++)
+    out[e] = steps == 1 ? acc[e] : ir_alu2(b, ir_op_add, ir_type_s32, c[e], acc[e], .sat = sat);
+  return true;
+}
+
 /* ---- the pass ------------------------------------------------------------- */
 static bool want(const ir_instr *i, void *data) {
   (void)data;
@@ -496,7 +559,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
-    if (!s->opt->expand_mma && lower_mma_amd(b, i, out, s->target)) return true;
+    if (!s->opt->expand_mma && (mma_via_s8(b, i, out, s->target) || lower_mma_amd(b, i, out, s->target))) return true;
     return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;
   }

@@ -600,10 +600,15 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
   return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d);
 }
 
+bool lower_mma_amd_fits(const ir_mma_form *f, ir_type ta, const char *target) {
+  scheme s;
+  return target && pick(f, ta, target, &s);
+}
+
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
-  if (!target || !f) return false;
+  if (!target || !f || f->m != 16) return false;   /* m8n8 forms: lower_mma.c's mma_via_s8 */
   bool tf32 = f->cls == IR_MMA_TF32, f8 = f->cls == IR_MMA_F8;
   scheme s;
   if (f8 && !pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_f16, target, &s)) return false;
