@@ -190,7 +190,59 @@ static uint64_t dot_b1_xor(const double *a, const double *b, size_t bstep, uint6
   return s;
 }
 
+/* Volta's m8n8k4 .f16 (ir_mma.h): per warp, the four quad-pairs' 8x8x4
+ * products, each D = A * B + C with dot()'s f16 arithmetic (f32 sums in k
+ * order from C, f16 D rounded once). */
+static void h_mma_m8n8k4(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const ir_instr *ii = in->ir;
+  ir_type td = (ir_type)ii->type, tc = (ir_type)ii->type4;
+  bool arow = ir_mma_a_row(ii), brow = ir_mma_b_row(ii), cf32 = tc == ir_type_f32, df32 = td == ir_type_f32;
+  unsigned nd = df32 ? 8 : 4;
+  const emu_opnd *ops = in->aux;
+  double A[4][8][4], B[4][4][8];
+  uint64_t C[4][8][8];
+  uint64_t out[8][EMU_MAX_LANES];
+  unsigned warps = warps_of(m);
+  for (unsigned w = 0; w < 2; w++) {
+    if (!(warps & (1u << w))) continue;
+    unsigned base = 32 * w;
+    for (unsigned lane = 0; lane < 32; lane++) {
+      unsigned q = (lane >> 2) & 3, r, c;
+      for (unsigned i = 0; i < 4; i++) {
+        ir_mma_m8n8k4_ab(false, arow, lane, i, &r, &c);
+        A[q][r][c] = elem_value(ir_type_f16, frag_bits(x, in, 0, ir_type_f16, base + lane, i));
+        ir_mma_m8n8k4_ab(true, brow, lane, i, &r, &c);
+        B[q][r][c] = elem_value(ir_type_f16, frag_bits(x, in, 2, ir_type_f16, base + lane, i));
+      }
+      for (unsigned i = 0; i < 8; i++) {
+        ir_mma_m8n8k4_cd(cf32, lane, i, &r, &c);
+        C[q][r][c] = frag_bits(x, in, 4, tc, base + lane, i);
+      }
+    }
+    emu_mask wm = m & (0xffffffffull << base);
+    EMU_EACH(wm, l, {
+      unsigned lane = l & 31, q = (lane >> 2) & 3;
+      for (unsigned j = 0; j < nd; j++) out[j][l] = 0;
+      for (unsigned i = 0; i < 8; i++) {
+        unsigned r, c;
+        ir_mma_m8n8k4_cd(df32, lane, i, &r, &c);
+        uint64_t v = dot(IR_MMA_F16, tc, td, false, A[q][r], &B[q][0][c], 8, C[q][r][c], 4);
+        if (df32) out[i][l] = v;
+        else out[i / 2][l] |= v << (16 * (i % 2));
+      }
+    });
+  }
+  for (unsigned j = 0; j < nd; j++) {
+    uint64_t *d = EMU_U64(x, ops[ii->nsrc + j]);
+    EMU_EACH(m, l, d[l] = out[j][l]);
+  }
+}
+
 static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
+  if (ir_mma_is_m8n8k4_f16(in->ir)) {
+    h_mma_m8n8k4(x, in, m);
+    return;
+  }
   const ir_mma_form *f = ir_mma_find(in->ir, NULL);   /* checked at decode */
   const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b),
                     *fc = ir_mma_frag_info((ir_mma_frag_id)f->c);

@@ -187,6 +187,56 @@ static inline const ir_mma_form *ir_mma_form_of(unsigned shape, int cls) {
   return NULL;
 }
 
+/* Volta's mma.sync.aligned.m8n8k4.{row,col}.{row,col}.{f16,f32}.f16.f16.{f16,f32}
+ * (PTX ISA 9.7.14.5.1): four independent 8x8x4 products, one per quad-pair
+ * (block q = (L >> 2) & 3: lanes 4q .. 4q + 3 and 16 + 4q .. 16 + 4q + 3).
+ * With t = L % 4 and h = L >> 4 (the low or high group), element i of
+ *   A .row: row t + 4h, col i          A .col: row i + 4h, col t
+ *   B .row: row t, col i + 4h          B .col: row i, col t + 4h
+ *   C/D .f16 (c0..c7 in four .f16x2): row t + 4h, col i
+ *   C/D .f32 (c0..c7): row (L & 1) + (i & 2) + 4h, col (i & 4) + (L & 2) + (i & 1)
+ * A and B: two .f16x2 registers (a0..a3).  Not of the g/t shape of
+ * IR_MMA_FRAGS: these functions are the layouts' one statement. */
+static inline bool ir_mma_is_m8n8k4_f16(const ir_instr *i) {
+  return i->op == ir_op_mma && i->mods.shape == IR_SHAPE_M8N8K4 && (ir_type)i->type2 == ir_type_f16;
+}
+static inline void ir_mma_m8n8k4_ab(bool is_b, bool row_major, unsigned lane, unsigned i, unsigned *row,
+                                    unsigned *col) {
+  unsigned t = lane & 3, h = (lane >> 4) & 1, x = t + 4 * h, y = i + 4 * h;
+  if (!is_b) *row = row_major ? x : y, *col = row_major ? i : t;
+  else *row = row_major ? t : i, *col = row_major ? y : x;
+}
+static inline void ir_mma_m8n8k4_cd(bool f32, unsigned lane, unsigned i, unsigned *row, unsigned *col) {
+  unsigned h = (lane >> 4) & 1;
+  if (!f32) *row = (lane & 3) + 4 * h, *col = i;
+  else *row = (lane & 1) + (i & 2) + 4 * h, *col = (i & 4) + (lane & 2) + (i & 1);
+}
+/* A's and B's layout: .row (true) or .col, from mods.layout (A's first). */
+static inline bool ir_mma_a_row(const ir_instr *i) {
+  return i->mods.layout == IR_LAYOUT_ROW_ROW || i->mods.layout == IR_LAYOUT_ROW_COL;
+}
+static inline bool ir_mma_b_row(const ir_instr *i) {
+  return i->mods.layout == IR_LAYOUT_ROW_ROW || i->mods.layout == IR_LAYOUT_COL_ROW;
+}
+
+/* m8n8k4 .f16: the checks of ir_mma_find, and its form (whose fragment
+ * ids mean nothing: callers take ir_mma_is_m8n8k4_f16 first). */
+static inline const ir_mma_form *ir_mma_find_m8n8k4_f16(const ir_instr *i, const char **w) {
+  static const ir_mma_form volta = {IR_SHAPE_M8N8K4, IR_MMA_F16, 8, 8, 4, 0, 0, 0};
+  ir_type d = (ir_type)i->type, b = (ir_type)i->type3, c = (ir_type)i->type4;
+  unsigned nc = c == ir_type_f32 ? 8 : 4, nd = d == ir_type_f32 ? 8 : 4;
+  if (b != ir_type_f16) *w = "the A and B types do not match";
+  else if ((d != ir_type_f16 && d != ir_type_f32) || (c != ir_type_f16 && c != ir_type_f32) ||
+           (c == ir_type_f32 && d != ir_type_f32))   /* ptxas 13: ".dtype must be '.f32' when .ctype is '.f32'" */
+    *w = "the accumulator types do not fit the inputs";
+  else if (!i->mods.layout || i->mods.layout == IR_LAYOUT_ROW || i->mods.layout == IR_LAYOUT_COL)
+    *w = "the layout is not .row/.col for A and B";
+  else if (i->mods.satfinite || i->mods.rnd || i->mods.boolop) *w = "m8n8k4 .f16 takes no .satfinite, rounding or .b1 operation";
+  else if (i->nsrc != 2u + 2u + nc || i->ndst != nd) *w = "the register counts do not fit the shape";
+  else return &volta;
+  return NULL;
+}
+
 /* The form of an mma instruction (type = D, type2 = A, type3 = B,
  * type4 = C), or NULL with *why saying what is not supported.  Checks the
  * layouts, the type combination and the operand counts. */
@@ -194,6 +244,11 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   ir_type d = (ir_type)i->type, a = (ir_type)i->type2, b = (ir_type)i->type3, c = (ir_type)i->type4;
   int cl = ir_mma_class_of(a);
   const char *w = NULL;
+  if (ir_mma_is_m8n8k4_f16(i)) {
+    const ir_mma_form *v = ir_mma_find_m8n8k4_f16(i, &w);
+    if (why) *why = w;
+    return v;
+  }
   const ir_mma_form *f = ir_mma_form_of(i->mods.shape, cl);
   if (!f) w = "no form of this shape has these input types";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";

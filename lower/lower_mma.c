@@ -461,6 +461,177 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   return true;
 }
 
+/* ---- Volta's m8n8k4 .f16 ------------------------------------------------------ */
+/* Thread L computes its own eight D elements (ir_mma.h's layouts), each
+ * acc = C; acc = fma.rn.f32(A[r][k], B[k][c], acc) for k = 0..3 (f16
+ * widened exactly, as the emulator's dot()), D rounded to f16 once.  Every
+ * element it needs (A[r][k], B[k][c], and C[r][c] when C's layout is not
+ * D's) lies in a lane of its own quad-pair; for each need the source lane,
+ * register and half are computed for all 32 lanes from the layout
+ * functions and expressed in %laneid bits: the source lane is (L & keep) |
+ * const (every need here keeps the quad-pair's bits and replaces or keeps
+ * the others), the register and half constants or single lane bits.  One
+ * shuffle per distinct (source, register), a select where the register
+ * depends on the lane.  For .row A (.col B) with .f16 D the thread's own
+ * registers hold its row (column) and no shuffle is built. */
+typedef struct vneed {
+  uint32_t keep, cst;           /* source lane = (L & keep) | cst */
+  int8_t regbit[3];             /* register bit j = lane bit regbit[j], or (-1) bit j of regcst */
+  uint8_t regcst;
+  int8_t halfbit;               /* half = lane bit halfbit, or (-1) halfcst */
+  uint8_t halfcst;
+} vneed;
+
+typedef struct vctx {
+  ir_builder *b;
+  ir_instr *i;
+  ir_value *lane;
+  struct { unsigned first; uint32_t keep, cst; unsigned reg; ir_value *v; } words[64];
+  unsigned nwords;
+} vctx;
+
+/* The bits of lane value f(L) (L = 0..31) as lane bits or constants; false if one is neither. */
+static bool v_bits(const uint8_t *f, unsigned nbits, int8_t *bit, uint8_t *cst) {
+  *cst = 0;
+  for (unsigned o = 0; o < nbits; o++) {
+    bit[o] = -2;
+    for (int q = -1; q < 5 && bit[o] == -2; q++) {
+      bool ok = true;
+      unsigned v0 = (f[0] >> o) & 1;
+      for (unsigned L = 0; L < 32 && ok; L++)
+        ok = ((f[L] >> o) & 1) == (q < 0 ? v0 : (L >> q) & 1);
+      if (ok) bit[o] = (int8_t)q, *cst |= (uint8_t)(q < 0 ? v0 << o : 0);
+    }
+    if (bit[o] == -2) return false;
+  }
+  return true;
+}
+
+static bool v_need(const uint8_t *src, const uint8_t *reg, const uint8_t *half, vneed *n) {
+  int8_t sb[5];
+  uint8_t sc;
+  if (!v_bits(src, 5, sb, &sc)) return false;
+  n->keep = n->cst = 0;
+  for (unsigned o = 0; o < 5; o++) {
+    if (sb[o] >= 0 && sb[o] != (int8_t)o) return false;   /* a lane bit moved: not (L & keep) | cst */
+    if (sb[o] >= 0) n->keep |= 1u << o;
+  }
+  n->cst = sc;
+  return v_bits(reg, 3, n->regbit, &n->regcst) && v_bits(half, 1, &n->halfbit, &n->halfcst);
+}
+
+/* Register reg (operand first + reg) of the lane (L & keep) | cst. */
+static ir_value *v_word(vctx *V, unsigned first, const vneed *n, unsigned reg) {
+  for (unsigned k = 0; k < V->nwords; k++)
+    if (V->words[k].first == first && V->words[k].keep == n->keep && V->words[k].cst == n->cst && V->words[k].reg == reg)
+      return V->words[k].v;
+  ir_builder *b = V->b;
+  ir_value *v = V->i->src[first + reg];
+  if (n->keep != 0x1f) {   /* another lane: shuffle (the whole warp takes part) */
+    ir_value *src = lower_alu(b, ir_op_or, ir_type_b32, and32(b, V->lane, n->keep), imm(b, n->cst));
+    v = shfl32(b, v, src);
+  }
+  PW_ASSERT(V->nwords < 64);
+  V->words[V->nwords].first = first, V->words[V->nwords].keep = n->keep, V->words[V->nwords].cst = n->cst;
+  V->words[V->nwords].reg = reg, V->words[V->nwords++].v = v;
+  return v;
+}
+
+/* The needed element as an f32 (f16 halves widened; f32 C registers as they are). */
+static ir_value *v_fetch(vctx *V, unsigned first, bool f16, const vneed *n) {
+  ir_builder *b = V->b;
+  ir_value *w = NULL;
+  for (unsigned r = 0; r < 8; r++) {   /* the registers the lane bits can select */
+    bool fits = true;
+    ir_value *p = NULL;
+    for (unsigned j = 0; j < 3; j++) {
+      unsigned bit = (r >> j) & 1;
+      if (n->regbit[j] < 0) fits = fits && bit == ((n->regcst >> j) & 1u);
+    }
+    if (!fits) continue;
+    for (unsigned j = 0; j < 3; j++) {
+      if (n->regbit[j] < 0) continue;
+      ir_value *lb = and32(b, shr32(b, V->lane, (uint32_t)n->regbit[j]), 1);
+      ir_value *e = lower_setp(b, IR_CMP_EQ, ir_type_u32, lb, imm(b, (r >> j) & 1));
+      p = p ? lower_alu(b, ir_op_and, ir_type_pred, p, e) : e;
+    }
+    ir_value *v = v_word(V, first, n, r);
+    w = !w ? v : lower_selp(b, ir_type_b32, v, w, p);
+  }
+  if (!f16) return w;
+  ir_value *lo, *hi;
+  unpack16(b, w, &lo, &hi);
+  ir_value *h;
+  if (n->halfbit < 0) h = n->halfcst ? hi : lo;
+  else {
+    ir_value *p = lower_setp(b, IR_CMP_NE, ir_type_u32, and32(b, shr32(b, V->lane, (uint32_t)n->halfbit), 1), imm(b, 0));
+    h = lower_selp(b, ir_type_b16, hi, lo, p);
+  }
+  return f16_to_f32(b, h);
+}
+
+static bool lower_mma_m8n8k4(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *diag) {
+  vctx V = {.b = b, .i = i, .lane = laneid(b)};
+  bool arow = ir_mma_a_row(i), brow = ir_mma_b_row(i);
+  bool cf32 = (ir_type)i->type4 == ir_type_f32, df32 = (ir_type)i->type == ir_type_f32;
+  ir_value *acc[8];
+  for (unsigned e = 0; e < 8; e++) {
+    uint8_t src[32], reg[32], half[32];
+    vneed n;
+    /* C[r][c] of the thread's D element e, from C's layout */
+    for (unsigned L = 0; L < 32; L++) {
+      unsigned r, c, rr, cc;
+      ir_mma_m8n8k4_cd(df32, L, e, &r, &c);
+      src[L] = 0xff;
+      for (unsigned l2 = 0; l2 < 32 && src[L] == 0xff; l2++)
+        for (unsigned e2 = 0; e2 < 8; e2++) {
+          ir_mma_m8n8k4_cd(cf32, l2, e2, &rr, &cc);
+          if (((l2 >> 2) & 3) == ((L >> 2) & 3) && rr == r && cc == c) {
+            src[L] = (uint8_t)l2, reg[L] = (uint8_t)(cf32 ? e2 : e2 / 2), half[L] = (uint8_t)(cf32 ? 0 : e2 % 2);
+            break;
+          }
+        }
+    }
+    if (!v_need(src, reg, half, &n)) goto fail;
+    acc[e] = v_fetch(&V, 4, !cf32, &n);
+  }
+  for (unsigned k = 0; k < 4; k++)
+    for (unsigned e = 0; e < 8; e++) {
+      ir_value *ab[2];
+      for (unsigned o = 0; o < 2; o++) {
+        uint8_t src[32], reg[32], half[32];
+        vneed n;
+        for (unsigned L = 0; L < 32; L++) {
+          unsigned r, c, rr, cc;
+          ir_mma_m8n8k4_cd(df32, L, e, &r, &c);
+          src[L] = 0xff;
+          for (unsigned l2 = 0; l2 < 32 && src[L] == 0xff; l2++)
+            for (unsigned e2 = 0; e2 < 4; e2++) {
+              ir_mma_m8n8k4_ab(o == 1, o ? brow : arow, l2, e2, &rr, &cc);
+              if (((l2 >> 2) & 3) == ((L >> 2) & 3) && (o ? rr == k && cc == c : rr == r && cc == k)) {
+                src[L] = (uint8_t)l2, reg[L] = (uint8_t)(e2 / 2), half[L] = (uint8_t)(e2 % 2);
+                break;
+              }
+            }
+        }
+        if (!v_need(src, reg, half, &n)) goto fail;
+        ab[o] = v_fetch(&V, 2 * o, true, &n);
+      }
+      acc[e] = ir_alu3(b, ir_op_fma, ir_type_f32, ab[0], ab[1], acc[e], .rnd = IR_RND_RN);
+    }
+  if (df32) {
+    for (unsigned e = 0; e < 8; e++) out[e] = acc[e];
+  } else {
+    for (unsigned j = 0; j < 4; j++)
+      out[j] = pack16(b, ir_convert(b, ir_type_f16, ir_type_f32, acc[2 * j], .rnd = IR_RND_RN),
+                      ir_convert(b, ir_type_f16, ir_type_f32, acc[2 * j + 1], .rnd = IR_RND_RN));
+  }
+  return true;
+fail:
+  lower_error(diag, i, "mma.m8n8k4: a fragment element outside the lane functions (layout table)");
+  return false;
+}
+
 /* ---- the m8n8k16 and .s4/.u4 forms on the matrix instructions ------------- */
 /* mma i with other shape, A/B types, registers and .satfinite: an sm_80
  * .s8/.u8 form that lower_mma_amd takes (a copy of i, not in any block). */
@@ -559,6 +730,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
+    if (ir_mma_is_m8n8k4_f16(i)) return lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma && (mma_via_s8(b, i, out, s->target) || lower_mma_amd(b, i, out, s->target))) return true;
     return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;

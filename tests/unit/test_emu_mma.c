@@ -220,6 +220,100 @@ static void run_form(const form *f) {
   free(out);
 }
 
+/* ---- Volta's m8n8k4 .f16 (9.7.14.5.1), per quad-pair ----------------------- */
+/* f16 bits of a small integer (|v| < 2048), by hand */
+static uint16_t f16_of(int v) {
+  if (!v) return 0;
+  unsigned s = v < 0, a = (unsigned)(v < 0 ? -v : v), e = 31 - (unsigned)__builtin_clz(a);
+  return (uint16_t)(s << 15 | (e + 15) << 10 | ((a << (10 - e)) & 0x3ff));
+}
+static int f16_int(uint16_t h) {
+  unsigned e = (h >> 10) & 31, mant = h & 0x3ff;
+  if (!e) return 0;   /* only small integers come back */
+  int v = (int)((mant | 0x400) >> (25 - e));   /* (1.mant) * 2^(e - 15), an integer here (e >= 15) */
+  return h >> 15 ? -v : v;
+}
+/* The quad-pair of lane L and, within it, the ISA's formulas (written here again). */
+static unsigned qp(unsigned L) { return (L % 16) / 4; }
+static unsigned hi(unsigned L) { return L >= 16; }
+static void v_a(bool row, unsigned L, unsigned i, unsigned *r, unsigned *c) {
+  if (row) *r = L % 4 + 4 * hi(L), *c = i;          /* row = %laneid % 4 (+ 4 if %laneid >= 16), col = i */
+  else *r = i % 4 + 4 * hi(L), *c = L % 4;          /* row = i % 4 (+ 4), col = %laneid % 4 */
+}
+static void v_b(bool row, unsigned L, unsigned i, unsigned *r, unsigned *c) {
+  if (row) *r = L % 4, *c = i + 4 * hi(L);
+  else *r = i, *c = L % 4 + 4 * hi(L);
+}
+static void v_c(bool f32, unsigned L, unsigned i, unsigned *r, unsigned *c) {
+  if (!f32) *r = L % 4 + 4 * hi(L), *c = i;
+  else {
+    unsigned X = (L & 1) + (i & 2);   /* row = X (+ 4 if %laneid >= 16), col = (i & 4) + (L & 2) + (i & 1) */
+    *r = X + 4 * hi(L), *c = (i & 4) + (L & 2) + (i & 1);
+  }
+}
+
+static void run_volta(bool arow, bool brow, bool df32, bool cf32) {
+  int A[4][8][4], B[4][4][8], C[4][8][8];
+  for (unsigned q = 0; q < 4; q++)
+    for (unsigned x = 0; x < 8; x++)
+      for (unsigned k = 0; k < 4; k++) A[q][x][k] = (int)(rnd() % 9) - 4, B[q][k][x] = (int)(rnd() % 9) - 4;
+  for (unsigned q = 0; q < 4; q++)
+    for (unsigned r = 0; r < 8; r++)
+      for (unsigned c = 0; c < 8; c++) C[q][r][c] = (int)(rnd() % 41) - 20;
+  unsigned nc = cf32 ? 8 : 4, nd = df32 ? 8 : 4, nin = 4 + nc;
+  uint32_t in[12 * 32] = {0}, out[8 * 32];
+  for (unsigned L = 0; L < 32; L++) {
+    unsigned q = qp(L), r, c;
+    for (unsigned i = 0; i < 4; i++) {
+      v_a(arow, L, i, &r, &c);
+      in[(i / 2) * 32 + L] |= (uint32_t)f16_of(A[q][r][c]) << (16 * (i % 2));
+      v_b(brow, L, i, &r, &c);
+      in[(2 + i / 2) * 32 + L] |= (uint32_t)f16_of(B[q][r][c]) << (16 * (i % 2));
+    }
+    for (unsigned i = 0; i < 8; i++) {
+      v_c(cf32, L, i, &r, &c);
+      if (cf32) in[(4 + i) * 32 + L] = et_f32b((float)C[q][r][c]);
+      else in[(4 + i / 2) * 32 + L] |= (uint32_t)f16_of(C[q][r][c]) << (16 * (i % 2));
+    }
+  }
+  char ptx[2048], *p = ptx;
+  p += sprintf(p, ET_HEADER ".visible .entry k(.param .u64 in, .param .u64 out)\n{\n  .reg .b32 %%l;\n"
+                  "  .reg .b64 %%i, %%o, %%x;\n  .reg .b32 %%v<32>;\n  ld.param.u64 %%i, [in];\n"
+                  "  ld.param.u64 %%o, [out];\n  mov.u32 %%l, %%laneid;\n  mul.wide.u32 %%x, %%l, 4;\n"
+                  "  add.u64 %%i, %%i, %%x;\n  add.u64 %%o, %%o, %%x;\n");
+  for (unsigned j = 0; j < nin; j++) p += sprintf(p, "  ld.global.b32 %%v%u, [%%i+%u];\n", j, j * 128);
+  p += sprintf(p, "  mma.sync.aligned.m8n8k4.%s.%s.%s.f16.f16.%s {", arow ? "row" : "col", brow ? "row" : "col",
+               df32 ? "f32" : "f16", cf32 ? "f32" : "f16");
+  for (unsigned j = 0; j < nd; j++) p += sprintf(p, "%s%%v%u", j ? ", " : "", 16 + j);
+  p += sprintf(p, "}, {%%v0, %%v1}, {%%v2, %%v3}, {");
+  for (unsigned j = 0; j < nc; j++) p += sprintf(p, "%s%%v%u", j ? ", " : "", 4 + j);
+  p += sprintf(p, "};\n");
+  for (unsigned j = 0; j < nd; j++) p += sprintf(p, "  st.global.b32 [%%o+%u], %%v%u;\n", j * 128, 16 + j);
+  sprintf(p, "  ret;\n}\n");
+  et *t = et_load(ptx);
+  uint64_t din = et_alloc(t, nin * 128, in), dout = et_alloc(t, nd * 128, NULL);
+  et_ok(t, et_launch(t, "k", (emu_dim3){1, 1, 1}, (emu_dim3){32, 1, 1}, 0, 2, din, dout));
+  et_get(t, out, dout, nd * 128);
+  for (unsigned L = 0; L < 32; L++)
+    for (unsigned i = 0; i < 8; i++) {
+      unsigned q = qp(L), r, c;
+      v_c(df32, L, i, &r, &c);
+      int want = C[q][r][c];
+      for (unsigned k = 0; k < 4; k++) want += A[q][r][k] * B[q][k][c];
+      int got = df32 ? (int)et_f32(out[i * 32 + L]) : f16_int((uint16_t)(out[(i / 2) * 32 + L] >> (16 * (i % 2))));
+      ck_assert_msg(got == want, "m8n8k4.%s.%s.%s..%s: lane %u D[%u][%u] of quad-pair %u = %d, expected %d",
+                    arow ? "row" : "col", brow ? "row" : "col", df32 ? "f32" : "f16", cf32 ? "f32" : "f16", L, r, c,
+                    q, got, want);
+    }
+  et_free(t);
+}
+
+START_TEST(test_m8n8k4_f16) {
+  for (unsigned v = 0; v < 16; v++)
+    if (!(v & 8) || (v & 4)) run_volta(v & 1, v & 2, v & 4, v & 8);   /* .f32 C needs .f32 D */
+}
+END_TEST
+
 START_TEST(test_forms) {
   for (unsigned r = 0; r < 3; r++)
     for (unsigned k = 0; k < sizeof forms / sizeof forms[0]; k++) run_form(&forms[k]);
@@ -231,6 +325,7 @@ int main(void) {
   TCase *tc = tcase_create("mma");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_forms);
+  tcase_add_test(tc, test_m8n8k4_f16);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -3,7 +3,8 @@
 # The mma.sync forms beyond sm_80's f16/bf16/tf32/s8/fp8 m16n8 ones
 # (PTX ISA 9.7.14.5.14): Turing's m8n8k16 .s8/.u8, the .s4/.u4 shapes
 # m8n8k32, m16n8k32 and m16n8k64, the .b1 shapes m8n8k128, m16n8k128 and
-# m16n8k256 with .and.popc and .xor.popc, and sm_90's .f64 m16n8k4/k8/k16.
+# m16n8k256 with .and.popc and .xor.popc, sm_90's .f64 m16n8k4/k8/k16 and Volta's
+# m8n8k4 .f16 in every layout pair.
 # One kernel per form.  Every full warp (a partial warp takes no part:
 # .aligned) hashes 16 words of `in` (at in + 64 * its thread index) into
 # its fragment registers: integer forms take every bit pattern (their sums
@@ -108,6 +109,35 @@ for name, shape, na, nb in F64:
       f"      {{{', '.join(a)}}}, {{{', '.join(b)}}}, {{{', '.join(c)}}};\n")
     for j in range(4):
         w(f"  st.global.f64 [%rd6+{8 * j}], {d[j]};\n")
+    w("DONE:\n  ret;\n}\n")
+
+# Volta's m8n8k4 .f16 (9.7.14.5.1): every A/B layout pair, .f16 and .f32 C and D; A and B small
+# integers (w & 7) - 4 as f16, C (w & 15) - 8: every sum exact in f32 and f16.
+VOLTA = [(al, bl, d, c) for al in ('row', 'col') for bl in ('row', 'col') for d, c in (('f32', 'f32'), ('f16', 'f16'))]
+VOLTA += [('row', 'col', 'f32', 'f16'), ('col', 'row', 'f32', 'f16')]   # .f16 D with .f32 C: ptxas refuses it
+for al, bl, dt, ct in VOLTA:
+    name = f'm8n8k4_{al}_{bl}_{dt}_{ct}'
+    w(f"\n.visible .entry mma_{name}(.param .u64 in, .param .u64 out)\n{{\n")
+    w("  .reg .pred %p<2>;\n  .reg .b32 %r<128>;\n  .reg .b64 %rd<16>;\n  .reg .f32 %f<32>;\n  .reg .b16 %h<32>;\n\n")
+    w(PROLOGUE)
+    for j in range(16):
+        w(f"  mad.lo.u32 %r{30 + j}, %r{10 + j}, -1640531535, {0x7f4a7c15 * (j + 1) & 0xffffffff};\n")
+        w(f"  shr.u32 %r{30 + j}, %r{30 + j}, 20;\n")
+        w(f"  and.b32 %r{30 + j}, %r{30 + j}, {7 if j < 8 else 15};\n")
+        w(f"  sub.s32 %r{30 + j}, %r{30 + j}, {4 if j < 8 else 8};\n")
+        w(f"  cvt.rn.f16.s32 %h{j}, %r{30 + j};\n")
+        w(f"  cvt.rn.f32.s32 %f{j}, %r{30 + j};\n")
+    for j in range(4):   # A and B: four .f16x2 of the first eight values
+        w(f"  mov.b32 %r{50 + j}, {{%h{2 * j}, %h{2 * j + 1}}};\n")
+    for j in range(4):   # .f16 C: four .f16x2 of values 8..15
+        w(f"  mov.b32 %r{54 + j}, {{%h{8 + 2 * j}, %h{9 + 2 * j}}};\n")
+    a, b = ['%r50', '%r51'], ['%r52', '%r53']
+    c = [f'%f{8 + j}' for j in range(8)] if ct == 'f32' else [f'%r{54 + j}' for j in range(4)]
+    d = [f'%f{20 + j}' for j in range(8)] if dt == 'f32' else [f'%r{80 + j}' for j in range(4)]
+    w(f"  mma.sync.aligned.m8n8k4.{al}.{bl}.{dt}.f16.f16.{ct} {{{', '.join(d)}}},\n"
+      f"      {{{', '.join(a)}}}, {{{', '.join(b)}}}, {{{', '.join(c)}}};\n")
+    for j, v in enumerate(d):
+        w(f"  st.global.b32 [%rd6+{4 * j}], {v};\n")
     w("DONE:\n  ret;\n}\n")
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'mma_forms.ptx'), 'w') as f:
