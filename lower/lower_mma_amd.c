@@ -102,7 +102,7 @@ static int wm_n(const scheme *s, unsigned i) {
   return (i & 7) < 4 ? (int)(4 * (i >> 3) + (i & 7)) : -1;
 }
 static unsigned wm_k(const scheme *s, unsigned k) {
-  if (s->r->layout == IR_AMX_L_WMMA_GFX11) return k;
+  if (s->r->layout != IR_AMX_L_WMMA_GFX12) return k;   /* RDNA3; RDNA4's iu8: a lane's bytes are 4 consecutive k */
   unsigned p = 4 * ((k >> 1) & 1) + 2 * ((k >> 2) & 1) + (k >> 3);
   return 2 * p + (k & 1);
 }
