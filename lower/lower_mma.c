@@ -643,7 +643,9 @@ static bool amd_as(ir_builder *b, const ir_instr *i, unsigned shape, ir_type ta,
   t.src = src, t.nsrc = (uint16_t)nsrc, t.ndst = 4;
   return lower_mma_amd(b, &t, out, target);
 }
-static ir_type as_i8(ir_type t) { return t == ir_type_s4 ? ir_type_s8 : t == ir_type_u4 ? ir_type_u8 : t; }
+/* A widened .u4 byte is 0..15: the same value read as .s8, which spares
+ * lower_i8's second chain for unsigned operands. */
+static ir_type as_i8(ir_type t) { return t == ir_type_s4 || t == ir_type_u4 ? ir_type_s8 : t; }
 
 /* Turing's m8n8k16 .s8/.u8 and the .s4/.u4 forms through the .s8/.u8
  * m16n8k16 / m16n8k32 that lower_mma_amd puts on the i8 MFMA or RDNA3's
