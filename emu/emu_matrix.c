@@ -21,8 +21,11 @@
  * one lower/lower_mma.c computes, and tests use values whose sums are exact
  * in any order.  tf32 operands are .b32 registers of which only the tf32
  * bits (sign, 8-bit exponent, 10-bit mantissa) are used: the low 13 bits
- * are cleared.  f64: fma in k order.  s8/u8: exact integer sum, then
- * + C wrapping at 32 bits, or with .satfinite clamped to the s32 range.
+ * are cleared.  f64: fma in k order.  s8/u8 and s4/u4: exact integer sum,
+ * then + C wrapping at 32 bits, or with .satfinite clamped to the s32
+ * range.  .b1: C + the count of k where A and B are both 1 (.and.popc) or
+ * differ (.xor.popc).  Volta's m8n8k4 .f16: per quad-pair (h_mma_m8n8k4).
+ * mma's operands are in aux (emu_decode.c): up to 16 sources, 8 results.
  * NaN results are the canonical NaN (docs/emulator.md, "Arithmetic").
  */
 #include <math.h>

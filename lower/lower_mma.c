@@ -7,7 +7,10 @@
  *   mma.sync.aligned.<shape>.row.col (the forms of ir/ir_mma.h)        (9.7.14.5.14):
  *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8/m16n8k4 .tf32 -> .f32,
  *     m16n8k32/m16n8k16 .s8/.u8 -> .s32 (.satfinite), m16n8k32/m16n8k16
- *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64
+ *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64, m16n8k4/k8/k16 .f64 (sm_90),
+ *     m8n8k16 .s8/.u8 and m8n8k32/m16n8k32/m16n8k64 .s4/.u4 -> .s32
+ *     (.satfinite), m8n8k128/m16n8k128/m16n8k256 .b1 .and.popc/.xor.popc,
+ *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4)
  *
  * Each becomes, in every thread, full-warp shfl.sync.idx ops (which
  * lower_warps, the next pass, maps onto the wave: ds_bpermute inside the
@@ -39,7 +42,9 @@
  * register's four products (exact: at most 32 * 255 * 255 in magnitude),
  * then + C with add.s32 (wrapping) or add.sat.s32 (.satfinite).
  * e4m3/e5m2: each thread widens its own bytes to f32 first and the f32s
- * are shuffled (f8_to_f32, a_elem).
+ * are shuffled (f8_to_f32, a_elem).  .s4/.u4: each shuffled register's
+ * nibbles widened to bytes (lower_mma_widen4), then dp4a as .s8/.u8.
+ * .b1: popc of the and/xor of a shuffled A and B register (32 k each).
  *
  * Correct, not fast: an m16n8k16 is 32 shuffles and 64 fma per thread
  * where the hardware has one instruction, so the forms that have MFMA
@@ -48,7 +53,7 @@
  *
  * wmma.* reaches here as mma.sync (lower_wmma.c, the pass before).
  * What is not expanded here (sub-byte wmma, mma.sp, wgmma.*, other mma shapes and
- * types, other ldmatrix shapes) is reported with the instruction, the
+ * types such as sm_120's .kind::f8f6f4, other ldmatrix shapes) is reported with the instruction, the
  * kernel, its position and the target.
  */
 #include <string.h>

@@ -16,8 +16,10 @@
  *   mma.sync.aligned.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
  *   as two (one) m16n8k16 .f16 of the bytes widened to f16 in their own
  *   thread (lower_f8).
- * Not here: m8n8k4 .f64 (the f64 MFMA's K and D rows span both halves of
- * the wave: docs/decisions.md), s8 on RDNA4, the other forms.
+ * (m8n8k16 .s8/.u8 and the .s4/.u4 forms reach the i8 rows through the
+ * m16n8 .s8 forms: lower_mma.c, mma_via_s8.)
+ * Not here: the .f64 forms (the f64 MFMA's K and D rows span both halves of
+ * the wave: docs/decisions.md), .b1, Volta's m8n8k4 .f16, the other forms.
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
