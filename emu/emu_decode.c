@@ -875,7 +875,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   in->tmask = emu_type_mask(in->tbits ? in->tbits : 64);
   /* wave_mma, wmma.mma: up to 25 operands, kept in aux (below) */
   bool many = (ir_op)i->op == ir_op_call || (ir_op)i->op == ir_op_wave_mma || (ir_op)i->op == ir_op_wmma_mma ||
-              (ir_op)i->op == ir_op_mma;
+              (ir_op)i->op == ir_op_mma;   /* m16n8k16 .f64: 16 sources; m8n8k4 .f32: 8 results */
   if (!many && (i->nsrc > EMU_MAXOPND || i->ndst > EMU_MAXOPND))
     return dfmt(d, "'%s' with %u operands", op_name(i), i->nsrc);
   in->nsrc = i->nsrc;
@@ -1000,7 +1000,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- warp-level matrix ops (emu_matrix.c): .sync.aligned, the whole warp ---- */
   case ir_op_mma: case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix: {
-    if (i->op == ir_op_mma) {   /* block-scaled: 16 operands, in aux */
+    if ((ir_op)i->op == ir_op_mma) {   /* operands in aux, as wmma.mma's */
       const char *err = aux_operands(d, i, in);
       if (err) return err;
     }

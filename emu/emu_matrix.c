@@ -21,8 +21,11 @@
  * one lower/lower_mma.c computes, and tests use values whose sums are exact
  * in any order.  tf32 operands are .b32 registers of which only the tf32
  * bits (sign, 8-bit exponent, 10-bit mantissa) are used: the low 13 bits
- * are cleared.  f64: fma in k order.  s8/u8: exact integer sum, then
- * + C wrapping at 32 bits, or with .satfinite clamped to the s32 range.
+ * are cleared.  f64: fma in k order.  s8/u8 and s4/u4: exact integer sum,
+ * then + C wrapping at 32 bits, or with .satfinite clamped to the s32
+ * range.  .b1: C + the count of k where A and B are both 1 (.and.popc) or
+ * differ (.xor.popc).  Volta's m8n8k4 .f16: per quad-pair (h_mma_m8n8k4).
+ * mma's operands are in aux (emu_decode.c): up to 16 sources, 8 results.
  * NaN results are the canonical NaN (docs/emulator.md, "Arithmetic").
  *
  * sm_120a's .kind::f8f6f4: e3m2/e2m3 (bits 5..0 of their byte) and e2m1
@@ -139,7 +142,7 @@ static void h_movmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
 
 /* ---- mma ------------------------------------------------------------------------ */
 /* Raw bits of element i of a fragment of type t whose registers are
- * operands first.. of the instruction, in lane l. */
+ * operands first.. of the instruction (in aux: emu_decode.c), in lane l. */
 static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
   unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
   uint64_t r = MS(first + i / per)[l];
@@ -173,6 +176,9 @@ static double elem_value(ir_type t, uint64_t b) {
   case ir_type_f32: return emu_f32((uint32_t)b);
   case ir_type_s8: return (double)(int8_t)(uint8_t)b;
   case ir_type_u8: return (double)(uint8_t)b;
+  case ir_type_s4: return (double)(((int)(b & 15u) ^ 8) - 8);
+  case ir_type_u4: return (double)(b & 15u);
+  case ir_type_b1: return (double)(b & 1u);
   case ir_type_s32: return (double)(int32_t)(uint32_t)b;
   default: return emu_f64(b);
   }
@@ -180,7 +186,7 @@ static double elem_value(ir_type t, uint64_t b) {
 
 #define MMA_MAX_M 16
 #define MMA_MAX_N 8
-#define MMA_MAX_K 64
+#define MMA_MAX_K 256   /* m16n8k256 .b1 */
 
 /* One element of D: C (bits of type tc) + the sum over k of a[k] * b[k *
  * bstep], as the bits of td.  f16/bf16/tf32/e4m3/e5m2 products are exact
@@ -200,7 +206,8 @@ static uint64_t dot(ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, co
     for (unsigned k = 0; k < K; k++) acc = fma(a[k], b[k * bstep], acc);
     return acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
   }
-  case IR_MMA_I8: {
+  case IR_MMA_I8: case IR_MMA_I4: case IR_MMA_B1: {
+    /* .b1: a[k] * b[k] of single bits is their .and; dot_b1 does .xor */
     int64_t s = (int64_t)(int32_t)(uint32_t)c;
     for (unsigned k = 0; k < K; k++) s += (int64_t)a[k] * (int64_t)b[k * bstep];
     if (satfinite) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
@@ -231,7 +238,67 @@ static uint64_t dot_scaled(const double *a, const double *b, size_t bstep, uint6
   return acc != acc ? EMU_F32_CANON_NAN : emu_f32_bits(acc);
 }
 
+/* .b1 with .xor.popc (PTX ISA 9.7.14.5.14): C + the number of k where the
+ * bits differ, wrapping at 32 bits (at most 256: no wrap from the sum). */
+static uint64_t dot_b1_xor(const double *a, const double *b, size_t bstep, uint64_t c, unsigned K) {
+  uint32_t s = (uint32_t)c;
+  for (unsigned k = 0; k < K; k++) s += a[k] != b[k * bstep];
+  return s;
+}
+
+/* Volta's m8n8k4 .f16 (ir_mma.h): per warp, the four quad-pairs' 8x8x4
+ * products, each D = A * B + C with dot()'s f16 arithmetic (f32 sums in k
+ * order from C, f16 D rounded once). */
+static void h_mma_m8n8k4(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const ir_instr *ii = in->ir;
+  ir_type td = (ir_type)ii->type, tc = (ir_type)ii->type4;
+  bool arow = ir_mma_a_row(ii), brow = ir_mma_b_row(ii), cf32 = tc == ir_type_f32, df32 = td == ir_type_f32;
+  unsigned nd = df32 ? 8 : 4;
+  const emu_opnd *ops = in->aux;
+  double A[4][8][4], B[4][4][8];
+  uint64_t C[4][8][8];
+  uint64_t out[8][EMU_MAX_LANES];
+  unsigned warps = warps_of(m);
+  for (unsigned w = 0; w < 2; w++) {
+    if (!(warps & (1u << w))) continue;
+    unsigned base = 32 * w;
+    for (unsigned lane = 0; lane < 32; lane++) {
+      unsigned q = (lane >> 2) & 3, r, c;
+      for (unsigned i = 0; i < 4; i++) {
+        ir_mma_m8n8k4_ab(false, arow, lane, i, &r, &c);
+        A[q][r][c] = elem_value(ir_type_f16, frag_bits(x, in, 0, ir_type_f16, base + lane, i));
+        ir_mma_m8n8k4_ab(true, brow, lane, i, &r, &c);
+        B[q][r][c] = elem_value(ir_type_f16, frag_bits(x, in, 2, ir_type_f16, base + lane, i));
+      }
+      for (unsigned i = 0; i < 8; i++) {
+        ir_mma_m8n8k4_cd(cf32, lane, i, &r, &c);
+        C[q][r][c] = frag_bits(x, in, 4, tc, base + lane, i);
+      }
+    }
+    emu_mask wm = m & (0xffffffffull << base);
+    EMU_EACH(wm, l, {
+      unsigned lane = l & 31, q = (lane >> 2) & 3;
+      for (unsigned j = 0; j < nd; j++) out[j][l] = 0;
+      for (unsigned i = 0; i < 8; i++) {
+        unsigned r, c;
+        ir_mma_m8n8k4_cd(df32, lane, i, &r, &c);
+        uint64_t v = dot(IR_MMA_F16, tc, td, false, A[q][r], &B[q][0][c], 8, C[q][r][c], 4);
+        if (df32) out[i][l] = v;
+        else out[i / 2][l] |= v << (16 * (i % 2));
+      }
+    });
+  }
+  for (unsigned j = 0; j < nd; j++) {
+    uint64_t *d = EMU_U64(x, ops[ii->nsrc + j]);
+    EMU_EACH(m, l, d[l] = out[j][l]);
+  }
+}
+
 static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
+  if (ir_mma_is_m8n8k4_f16(in->ir)) {
+    h_mma_m8n8k4(x, in, m);
+    return;
+  }
   const ir_mma_form *f = ir_mma_find(in->ir, NULL);   /* checked at decode */
   const ir_mma_frag *fa = ir_mma_frag_info((ir_mma_frag_id)f->a), *fb = ir_mma_frag_info((ir_mma_frag_id)f->b),
                     *fc = ir_mma_frag_info((ir_mma_frag_id)f->c);
@@ -245,7 +312,7 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   unsigned dbits = ir_mma_elem_bits(td), dper = dbits >= 32 ? 1 : 32 / dbits;
   double A[MMA_MAX_M][MMA_MAX_K], B[MMA_MAX_K][MMA_MAX_N];
   uint64_t C[MMA_MAX_M][MMA_MAX_N], Dm[MMA_MAX_M][MMA_MAX_N];
-  uint64_t out[4][EMU_MAX_LANES];
+  uint64_t out[8][EMU_MAX_LANES];
   unsigned warps = warps_of(m);
   for (unsigned w = 0; w < 2; w++) {
     if (!(warps & (1u << w))) continue;
@@ -283,7 +350,9 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     } else
     for (unsigned r = 0; r < f->m; r++)
       for (unsigned c = 0; c < f->n; c++)
-        Dm[r][c] = dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);
+        Dm[r][c] = f->cls == IR_MMA_B1 && in->ir->mods.boolop == IR_BOOL_XOR
+                     ? dot_b1_xor(A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k)
+                     : dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);
     /* scatter D into the registers of this warp's lanes of m */
     emu_mask wm = m & (0xffffffffull << base);
     EMU_EACH(wm, l, {
@@ -298,7 +367,7 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     });
   }
   for (unsigned j = 0; j < in->ndst; j++) {
-    uint64_t *d = D(j);
+    uint64_t *d = EMU_U64(x, ((const emu_opnd *)in->aux)[in->ir->nsrc + j]);
     EMU_EACH(m, l, d[l] = out[j][l]);
   }
 }

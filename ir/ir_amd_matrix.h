@@ -22,6 +22,10 @@
  *     A: row i = lane%16, k = 8 (reg/2) + 4 (lane/16) + 2 (reg%2) + half
  *     B: col j = lane%16, k likewise
  *     C/D: row i = 8 (lane/16) + reg, col j = lane%16
+ *   WMMA_GFX12_IU8 (v_wmma_i32_16x16x16_iu8 on RDNA4, wave32)
+ *     A: row i = lane%16, k = 8 (lane/16) + 4 reg + byte
+ *     B: col j = lane%16, k likewise
+ *     C/D: as WMMA_GFX12
  *
  * Header only (like ir_mma.h): emu/ and lower/ both read it.
  */
@@ -33,7 +37,9 @@
 
 #include "ir/ir.h"
 
-typedef enum ir_amx_layout { IR_AMX_L_MFMA_4X4_16B, IR_AMX_L_WMMA_GFX11, IR_AMX_L_WMMA_GFX12 } ir_amx_layout;
+typedef enum ir_amx_layout {
+  IR_AMX_L_MFMA_4X4_16B, IR_AMX_L_WMMA_GFX11, IR_AMX_L_WMMA_GFX12, IR_AMX_L_WMMA_GFX12_IU8,
+} ir_amx_layout;
 
 typedef enum ir_amx_id {
 #define IR_AMD_MATRIX(name, ...) IR_AMX_##name,
@@ -99,6 +105,9 @@ static inline void ir_amx_ab_elem(const ir_amx_info *r, unsigned lane, unsigned 
   case IR_AMX_L_WMMA_GFX12:
     *blk = 0, *idx = lane & 15, *k = 8 * (reg >> 1) + 4 * ((lane >> 4) & 1) + 2 * (reg & 1) + half;
     return;
+  case IR_AMX_L_WMMA_GFX12_IU8:
+    *blk = 0, *idx = lane & 15, *k = 8 * ((lane >> 4) & 1) + 4 * reg + half;
+    return;
   }
   *blk = *idx = *k = 0;
 }
@@ -113,7 +122,7 @@ static inline void ir_amx_cd_elem(const ir_amx_info *r, unsigned lane, unsigned 
   case IR_AMX_L_WMMA_GFX11:
     *blk = 0, *i = 2 * reg + ((lane >> 4) & 1), *j = lane & 15;
     return;
-  case IR_AMX_L_WMMA_GFX12:
+  case IR_AMX_L_WMMA_GFX12: case IR_AMX_L_WMMA_GFX12_IU8:
     *blk = 0, *i = 8 * ((lane >> 4) & 1) + reg, *j = lane & 15;
     return;
   }

@@ -31,7 +31,6 @@
   X(A_I8_K32, 16, 1, 0, 0, 2, 8, 0, 4, 3, 3, 16)  /* m16n8k32 .s8/.u8 (9.7.14.5.10) */      \
   X(A_I8_K16, 8, 1, 0, 0, 2, 8, 0, 4, 3, 0, 0)    /* m16n8k16 .s8/.u8 (9.7.14.5.9) */       \
   X(A_F64_K4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0)    /* m8n8k4 .f64 (9.7.14.5.2) */            \
-  X(A_F4_K64, 32, 1, 0, 0, 3, 8, 0, 8, 7, 4, 32)  /* m16n8k64 .e2m1 (9.7.14.5.12, the .s4 one) */ \
   /* multiplicand B (K x N): the row is the k index */                                     \
   X(B_F16_K16, 4, 0, 2, 1, 1, 8, 1, 0, 0, 0, 0)                                            \
   X(B_F16_K8, 2, 0, 2, 1, 0, 0, 1, 0, 0, 0, 0)                                             \
@@ -40,14 +39,34 @@
   X(B_I8_K32, 8, 0, 4, 3, 2, 16, 1, 0, 0, 0, 0)                                            \
   X(B_I8_K16, 4, 0, 4, 3, 0, 0, 1, 0, 0, 0, 0)                                             \
   X(B_F64_K4, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0)                                             \
-  X(B_F4_K64, 16, 0, 8, 7, 3, 32, 1, 0, 0, 0, 0)  /* row 8t + (i & 7), + 32 for i >= 8 */   \
   /* accumulators C and D (M x N) */                                                       \
   X(C_M16N8, 4, 1, 0, 0, 1, 8, 0, 2, 1, 0, 0)     /* c0 c1 row g, c2 c3 row g + 8 */        \
   X(C_M8N8, 2, 1, 0, 0, 0, 0, 0, 2, 1, 0, 0)      /* m8n8k4 .f64 */
 
+/* IR_MMA_FRAG2(name, nelem, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, rs2, rx2, cs2, cx2):
+ * the layouts whose row or column has a second static term,
+ *     row += ((i >> rs2) & 1) * rx2,  col += ((i >> cs2) & 1) * cx2
+ * (rx2 = 0 / cx2 = 0: none), and the sub-byte and .f64 layouts of the
+ * sm_75 / sm_80 / sm_90 forms (PTX ISA 9.7.14.5.3-5.13). */
+#define IR_MMA_FRAGS2(X)                                                                              \
+  X(A_I8_M8K16, 4, 1, 0, 0, 0, 0, 0, 4, 3, 0, 0, 0, 0, 0, 0)    /* m8n8k16 .s8/.u8: row g, col 4t + i */   \
+  X(A_I4_M8K32, 8, 1, 0, 0, 0, 0, 0, 8, 7, 0, 0, 0, 0, 0, 0)    /* m8n8k32 .s4/.u4: row g, col 8t + i */   \
+  X(B_I4_K32, 8, 0, 8, 7, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)      /* m8n8k32, m16n8k32 .s4/.u4: row 8t + i */ \
+  X(A_I4_K32, 16, 1, 0, 0, 3, 8, 0, 8, 7, 0, 0, 0, 0, 0, 0)     /* m16n8k32 .s4/.u4: a8..a15 row g + 8 */  \
+  X(A_I4_K64, 32, 1, 0, 0, 3, 8, 0, 8, 7, 4, 32, 0, 0, 0, 0)    /* m16n8k64 .s4/.u4 (9.7.14.5.11) */      \
+  X(B_I4_K64, 16, 0, 8, 7, 3, 32, 1, 0, 0, 0, 0, 0, 0, 0, 0)    /* b8..b15 row 8t + (i & 7) + 32 */       \
+  X(A_B1_M8K128, 32, 1, 0, 0, 0, 0, 0, 32, 31, 0, 0, 0, 0, 0, 0) /* m8n8k128 .b1: col 32t + i */          \
+  X(B_B1_K128, 32, 0, 32, 31, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)  /* m8n8k128, m16n8k128 .b1 */              \
+  X(A_B1_K128, 64, 1, 0, 0, 5, 8, 0, 32, 31, 0, 0, 0, 0, 0, 0)  /* m16n8k128 .b1: a32..a63 row g + 8 */   \
+  X(A_B1_K256, 128, 1, 0, 0, 5, 8, 0, 32, 31, 6, 128, 0, 0, 0, 0) /* m16n8k256 .b1 (9.7.14.5.13) */      \
+  X(B_B1_K256, 64, 0, 32, 31, 5, 128, 1, 0, 0, 0, 0, 0, 0, 0, 0)                                         \
+  X(A_F64_K16, 8, 1, 0, 0, 0, 8, 0, 1, 0, 1, 4, 0, 0, 2, 8)     /* m16n8k16 .f64: row +8 odd i, col t + 4 (i >> 1) */ \
+  X(B_F64_K16, 4, 0, 1, 0, 0, 4, 1, 0, 0, 0, 0, 1, 8, 0, 0)     /* m16n8k16 .f64: row t + 4i */
+
 typedef enum ir_mma_frag_id {
 #define IR_MMA_FRAG_ENUM(n, ...) IR_MMA_FRAG_##n,
   IR_MMA_FRAGS(IR_MMA_FRAG_ENUM)
+  IR_MMA_FRAGS2(IR_MMA_FRAG_ENUM)
 #undef IR_MMA_FRAG_ENUM
   IR_MMA_FRAG_COUNT
 } ir_mma_frag_id;
@@ -55,23 +74,28 @@ typedef enum ir_mma_frag_id {
 typedef struct ir_mma_frag {
   uint8_t nelem;
   uint8_t rg, rt, rm, rs, rx, cg, ct, cm, cs, cx;
+  uint8_t rs2, rx2, cs2, cx2;   /* IR_MMA_FRAGS2's second terms (0 in IR_MMA_FRAGS's rows) */
 } ir_mma_frag;
 
 static inline const ir_mma_frag *ir_mma_frag_info(ir_mma_frag_id id) {
   static const ir_mma_frag frags[] = {
-#define IR_MMA_FRAG_ROW(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx) {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx},
+#define IR_MMA_FRAG_ROW(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx) {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, 0, 0, 0, 0},
       IR_MMA_FRAGS(IR_MMA_FRAG_ROW)
 #undef IR_MMA_FRAG_ROW
+#define IR_MMA_FRAG_ROW2(n, ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, rs2, rx2, cs2, cx2) \
+  {ne, rg, rt, rm, rs, rx, cg, ct, cm, cs, cx, rs2, rx2, cs2, cx2},
+      IR_MMA_FRAGS2(IR_MMA_FRAG_ROW2)
+#undef IR_MMA_FRAG_ROW2
   };
   return &frags[id];
 }
 
 /* The static parts of element i's coordinates (what g and t do not add). */
 static inline unsigned ir_mma_row0(const ir_mma_frag *f, unsigned i) {
-  return (i & f->rm) + ((i >> f->rs) & 1u) * f->rx;
+  return (i & f->rm) + ((i >> f->rs) & 1u) * f->rx + ((i >> f->rs2) & 1u) * f->rx2;
 }
 static inline unsigned ir_mma_col0(const ir_mma_frag *f, unsigned i) {
-  return (i & f->cm) + ((i >> f->cs) & 1u) * f->cx;
+  return (i & f->cm) + ((i >> f->cs) & 1u) * f->cx + ((i >> f->cs2) & 1u) * f->cx2;
 }
 /* Row and column of element i held by the thread with %laneid lane. */
 static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, unsigned *row, unsigned *col) {
@@ -85,8 +109,11 @@ static inline void ir_mma_elem(const ir_mma_frag *f, unsigned lane, unsigned i, 
  * in a byte (9.7.14.5.10: "four .e4m3 / .e5m2 / .e3m2 / .e2m3 / .e2m1
  * elements" per register; the fp6 value in bits 5..0, the fp4 one in bits
  * 5..2, the other bits padding).  F4: .e2m1 packed eight to a register, the
- * block-scaled m16n8k64 (.kind::mxf4, .kind::mxf4nvf4). */
-typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64, IR_MMA_F4 } ir_mma_class;
+ * block-scaled m16n8k64 (.kind::mxf4, .kind::mxf4nvf4).  I4: .s4/.u4, eight
+ * to a register; B1: .b1, 32 to a register. */
+typedef enum ir_mma_class {
+  IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MMA_F64, IR_MMA_F4, IR_MMA_I4, IR_MMA_B1
+} ir_mma_class;
 
 /* IR_MMA_FORM(shape, class, M, N, K, A, B, C): the mma.sync forms this
  * project runs (all .row.col).  The accumulator types: f32 or f16 for the
@@ -102,13 +129,27 @@ typedef enum ir_mma_class { IR_MMA_F16, IR_MMA_TF32, IR_MMA_I8, IR_MMA_F8, IR_MM
   X(M16N8K16, I8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
   X(M16N8K32, F8, 16, 8, 32, A_I8_K32, B_I8_K32, C_M16N8)                \
   X(M16N8K16, F8, 16, 8, 16, A_I8_K16, B_I8_K16, C_M16N8)                \
-  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)                   \
-  X(M16N8K64, F4, 16, 8, 64, A_F4_K64, B_F4_K64, C_M16N8)
+  X(M8N8K4, F64, 8, 8, 4, A_F64_K4, B_F64_K4, C_M8N8)                    \
+  /* sm_75 / sm_80: Turing's int8 and the sub-byte forms (9.7.14.5.3-5.5, 5.10-5.13) */ \
+  X(M8N8K16, I8, 8, 8, 16, A_I8_M8K16, B_I8_K16, C_M8N8)                 \
+  X(M8N8K32, I4, 8, 8, 32, A_I4_M8K32, B_I4_K32, C_M8N8)                 \
+  X(M16N8K32, I4, 16, 8, 32, A_I4_K32, B_I4_K32, C_M16N8)                \
+  X(M16N8K64, I4, 16, 8, 64, A_I4_K64, B_I4_K64, C_M16N8)                \
+  X(M8N8K128, B1, 8, 8, 128, A_B1_M8K128, B_B1_K128, C_M8N8)             \
+  X(M16N8K128, B1, 16, 8, 128, A_B1_K128, B_B1_K128, C_M16N8)            \
+  X(M16N8K256, B1, 16, 8, 256, A_B1_K256, B_B1_K256, C_M16N8)            \
+  /* sm_90's .f64 shapes: the tf32 layouts of k4 and k8 (9.7.14.5.6-7), k16 its own (5.8) */ \
+  X(M16N8K4, F64, 16, 8, 4, A_TF32_K4, B_TF32_K4, C_M16N8)               \
+  X(M16N8K8, F64, 16, 8, 8, A_TF32_K8, B_TF32_K8, C_M16N8)               \
+  X(M16N8K16, F64, 16, 8, 16, A_F64_K16, B_F64_K16, C_M16N8)            \
+  /* sm_120a: the block-scaled .e2m1 m16n8k64 (.kind::mxf4, .kind::mxf4nvf4): the .s4 layout (9.7.14.5.12) */ \
+  X(M16N8K64, F4, 16, 8, 64, A_I4_K64, B_I4_K64, C_M16N8)
 
 typedef struct ir_mma_form {
   uint8_t shape;        /* ir_shape */
   uint8_t cls;          /* ir_mma_class */
-  uint8_t m, n, k;
+  uint8_t m, n;
+  uint16_t k;           /* up to 256 (.b1) */
   uint8_t a, b, c;      /* ir_mma_frag_id */
 } ir_mma_form;
 
@@ -121,6 +162,8 @@ static inline int ir_mma_class_of(ir_type t) {
   case ir_type_e4m3: case ir_type_e5m2: return IR_MMA_F8;
   case ir_type_e3m2: case ir_type_e2m3: case ir_type_e2m1: return IR_MMA_F8;
   case ir_type_f64: return IR_MMA_F64;
+  case ir_type_s4: case ir_type_u4: return IR_MMA_I4;
+  case ir_type_b1: return IR_MMA_B1;
   default: return -1;
   }
 }
@@ -132,6 +175,8 @@ static inline unsigned ir_mma_elem_bits(ir_type t) {
   case ir_type_s8: case ir_type_u8: case ir_type_e4m3: case ir_type_e5m2: return 8;
   case ir_type_e3m2: case ir_type_e2m3: case ir_type_e2m1: return 8;   /* kind::f8f6f4's containers */
   case ir_type_f64: return 64;
+  case ir_type_s4: case ir_type_u4: return 4;
+  case ir_type_b1: return 1;
   default: return 32;
   }
 }
@@ -188,6 +233,56 @@ static inline const ir_mma_form *ir_mma_form_of(unsigned shape, int cls) {
   return NULL;
 }
 
+/* Volta's mma.sync.aligned.m8n8k4.{row,col}.{row,col}.{f16,f32}.f16.f16.{f16,f32}
+ * (PTX ISA 9.7.14.5.1): four independent 8x8x4 products, one per quad-pair
+ * (block q = (L >> 2) & 3: lanes 4q .. 4q + 3 and 16 + 4q .. 16 + 4q + 3).
+ * With t = L % 4 and h = L >> 4 (the low or high group), element i of
+ *   A .row: row t + 4h, col i          A .col: row i + 4h, col t
+ *   B .row: row t, col i + 4h          B .col: row i, col t + 4h
+ *   C/D .f16 (c0..c7 in four .f16x2): row t + 4h, col i
+ *   C/D .f32 (c0..c7): row (L & 1) + (i & 2) + 4h, col (i & 4) + (L & 2) + (i & 1)
+ * A and B: two .f16x2 registers (a0..a3).  Not of the g/t shape of
+ * IR_MMA_FRAGS: these functions are the layouts' one statement. */
+static inline bool ir_mma_is_m8n8k4_f16(const ir_instr *i) {
+  return i->op == ir_op_mma && i->mods.shape == IR_SHAPE_M8N8K4 && (ir_type)i->type2 == ir_type_f16;
+}
+static inline void ir_mma_m8n8k4_ab(bool is_b, bool row_major, unsigned lane, unsigned i, unsigned *row,
+                                    unsigned *col) {
+  unsigned t = lane & 3, h = (lane >> 4) & 1, x = t + 4 * h, y = i + 4 * h;
+  if (!is_b) *row = row_major ? x : y, *col = row_major ? i : t;
+  else *row = row_major ? t : i, *col = row_major ? y : x;
+}
+static inline void ir_mma_m8n8k4_cd(bool f32, unsigned lane, unsigned i, unsigned *row, unsigned *col) {
+  unsigned h = (lane >> 4) & 1;
+  if (!f32) *row = (lane & 3) + 4 * h, *col = i;
+  else *row = (lane & 1) + (i & 2) + 4 * h, *col = (i & 4) + (lane & 2) + (i & 1);
+}
+/* A's and B's layout: .row (true) or .col, from mods.layout (A's first). */
+static inline bool ir_mma_a_row(const ir_instr *i) {
+  return i->mods.layout == IR_LAYOUT_ROW_ROW || i->mods.layout == IR_LAYOUT_ROW_COL;
+}
+static inline bool ir_mma_b_row(const ir_instr *i) {
+  return i->mods.layout == IR_LAYOUT_ROW_ROW || i->mods.layout == IR_LAYOUT_COL_ROW;
+}
+
+/* m8n8k4 .f16: the checks of ir_mma_find, and its form (whose fragment
+ * ids mean nothing: callers take ir_mma_is_m8n8k4_f16 first). */
+static inline const ir_mma_form *ir_mma_find_m8n8k4_f16(const ir_instr *i, const char **w) {
+  static const ir_mma_form volta = {IR_SHAPE_M8N8K4, IR_MMA_F16, 8, 8, 4, 0, 0, 0};
+  ir_type d = (ir_type)i->type, b = (ir_type)i->type3, c = (ir_type)i->type4;
+  unsigned nc = c == ir_type_f32 ? 8 : 4, nd = d == ir_type_f32 ? 8 : 4;
+  if (b != ir_type_f16) *w = "the A and B types do not match";
+  else if ((d != ir_type_f16 && d != ir_type_f32) || (c != ir_type_f16 && c != ir_type_f32) ||
+           (c == ir_type_f32 && d != ir_type_f32))   /* ptxas 13: ".dtype must be '.f32' when .ctype is '.f32'" */
+    *w = "the accumulator types do not fit the inputs";
+  else if (!i->mods.layout || i->mods.layout == IR_LAYOUT_ROW || i->mods.layout == IR_LAYOUT_COL)
+    *w = "the layout is not .row/.col for A and B";
+  else if (i->mods.satfinite || i->mods.rnd || i->mods.boolop) *w = "m8n8k4 .f16 takes no .satfinite, rounding or .b1 operation";
+  else if (i->nsrc != 2u + 2u + nc || i->ndst != nd) *w = "the register counts do not fit the shape";
+  else return &volta;
+  return NULL;
+}
+
 /* The form of an mma instruction (type = D, type2 = A, type3 = B,
  * type4 = C), or NULL with *why saying what is not supported.  Checks the
  * layouts, the type combination and the operand counts. */
@@ -199,6 +294,11 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
             b == ir_type_e2m3 || b == ir_type_e2m1;
   if (cl == IR_MMA_F8 && i->mods.shape == IR_SHAPE_M16N8K64) cl = IR_MMA_F4;
   const char *w = NULL;
+  if (ir_mma_is_m8n8k4_f16(i)) {
+    const ir_mma_form *v = ir_mma_find_m8n8k4_f16(i, &w);
+    if (why) *why = w;
+    return v;
+  }
   const ir_mma_form *f = ir_mma_form_of(i->mods.shape, cl);
   if (!f) w = "no form of this shape has these input types";
   else if (kind && cl != IR_MMA_F8 && cl != IR_MMA_F4) w = ".kind needs fp8, fp6 or fp4 inputs";
@@ -211,7 +311,7 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   else if (kind && (f6 || kind != IR_MMAKIND_F8F6F4) && (d != ir_type_f32 || c != ir_type_f32))
     w = "fp6, fp4 and block-scaled inputs need .f32 accumulators";
   else if (i->mods.layout != IR_LAYOUT_ROW_COL) w = "the layout is not .row.col";
-  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8) ? ir_mma_class_of(b) != cl : cl != IR_MMA_F4 && b != a)
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_F8 || cl == IR_MMA_I4) ? ir_mma_class_of(b) != cl : cl != IR_MMA_F4 && b != a)
     w = "the A and B types do not match";
   else if ((cl == IR_MMA_F16 || cl == IR_MMA_F8) &&
            !((d == ir_type_f32 || d == ir_type_f16) && (c == ir_type_f32 || c == ir_type_f16)))
@@ -219,9 +319,12 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   else if (cl == IR_MMA_F16 && a == ir_type_bf16 && (d != ir_type_f32 || c != ir_type_f32))
     w = "bf16 needs .f32 accumulators";
   else if (cl == IR_MMA_TF32 && (d != ir_type_f32 || c != ir_type_f32)) w = "the accumulator types do not fit the inputs";
-  else if (cl == IR_MMA_I8 && (d != ir_type_s32 || c != ir_type_s32)) w = "the accumulator types do not fit the inputs";
+  else if ((cl == IR_MMA_I8 || cl == IR_MMA_I4 || cl == IR_MMA_B1) && (d != ir_type_s32 || c != ir_type_s32))
+    w = "the accumulator types do not fit the inputs";
   else if (cl == IR_MMA_F64 && (d != ir_type_f64 || c != ir_type_f64)) w = "the accumulator types do not fit the inputs";
-  else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite needs integer inputs";
+  else if (i->mods.satfinite && cl != IR_MMA_I8 && cl != IR_MMA_I4) w = ".satfinite needs integer inputs";
+  else if (cl == IR_MMA_B1 ? i->mods.boolop != IR_BOOL_AND && i->mods.boolop != IR_BOOL_XOR : i->mods.boolop != 0)
+    w = cl == IR_MMA_B1 ? ".b1 needs .and.popc or .xor.popc" : ".and/.xor go with .b1 only";
   else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "only .f64 takes a rounding modifier (.rn)";
   else {
     unsigned na = ir_mma_ab_nregs(f, ir_mma_frag_info(f->a)->nelem, a);

@@ -115,6 +115,9 @@ ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, lower_mma_scale
  * WMMA rows of ir/ir_amd_matrix.def) and the shuffles between NVIDIA's and
  * AMD's layouts; false (nothing built) where target has no such scheme. */
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target);
+struct ir_mma_form;
+/* Whether lower_mma_amd has a scheme for form f with A/B elements of type ta on target. */
+bool lower_mma_amd_fits(const struct ir_mma_form *f, ir_type ta, const char *target);
 
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says

@@ -7,7 +7,10 @@
  *   mma.sync.aligned.<shape>.row.col (the forms of ir/ir_mma.h)        (9.7.14.5.14):
  *     m16n8k16/m16n8k8 .f16/.bf16 -> .f32/.f16, m16n8k8/m16n8k4 .tf32 -> .f32,
  *     m16n8k32/m16n8k16 .s8/.u8 -> .s32 (.satfinite), m16n8k32/m16n8k16
- *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64
+ *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64, m16n8k4/k8/k16 .f64 (sm_90),
+ *     m8n8k16 .s8/.u8 and m8n8k32/m16n8k32/m16n8k64 .s4/.u4 -> .s32
+ *     (.satfinite), m8n8k128/m16n8k128/m16n8k256 .b1 .and.popc/.xor.popc,
+ *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4)
  *
  * Each becomes, in every thread, full-warp shfl.sync.idx ops (which
  * lower_warps, the next pass, maps onto the wave: ds_bpermute inside the
@@ -48,6 +51,9 @@
  * emulator's order (emu/emu_matrix.c); SF_A of the thread's row shuffled
  * from lane 4g + 2 thread-id-a + (row >= 8), SF_B of its column from lane
  * 4n + thread-id-b, the byte byte-id + j (ir/ir_mma.h).
+ * are shuffled (f8_to_f32, a_elem).  .s4/.u4: each shuffled register's
+ * nibbles widened to bytes (lower_mma_widen4), then dp4a as .s8/.u8.
+ * .b1: popc of the and/xor of a shuffled A and B register (32 k each).
  *
  * Correct, not fast: an m16n8k16 is 32 shuffles and 64 fma per thread
  * where the hardware has one instruction, so the forms that have MFMA
@@ -56,7 +62,7 @@
  *
  * wmma.* reaches here as mma.sync (lower_wmma.c, the pass before).
  * What is not expanded here (sub-byte wmma, mma.sp, wgmma.*, other mma shapes and
- * types, other ldmatrix shapes) is reported with the instruction, the
+ * types such as sm_120's .kind::f8f6f4, other ldmatrix shapes) is reported with the instruction, the
  * kernel, its position and the target.
  */
 #include <string.h>
@@ -205,9 +211,9 @@ static bool lower_movmatrix(ir_builder *b, ir_instr *i, ir_value **out) {
 }
 
 /* ---- mma -------------------------------------------------------------------- */
-#define MMA_MAX_REGS 4
-#define MMA_MAX_WORDS 64
-#define MMA_MAX_ELEMS 32   /* A of m16n8k64 .e2m1 */   /* 16 A + 32 B shuffled words, 4 C registers */
+#define MMA_MAX_REGS 8     /* m16n8k16 .f64: 8 A registers */
+#define MMA_MAX_WORDS 64   /* 16 A + 32 B shuffled words, 4 C registers */
+#define MMA_MAX_ELEMS 32   /* A of m16n8k64 .e2m1 */
 
 typedef struct mma_ctx {
   ir_builder *b;
@@ -220,6 +226,8 @@ typedef struct mma_ctx {
   /* shuffled registers: A by (register, source thread s), B by (register,
    * s, the static part of the column c0) */
   ir_value *ash[MMA_MAX_REGS][4], *bsh[MMA_MAX_REGS][4][2];
+  /* .s4/.u4: a shuffled register's nibbles widened to bytes, by half */
+  ir_value *awide[MMA_MAX_REGS][4][2], *bwide[MMA_MAX_REGS][4][2][2];
   ir_value *aval[MMA_MAX_ELEMS][4], *bval[MMA_MAX_ELEMS][4][2];
   ir_value *bcol[2];        /* 4 (ct t + c0): the first lane holding column ct t + c0 of B */
   ir_value *aown[MMA_MAX_ELEMS], *bown[MMA_MAX_ELEMS];   /* e4m3/e5m2: the thread's own elements, widened before the shuffle */
@@ -452,6 +460,30 @@ ir_value *lower_mma_scale_term(ir_builder *b, const ir_instr *i, lower_mma_scale
   return ir_convert(b, ir_type_f32, ir_type_f64, t, .rnd = IR_RND_RN);
 }
 
+/* Nibbles 4h .. 4h + 3 of w (.s4 or .u4 elements, low first) as four
+ * bytes (.s8 or .u8, the same values): spread to bytes by two
+ * shift-or-mask steps, then for .s4 bit 3 of each nibble copied into the
+ * byte's high four bits (x | (x >> 3 & 1) * 0xf0 per byte: no carry
+ * between bytes).  Exact; lets dp4a and the s8 routes take .s4/.u4. */
+static ir_value *lower_mma_widen4(ir_builder *b, ir_value *w, unsigned h, bool sgn) {
+  ir_value *t = and32(b, h ? shr32(b, w, 16) : w, 0xffffu);
+  t = and32(b, lower_alu(b, ir_op_or, ir_type_b32, t, shl32(b, t, 8)), 0x00ff00ffu);
+  t = and32(b, lower_alu(b, ir_op_or, ir_type_b32, t, shl32(b, t, 4)), 0x0f0f0f0fu);
+  if (!sgn) return t;
+  ir_value *s = lower_alu(b, ir_op_mul, ir_type_u32, and32(b, shr32(b, t, 3), 0x01010101u), imm(b, 0xf0));
+  return lower_alu(b, ir_op_or, ir_type_b32, t, s);
+}
+
+static ir_value *a_wide(mma_ctx *X, unsigned reg, unsigned s, unsigned h) {
+  if (!X->awide[reg][s][h]) X->awide[reg][s][h] = lower_mma_widen4(X->b, a_reg(X, reg, s), h, X->ta == ir_type_s4);
+  return X->awide[reg][s][h];
+}
+static ir_value *b_wide(mma_ctx *X, unsigned reg, unsigned s, unsigned c0, unsigned h) {
+  if (!X->bwide[reg][s][c0][h])
+    X->bwide[reg][s][c0][h] = lower_mma_widen4(X->b, b_reg(X, reg, s, c0), h, X->tb == ir_type_s4);
+  return X->bwide[reg][s][c0][h];
+}
+
 static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *diag) {
   mma_ctx X = {.b = b, .i = i};
   X.f = ir_mma_find(i, NULL);
@@ -461,11 +493,12 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   X.td = (ir_type)i->type, X.ta = (ir_type)i->type2, X.tb = (ir_type)i->type3, X.tc = (ir_type)i->type4;
   X.na = ir_mma_ab_nregs(X.f, X.fa->nelem, X.ta), X.nb = ir_mma_ab_nregs(X.f, X.fb->nelem, X.tb);
   X.aper = X.f->cls == IR_MMA_F4 ? 8 : per_reg(X.ta), X.bper = X.f->cls == IR_MMA_F4 ? 8 : per_reg(X.tb);
-  PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS && X.fa->nelem <= MMA_MAX_ELEMS &&
-            X.fb->nelem <= MMA_MAX_ELEMS);
+  bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64, i4 = X.f->cls == IR_MMA_I4, b1 = X.f->cls == IR_MMA_B1;
+  /* aval/bval (f16/tf32/f8/f4/f64 elements) hold MMA_MAX_ELEMS; i4 and b1 go by register */
+  PW_ASSERT(X.na <= MMA_MAX_REGS && X.nb <= MMA_MAX_REGS &&
+            ((X.fa->nelem <= MMA_MAX_ELEMS && X.fb->nelem <= MMA_MAX_ELEMS) || i4 || b1));
   X.lane = laneid(b);
   X.t = and32(b, X.lane, 3);
-  bool i8 = X.f->cls == IR_MMA_I8, f64 = X.f->cls == IR_MMA_F64;
   /* k outermost, the thread's elements inside: each element's sum is still
    * one chain in k order from C (the emulator's order), but the A and B
    * values of one k are used by the elements that need them and then die.
@@ -476,13 +509,14 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   ir_value *acc[4];
   for (unsigned e = 0; e < X.fc->nelem; e++) {
     PW_ASSERT(ir_mma_col0(X.fc, e) < 2);
-    acc[e] = i8 ? imm(b, 0) : c_elem(&X, e);
+    acc[e] = i8 || i4 || b1 ? imm(b, 0) : c_elem(&X, e);
   }
   unsigned nblk = ir_mma_scale_vec(i->mods.mmakind), bk = nblk ? X.f->k / nblk : 0;
   ir_value *part[4];   /* block scaling: the block's sum, from 0 */
   lower_mma_scale_words sw = {.lane = X.lane};
   for (unsigned e = 0; e < X.fc->nelem && nblk; e++) part[e] = imm(b, 0);
-  for (unsigned k = 0; k < X.f->k; k += i8 ? 4 : 1) {
+  /* .s8/.u8 and (widened) .s4/.u4: four k per dp4a; .b1: a register's 32 k per popc */
+  for (unsigned k = 0; k < X.f->k; k += i8 || i4 ? 4 : b1 ? 32 : 1) {
     for (unsigned e = 0; e < X.fc->nelem; e++) {
       unsigned r0 = ir_mma_row0(X.fc, e), c0 = ir_mma_col0(X.fc, e);
       unsigned ia, sa, ib, sb;
@@ -490,7 +524,20 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
         lower_error(diag, i, "mma: no fragment element for k = %u (layout table)", k);
         return false;
       }
-      if (i8) {
+      if (b1) {
+        /* .and.popc / .xor.popc (PTX ISA 9.7.14.5.14): 32 k at once,
+         * register ia / 32 of A and ib / 32 of B (ir_mma.h: col/row 32t + (i & 31) + ...) */
+        PW_ASSERT(ia % 32 == 0 && ib % 32 == 0);
+        ir_value *ab = lower_alu(b, i->mods.boolop == IR_BOOL_XOR ? ir_op_xor : ir_op_and, ir_type_b32,
+                                 a_reg(&X, ia / 32, sa), b_reg(&X, ib / 32, sb, c0));
+        acc[e] = lower_alu(b, ir_op_add, ir_type_u32, acc[e], ir_alu1(b, ir_op_popc, ir_type_b32, ab));
+      } else if (i4) {
+        /* eight k per register (col/row 8t + (i & 7) + ...): half (ia % 8) / 4 widened to bytes */
+        PW_ASSERT(ia % 4 == 0 && ib % 4 == 0);
+        acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_wide(&X, ia / 8, sa, (ia % 8) / 4),
+                         b_wide(&X, ib / 8, sb, c0, (ib % 8) / 4), acc[e],
+                         .signed_a = X.ta == ir_type_s4, .signed_b = X.tb == ir_type_s4);
+      } else if (i8) {
         /* four consecutive k in one register of A and of B (ir_mma.h: col/row = 4t + (i & 3) + ...) */
         PW_ASSERT(ia % 4 == 0 && ib % 4 == 0);
         acc[e] = ir_alu3(b, ir_op_dp4a, ir_type_s32, a_reg(&X, ia / 4, sa), b_reg(&X, ib / 4, sb, c0), acc[e],
@@ -509,7 +556,7 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
       }
     }
   }
-  if (i8)
+  if (i8 || i4 || b1)
     for (unsigned e = 0; e < X.fc->nelem; e++)
       acc[e] = ir_alu2(b, ir_op_add, ir_type_s32, c_elem(&X, e), acc[e], .sat = i->mods.satfinite);
   if (X.td == ir_type_f16) {
@@ -519,6 +566,242 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
   } else {
     for (unsigned j = 0; j < i->ndst; j++) out[j] = acc[j];
   }
+  return true;
+}
+
+/* ---- Volta's m8n8k4 .f16 ------------------------------------------------------ */
+/* Thread L computes its own eight D elements (ir_mma.h's layouts), each
+ * acc = C; acc = fma.rn.f32(A[r][k], B[k][c], acc) for k = 0..3 (f16
+ * widened exactly, as the emulator's dot()), D rounded to f16 once.  Every
+ * element it needs (A[r][k], B[k][c], and C[r][c] when C's layout is not
+ * D's) lies in a lane of its own quad-pair; for each need the source lane,
+ * register and half are computed for all 32 lanes from the layout
+ * functions and expressed in %laneid bits: the source lane is (L & keep) |
+ * const (every need here keeps the quad-pair's bits and replaces or keeps
+ * the others), the register and half constants or single lane bits.  One
+ * shuffle per distinct (source, register), a select where the register
+ * depends on the lane.  For .row A (.col B) with .f16 D the thread's own
+ * registers hold its row (column) and no shuffle is built. */
+typedef struct vneed {
+  uint32_t keep, cst;           /* source lane = (L & keep) | cst */
+  int8_t regbit[3];             /* register bit j = lane bit regbit[j], or (-1) bit j of regcst */
+  uint8_t regcst;
+  int8_t halfbit;               /* half = lane bit halfbit, or (-1) halfcst */
+  uint8_t halfcst;
+} vneed;
+
+typedef struct vctx {
+  ir_builder *b;
+  ir_instr *i;
+  ir_value *lane;
+  struct { unsigned first; uint32_t keep, cst; unsigned reg; ir_value *v; } words[64];
+  unsigned nwords;
+} vctx;
+
+/* The bits of lane value f(L) (L = 0..31) as lane bits or constants; false if one is neither. */
+static bool v_bits(const uint8_t *f, unsigned nbits, int8_t *bit, uint8_t *cst) {
+  *cst = 0;
+  for (unsigned o = 0; o < nbits; o++) {
+    bit[o] = -2;
+    for (int q = -1; q < 5 && bit[o] == -2; q++) {
+      bool ok = true;
+      unsigned v0 = (f[0] >> o) & 1;
+      for (unsigned L = 0; L < 32 && ok; L++)
+        ok = ((f[L] >> o) & 1) == (q < 0 ? v0 : (L >> q) & 1);
+      if (ok) bit[o] = (int8_t)q, *cst |= (uint8_t)(q < 0 ? v0 << o : 0);
+    }
+    if (bit[o] == -2) return false;
+  }
+  return true;
+}
+
+static bool v_need(const uint8_t *src, const uint8_t *reg, const uint8_t *half, vneed *n) {
+  int8_t sb[5];
+  uint8_t sc;
+  if (!v_bits(src, 5, sb, &sc)) return false;
+  n->keep = n->cst = 0;
+  for (unsigned o = 0; o < 5; o++) {
+    if (sb[o] >= 0 && sb[o] != (int8_t)o) return false;   /* a lane bit moved: not (L & keep) | cst */
+    if (sb[o] >= 0) n->keep |= 1u << o;
+  }
+  n->cst = sc;
+  return v_bits(reg, 3, n->regbit, &n->regcst) && v_bits(half, 1, &n->halfbit, &n->halfcst);
+}
+
+/* Register reg (operand first + reg) of the lane (L & keep) | cst. */
+static ir_value *v_word(vctx *V, unsigned first, const vneed *n, unsigned reg) {
+  for (unsigned k = 0; k < V->nwords; k++)
+    if (V->words[k].first == first && V->words[k].keep == n->keep && V->words[k].cst == n->cst && V->words[k].reg == reg)
+      return V->words[k].v;
+  ir_builder *b = V->b;
+  ir_value *v = V->i->src[first + reg];
+  if (n->keep != 0x1f) {   /* another lane: shuffle (the whole warp takes part) */
+    ir_value *src = lower_alu(b, ir_op_or, ir_type_b32, and32(b, V->lane, n->keep), imm(b, n->cst));
+    v = shfl32(b, v, src);
+  }
+  PW_ASSERT(V->nwords < 64);
+  V->words[V->nwords].first = first, V->words[V->nwords].keep = n->keep, V->words[V->nwords].cst = n->cst;
+  V->words[V->nwords].reg = reg, V->words[V->nwords++].v = v;
+  return v;
+}
+
+/* The needed element as an f32 (f16 halves widened; f32 C registers as they are). */
+static ir_value *v_fetch(vctx *V, unsigned first, bool f16, const vneed *n) {
+  ir_builder *b = V->b;
+  ir_value *w = NULL;
+  for (unsigned r = 0; r < 8; r++) {   /* the registers the lane bits can select */
+    bool fits = true;
+    ir_value *p = NULL;
+    for (unsigned j = 0; j < 3; j++) {
+      unsigned bit = (r >> j) & 1;
+      if (n->regbit[j] < 0) fits = fits && bit == ((n->regcst >> j) & 1u);
+    }
+    if (!fits) continue;
+    for (unsigned j = 0; j < 3; j++) {
+      if (n->regbit[j] < 0) continue;
+      ir_value *lb = and32(b, shr32(b, V->lane, (uint32_t)n->regbit[j]), 1);
+      ir_value *e = lower_setp(b, IR_CMP_EQ, ir_type_u32, lb, imm(b, (r >> j) & 1));
+      p = p ? lower_alu(b, ir_op_and, ir_type_pred, p, e) : e;
+    }
+    ir_value *v = v_word(V, first, n, r);
+    w = !w ? v : lower_selp(b, ir_type_b32, v, w, p);
+  }
+  if (!f16) return w;
+  ir_value *lo, *hi;
+  unpack16(b, w, &lo, &hi);
+  ir_value *h;
+  if (n->halfbit < 0) h = n->halfcst ? hi : lo;
+  else {
+    ir_value *p = lower_setp(b, IR_CMP_NE, ir_type_u32, and32(b, shr32(b, V->lane, (uint32_t)n->halfbit), 1), imm(b, 0));
+    h = lower_selp(b, ir_type_b16, hi, lo, p);
+  }
+  return f16_to_f32(b, h);
+}
+
+static bool lower_mma_m8n8k4(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *diag) {
+  vctx V = {.b = b, .i = i, .lane = laneid(b)};
+  bool arow = ir_mma_a_row(i), brow = ir_mma_b_row(i);
+  bool cf32 = (ir_type)i->type4 == ir_type_f32, df32 = (ir_type)i->type == ir_type_f32;
+  ir_value *acc[8];
+  for (unsigned e = 0; e < 8; e++) {
+    uint8_t src[32], reg[32], half[32];
+    vneed n;
+    /* C[r][c] of the thread's D element e, from C's layout */
+    for (unsigned L = 0; L < 32; L++) {
+      unsigned r, c, rr, cc;
+      ir_mma_m8n8k4_cd(df32, L, e, &r, &c);
+      src[L] = 0xff;
+      for (unsigned l2 = 0; l2 < 32 && src[L] == 0xff; l2++)
+        for (unsigned e2 = 0; e2 < 8; e2++) {
+          ir_mma_m8n8k4_cd(cf32, l2, e2, &rr, &cc);
+          if (((l2 >> 2) & 3) == ((L >> 2) & 3) && rr == r && cc == c) {
+            src[L] = (uint8_t)l2, reg[L] = (uint8_t)(cf32 ? e2 : e2 / 2), half[L] = (uint8_t)(cf32 ? 0 : e2 % 2);
+            break;
+          }
+        }
+    }
+    if (!v_need(src, reg, half, &n)) goto fail;
+    acc[e] = v_fetch(&V, 4, !cf32, &n);
+  }
+  for (unsigned k = 0; k < 4; k++)
+    for (unsigned e = 0; e < 8; e++) {
+      ir_value *ab[2];
+      for (unsigned o = 0; o < 2; o++) {
+        uint8_t src[32], reg[32], half[32];
+        vneed n;
+        for (unsigned L = 0; L < 32; L++) {
+          unsigned r, c, rr, cc;
+          ir_mma_m8n8k4_cd(df32, L, e, &r, &c);
+          src[L] = 0xff;
+          for (unsigned l2 = 0; l2 < 32 && src[L] == 0xff; l2++)
+            for (unsigned e2 = 0; e2 < 4; e2++) {
+              ir_mma_m8n8k4_ab(o == 1, o ? brow : arow, l2, e2, &rr, &cc);
+              if (((l2 >> 2) & 3) == ((L >> 2) & 3) && (o ? rr == k && cc == c : rr == r && cc == k)) {
+                src[L] = (uint8_t)l2, reg[L] = (uint8_t)(e2 / 2), half[L] = (uint8_t)(e2 % 2);
+                break;
+              }
+            }
+        }
+        if (!v_need(src, reg, half, &n)) goto fail;
+        ab[o] = v_fetch(&V, 2 * o, true, &n);
+      }
+      acc[e] = ir_alu3(b, ir_op_fma, ir_type_f32, ab[0], ab[1], acc[e], .rnd = IR_RND_RN);
+    }
+  if (df32) {
+    for (unsigned e = 0; e < 8; e++) out[e] = acc[e];
+  } else {
+    for (unsigned j = 0; j < 4; j++)
+      out[j] = pack16(b, ir_convert(b, ir_type_f16, ir_type_f32, acc[2 * j], .rnd = IR_RND_RN),
+                      ir_convert(b, ir_type_f16, ir_type_f32, acc[2 * j + 1], .rnd = IR_RND_RN));
+  }
+  return true;
+fail:
+  lower_error(diag, i, "mma.m8n8k4: a fragment element outside the lane functions (layout table)");
+  return false;
+}
+
+/* ---- the m8n8k16 and .s4/.u4 forms on the matrix instructions ------------- */
+/* mma i with other shape, A/B types, registers and .satfinite: an sm_80
+ * .s8/.u8 form that lower_mma_amd takes (a copy of i, not in any block). */
+static bool amd_as(ir_builder *b, const ir_instr *i, unsigned shape, ir_type ta, ir_type tb, ir_value **src,
+                   unsigned nsrc, bool sat, ir_value **out, const char *target) {
+  ir_instr t = *i;
+  t.mods.shape = (uint8_t)shape, t.mods.satfinite = sat;
+  t.type2 = (uint8_t)ta, t.type3 = (uint8_t)tb;
+  t.src = src, t.nsrc = (uint16_t)nsrc, t.ndst = 4;
+  return lower_mma_amd(b, &t, out, target);
+}
+/* A widened .u4 byte is 0..15: the same value read as .s8, which spares
+ * lower_i8's second chain for unsigned operands. */
+static ir_type as_i8(ir_type t) { return t == ir_type_s4 || t == ir_type_u4 ? ir_type_s8 : t; }
+
+/* Turing's m8n8k16 .s8/.u8 and the .s4/.u4 forms through the .s8/.u8
+ * m16n8k16 / m16n8k32 that lower_mma_amd puts on the i8 MFMA or RDNA3's
+ * iu8 WMMA, where the target has one; false (nothing built) otherwise.
+ *   m8n8k16: m16n8k16 with A's rows 8-15 zero (a1 = 0, c2 = c3 = 0), D's
+ *     c0, c1 kept (fragments: PTX ISA 9.7.14.5.3 and 9.7.14.5.9).
+ *   .s4/.u4: each nibble widened to a byte of the same value in its own
+ *     thread (lower_mma_widen4: exact), k renumbered in A and B alike (D
+ *     does not depend on the order of k): a thread's A register (row g or
+ *     g + 8, k 8t .. 8t + 7, 9.7.14.5.4/10/11) is .s8 registers lo (k 8t
+ *     .. + 3) and hi (8t + 4 .. + 7), which m16n8k32 .s8 (9.7.14.5.10) holds
+ *     at k' = 4t .. + 3 (registers 0 / 1: rows g / g + 8) and k' = 16 + 4t ..
+ *     (registers 2 / 3); B register b0 likewise as .s8 registers 0 and 1.
+ *     m8n8k32: that with rows 8-15 zero; m16n8k32: A {lo a0, lo a1, hi a0,
+ *     hi a1}, B {lo b0, hi b0}; m16n8k64: two of those (k 0-31: a0 a1 b0;
+ *     k 32-63: a2 a3 b1) chained from C = 0 without the clamp (|sum| <=
+ *     64 * 15 * 15: exact), then + C wrapping or (.satfinite) clamped. */
+static bool mma_via_s8(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
+  bool sat = i->mods.satfinite;
+  if (!target || !f || !((f->cls == IR_MMA_I8 && f->m == 8) || f->cls == IR_MMA_I4)) return false;
+  const ir_mma_form *via = ir_mma_form_of(f->k == 16 ? IR_SHAPE_M16N8K16 : IR_SHAPE_M16N8K32, IR_MMA_I8);
+  if (!lower_mma_amd_fits(via, as_i8(ta), target)) return false;
+  ir_value *z = imm(b, 0), *d[4];
+  if (f->cls == IR_MMA_I8) {   /* m8n8k16 */
+    ir_value *src[7] = {i->src[0], z, i->src[1], i->src[2], i->src[3], z, z};
+    if (!amd_as(b, i, IR_SHAPE_M16N8K16, ta, tb, src, 7, sat, d, target)) return false;
+    out[0] = d[0], out[1] = d[1];
+    return true;
+  }
+  bool m8 = f->m == 8, sa = ta == ir_type_s4, sb = tb == ir_type_s4;
+  unsigned na = m8 ? 1 : f->k == 64 ? 4 : 2, nb = f->k == 64 ? 2 : 1, nc = m8 ? 2 : 4;
+  ir_value *c[4] = {z, z, z, z};
+  for (unsigned e = 0; e < nc; e++) c[e] = i->src[na + nb + e];
+  unsigned steps = f->k == 64 ? 2 : 1;
+  ir_value *acc[4] = {z, z, z, z};
+  for (unsigned h = 0; h < steps; h++) {
+    ir_value *a0 = i->src[2 * h], *a1 = m8 ? NULL : i->src[2 * h + 1], *b0 = i->src[na + h];
+    ir_value *src[10] = {lower_mma_widen4(b, a0, 0, sa), a1 ? lower_mma_widen4(b, a1, 0, sa) : z,
+                         lower_mma_widen4(b, a0, 1, sa), a1 ? lower_mma_widen4(b, a1, 1, sa) : z,
+                         lower_mma_widen4(b, b0, 0, sb), lower_mma_widen4(b, b0, 1, sb)};
+    for (unsigned e = 0; e < 4; e++) src[6 + e] = steps == 1 ? c[e] : acc[e];
+    if (!amd_as(b, i, IR_SHAPE_M16N8K32, as_i8(ta), as_i8(tb), src, 10, steps == 1 && sat, d, target)) return false;
+    for (unsigned e = 0; e < 4; e++) acc[e] = d[e];
+  }
+  for (unsigned e = 0; e < nc; e++)
+    out[e] = steps == 1 ? acc[e] : ir_alu2(b, ir_op_add, ir_type_s32, c[e], acc[e], .sat = sat);
   return true;
 }
 
@@ -557,7 +840,8 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
-    if (!s->opt->expand_mma && lower_mma_amd(b, i, out, s->target)) return true;
+    if (ir_mma_is_m8n8k4_f16(i)) return lower_mma_m8n8k4(b, i, out, s->opt->diag);
+    if (!s->opt->expand_mma && (mma_via_s8(b, i, out, s->target) || lower_mma_amd(b, i, out, s->target))) return true;
     return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;
   }

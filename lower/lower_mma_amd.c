@@ -16,8 +16,10 @@
  *   mma.sync.aligned.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
  *   as two (one) m16n8k16 .f16 of the bytes widened to f16 in their own
  *   thread (lower_f8).
- * Not here: m8n8k4 .f64 (the f64 MFMA's K and D rows span both halves of
- * the wave: docs/decisions.md), s8 on RDNA4, the other forms.
+ * (m8n8k16 .s8/.u8 and the .s4/.u4 forms reach the i8 rows through the
+ * m16n8 .s8 forms: lower_mma.c, mma_via_s8.)
+ * Not here: the .f64 forms (the f64 MFMA's K and D rows span both halves of
+ * the wave: docs/decisions.md), .b1, Volta's m8n8k4 .f16, the other forms.
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -102,7 +104,7 @@ static int wm_n(const scheme *s, unsigned i) {
   return (i & 7) < 4 ? (int)(4 * (i >> 3) + (i & 7)) : -1;
 }
 static unsigned wm_k(const scheme *s, unsigned k) {
-  if (s->r->layout == IR_AMX_L_WMMA_GFX11) return k;
+  if (s->r->layout != IR_AMX_L_WMMA_GFX12) return k;   /* RDNA3; RDNA4's iu8: a lane's bytes are 4 consecutive k */
   unsigned p = 4 * ((k >> 1) & 1) + 2 * ((k >> 2) & 1) + (k >> 3);
   return 2 * p + (k & 1);
 }
@@ -750,10 +752,15 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
   return true;
 }
 
+bool lower_mma_amd_fits(const ir_mma_form *f, ir_type ta, const char *target) {
+  scheme s;
+  return target && pick(f, ta, target, &s);
+}
+
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
-  if (!target || !f) return false;
+  if (!target || !f || f->m != 16) return false;   /* m8n8 forms: lower_mma.c's mma_via_s8 */
   if (ir_mma_scale_vec(i->mods.mmakind)) return lower_scaled(b, i, f, target, out);
   bool tf32 = f->cls == IR_MMA_TF32, f8 = f->cls == IR_MMA_F8;
   scheme s;

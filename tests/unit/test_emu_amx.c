@@ -53,6 +53,10 @@ static place ab_place(ir_amx_layout lay, unsigned bits, unsigned b, unsigned x, 
     p.gpr = 2 * (k / 8) + (k / 2) % 2;   /* "(2 * floor(k / 8) + (floor(k / 2) % 2))" */
     p.lane[0] = 16 * ((k / 4) % 2) + x;  /* "16 * (floor(k / 4) % 2) + i" */
     break;
+  case IR_AMX_L_WMMA_GFX12_IU8:
+    p.gpr = (k / 4) % 2;                 /* "(floor(k / 4) % 2).[8 * (k % 4) + 7 : 8 * (k % 4)]" */
+    p.lane[0] = 16 * (k / 8) + x;        /* "16 * floor(k / 8) + i" */
+    break;
   }
   return p;
 }
@@ -62,7 +66,7 @@ static place cd_place(ir_amx_layout lay, unsigned b, unsigned i, unsigned j) {
   switch (lay) {
   case IR_AMX_L_MFMA_4X4_16B: p.gpr = i, p.lane[0] = 4 * b + j; break;
   case IR_AMX_L_WMMA_GFX11: p.gpr = i / 2, p.lane[0] = (16 * i) % 32 + j; break;
-  case IR_AMX_L_WMMA_GFX12: p.gpr = i % 8, p.lane[0] = 16 * (i / 8) + j; break;
+  case IR_AMX_L_WMMA_GFX12: case IR_AMX_L_WMMA_GFX12_IU8: p.gpr = i % 8, p.lane[0] = 16 * (i / 8) + j; break;
   }
   return p;
 }
@@ -229,6 +233,8 @@ START_TEST(table_facts) {
   ck_assert_int_eq(ir_amx_find("wave64", ir_type_f16, ir_type_f32, 4, 4, 4), -1);
   ck_assert_int_eq(ir_amx_find("gfx942", ir_type_s8, ir_type_s32, 4, 4, 4), IR_AMX_mfma_i32_4x4x4_16b_i8);
   ck_assert_int_eq(ir_amx_find("gfx1100", ir_type_s8, ir_type_s32, 4, 4, 4), -1);
+  ck_assert_int_eq(ir_amx_find("gfx1201", ir_type_s8, ir_type_s32, 16, 16, 16), IR_AMX_wmma_i32_16x16x16_iu8_gfx12);
+  ck_assert_int_eq(ir_amx_find("gfx1100", ir_type_s8, ir_type_s32, 16, 16, 16), IR_AMX_wmma_i32_16x16x16_iu8);
 }
 END_TEST
 
