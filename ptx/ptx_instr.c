@@ -346,6 +346,13 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     check_shape(p, I, op, d, s);
     check_preds(p, I, op, s);
   }
+  /* shfl and vote without .sync (9.7.9.6, 9.7.13.8): "not supported on
+   * sm_70 or higher starting PTX ISA version 6.4"; ptxas 13 refuses them by
+   * the module's .target and .version (an sm_60 module at 6.4 assembles
+   * for sm_90), and so does this. */
+  if ((op == ir_op_shfl || op == ir_op_vote) && !I->m.sync && p->m->sm >= 70 && p->m->ptx_version >= 64)
+    ptx_fail(p, &I->at, "'%.*s' without .sync is not supported on .target sm_70 and higher from PTX ISA 6.4",
+             (int)I->at.len, I->at.text);
   /* vote.ballot is .b32 and vote.all/.any/.uni are .pred (9.7.13.8): the
    * IR's vote has no other result type (the fuzzer found a .b16 ballot) */
   if (op == ir_op_vote && I->type != ir_type_none) {
