@@ -649,6 +649,31 @@ static void build_call(ptx_parser *p, ins *I) {
       }
     }
   }
+  /* A parameter array of unknown size (a[]) takes a .param array of the
+   * formal's alignment, whose size it has for this call (ptxas 13: "Type
+   * of argument does not match formal parameter" for a register,
+   * "Alignment of argument does not match" for another alignment). */
+  if (callee->kind == O_SYM && !shape && args) {
+    const ir_func *cf = callee->sym->func;
+    for (uint32_t k = 0; k < args->n && k < cf->nparams; k++) {
+      const ir_param *fp = &cf->params[k];
+      if (fp->count || fp->space != IR_SPACE_PARAM_FUNC) continue;
+      const opnd *r = &I->pool[args->first + k];
+      uint32_t align = 0;
+      if (r->kind == O_SYM && r->sym->kind == PTX_SYM_GLOBAL &&
+          (r->sym->global->space == IR_SPACE_PARAM || r->sym->global->space == IR_SPACE_PARAM_FUNC))
+        align = r->sym->global->align;
+      else if (r->kind == O_SYM && r->sym->kind == PTX_SYM_PARAM && r->sym->param->space == IR_SPACE_PARAM_FUNC)
+        align = r->sym->param->align;
+      else
+        ptx_fail(p, &r->tok, "the argument for '%s' of '%.*s' (an array of unknown size) must be a .param variable",
+                 fp->name ? fp->name : "_", (int)callee->tok.len, callee->tok.text);
+      if (align != fp->align)
+        ptx_fail(p, &r->tok, "'%.*s' is aligned to %u bytes: the parameter '%s' of '%.*s' is aligned to %u",
+                 (int)r->tok.len, r->tok.text, align, fp->name ? fp->name : "_", (int)callee->tok.len,
+                 callee->tok.text, fp->align);
+    }
+  }
   /* Return operands that name .param variables are sources (the callee
    * writes them); register return operands are results. */
   uint16_t nret = 0;
