@@ -177,7 +177,7 @@ static void dsts_of(ptx_parser *p, ins *I, const opnd *o, dstlist *d, ir_type df
     return;
   }
   dst_add(p, d, o, dflt);
-  if (o->kind == O_REG && o->var2 != PTX_NONE) {
+  if ((o->kind == O_REG || o->kind == O_SINK) && o->var2 != PTX_NONE) {
     d->var[d->n] = o->var2;
     d->type[d->n++] = ptx_var_type(p, o->var2);
   } else if (o->kind == O_REG && o->var2 == PTX_NONE && o->tok.kind == PTX_TOK_IDENT) {

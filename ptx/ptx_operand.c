@@ -271,6 +271,12 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
   }
   if (PTX_TOK_IS(&t, "_")) {
     o->kind = O_SINK;
+    /* _|p: the d of a d|p pair discarded, the predicate kept (CCCL's
+     * inline `elect.sync _|P_OUT, mask`; ptxas 13 takes it) */
+    if (p->tok.kind == PTX_TOK_PIPE) {
+      reg_operand(p, o, PTX_NONE);
+      o->kind = O_SINK;
+    }
     return;
   }
   /* Register names need no '%' (PTX ISA, "Identifiers": '%' may only
