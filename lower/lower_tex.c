@@ -407,6 +407,68 @@ static cube_texel cube_fold(ir_builder *b, ir_value *face, ir_value *i, ir_value
   return cube_of_dir(b, D, N);
 }
 
+/* Seamless cube maps in a linear lookup (the descriptor decides, a select
+ * as everything else here): each footprint texel beyond its face comes
+ * from the neighbour (cube_fold), and the one beyond a cube corner (a
+ * 2 x 2 footprint has at most one) is the mean of the three texels there:
+ * a neighbour's corner texel (loaded as the footprint's), the other
+ * neighbour's and the face's own corner texel (two more loads). */
+typedef struct seam_state {
+  ir_value *seam, *N, *base, *face, *layer, *i0[2];
+  ir_value *both[4], *yx[3], *zx[3], *anyboth;
+} seam_state;
+
+static void seam_init(tex_ctx *c, seam_state *ss, ir_value *lin, ir_value *layer, ir_value *face,
+                      ir_value *const *i0) {
+  ir_builder *b = c->b;
+  ss->seam = pand(b, is(c, LOWER_TEX_OFF_seamless, 1), lin);
+  ss->N = as(b, S32, dim_size(c, 0));
+  ss->base = sub(b, S32, layer, face);
+  ss->face = face;
+  ss->layer = layer;
+  ss->i0[0] = i0[0];
+  ss->i0[1] = i0[1];
+}
+
+/* Footprint corner m: its texel's (x, y, slice) and presence when
+ * seamless, and the corner case's other two texels. */
+static void seam_corner(tex_ctx *c, seam_state *ss, unsigned m, ir_value *xyz[3], ir_value **okm) {
+  ir_builder *b = c->b;
+  ir_value *ii = add(b, S32, ss->i0[0], si(b, (int)(m & 1))), *jj = add(b, S32, ss->i0[1], si(b, (int)(m >> 1 & 1)));
+  ir_value *nm1 = sub(b, S32, ss->N, si(b, 1));
+  ir_value *ci = ir_alu2(b, ir_op_min, S32, ir_alu2(b, ir_op_max, S32, ii, si(b, 0)), nm1);
+  ir_value *cj = ir_alu2(b, ir_op_min, S32, ir_alu2(b, ir_op_max, S32, jj, si(b, 0)), nm1);
+  ir_value *out_i = cmp(b, IR_CMP_NE, S32, ii, ci), *out_j = cmp(b, IR_CMP_NE, S32, jj, cj);
+  cube_texel fs = cube_fold(b, ss->face, ii, cj, ss->N, true);
+  cube_texel ft = cube_fold(b, ss->face, ci, jj, ss->N, false);
+  /* beyond the S edge (or the corner): fs; beyond the T edge: ft */
+  ir_value *X[3] = {sel(b, S32, fs.i, sel(b, S32, ft.i, ci, out_j), out_i),
+                    sel(b, S32, fs.j, sel(b, S32, ft.j, cj, out_j), out_i),
+                    add(b, S32, ss->base, sel(b, S32, fs.face, sel(b, S32, ft.face, ss->face, out_j), out_i))};
+  for (unsigned k = 0; k < 3; k++) xyz[k] = sel(b, S32, X[k], xyz[k], ss->seam);
+  *okm = por(b, *okm, ss->seam);
+  ss->both[m] = pand(b, ss->seam, pand(b, out_i, out_j));
+  ir_value *Y[3] = {ft.i, ft.j, add(b, S32, ss->base, ft.face)}, *Z[3] = {ci, cj, ss->layer};
+  for (unsigned k = 0; k < 3; k++) {
+    ss->yx[k] = ss->yx[k] ? sel(b, S32, Y[k], ss->yx[k], ss->both[m]) : Y[k];
+    ss->zx[k] = ss->zx[k] ? sel(b, S32, Z[k], ss->zx[k], ss->both[m]) : Z[k];
+  }
+  ss->anyboth = ss->anyboth ? por(b, ss->anyboth, ss->both[m]) : ss->both[m];
+}
+
+/* The corner case: the mean of its three texels. */
+static void seam_finish(tex_ctx *c, const tex_fmt *f, seam_state *ss, ir_type rt, unsigned ncorner, ir_value *t[8][4]) {
+  ir_builder *b = c->b;
+  ir_value *vy[4], *vz[4];
+  texel(c, f, texel_addr(c, f, ss->yx[0], ss->yx[1], ss->yx[2]), ss->anyboth, rt, vy);
+  texel(c, f, texel_addr(c, f, ss->zx[0], ss->zx[1], ss->zx[2]), ss->anyboth, rt, vz);
+  for (unsigned m = 0; m < ncorner; m++)
+    for (unsigned k = 0; k < 4; k++) {
+      ir_value *mean = fmul(b, fadd(b, fadd(b, t[m][k], vy[k]), vz[k]), fi(b, 1.0f / 3.0f));
+      t[m][k] = sel(b, F32, mean, t[m][k], ss->both[m]);
+    }
+}
+
 static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **out) {
   tex_geom gm;
   ir_geom g = (ir_geom)i->mods.geom;
@@ -468,11 +530,9 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
    * cubemap (six layers in CUarray_cubemap_face order, cuda.h
    * cuArray3DCreate), cubemap l of a layered one has slices 6l..6l+5
    * (l clamped to the descriptor's cubemaps). */
-  ir_value *face_uv[2], *face_of_layer = NULL;
+  ir_value *face_uv[2], *face = NULL;
   if (gm.cube) {
-    ir_value *face;
     cube_face(b, as(b, F32, coord[0]), as(b, F32, coord[1]), as(b, F32, coord[2]), &face, face_uv);
-    face_of_layer = face;
     layer = layer ? add(b, S32, mul(b, S32, layer, si(b, 6)), face) : face;
     layered = true;
     coord = face_uv;
@@ -508,19 +568,9 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
     idx[d][0] = address(b, i0, n, mode, &ok[d][0]);
     if (lin) idx[d][1] = address(b, add(b, S32, i0, si(b, 1)), n, mode, &ok[d][1]);
   }
-  /* Seamless cube maps (the descriptor decides, a select as everything
-   * else here): each footprint texel beyond its face comes from the
-   * neighbour (cube_fold), and the one beyond a cube corner (a 2 x 2
-   * footprint has at most one) is the mean of the three texels there: a
-   * neighbour's corner texel (loaded as the footprint's), the other
-   * neighbour's and the face's own corner texel (two more loads). */
+  seam_state ss = {0};
   bool seamc = gm.cube && lin && !gather;
-  ir_value *seam = NULL, *N = NULL, *base = NULL, *both[4], *yx[3] = {0}, *zx[3] = {0}, *anyboth = NULL;
-  if (seamc) {
-    seam = pand(b, is(&c, LOWER_TEX_OFF_seamless, 1), lin);
-    N = as(b, S32, dim_size(&c, 0));
-    base = sub(b, S32, layer, face_of_layer);
-  }
+  if (seamc) seam_init(&c, &ss, lin, layer, face, i0s);
   /* The corners: bit d of m picks index 1 of dimension d. */
   unsigned ncorner = lin ? 1u << dims : 1;
   ir_value *t[8][4];
@@ -532,40 +582,10 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
       okm = pand(b, okm, ok[d][k]);
     }
     if (layered) xyz[dims] = layer;   /* a1d: the layer is the row, a2d: the slice */
-    if (seamc) {
-      ir_value *ii = add(b, S32, i0s[0], si(b, (int)(m & 1))), *jj = add(b, S32, i0s[1], si(b, (int)(m >> 1 & 1)));
-      ir_value *nm1 = sub(b, S32, N, si(b, 1));
-      ir_value *ci = ir_alu2(b, ir_op_min, S32, ir_alu2(b, ir_op_max, S32, ii, si(b, 0)), nm1);
-      ir_value *cj = ir_alu2(b, ir_op_min, S32, ir_alu2(b, ir_op_max, S32, jj, si(b, 0)), nm1);
-      ir_value *out_i = cmp(b, IR_CMP_NE, S32, ii, ci), *out_j = cmp(b, IR_CMP_NE, S32, jj, cj);
-      cube_texel fs = cube_fold(b, face_of_layer, ii, cj, N, true);
-      cube_texel ft = cube_fold(b, face_of_layer, ci, jj, N, false);
-      /* beyond the S edge (or the corner): fs; beyond the T edge: ft */
-      ir_value *X[3] = {sel(b, S32, fs.i, sel(b, S32, ft.i, ci, out_j), out_i),
-                        sel(b, S32, fs.j, sel(b, S32, ft.j, cj, out_j), out_i),
-                        add(b, S32, base, sel(b, S32, fs.face, sel(b, S32, ft.face, face_of_layer, out_j), out_i))};
-      for (unsigned k = 0; k < 3; k++) xyz[k] = sel(b, S32, X[k], xyz[k], seam);
-      okm = por(b, okm, seam);
-      both[m] = pand(b, seam, pand(b, out_i, out_j));
-      ir_value *Y[3] = {ft.i, ft.j, add(b, S32, base, ft.face)}, *Z[3] = {ci, cj, layer};
-      for (unsigned k = 0; k < 3; k++) {
-        yx[k] = yx[k] ? sel(b, S32, Y[k], yx[k], both[m]) : Y[k];
-        zx[k] = zx[k] ? sel(b, S32, Z[k], zx[k], both[m]) : Z[k];
-      }
-      anyboth = anyboth ? por(b, anyboth, both[m]) : both[m];
-    }
+    if (seamc) seam_corner(&c, &ss, m, xyz, &okm);
     texel(&c, &f, texel_addr(&c, &f, xyz[0], xyz[1], xyz[2]), okm, rt, t[m]);
   }
-  if (seamc) {
-    ir_value *vy[4], *vz[4];
-    texel(&c, &f, texel_addr(&c, &f, yx[0], yx[1], yx[2]), anyboth, rt, vy);
-    texel(&c, &f, texel_addr(&c, &f, zx[0], zx[1], zx[2]), anyboth, rt, vz);
-    for (unsigned m = 0; m < ncorner; m++)
-      for (unsigned k = 0; k < 4; k++) {
-        ir_value *mean = fmul(b, fadd(b, fadd(b, t[m][k], vy[k]), vz[k]), fi(b, 1.0f / 3.0f));
-        t[m][k] = sel(b, F32, mean, t[m][k], both[m]);
-      }
-  }
+  if (seamc) seam_finish(&c, &f, &ss, rt, ncorner, t);
   unsigned nres = i->ndst < 4 ? i->ndst : 4;
   if (gather) {
     /* 9.7.10.4: the footprint's texels counter-clockwise from the lower
