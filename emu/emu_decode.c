@@ -751,6 +751,7 @@ static const char *decode_call(emu_decoder *d, const ir_instr *i, emu_inst *in) 
       } else if (s->kind == IR_SYM_PARAM && !d->f->is_kernel) {
         key = s->param;
         size = param_bytes(s->param);
+        if (!s->param->count && d->em->call_arg_max > size) size = (uint32_t)d->em->call_arg_max;
         local = frame_local(d, key, size, param_align(s->param)) + (uint32_t)v->symref.offset;
       } else {
         return "call operand that is neither a register nor a .param variable";
@@ -1076,8 +1077,12 @@ static void decode_params(emu_decoder *d, emu_func *ef, const ir_func *f) {
         ef->params[k] = (emu_fparam){.is_reg = true, .slot = value_slot(d, p->value),
                                      .size = param_bytes(p)};
       } else {
-        ef->params[k] = (emu_fparam){.local = frame_local(d, p, param_bytes(p), param_align(p)),
-                                     .size = param_bytes(p)};
+        /* an array of unknown size (a[]) holds what the largest argument
+         * of the module's calls (pass_args copies the caller's size) */
+        uint64_t sz = param_bytes(p);
+        if (!p->count && d->em->call_arg_max > sz) sz = d->em->call_arg_max;
+        if (sz > EMU_FRAME_MAX) sz = EMU_FRAME_MAX;
+        ef->params[k] = (emu_fparam){.local = frame_local(d, p, sz, param_align(p)), .size = (uint32_t)sz};
       }
     }
     for (uint32_t k = 0; k < f->nrets; k++) {
@@ -1441,7 +1446,15 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn) {
    * found through the symbol operands that name them */
   ir_foreach_func(m, f) ir_foreach_block(f, b) ir_foreach_instr(b, i) for (unsigned k = 0; k < i->nsrc; k++) {
     const ir_value *v = i->src[k];
-    if (!v || v->kind != IR_VAL_SYMBOL || v->symref.sym.kind != IR_SYM_GLOBAL) continue;
+    if (!v || v->kind != IR_VAL_SYMBOL) continue;
+    /* a .param argument of a call: the largest sizes callees' a[] (the
+     * PTX ISA: its size is the argument's, which differs per call) */
+    if ((ir_op)i->op == ir_op_call && k > 0) {
+      uint64_t sz = v->symref.sym.kind == IR_SYM_GLOBAL ? global_bytes(v->symref.sym.global)
+                    : v->symref.sym.kind == IR_SYM_PARAM ? param_bytes(v->symref.sym.param) : 0;
+      if (sz > em->call_arg_max) em->call_arg_max = sz;
+    }
+    if (v->symref.sym.kind != IR_SYM_GLOBAL) continue;
     const ir_global *gv = v->symref.sym.global;
     uint32_t tmp;
     if (index_get(&gidx, gv, &tmp)) continue;

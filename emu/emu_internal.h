@@ -237,6 +237,9 @@ struct emu_module {
   uint32_t ngvars;
   const ir_global **shared;     /* the shared variables, module and function scope */
   uint32_t nshared;
+  /* The largest .param variable a call passes (for a callee's parameter
+   * array of unknown size, a[]: its frame holds this much) */
+  uint64_t call_arg_max;
   emu_module *next;
 };
 

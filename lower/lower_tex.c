@@ -121,6 +121,7 @@ static ir_value *pand(ir_builder *b, ir_value *x, ir_value *y) {
   if (lower_const(y, &c)) return c ? x : y;
   return ir_and(b, PRED, x, y);
 }
+static ir_value *por(ir_builder *b, ir_value *x, ir_value *y) { return ir_or(b, PRED, x, y); }
 static ir_value *u64_of(ir_builder *b, ir_value *x32) { return cvt(b, U64, U32, as(b, U32, x32), IR_RND_NONE); }
 
 /* A descriptor field (tex_desc.def), loaded once per expansion. */
@@ -339,6 +340,135 @@ static void cube_face(ir_builder *b, ir_value *x, ir_value *y, ir_value *z, ir_v
   }
 }
 
+/* Seamless cube map filtering (CU_TRSF_SEAMLESS_CUBEMAP; the OpenGL 4.6
+ * spec, 8.13.1 "Seamless Cube Map Filtering", has the rule): a texel of
+ * the linear footprint outside its face is taken from the adjacent face,
+ * and one outside in both directions (at a cube corner) is the average of
+ * the three texels that meet there.  Exact in integers: on an N x N face,
+ * texel (i, j) is the point S = 2i + 1 - N, T = 2j + 1 - N of the face
+ * scaled by N, whose major axis coordinate is +-N; cube_face's table run
+ * backwards gives its direction D (x, y, z).  A texel one past the edge
+ * has |S| = N + 1: it folds onto the neighbour by setting that axis to
+ * +-N and the old major axis to +-(N - 1) (one texel inside), and the
+ * table run forwards on D (the one coordinate of size N is the major
+ * axis) gives the neighbour's face and texel. */
+typedef struct cube_texel { ir_value *face, *i, *j; } cube_texel;
+
+/* D of (face, S, T) with the major coordinate M (+-N folded to +-(N-1)):
+ *   face 0 (+x): ( M, -T, -S)   face 1 (-x): (-M, -T,  S)
+ *   face 2 (+y): ( S,  M,  T)   face 3 (-y): ( S, -M, -T)
+ *   face 4 (+z): ( S, -T,  M)   face 5 (-z): (-S, -T, -M) */
+static void cube_dir(ir_builder *b, ir_value *face, ir_value *S, ir_value *T, ir_value *M, ir_value *D[3]) {
+  ir_value *nS = ir_alu1(b, ir_op_neg, S32, S), *nT = ir_alu1(b, ir_op_neg, S32, T);
+  ir_value *nM = ir_alu1(b, ir_op_neg, S32, M);
+  ir_value *f[6];
+  for (int k = 0; k < 6; k++) f[k] = cmp(b, IR_CMP_EQ, S32, face, si(b, k));
+#define BY_FACE(v0, v1, v2, v3, v4, v5) \
+  sel(b, S32, v0, sel(b, S32, v1, sel(b, S32, v2, sel(b, S32, v3, sel(b, S32, v4, v5, f[4]), f[3]), f[2]), f[1]), f[0])
+  D[0] = BY_FACE(M, nM, S, S, S, nS);
+  D[1] = BY_FACE(nT, nT, M, nM, nT, nT);
+  D[2] = BY_FACE(nS, S, T, nT, M, nM);
+#undef BY_FACE
+}
+
+/* The face and texel of a direction whose one coordinate of size N is the
+ * major axis (cube_face's table on integers). */
+static cube_texel cube_of_dir(ir_builder *b, ir_value *D[3], ir_value *N) {
+  ir_value *ax = ir_alu1(b, ir_op_abs, S32, D[0]), *ay = ir_alu1(b, ir_op_abs, S32, D[1]);
+  ir_value *xmaj = cmp(b, IR_CMP_EQ, S32, ax, N), *ymaj = cmp(b, IR_CMP_EQ, S32, ay, N);
+  ir_value *pos[3], *neg[3];
+  for (int k = 0; k < 3; k++) {
+    pos[k] = cmp(b, IR_CMP_GT, S32, D[k], si(b, 0));
+    neg[k] = ir_alu1(b, ir_op_neg, S32, D[k]);
+  }
+#define PICK(vx, vy, vz) sel(b, S32, (vx), sel(b, S32, (vy), (vz), ymaj), xmaj)
+  ir_value *face = PICK(sel(b, S32, si(b, 0), si(b, 1), pos[0]), sel(b, S32, si(b, 2), si(b, 3), pos[1]),
+                        sel(b, S32, si(b, 4), si(b, 5), pos[2]));
+  ir_value *S = PICK(sel(b, S32, neg[2], D[2], pos[0]), D[0], sel(b, S32, D[0], neg[0], pos[2]));
+  ir_value *T = PICK(neg[1], sel(b, S32, D[2], neg[2], pos[1]), neg[1]);
+#undef PICK
+  ir_value *nm1 = sub(b, S32, N, si(b, 1));
+  cube_texel r = {face, ir_alu2(b, ir_op_shr, S32, add(b, S32, S, nm1), ui(b, 1)),
+                  ir_alu2(b, ir_op_shr, S32, add(b, S32, T, nm1), ui(b, 1))};
+  return r;
+}
+
+/* Texel (i, j) of face `face`, taken across the edge it is beyond (i or j
+ * one outside [0, N)); fold_s: across the S edge, else the T edge. */
+static cube_texel cube_fold(ir_builder *b, ir_value *face, ir_value *i, ir_value *j, ir_value *N, bool fold_s) {
+  ir_value *nm1 = sub(b, S32, N, si(b, 1));
+  ir_value *S = sub(b, S32, add(b, S32, add(b, S32, i, i), si(b, 1)), N);
+  ir_value *T = sub(b, S32, add(b, S32, add(b, S32, j, j), si(b, 1)), N);
+  /* the folded axis lands on +-N, the old major axis one texel inside */
+  ir_value *X = fold_s ? S : T;
+  ir_value *Xn = sel(b, S32, N, ir_alu1(b, ir_op_neg, S32, N), cmp(b, IR_CMP_GT, S32, X, si(b, 0)));
+  ir_value *D[3];
+  cube_dir(b, face, fold_s ? Xn : S, fold_s ? T : Xn, nm1, D);
+  return cube_of_dir(b, D, N);
+}
+
+/* Seamless cube maps in a linear lookup (the descriptor decides, a select
+ * as everything else here): each footprint texel beyond its face comes
+ * from the neighbour (cube_fold), and the one beyond a cube corner (a
+ * 2 x 2 footprint has at most one) is the mean of the three texels there:
+ * a neighbour's corner texel (loaded as the footprint's), the other
+ * neighbour's and the face's own corner texel (two more loads). */
+typedef struct seam_state {
+  ir_value *seam, *N, *base, *face, *layer, *i0[2];
+  ir_value *both[4], *yx[3], *zx[3], *anyboth;
+} seam_state;
+
+static void seam_init(tex_ctx *c, seam_state *ss, ir_value *lin, ir_value *layer, ir_value *face,
+                      ir_value *const *i0) {
+  ir_builder *b = c->b;
+  ss->seam = pand(b, is(c, LOWER_TEX_OFF_seamless, 1), lin);
+  ss->N = as(b, S32, dim_size(c, 0));
+  ss->base = sub(b, S32, layer, face);
+  ss->face = face;
+  ss->layer = layer;
+  ss->i0[0] = i0[0];
+  ss->i0[1] = i0[1];
+}
+
+/* Footprint corner m: its texel's (x, y, slice) and presence when
+ * seamless, and the corner case's other two texels. */
+static void seam_corner(tex_ctx *c, seam_state *ss, unsigned m, ir_value *xyz[3], ir_value **okm) {
+  ir_builder *b = c->b;
+  ir_value *ii = add(b, S32, ss->i0[0], si(b, (int)(m & 1))), *jj = add(b, S32, ss->i0[1], si(b, (int)(m >> 1 & 1)));
+  ir_value *nm1 = sub(b, S32, ss->N, si(b, 1));
+  ir_value *ci = ir_alu2(b, ir_op_min, S32, ir_alu2(b, ir_op_max, S32, ii, si(b, 0)), nm1);
+  ir_value *cj = ir_alu2(b, ir_op_min, S32, ir_alu2(b, ir_op_max, S32, jj, si(b, 0)), nm1);
+  ir_value *out_i = cmp(b, IR_CMP_NE, S32, ii, ci), *out_j = cmp(b, IR_CMP_NE, S32, jj, cj);
+  cube_texel fs = cube_fold(b, ss->face, ii, cj, ss->N, true);
+  cube_texel ft = cube_fold(b, ss->face, ci, jj, ss->N, false);
+  /* beyond the S edge (or the corner): fs; beyond the T edge: ft */
+  ir_value *X[3] = {sel(b, S32, fs.i, sel(b, S32, ft.i, ci, out_j), out_i),
+                    sel(b, S32, fs.j, sel(b, S32, ft.j, cj, out_j), out_i),
+                    add(b, S32, ss->base, sel(b, S32, fs.face, sel(b, S32, ft.face, ss->face, out_j), out_i))};
+  for (unsigned k = 0; k < 3; k++) xyz[k] = sel(b, S32, X[k], xyz[k], ss->seam);
+  *okm = por(b, *okm, ss->seam);
+  ss->both[m] = pand(b, ss->seam, pand(b, out_i, out_j));
+  ir_value *Y[3] = {ft.i, ft.j, add(b, S32, ss->base, ft.face)}, *Z[3] = {ci, cj, ss->layer};
+  for (unsigned k = 0; k < 3; k++) {
+    ss->yx[k] = ss->yx[k] ? sel(b, S32, Y[k], ss->yx[k], ss->both[m]) : Y[k];
+    ss->zx[k] = ss->zx[k] ? sel(b, S32, Z[k], ss->zx[k], ss->both[m]) : Z[k];
+  }
+  ss->anyboth = ss->anyboth ? por(b, ss->anyboth, ss->both[m]) : ss->both[m];
+}
+
+/* The corner case: the mean of its three texels. */
+static void seam_finish(tex_ctx *c, const tex_fmt *f, seam_state *ss, ir_type rt, unsigned ncorner, ir_value *t[8][4]) {
+  ir_builder *b = c->b;
+  ir_value *vy[4], *vz[4];
+  texel(c, f, texel_addr(c, f, ss->yx[0], ss->yx[1], ss->yx[2]), ss->anyboth, rt, vy);
+  texel(c, f, texel_addr(c, f, ss->zx[0], ss->zx[1], ss->zx[2]), ss->anyboth, rt, vz);
+  for (unsigned m = 0; m < ncorner; m++)
+    for (unsigned k = 0; k < 4; k++) {
+      ir_value *mean = fmul(b, fadd(b, fadd(b, t[m][k], vy[k]), vz[k]), fi(b, 1.0f / 3.0f));
+      t[m][k] = sel(b, F32, mean, t[m][k], ss->both[m]);
+    }
+}
+
 static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **out) {
   tex_geom gm;
   ir_geom g = (ir_geom)i->mods.geom;
@@ -400,9 +530,8 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
    * cubemap (six layers in CUarray_cubemap_face order, cuda.h
    * cuArray3DCreate), cubemap l of a layered one has slices 6l..6l+5
    * (l clamped to the descriptor's cubemaps). */
-  ir_value *face_uv[2];
+  ir_value *face_uv[2], *face = NULL;
   if (gm.cube) {
-    ir_value *face;
     cube_face(b, as(b, F32, coord[0]), as(b, F32, coord[1]), as(b, F32, coord[2]), &face, face_uv);
     layer = layer ? add(b, S32, mul(b, S32, layer, si(b, 6)), face) : face;
     layered = true;
@@ -417,7 +546,7 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
   else if (fcoord && rt == F32) lin = is(&c, LOWER_TEX_OFF_filter, LOWER_TEX_FILTER_LINEAR);
   /* a cube face's coordinates are normalized whatever the descriptor says */
   ir_value *norm = gm.cube ? NULL : cmp(b, IR_CMP_NE, U32, FLD(&c, normalized, U32), ui(b, 0));
-  ir_value *idx[3][2], *ok[3][2], *alpha[3] = {0};
+  ir_value *idx[3][2], *ok[3][2], *alpha[3] = {0}, *i0s[3] = {0};
   static const unsigned amode[3] = {LOWER_TEX_OFF_addr0, LOWER_TEX_OFF_addr1, LOWER_TEX_OFF_addr2};
   for (unsigned d = 0; d < dims; d++) {
     ir_value *n = dim_size(&c, d), *i0;
@@ -435,9 +564,13 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
       i0 = as(b, S32, coord[d]);
     }
     ir_value *mode = fld(&c, amode[d], U32);
+    i0s[d] = i0;
     idx[d][0] = address(b, i0, n, mode, &ok[d][0]);
     if (lin) idx[d][1] = address(b, add(b, S32, i0, si(b, 1)), n, mode, &ok[d][1]);
   }
+  seam_state ss = {0};
+  bool seamc = gm.cube && lin && !gather;
+  if (seamc) seam_init(&c, &ss, lin, layer, face, i0s);
   /* The corners: bit d of m picks index 1 of dimension d. */
   unsigned ncorner = lin ? 1u << dims : 1;
   ir_value *t[8][4];
@@ -449,8 +582,10 @@ static bool lower_sample(ir_builder *b, tex_state *s, ir_instr *i, ir_value **ou
       okm = pand(b, okm, ok[d][k]);
     }
     if (layered) xyz[dims] = layer;   /* a1d: the layer is the row, a2d: the slice */
+    if (seamc) seam_corner(&c, &ss, m, xyz, &okm);
     texel(&c, &f, texel_addr(&c, &f, xyz[0], xyz[1], xyz[2]), okm, rt, t[m]);
   }
+  if (seamc) seam_finish(&c, &f, &ss, rt, ncorner, t);
   unsigned nres = i->ndst < 4 ? i->ndst : 4;
   if (gather) {
     /* 9.7.10.4: the footprint's texels counter-clockwise from the lower

@@ -37,7 +37,7 @@ typedef struct lower_tex_desc {
 #define LOWER_TEX_FIELD(name, off, ctype, irtype, meaning) ctype name;
 #include "tex_desc.def"
 #undef LOWER_TEX_FIELD
-  uint8_t reserved[LOWER_TEX_DESC_BYTES - 112];
+  uint8_t reserved[LOWER_TEX_DESC_BYTES - 116];
 } lower_tex_desc;
 
 #define LOWER_TEX_FIELD(name, off, ctype, irtype, meaning) \

@@ -357,6 +357,13 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     check_shape(p, I, op, d, s);
     check_preds(p, I, op, s);
   }
+  /* shfl and vote without .sync (9.7.9.6, 9.7.13.8): "not supported on
+   * sm_70 or higher starting PTX ISA version 6.4"; ptxas 13 refuses them by
+   * the module's .target and .version (an sm_60 module at 6.4 assembles
+   * for sm_90), and so does this. */
+  if ((op == ir_op_shfl || op == ir_op_vote) && !I->m.sync && p->m->sm >= 70 && p->m->ptx_version >= 64)
+    ptx_fail(p, &I->at, "'%.*s' without .sync is not supported on .target sm_70 and higher from PTX ISA 6.4",
+             (int)I->at.len, I->at.text);
   /* vote.ballot is .b32 and vote.all/.any/.uni are .pred (9.7.13.8): the
    * IR's vote has no other result type (the fuzzer found a .b16 ballot) */
   if (op == ir_op_vote && I->type != ir_type_none) {
@@ -653,6 +660,31 @@ static void build_call(ptx_parser *p, ins *I) {
       }
     }
   }
+  /* A parameter array of unknown size (a[]) takes a .param array of the
+   * formal's alignment, whose size it has for this call (ptxas 13: "Type
+   * of argument does not match formal parameter" for a register,
+   * "Alignment of argument does not match" for another alignment). */
+  if (callee->kind == O_SYM && !shape && args) {
+    const ir_func *cf = callee->sym->func;
+    for (uint32_t k = 0; k < args->n && k < cf->nparams; k++) {
+      const ir_param *fp = &cf->params[k];
+      if (fp->count || fp->space != IR_SPACE_PARAM_FUNC) continue;
+      const opnd *r = &I->pool[args->first + k];
+      uint32_t align = 0;
+      if (r->kind == O_SYM && r->sym->kind == PTX_SYM_GLOBAL &&
+          (r->sym->global->space == IR_SPACE_PARAM || r->sym->global->space == IR_SPACE_PARAM_FUNC))
+        align = r->sym->global->align;
+      else if (r->kind == O_SYM && r->sym->kind == PTX_SYM_PARAM && r->sym->param->space == IR_SPACE_PARAM_FUNC)
+        align = r->sym->param->align;
+      else
+        ptx_fail(p, &r->tok, "the argument for '%s' of '%.*s' (an array of unknown size) must be a .param variable",
+                 fp->name ? fp->name : "_", (int)callee->tok.len, callee->tok.text);
+      if (align != fp->align)
+        ptx_fail(p, &r->tok, "'%.*s' is aligned to %u bytes: the parameter '%s' of '%.*s' is aligned to %u",
+                 (int)r->tok.len, r->tok.text, align, fp->name ? fp->name : "_", (int)callee->tok.len,
+                 callee->tok.text, fp->align);
+    }
+  }
   /* Return operands that name .param variables are sources (the callee
    * writes them); register return operands are results. */
   uint16_t nret = 0;
@@ -890,6 +922,147 @@ static bool build_video_selected(ptx_parser *p, ins *I, ir_op op, const dstlist 
   return true;
 }
 
+/* ---- SIMD video operand selectors and masks ------------------------------------------- */
+
+/* The selector of SIMD operand a or b (9.7.18.2) as a prmt byte selector:
+ * vop2's .hxy puts half-word x of the 64-bit {b, a} in element 1 and y in
+ * element 0; vop4's .bxyzw puts byte x in element 3 ... w in element 0.
+ * Each element then is what the plain instruction (the defaults, .h10 /
+ * .b3210 for a and .h32 / .b7654 for b) reads of a: the selection is a
+ * prmt of a and b.  Refused as ptxas 13 refuses it ("Incorrect video
+ * selector"): vop2 takes .h and two digits 0-3, vop4 .b and four 0-7. */
+static uint32_t vsimd_operand_sel(ptx_parser *p, const ins *I, const opnd *o, unsigned n) {
+  bool ok = o->vkind == (n == 2 ? 'h' : 'b') && o->vndig == (n == 2 ? 2 : 4);
+  for (unsigned k = 0; ok && k < o->vndig; k++) ok = (o->vdig >> 4 * k & 15) <= (n == 2 ? 3u : 7u);
+  if (!ok)
+    ptx_fail(p, &o->tok, "'%.*s' selects its operands' %s with %s", (int)I->at.len, I->at.text,
+             n == 2 ? "half-words" : "bytes", n == 2 ? ".hxy (x, y from 0-3)" : ".bxyzw (x, y, z, w from 0-7)");
+  uint32_t sel = 0;
+  for (unsigned e = 0; e < n; e++) {   /* element e: the digit written (n - 1 - e)th */
+    unsigned src = o->vdig >> 4 * (n - 1 - e) & 15;
+    if (n == 2) sel |= (2 * src) << 8 * e | (2 * src + 1) << (8 * e + 4);
+    else sel |= src << 4 * e;
+  }
+  return sel;
+}
+
+/* The destination mask (9.7.18.2) as element bits: vop2 .h0 .h1 .h10,
+ * vop4 .b plus 1-4 distinct digits 0-3 in decreasing order (.b3210, .b20,
+ * .b1 ...), as the ISA lists them and ptxas 13 takes them. */
+static unsigned vsimd_mask(ptx_parser *p, const ins *I, const opnd *o, unsigned n) {
+  bool ok = o->vkind == (n == 2 ? 'h' : 'b') && o->vndig >= 1 && o->vndig <= n;
+  unsigned m = 0, last = 8;
+  for (unsigned k = 0; ok && k < o->vndig; k++) {
+    unsigned dg = o->vdig >> 4 * k & 15;
+    ok = dg < n && dg < last;
+    last = dg;
+    m |= 1u << dg;
+  }
+  if (!ok)
+    ptx_fail(p, &o->tok, "'%.*s' masks its result with %s", (int)I->at.len, I->at.text,
+             n == 2 ? ".h0, .h1 or .h10" : ".b and the element numbers 3-0 in decreasing order (.b3210, .b20, ...)");
+  return m;
+}
+
+/* vop2/vop4 d{.mask}, a{.asel}, b{.bsel}, c as the ISA's pseudocode has
+ * it, around the plain instruction (which has the default selectors and
+ * mask):
+ *   Va, Vb = extractAndSignExt(a, b, sel): a' = prmt(a, b, asel) and
+ *            b' = prmt(a, b, bsel), read element-wise by the plain op;
+ *   merge:   d element i = mask[i] ? t[i] : Vc[i], so
+ *            d = (t & M) | (c & ~M), M the mask's element bits;
+ *   .add:    d = c + sum of t[i] over the mask: the plain op with .add on
+ *            a' & M and b' & M, whose elements outside the mask give
+ *            t = 0 for every arithmetic op (0 + 0, 0 - 0, avg, |0 - 0|,
+ *            min, max), and 1 for vset's .eq .le .ge (0 cmp 0): those
+ *            are taken back.
+ * The selecting ops are pure and unguarded; the guard goes on the last.
+ * True when it built the instruction (some selector or mask was given). */
+static bool build_video_simd_selected(ptx_parser *p, ins *I, ir_op op, const dstlist *d, srclist *s) {
+  unsigned n = ir_video_simd_elems(op), w = 32 / n;
+  if (I->ntop != 4 || s->n != 3) return false;   /* check_shape reports it */
+  const opnd *od = &I->top[0], *oa = &I->top[1], *ob = &I->top[2], *oc = &I->top[3];
+  if (oc->vkind) ptx_fail(p, &oc->tok, "'%.*s': c takes no operand selector", (int)I->at.len, I->at.text);
+  if (!od->vkind && !oa->vkind && !ob->vkind) return false;
+  /* emit's checks, for the ops built here without it */
+  if (I->m.sat && I->m.atomop == IR_ATOM_ADD)
+    ptx_fail(p, &I->at, "'%.*s': .sat cannot be combined with .add", (int)I->at.len, I->at.text);
+  if ((op == ir_op_vset2 || op == ir_op_vset4) && (I->m.cmp < IR_CMP_EQ || I->m.cmp > IR_CMP_GE))
+    ptx_fail(p, &I->at, "'%.*s' compares with .eq, .ne, .lt, .le, .gt or .ge", (int)I->at.len, I->at.text);
+  ir_builder *b = &p->b;
+  unsigned mask = od->vkind ? vsimd_mask(p, I, od, n) : (1u << n) - 1;
+  ir_value *a0 = s->v[0]->type == ir_type_b32 ? s->v[0] : ir_copy(b, ir_type_b32, s->v[0]);
+  ir_value *b0 = s->v[1]->type == ir_type_b32 ? s->v[1] : ir_copy(b, ir_type_b32, s->v[1]);
+  ir_value *c0 = s->v[2];
+  ir_value *va = s->v[0], *vb = s->v[1];
+  if (oa->vkind) {
+    uint32_t sel = vsimd_operand_sel(p, I, oa, n);
+    if (sel != 0x3210u)   /* .h10 / .b3210: a itself */
+      va = ir_alu3(b, ir_op_prmt, ir_type_b32, a0, b0, ir_imm(b, ir_type_b32, sel));
+  }
+  if (ob->vkind) {
+    uint32_t sel = vsimd_operand_sel(p, I, ob, n);
+    if (sel != 0x7654u) vb = ir_alu3(b, ir_op_prmt, ir_type_b32, a0, b0, ir_imm(b, ir_type_b32, sel));
+    else vb = b0;
+  }
+  uint32_t M = 0;
+  for (unsigned e = 0; e < n; e++)
+    if (mask >> e & 1) M |= (w == 16 ? 0xffffu : 0xffu) << (w * e);
+  srclist m;
+  m.n = 0;
+  m.have_off = false;
+  m.off = 0;
+  if (M == 0xffffffffu) {
+    src_push(p, &m, va, &I->at);
+    src_push(p, &m, vb, &I->at);
+    src_push(p, &m, c0, &I->at);
+    emit(p, I, op, d, &m);
+    return true;
+  }
+  ir_value *Mv = ir_imm(b, ir_type_b32, M);
+  if (I->m.atomop == IR_ATOM_ADD) {
+    src_push(p, &m, ir_and(b, ir_type_b32, va, Mv), &I->at);
+    src_push(p, &m, ir_and(b, ir_type_b32, vb, Mv), &I->at);
+    src_push(p, &m, c0, &I->at);
+    unsigned off = 0;   /* vset's elements outside the mask that compare 0 with 0 as true */
+    if (op == ir_op_vset2 || op == ir_op_vset4)
+      if (I->m.cmp == IR_CMP_EQ || I->m.cmp == IR_CMP_LE || I->m.cmp == IR_CMP_GE)
+        off = n - (unsigned)__builtin_popcount(mask);
+    if (!off) {
+      emit(p, I, op, d, &m);
+      return true;
+    }
+    ir_instr *v = ir_build(b, op, I->type, 3, m.v, 1, NULL, &I->m);
+    if (!v) ptx_oom(p);
+    v->type2 = (uint8_t)I->type2;
+    v->type3 = (uint8_t)I->type3;
+    srclist f;
+    f.n = 0;
+    f.have_off = false;
+    f.off = 0;
+    src_push(p, &f, v->dst[0], &I->at);
+    src_push(p, &f, ir_imm(b, I->type, off), &I->at);
+    I->m = (ir_mods){0};
+    I->type2 = I->type3 = I->type4 = ir_type_none;
+    emit(p, I, ir_op_sub, d, &f);
+    return true;
+  }
+  ir_value *src[3] = {va, vb, c0};
+  ir_instr *v = ir_build(b, op, I->type, 3, src, 1, NULL, &I->m);
+  if (!v) ptx_oom(p);
+  v->type2 = (uint8_t)I->type2;
+  v->type3 = (uint8_t)I->type3;
+  ir_value *cb = c0->type == ir_type_b32 ? c0 : ir_copy(b, ir_type_b32, c0);
+  ir_value *tb = v->dst[0]->type == ir_type_b32 ? v->dst[0] : ir_copy(b, ir_type_b32, v->dst[0]);
+  src_push(p, &m, ir_and(b, ir_type_b32, tb, Mv), &I->at);
+  src_push(p, &m, ir_and(b, ir_type_b32, cb, ir_imm(b, ir_type_b32, ~M)), &I->at);
+  I->m = (ir_mods){0};
+  I->type = ir_type_b32;
+  I->type2 = I->type3 = I->type4 = ir_type_none;
+  emit(p, I, ir_op_or, d, &m);
+  return true;
+}
+
 /* ---- vmad -------------------------------------------------------------------------------- */
 
 static bool tok_is(const ptx_tok *t, const char *s) { return t->len == strlen(s) && !memcmp(t->text, s, t->len); }
@@ -1032,6 +1205,7 @@ static void build_generic(ptx_parser *p, ins *I) {
     d.type[d.n++] = ir_type_pred;
   }
   if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
+  if (ir_video_simd_elems(op) && build_video_simd_selected(p, I, op, &d, &s)) return;
   emit(p, I, op, &d, &s);
 }
 
@@ -1128,6 +1302,12 @@ void ptx_parse_instruction(ptx_parser *p) {
       ptx_fail(p, &I->at, "'%.*s' with .%s: .lo, .hi and .wide take an integer type", (int)I->at.len,
                I->at.text, ir_type_name(I->type));
   }
+  /* a selector the scalar video instructions (and vmad) read is one byte
+   * or half-word: .b0-.b3, .h0, .h1 (9.7.18.1) */
+  for (uint32_t k = 0; k < I->ntop; k++)
+    if (I->top[k].vkind && !I->top[k].vsel && (vmad || (known && video_scalar(op))))
+      ptx_fail(p, &I->top[k].tok, "'%.*s' selects one byte or half-word of an operand: .b0, .b1, .b2, .b3, .h0 or .h1",
+               (int)I->at.len, I->at.text);
   if (vmad) {   /* no IR op: its pseudocode as IR (build_vmad) */
     build_vmad(p, I);
     ptx_next(p);
@@ -1143,8 +1323,8 @@ void ptx_parse_instruction(ptx_parser *p) {
   /* operand selectors belong to the scalar video instructions only, '-'
    * before a register to vmad */
   for (uint32_t k = 0; k < I->ntop; k++) {
-    if (I->top[k].vsel && !video_scalar(op))
-      ptx_fail(p, &I->top[k].tok, "'%.*s' takes no operand selectors (only the scalar video instructions do)",
+    if (I->top[k].vkind && !video_scalar(op) && !ir_video_simd_elems(op))
+      ptx_fail(p, &I->top[k].tok, "'%.*s' takes no operand selectors (only the video instructions do)",
                (int)I->at.len, I->at.text);
     if (I->top[k].minus)
       ptx_fail(p, &I->top[k].tok, "'%.*s' takes no negated register (only vmad does)", (int)I->at.len, I->at.text);

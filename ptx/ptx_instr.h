@@ -35,6 +35,9 @@ typedef struct opnd {
   uint8_t vsel;      /* O_REG: a video operand selector, PTX_VSEL_* (0: none) */
   uint8_t minus;     /* O_REG written -%r: vmad's operand negation */
   uint8_t pair;      /* O_REG or O_SINK written d|p (either may be '_') */
+  uint8_t vkind;     /* O_REG: any video selector as written: 'b' or 'h' (0: none) */
+  uint8_t vndig;     /* its digits: how many (1-4), and each, first at bits 3:0 */
+  uint16_t vdig;
   uint32_t var;      /* O_REG */
   uint32_t var2;     /* O_REG: the p of a d|p pair, or PTX_NONE */
   uint16_t sreg, comp;

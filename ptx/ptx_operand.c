@@ -178,6 +178,8 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
   o->neg = 0;
   o->reg_off = 0;
   o->vsel = PTX_VSEL_NONE;
+  o->vkind = o->vndig = 0;
+  o->vdig = 0;
   o->minus = 0;
   o->off = 0;
   o->var2 = PTX_NONE;
@@ -237,17 +239,23 @@ static void scalar_ex(ptx_parser *p, opnd *o, bool whole_ok) {
       if (rd && rd->vec) vreg_operand(p, o, &t, rd, v, whole_ok);
       else reg_operand(p, o, v);
       /* %r1.b2, %r2.h1: the scalar video instructions' operand selectors
-       * (9.7.18.1: one byte or half-word); the SIMD ones' (%r1.b3210,
-       * %r2.h10: 9.7.18.2) are not taken */
+       * (9.7.18.1: one byte or half-word, o->vsel); the SIMD ones'
+       * (%r1.b3210, %r2.h10, the masks %r1.b20, %r1.h1: 9.7.18.2) are
+       * kept as written, digits and all, for the instruction to check */
       if (o->kind == O_REG && p->tok.kind == PTX_TOK_DOTWORD && !(p->tok.flags & PTX_TOKF_SPACE_BEFORE)) {
         const ptx_tok *w = &p->tok;
-        if (w->len == 3 && w->text[1] == 'b' && w->text[2] >= '0' && w->text[2] <= '3')
+        bool ok = w->len >= 3 && w->len <= 6 && (w->text[1] == 'b' || w->text[1] == 'h');
+        for (uint32_t k = 2; ok && k < w->len; k++) ok = w->text[k] >= '0' && w->text[k] <= '7';
+        if (!ok)
+          ptx_fail(p, w, "'%.*s%.*s': a video operand selector is .b or .h and digits", (int)t.len, t.text,
+                   (int)w->len, w->text);
+        o->vkind = (uint8_t)w->text[1];
+        o->vndig = (uint8_t)(w->len - 2);
+        for (uint32_t k = 2; k < w->len; k++) o->vdig = (uint16_t)(o->vdig | (w->text[k] - '0') << 4 * (k - 2));
+        if (w->len == 3 && w->text[1] == 'b' && w->text[2] <= '3')
           o->vsel = (uint8_t)(PTX_VSEL_B0 + (w->text[2] - '0'));
-        else if (w->len == 3 && w->text[1] == 'h' && (w->text[2] == '0' || w->text[2] == '1'))
+        else if (w->len == 3 && w->text[1] == 'h' && w->text[2] <= '1')
           o->vsel = (uint8_t)(PTX_VSEL_H0 + (w->text[2] - '0'));
-        else
-          ptx_fail(p, w, "operand selectors ('%.*s%.*s') of the SIMD video instructions are not supported: they "
-                   "run with their default selectors", (int)t.len, t.text, (int)w->len, w->text);
         ptx_next(p);
       }
       return;

@@ -687,7 +687,8 @@ typedef struct pdesc {
   uint32_t align, ptr_align;
   uint8_t ptr_space;
   uint8_t vec;            /* .reg .v2/.v4: N components; 0 for a scalar */
-  uint64_t count;
+  uint64_t count;         /* 0: an array of unknown size (a[]) */
+  ptx_tok at;             /* the unknown size's ']' ... for its errors */
 } pdesc;
 
 typedef struct pdesc_list {
@@ -761,11 +762,19 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
   while (ptx_accept(p, PTX_TOK_LBRACKET)) {
     ptx_tok at = p->tok;
     /* .param .b8 a[]: ptxas 13 refuses it in a kernel ("cannot be an
-     * incomplete array") and takes it in a .func, where its size is each
-     * caller's argument's; ptxwave's parameters have a fixed size. */
+     * incomplete array") and takes it as a .func's last input parameter,
+     * whose size is each caller's argument's (the IR's count 0);
+     * func_params_check has the other rules. */
     if (p->tok.kind == PTX_TOK_RBRACKET) {
       if (is_kernel) ptx_fail(p, &at, "a kernel parameter cannot be an array of unknown size");
-      ptx_fail(p, &at, "a .func parameter of unknown size (a[]) is not supported");
+      if (d->count != 1) ptx_fail(p, &at, "only the first dimension of an array can be left out");
+      ptx_next(p);
+      /* ptxas 13: a[][2] is a syntax error */
+      if (p->tok.kind == PTX_TOK_LBRACKET)
+        ptx_fail(p, &p->tok, "an array parameter of unknown size has one dimension");
+      d->count = 0;
+      d->at = at;
+      break;
     }
     int64_t n = ptx_const_expr(p);
     if (n <= 0 || (uint64_t)n > (UINT64_MAX >> 8) / d->count) ptx_fail(p, &at, "array size out of range");
@@ -773,8 +782,22 @@ static void param_decl(ptx_parser *p, pdesc *d, bool is_kernel) {
     ptx_expect(p, PTX_TOK_RBRACKET, "']'");
   }
   if (d->vec && d->count != 1) ptx_fail(p, &vtok, "a vector register parameter cannot be an array");
+  if (!d->count && d->space != IR_SPACE_PARAM_FUNC)
+    ptx_fail(p, &d->at, "an array parameter of unknown size must be in the .param state space");
   uint32_t esize = d->type == ir_type_pred ? 1 : (ir_type_bits(d->type) + 7) / 8;
   if (!d->align) d->align = esize ? esize : 1;
+}
+
+/* A .func's parameter arrays of unknown size (a[]), as ptxas 13 takes
+ * them: input parameters only ("Output parameter cannot be an incomplete
+ * array"), and only the last ("Only the last input parameter can be an
+ * incomplete array"); each call's argument gives the size (build_call). */
+static void func_params_check(ptx_parser *p, const pdesc_list *rets, const pdesc_list *args) {
+  for (uint32_t i = 0; i < rets->n; i++)
+    if (!rets->v[i].count) ptx_fail(p, &rets->v[i].at, "a return parameter cannot be an array of unknown size");
+  for (uint32_t i = 0; i + 1 < args->n; i++)
+    if (!args->v[i].count)
+      ptx_fail(p, &args->v[i].at, "only the last parameter can be an array of unknown size");
 }
 
 /* IR parameters a declared list becomes: one per scalar, N per .vN. */
@@ -1136,6 +1159,7 @@ static void label_directive(ptx_parser *p, const ptx_tok *name) {
     if (!(p->tok.kind == PTX_TOK_IDENT && PTX_TOK_IS(&p->tok, "_"))) ptx_expected(p, "'_'");
     ptx_next(p);
     if (p->tok.kind == PTX_TOK_LPAREN) param_list(p, &args, false);
+    func_params_check(p, &rets, &args);
     if (PTX_TOK_IS(&p->tok, ".noreturn")) ptx_next(p);
     pr->nret = params_flat(&rets);
     pr->narg = params_flat(&args);
@@ -1360,6 +1384,7 @@ static void func_decl(ptx_parser *p, ir_linkage linkage, bool is_kernel) {
   ptx_tok name = p->tok;
   ptx_next(p);
   if (p->tok.kind == PTX_TOK_LPAREN) param_list(p, &args, is_kernel);
+  func_params_check(p, &rets, &args);
   ptx_sym *s = pw_map_str_get(&p->syms, name.text, name.len);
   ir_func *f;
   if (s && s->kind == PTX_SYM_FUNC) {

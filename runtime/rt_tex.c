@@ -165,11 +165,11 @@ RT_EXPORT CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC 
   /* cuTexObjectCreate (cuda.h), CU_TRSF_SEAMLESS_CUBEMAP: only on a
    * cubemap array; the address modes are then ignored: with point
    * filtering clamp applies, with linear filtering the footprint crosses
-   * onto the neighbouring faces, which lower_tex does not do (it filters
-   * each face on its own, as without the flag): refused, not wrong. */
+   * onto the neighbouring faces (lower_tex, cube_fold: the descriptor's
+   * seamless field). */
   bool seamless = t->flags & CU_TRSF_SEAMLESS_CUBEMAP;
   if (seamless && !cube) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  if (seamless && d.filter == LOWER_TEX_FILTER_LINEAR) return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+  d.seamless = seamless;
   uint32_t *modes[3] = {&d.addr0, &d.addr1, &d.addr2};
   for (unsigned k = 0; k < 3; k++) {
     unsigned m = (unsigned)t->addressMode[k];

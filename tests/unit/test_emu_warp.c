@@ -205,9 +205,11 @@ END_TEST
  * (mask = activemask).  out[0] activemask, [1] ballot(v & 1), [2] all/any/
  * uni bits, [3] match.any(v % 4), [4] match.all(v % 2) | p << 31,
  * [5] redux.add, [6] redux.min.s32, [7] redux.max.u32, [8] redux.xor,
- * [9] elect: laneid | p << 8.  Converged forms in out[10..13]: legacy
- * vote.ballot, vote.all, bar.warp.sync then redux.or over the full warp,
- * match.any.b64. */
+ * [9] elect: laneid | p << 8.  Converged forms in out[10..13]:
+ * vote.sync.ballot and vote.sync.all over the warp's activemask,
+ * bar.warp.sync then redux.or over the full warp, match.any.b64.  (The
+ * forms without .sync are refused at .target sm_70+ from PTX ISA 6.4, as
+ * ptxas 13 refuses them: legacy_vote_shfl tests them at sm_60.) */
 static const char *vote_ptx =
     ET_HEADER
     ".visible .entry k(.param .u64 IN, .param .u64 OUT, .param .u32 W)\n{\n"
@@ -217,8 +219,9 @@ static const char *vote_ptx =
     "  ld.param.u64 %rd4, [OUT];\n  mul.wide.u32 %rd5, %r4, 56;\n  add.u64 %rd6, %rd4, %rd5;\n"
     /* converged part first */
     "  and.b32 %r40, %r5, 1;\n  setp.ne.u32 %p7, %r40, 0;\n"
-    "  vote.ballot.b32 %r41, %p7;\n  vote.all.pred %p8, %p7;\n  selp.u32 %r42, 1, 0, %p8;\n"
-    "  bar.warp.sync -1;\n  activemask.b32 %r45;\n  redux.sync.or.b32 %r43, %r5, %r45;\n"
+    "  activemask.b32 %r45;\n"
+    "  vote.sync.ballot.b32 %r41, %p7, %r45;\n  vote.sync.all.pred %p8, %p7, %r45;\n  selp.u32 %r42, 1, 0, %p8;\n"
+    "  bar.warp.sync -1;\n  redux.sync.or.b32 %r43, %r5, %r45;\n"
     "  cvt.u64.u32 %rd7, %r40;\n  match.any.sync.b64 %r44, %rd7, %r45;\n"
     "  st.global.u32 [%rd6+40], %r41;\n  st.global.u32 [%rd6+44], %r42;\n  st.global.u32 [%rd6+48], %r43;\n"
     "  st.global.u32 [%rd6+52], %r44;\n"
@@ -292,6 +295,54 @@ START_TEST(vote_match_redux_divergent) {
         ck_assert_uint_eq(o[7], mx);
         ck_assert_uint_eq(o[8], x);
         ck_assert_msg(o[9] == (lowest | (lane == lowest ? 256u : 0)), "elect thread %u: %x", g, o[9]);
+      }
+      free(in);
+      free(out);
+    }
+}
+END_TEST
+
+/* The warp operations without .sync (PTX ISA 9.7.9.6 shfl, 9.7.13.8 vote:
+ * deprecated from 6.0, refused at .target sm_70+ from 6.4, as ptxas 13
+ * refuses them), at .version 6.0 .target sm_60 where they are legal:
+ * converged, over the warp's existing lanes.  out[0] vote.ballot(v & 1),
+ * [1] vote.all | .any << 1 | .uni << 2, [2] shfl.bfly 1, [3] shfl.up 1
+ * and [4] its predicate (a source lane that does not exist is undefined:
+ * every lane's source here exists, lane ^ 1 and lane - 1). */
+static const char *legacy_ptx =
+    ".version 6.0\n.target sm_60\n.address_size 64\n"
+    ".visible .entry k(.param .u64 IN, .param .u64 OUT, .param .u32 W)\n{\n"
+    "  .reg .b32 %r<40>;\n  .reg .b64 %rd<10>;\n  .reg .pred %p<10>;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mad.lo.u32 %r4, %r2, %r3, %r1;\n"
+    "  ld.param.u64 %rd1, [IN];\n  mul.wide.u32 %rd2, %r4, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n"
+    "  ld.param.u64 %rd4, [OUT];\n  mul.wide.u32 %rd5, %r4, 20;\n  add.u64 %rd6, %rd4, %rd5;\n"
+    "  and.b32 %r6, %r5, 1;\n  setp.ne.u32 %p1, %r6, 0;\n"
+    "  vote.ballot.b32 %r7, %p1;\n"
+    "  vote.all.pred %p2, %p1;\n  vote.any.pred %p3, %p1;\n  vote.uni.pred %p4, %p1;\n"
+    "  selp.u32 %r8, 1, 0, %p2;\n  selp.u32 %r9, 2, 0, %p3;\n  selp.u32 %r10, 4, 0, %p4;\n"
+    "  or.b32 %r11, %r8, %r9;\n  or.b32 %r11, %r11, %r10;\n"
+    "  shfl.bfly.b32 %r12, %r5, 1, 31;\n"
+    "  shfl.up.b32 %r13|%p5, %r5, 1, 0;\n  selp.u32 %r14, 1, 0, %p5;\n"
+    "  st.global.u32 [%rd6], %r7;\n  st.global.u32 [%rd6+4], %r11;\n  st.global.u32 [%rd6+8], %r12;\n"
+    "  st.global.u32 [%rd6+12], %r13;\n  st.global.u32 [%rd6+16], %r14;\n  ret;\n}\n";
+
+START_TEST(legacy_vote_shfl) {
+  for (unsigned wave = 32; wave <= 64; wave += 32)
+    for (size_t k = 0; k < NBS; k++) {
+      unsigned bs = block_sizes[k], n = 2 * bs;
+      uint32_t *in = inputs(n, 91 + bs);
+      uint32_t *out = run_warp(legacy_ptx, wave, bs, 5, in, 0);
+      for (unsigned g = 0; g < n; g++) {
+        unsigned tid = g % bs, lane = tid & 31, base = g - lane, nl = warp_lanes(bs, tid);
+        uint32_t full = nl == 32 ? 0xffffffffu : (1u << nl) - 1, bal = 0;
+        for (unsigned j = 0; j < nl; j++) bal |= (in[base + j] & 1) << j;
+        uint32_t votes = (bal == full) | (bal != 0) << 1 | (bal == full || bal == 0) << 2;
+        const uint32_t *o = &out[g * 5];
+        ck_assert_msg(o[0] == bal, "vote.ballot wave %u bs %u thread %u: %08x want %08x", wave, bs, g, o[0], bal);
+        ck_assert_msg(o[1] == votes, "vote.all/any/uni wave %u bs %u thread %u: %x want %x", wave, bs, g, o[1], votes);
+        ck_assert_msg(o[2] == in[base + (lane ^ 1)], "shfl.bfly wave %u bs %u thread %u", wave, bs, g);
+        ck_assert_msg(o[3] == in[lane ? g - 1 : g], "shfl.up wave %u bs %u thread %u", wave, bs, g);
+        ck_assert_uint_eq(o[4], lane != 0);
       }
       free(in);
       free(out);
@@ -431,6 +482,7 @@ Suite *emu_warp_suite(void) {
   tcase_add_test(tc, shfl_modes_widths);
   tcase_add_test(tc, shfl_immediates);
   tcase_add_test(tc, vote_match_redux_divergent);
+  tcase_add_test(tc, legacy_vote_shfl);
   tcase_add_test(tc, tiles_with_own_masks);
   tcase_add_test(tc, hw_id_layout);
   tcase_add_test(tc, hw_id_fields);
