@@ -76,6 +76,12 @@ typedef struct scheme {
   unsigned per;          /* A/B elements per register: 2 (f16, bf16) or 4 (s8) */
 } scheme;
 
+/* An accumulator kept in AMD's C layout from one mma to the next (lower_mma_amd_chained) */
+typedef struct chain_io {
+  ir_value *const *in;   /* the earlier mma's accumulator, or NULL: gather C */
+  ir_value **out;        /* where this mma's accumulator goes, or NULL */
+} chain_io;
+
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
 /* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
 static unsigned local_blk(const scheme *s, unsigned blk) { return s->r->wave == 64 ? blk & 7 : blk; }
@@ -160,6 +166,7 @@ typedef struct amd_ctx {
    * handed on instead of D going back to NVIDIA's layout (out) */
   ir_value *const *acc_in;
   ir_value **acc_out;
+  bool keep_d;   /* with acc_out: D goes back to NVIDIA's layout too */
 } amd_ctx;
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
@@ -399,8 +406,10 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
   }
   if (X.acc_out) {   /* the next step takes the accumulator as it is */
     for (unsigned k = 0; k < r->nc; k++) X.acc_out[k] = acc[k];
-    ctx->shuffles = X.shuffles, ctx->selects = X.selects;
-    return true;
+    if (!X.keep_d) {
+      ctx->shuffles = X.shuffles, ctx->selects = X.selects;
+      return true;
+    }
   }
   /* D back: thread T's element e is AMD D (blk, i, j) of the last instruction */
   for (unsigned e = 0; e < 4; e++) {
@@ -449,8 +458,11 @@ static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, 
  * D gathered back once (a step's D and the next step's C are the same
  * registers in the same layout: no shuffle between steps).  A dry run
  * first, as build_checked. */
+/* io (may be NULL): io->in, when set, is the accumulator of an earlier mma
+ * in this scheme's C layout, taken as C (no C gathered); io->out receives
+ * the last step's accumulator (D is gathered back all the same). */
 static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir_type ta, ir_value *const *const *ab,
-                        unsigned steps, ir_value *const *cv, ir_value **d) {
+                        unsigned steps, ir_value *const *cv, ir_value **d, const chain_io *io) {
   amd_ctx X = {.b = b, .dry = true};
   X.laneid = (ir_value *)&X;
   ir_value *dry[12], *dd[4];
@@ -459,8 +471,9 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
   ir_value *laneid = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *acc[2][8];
   for (unsigned h = 0; h < steps; h++) {
-    X = (amd_ctx){.b = b, .laneid = laneid, .acc_in = h ? acc[(h - 1) & 1] : NULL,
-                  .acc_out = h + 1 < steps ? acc[h & 1] : NULL};
+    bool last = h + 1 == steps;
+    X = (amd_ctx){.b = b, .laneid = laneid, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
+                  .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
   return true;
@@ -497,7 +510,8 @@ static void split_tf32(ir_builder *b, ir_value *w, ir_value **hi, ir_value **lo)
  * a_r, B1 register r = {bh, bh} of b_r, B2 {bl, bl}.  Products are exact in
  * f32; the sum has 32 terms where tf32 has 8, so it agrees bit for bit with
  * the expansion where sums are exact (docs/lowering.md). */
-static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value *const *cv, ir_value **d) {
+static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value *const *cv, ir_value **d,
+                       const chain_io *io) {
   /* m16n8k4: the same with m16n8k8 .bf16 (k' = 2t + s for k = t: A a_r at
    * row g + 8r, B b0) */
   bool k4 = i->mods.shape == IR_SHAPE_M16N8K4;
@@ -517,7 +531,7 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
     ab1[na + r] = or32(b, shr16(b, h), h);
     ab2[na + r] = or32(b, shr16(b, l), l);
   }
-  return build_chain(b, &s, bf, ir_type_bf16, (ir_value *const *const[]){ab1, ab2}, 2, cv, d);
+  return build_chain(b, &s, bf, ir_type_bf16, (ir_value *const *const[]){ab1, ab2}, 2, cv, d, io);
 }
 
 /* s8/u8 -> s32 on the i8 MFMA (signed bytes): the products' sum from C = 0
@@ -585,7 +599,7 @@ static void widen_f8(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_va
  * would need the other half's lanes, as xf32 would (docs/lowering.md,
  * "fp8"). */
 static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const char *target, ir_value *const *cv,
-                     ir_value **d) {
+                     ir_value **d, const chain_io *io) {
   const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
   ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
   unsigned steps = f->k / 16u, na = 2 * steps;
@@ -597,10 +611,29 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
     widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
     widen_f8(b, tb, i->src[na + h], &ab[h][4], &ab[h][5]);
   }
-  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d);
+  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d, io);
+}
+
+/* The accumulator of an earlier mma in chain whose D registers are this
+ * mma's C registers c[0..3], in the same C layout, built in the same block
+ * (so that it dominates here: an mma with a guard sits in a block of its
+ * own), or NULL. */
+static ir_value *const *chain_find(const lower_mma_chain *chain, ir_value *const *c, const scheme *s,
+                                   const ir_block *blk) {
+  if (!chain) return NULL;
+  for (unsigned k = 0; k < LOWER_MMA_CHAIN_N; k++) {
+    const struct lower_mma_acc *e = &chain->e[k];
+    if (e->block != blk || e->layout != s->r->layout || e->wave != s->r->wave || e->nc != s->r->nc) continue;
+    if (e->d[0] == c[0] && e->d[1] == c[1] && e->d[2] == c[2] && e->d[3] == c[3]) return e->acc;
+  }
+  return NULL;
 }
 
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+  return lower_mma_amd_chained(b, i, out, target, NULL);
+}
+
+bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_chain *chain) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f) return false;
@@ -627,10 +660,26 @@ bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
     cv[e] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[0]);
     cv[e + 1] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[1]);
   }
-  if (tf32 ? !lower_tf32(b, i, target, cv, d)
-      : f8  ? !lower_f8(b, i, f, target, cv, d)
-            : !build_checked(b, &s, f, ta, i->src, cv, d))
+  /* f32 C and D: the accumulator may stay in AMD's layout from the mma
+   * whose D this C is to this one (a chain of mma through C, as a K loop
+   * unrolled makes: no D gathered back and C gathered in between; the D
+   * gathered all the same for its other uses is dead code otherwise).
+   * Every scheme of one layout puts C's elements in the same places; the
+   * round trip it saves is a permutation of bits, so results are the
+   * same bit for bit. */
+  bool chained = chain && tc == ir_type_f32 && td == ir_type_f32;
+  ir_value *acc[8] = {0};
+  chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL};
+  if (tf32 ? !lower_tf32(b, i, target, cv, d, &io)
+      : f8  ? !lower_f8(b, i, f, target, cv, d, &io)
+            : !build_chain(b, &s, f, ta, (ir_value *const *const[]){i->src}, 1, cv, d, &io))
     return false;
+  if (chained && acc[0]) {
+    struct lower_mma_acc *e = &chain->e[chain->next++ % LOWER_MMA_CHAIN_N];
+    *e = (struct lower_mma_acc){.block = b->block, .layout = s.r->layout, .wave = s.r->wave, .nc = s.r->nc};
+    for (unsigned k = 0; k < 4; k++) e->d[k] = i->dst[k];
+    for (unsigned k = 0; k < s.r->nc; k++) e->acc[k] = acc[k];
+  }
   if (td != ir_type_f16) {
     for (unsigned e = 0; e < 4; e++) out[e] = d[e];
     return true;
