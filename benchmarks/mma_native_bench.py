@@ -41,11 +41,12 @@ import math
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from quality_bench import kernel_code, mca_cycles, run  # noqa: E402
+from quality_bench import kernel_code, run  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -171,6 +172,24 @@ def hip_kernel(tiles, form):
     return "\n".join(lines) + "\n"
 
 
+def mca_cycles(insts, arch, tmp, timeout):
+    """llvm-mca-22's total cycles (quality_bench's options), or None when it
+    does not finish in timeout seconds: LLVM 22's llvm-mca never returns on
+    some gfx942 sequences (five lines are enough: two global_load_dwordx2,
+    v_mfma_f32_4x4x4_16b_f16 of the first load's result, a v_add_co_u32, a
+    second MFMA of the second load's; docs/codegen.md)."""
+    path = os.path.join(tmp, "mca.s")
+    with open(path, "w") as f:
+        f.write("\n".join(insts) + "\n")
+    try:
+        r = subprocess.run(["llvm-mca-22", "-mtriple=amdgcn-amd-amdhsa", "-mcpu=" + arch, "-iterations=1", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)
+    return int(m.group(1)) if m else None
+
+
 def notes(hsaco):
     """{vgpr, agpr} of kernel k from the code object's notes."""
     r = run(["llvm-readelf-22", "--notes", hsaco])
@@ -184,7 +203,7 @@ def notes(hsaco):
 def measure(hsaco, arch, tmp, mca):
     insts = kernel_code(hsaco).get("k", [])
     n = notes(hsaco)
-    return {"insts": len(insts), "cycles": (mca_cycles(insts, arch, tmp) or 0) if mca else 0,
+    return {"insts": len(insts), "cycles": mca_cycles(insts, arch, tmp, mca) if mca else 0,
             "matrix": sum(1 for i in insts if i.startswith(("v_mfma", "v_wmma"))),
             "moves": sum(1 for i in insts if i.startswith(("ds_bpermute", "ds_swizzle", "v_permlane"))
                          or "row_" in i or "quad_perm" in i),
@@ -220,7 +239,8 @@ def per_tile(build, arch, tiles, tmp, mca):
             return None, err
         res.append(measure(path, arch, tmp, mca))
     one, many = res
-    d = {k: (many[k] - one[k]) / (tiles - 1) for k in ("insts", "cycles", "matrix", "moves")}
+    d = {k: (many[k] - one[k]) / (tiles - 1) if many[k] is not None and one[k] is not None else None
+         for k in ("insts", "cycles", "matrix", "moves")}
     d["vgpr"], d["agpr"] = many["vgpr"], many["agpr"]
     return d, None
 
@@ -232,11 +252,12 @@ def main():
     ap.add_argument("--types", default="f16,bf16,tf32,s8,e4m3")
     ap.add_argument("--tiles", type=int, default=8)
     ap.add_argument("--no-mca", action="store_true", help="skip llvm-mca (cycles 0)")
+    ap.add_argument("--mca-timeout", type=float, default=60, help="seconds per llvm-mca run (default 60)")
     ap.add_argument("--keep", help="keep the sources and code objects in this directory")
     a = ap.parse_args()
     tmp = a.keep or tempfile.mkdtemp(prefix="mma_native_bench-")
     os.makedirs(tmp, exist_ok=True)
-    n, mca = a.tiles, not a.no_mca
+    n, mca = a.tiles, (0 if a.no_mca else a.mca_timeout)
     print(f"per tile ({n}-tile kernel minus 1-tile kernel, / {n - 1}); VGPR/AGPR of the {n}-tile kernel; "
           "pw = ptxwave, nat = native HIP, exp = ptxwave --expand-mma; moves = lane moves "
           "(ds_bpermute, ds_swizzle, permlane, DPP)")
@@ -263,24 +284,27 @@ def main():
                         print(f"{arch:8} {t:5} {form[0]:28} native failed: {err}")
                         continue
                 def r(x, y):
-                    return x / y if y else float("nan")
+                    return x / y if x is not None and y else float("nan")
+
+                def c(x):
+                    return "%7.1f" % x if x is not None else "   hang"
                 ni = nat["insts"] if nat else 0
                 nc = nat["cycles"] if nat else 0
                 if nat and form[0].startswith("tile"):
                     ratios["insts"].append(r(pw["insts"], ni))
-                    if mca and nc:
+                    if mca and nc and pw["cycles"] and nc > 0 and pw["cycles"] > 0:
                         ratios["cycles"].append(r(pw["cycles"], nc))
                 nv = f"{nat['vgpr']}/{nat['agpr']}" if nat else "-"
                 print(f"{arch:8} {t:5} {form[0]:28} | {pw['insts']:8.1f} {ni:6.1f} {r(pw['insts'], ni):6.2f}"
                       f" {ex['insts']:6.1f} {r(ex['insts'], pw['insts']):6.2f} |"
-                      f" {pw['cycles']:7.1f} {nc:6.1f} {r(pw['cycles'], nc):6.2f} {ex['cycles']:7.1f}"
+                      f" {c(pw['cycles'])} {c(nc)} {r(pw['cycles'], nc):6.2f} {c(ex['cycles'])}"
                       f" {r(ex['cycles'], pw['cycles']):6.2f} |"
                       f" {pw['matrix']:5.1f} {nat['matrix'] if nat else 0:4.1f} {pw['moves']:5.1f} |"
                       f" {pw['vgpr']:>5}/{pw['agpr']:<6} {nv:>7} {ex['vgpr']:>3}/{ex['agpr']:<3}")
     for k, xs in ratios.items():
         if xs:
             g = math.exp(sum(math.log(x) for x in xs) / len(xs))
-            print(f"geometric mean ptxwave/native ({k}, 'tile' forms, {len(xs)} rows): {g:.2f}")
+            print(f"geometric mean ptxwave/native ({k}, 'tile' forms, {len(xs)} rows where both are positive): {g:.2f}")
     if not a.keep:
         shutil.rmtree(tmp, ignore_errors=True)
 
