@@ -167,7 +167,19 @@ typedef struct amd_ctx {
   ir_value *const *acc_in;
   ir_value **acc_out;
   bool keep_d;   /* with acc_out: D goes back to NVIDIA's layout too */
+  struct lane_memo *memo;   /* lane functions built for this mma (NULL: none kept) */
 } amd_ctx;
+
+/* The lane functions one mma has built, each reused by the later gathers of
+ * the same mma (its code is one straight run in one block, so the first
+ * dominates the others): a few distinct maps serve its 40 or so shuffles,
+ * and building each once keeps the IR, and the compile time of modules with
+ * hundreds of mma, down. */
+typedef struct lane_memo {
+  unsigned n;
+  uint8_t f[24][32];
+  ir_value *v[24];
+} lane_memo;
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
 
@@ -198,6 +210,10 @@ static ir_value *lane_fn(amd_ctx *X, const uint8_t *f) {
   ir_builder *b = X->b;
   if (X->dry) return X->laneid;
   if (!any) return imm(b, cst);
+  lane_memo *mm = X->memo;
+  if (mm)
+    for (unsigned k = 0; k < mm->n; k++)
+      if (!memcmp(mm->f[k], f, 32)) return mm->v[k];
   ir_value *acc = NULL;
   for (int sh = -5; sh <= 5; sh++) {   /* output bit o = lane bit o - sh ... grouped by shift */
     uint32_t mask = 0;
@@ -212,6 +228,10 @@ static ir_value *lane_fn(amd_ctx *X, const uint8_t *f) {
   }
   if (neg) acc = lower_alu(b, ir_op_xor, ir_type_b32, acc, imm(b, neg));
   if (cst) acc = lower_alu(b, ir_op_or, ir_type_b32, acc, imm(b, cst));
+  if (mm && mm->n < 24) {
+    memcpy(mm->f[mm->n], f, 32);
+    mm->v[mm->n++] = acc;
+  }
   return acc;
 }
 
@@ -449,7 +469,8 @@ static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, 
   for (unsigned k = 0; k < 12; k++) dry[k] = X.laneid;
   ir_value *dd[4];
   if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
-  X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
+  lane_memo memo = {0};
+  X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0), .memo = &memo};
   return build(&X, s, f, ta, ta, ab, cv, d);
 }
 
@@ -470,9 +491,10 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
   if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
   ir_value *laneid = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *acc[2][8];
+  lane_memo memo = {0};
   for (unsigned h = 0; h < steps; h++) {
     bool last = h + 1 == steps;
-    X = (amd_ctx){.b = b, .laneid = laneid, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
+    X = (amd_ctx){.b = b, .laneid = laneid, .memo = &memo, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
                   .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
