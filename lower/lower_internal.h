@@ -119,6 +119,22 @@ struct ir_mma_form;
 /* Whether lower_mma_amd has a scheme for form f with A/B elements of type ta on target. */
 bool lower_mma_amd_fits(const struct ir_mma_form *f, ir_type ta, const char *target);
 
+/* lower_mma_amd_chained: the same, remembering in chain (one per walk, the
+ * caller's, zeroed) the accumulators it left in AMD's layout, so that an
+ * mma whose C is an earlier mma's D in the same block takes that
+ * accumulator as it is instead of shuffling D out and C back in. */
+#define LOWER_MMA_CHAIN_N 32
+typedef struct lower_mma_chain {
+  struct lower_mma_acc {
+    const ir_value *d[4];   /* the earlier mma's D registers (its dst) */
+    ir_value *acc[8];       /* its accumulator in AMD's C layout */
+    const ir_block *block;
+    unsigned layout, wave, nc;
+  } e[LOWER_MMA_CHAIN_N];
+  unsigned next;            /* ring: the oldest entry is replaced */
+} lower_mma_chain;
+bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_chain *chain);
+
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says
  * so with the instruction, the kernel, its position and the target. */

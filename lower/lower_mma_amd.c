@@ -78,6 +78,12 @@ typedef struct scheme {
   unsigned per;          /* A/B elements per register: 2 (f16, bf16) or 4 (s8) */
 } scheme;
 
+/* An accumulator kept in AMD's C layout from one mma to the next (lower_mma_amd_chained) */
+typedef struct chain_io {
+  ir_value *const *in;   /* the earlier mma's accumulator, or NULL: gather C */
+  ir_value **out;        /* where this mma's accumulator goes, or NULL */
+} chain_io;
+
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
 /* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
 static unsigned local_blk(const scheme *s, unsigned blk) { return s->r->wave == 64 ? blk & 7 : blk; }
@@ -162,7 +168,20 @@ typedef struct amd_ctx {
    * handed on instead of D going back to NVIDIA's layout (out) */
   ir_value *const *acc_in;
   ir_value **acc_out;
+  bool keep_d;   /* with acc_out: D goes back to NVIDIA's layout too */
+  struct lane_memo *memo;   /* lane functions built for this mma (NULL: none kept) */
 } amd_ctx;
+
+/* The lane functions one mma has built, each reused by the later gathers of
+ * the same mma (its code is one straight run in one block, so the first
+ * dominates the others): a few distinct maps serve its 40 or so shuffles,
+ * and building each once keeps the IR, and the compile time of modules with
+ * hundreds of mma, down. */
+typedef struct lane_memo {
+  unsigned n;
+  uint8_t f[24][32];
+  ir_value *v[24];
+} lane_memo;
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
 
@@ -193,6 +212,10 @@ static ir_value *lane_fn(amd_ctx *X, const uint8_t *f) {
   ir_builder *b = X->b;
   if (X->dry) return X->laneid;
   if (!any) return imm(b, cst);
+  lane_memo *mm = X->memo;
+  if (mm)
+    for (unsigned k = 0; k < mm->n; k++)
+      if (!memcmp(mm->f[k], f, 32)) return mm->v[k];
   ir_value *acc = NULL;
   for (int sh = -5; sh <= 5; sh++) {   /* output bit o = lane bit o - sh ... grouped by shift */
     uint32_t mask = 0;
@@ -207,6 +230,10 @@ static ir_value *lane_fn(amd_ctx *X, const uint8_t *f) {
   }
   if (neg) acc = lower_alu(b, ir_op_xor, ir_type_b32, acc, imm(b, neg));
   if (cst) acc = lower_alu(b, ir_op_or, ir_type_b32, acc, imm(b, cst));
+  if (mm && mm->n < 24) {
+    memcpy(mm->f[mm->n], f, 32);
+    mm->v[mm->n++] = acc;
+  }
   return acc;
 }
 
@@ -401,8 +428,10 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
   }
   if (X.acc_out) {   /* the next step takes the accumulator as it is */
     for (unsigned k = 0; k < r->nc; k++) X.acc_out[k] = acc[k];
-    ctx->shuffles = X.shuffles, ctx->selects = X.selects;
-    return true;
+    if (!X.keep_d) {
+      ctx->shuffles = X.shuffles, ctx->selects = X.selects;
+      return true;
+    }
   }
   /* D back: thread T's element e is AMD D (blk, i, j) of the last instruction */
   for (unsigned e = 0; e < 4; e++) {
@@ -442,7 +471,8 @@ static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, 
   for (unsigned k = 0; k < 12; k++) dry[k] = X.laneid;
   ir_value *dd[4];
   if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
-  X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
+  lane_memo memo = {0};
+  X = (amd_ctx){.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0), .memo = &memo};
   return build(&X, s, f, ta, ta, ab, cv, d);
 }
 
@@ -451,8 +481,11 @@ static bool build_checked(ir_builder *b, const scheme *s, const ir_mma_form *f, 
  * D gathered back once (a step's D and the next step's C are the same
  * registers in the same layout: no shuffle between steps).  A dry run
  * first, as build_checked. */
+/* io (may be NULL): io->in, when set, is the accumulator of an earlier mma
+ * in this scheme's C layout, taken as C (no C gathered); io->out receives
+ * the last step's accumulator (D is gathered back all the same). */
 static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir_type ta, ir_value *const *const *ab,
-                        unsigned steps, ir_value *const *cv, ir_value **d) {
+                        unsigned steps, ir_value *const *cv, ir_value **d, const chain_io *io) {
   amd_ctx X = {.b = b, .dry = true};
   X.laneid = (ir_value *)&X;
   ir_value *dry[12], *dd[4];
@@ -460,9 +493,11 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
   if (!build(&X, s, f, ta, ta, dry, cv ? dry : NULL, dd)) return false;
   ir_value *laneid = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *acc[2][8];
+  lane_memo memo = {0};
   for (unsigned h = 0; h < steps; h++) {
-    X = (amd_ctx){.b = b, .laneid = laneid, .acc_in = h ? acc[(h - 1) & 1] : NULL,
-                  .acc_out = h + 1 < steps ? acc[h & 1] : NULL};
+    bool last = h + 1 == steps;
+    X = (amd_ctx){.b = b, .laneid = laneid, .memo = &memo, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
+                  .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
   return true;
@@ -499,7 +534,8 @@ static void split_tf32(ir_builder *b, ir_value *w, ir_value **hi, ir_value **lo)
  * a_r, B1 register r = {bh, bh} of b_r, B2 {bl, bl}.  Products are exact in
  * f32; the sum has 32 terms where tf32 has 8, so it agrees bit for bit with
  * the expansion where sums are exact (docs/lowering.md). */
-static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value *const *cv, ir_value **d) {
+static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value *const *cv, ir_value **d,
+                       const chain_io *io) {
   /* m16n8k4: the same with m16n8k8 .bf16 (k' = 2t + s for k = t: A a_r at
    * row g + 8r, B b0) */
   bool k4 = i->mods.shape == IR_SHAPE_M16N8K4;
@@ -519,7 +555,7 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
     ab1[na + r] = or32(b, shr16(b, h), h);
     ab2[na + r] = or32(b, shr16(b, l), l);
   }
-  return build_chain(b, &s, bf, ir_type_bf16, (ir_value *const *const[]){ab1, ab2}, 2, cv, d);
+  return build_chain(b, &s, bf, ir_type_bf16, (ir_value *const *const[]){ab1, ab2}, 2, cv, d, io);
 }
 
 /* s8/u8 -> s32 on the i8 MFMA (signed bytes): the products' sum from C = 0
@@ -619,7 +655,7 @@ static void widen_f8(ir_builder *b, ir_type t, ir_value *w, ir_value **lo, ir_va
  * would need the other half's lanes, as xf32 would (docs/lowering.md,
  * "fp8"). */
 static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const char *target, ir_value *const *cv,
-                     ir_value **d) {
+                     ir_value **d, const chain_io *io) {
   const ir_mma_form *hf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
   ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
   unsigned steps = f->k / 16u, na = 2 * steps;
@@ -631,7 +667,22 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
     widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
     widen_f8(b, tb, i->src[na + h], &ab[h][4], &ab[h][5]);
   }
-  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d);
+  return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d, io);
+}
+
+/* The accumulator of an earlier mma in chain whose D registers are this
+ * mma's C registers c[0..3], in the same C layout, built in the same block
+ * (so that it dominates here: an mma with a guard sits in a block of its
+ * own), or NULL. */
+static ir_value *const *chain_find(const lower_mma_chain *chain, ir_value *const *c, const scheme *s,
+                                   const ir_block *blk) {
+  if (!chain) return NULL;
+  for (unsigned k = 0; k < LOWER_MMA_CHAIN_N; k++) {
+    const struct lower_mma_acc *e = &chain->e[k];
+    if (e->block != blk || e->layout != s->r->layout || e->wave != s->r->wave || e->nc != s->r->nc) continue;
+    if (e->d[0] == c[0] && e->d[1] == c[1] && e->d[2] == c[2] && e->d[3] == c[3]) return e->acc;
+  }
+  return NULL;
 }
 
 /* Nibbles 4q .. 4q + 3 of w, m16n8k64's packed .e2m1 (k = 8t + 32 (r >> 1)
@@ -702,7 +753,7 @@ static bool lower_scaled_4x(ir_builder *b, ir_instr *i, const char *target, ir_v
       ab[h][r] = ir_alu2(b, ir_op_mul, ir_type_f16x2, ab[h][r], sc[which[r]], .rnd = IR_RND_RN);
   }
   return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1], ab[2], ab[3]}, 4, &i->src[6],
-                     out);
+                     out, NULL);
 }
 
 /* Block-scaled mma (PTX ISA 9.7.14.3) with ue8m0 scales: .kind::mxf8f6f4
@@ -744,7 +795,7 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
   for (unsigned j = 0; j < nblk; j++) {
     ir_value *p[4];
     ir_value *const *const chain[2] = {ab[j * per], ab[j * per + 1]};
-    if (!build_chain(b, &s, hf, ir_type_f16, chain, per, NULL, p)) return false;
+    if (!build_chain(b, &s, hf, ir_type_f16, chain, per, NULL, p, NULL)) return false;
     for (unsigned e = 0; e < 4; e++)
       acc[e] = ir_alu2(b, ir_op_add, ir_type_f32, acc[e], lower_mma_scale_term(b, i, &sw, p[e], e, j), .rnd = IR_RND_RN);
   }
@@ -758,6 +809,10 @@ bool lower_mma_amd_fits(const ir_mma_form *f, ir_type ta, const char *target) {
 }
 
 bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+  return lower_mma_amd_chained(b, i, out, target, NULL);
+}
+
+bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_chain *chain) {
   const ir_mma_form *f = ir_mma_find(i, NULL);
   ir_type td = (ir_type)i->type, ta = (ir_type)i->type2, tc = (ir_type)i->type4;
   if (!target || !f || f->m != 16) return false;   /* m8n8 forms: lower_mma.c's mma_via_s8 */
@@ -785,10 +840,26 @@ bool lower_mma_amd(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
     cv[e] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[0]);
     cv[e + 1] = ir_convert(b, ir_type_f32, ir_type_f16, u->dst[1]);
   }
-  if (tf32 ? !lower_tf32(b, i, target, cv, d)
-      : f8  ? !lower_f8(b, i, f, target, cv, d)
-            : !build_checked(b, &s, f, ta, i->src, cv, d))
+  /* f32 C and D: the accumulator may stay in AMD's layout from the mma
+   * whose D this C is to this one (a chain of mma through C, as a K loop
+   * unrolled makes: no D gathered back and C gathered in between; the D
+   * gathered all the same for its other uses is dead code otherwise).
+   * Every scheme of one layout puts C's elements in the same places; the
+   * round trip it saves is a permutation of bits, so results are the
+   * same bit for bit. */
+  bool chained = chain && tc == ir_type_f32 && td == ir_type_f32;
+  ir_value *acc[8] = {0};
+  chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL};
+  if (tf32 ? !lower_tf32(b, i, target, cv, d, &io)
+      : f8  ? !lower_f8(b, i, f, target, cv, d, &io)
+            : !build_chain(b, &s, f, ta, (ir_value *const *const[]){i->src}, 1, cv, d, &io))
     return false;
+  if (chained && acc[0]) {
+    struct lower_mma_acc *e = &chain->e[chain->next++ % LOWER_MMA_CHAIN_N];
+    *e = (struct lower_mma_acc){.block = b->block, .layout = s.r->layout, .wave = s.r->wave, .nc = s.r->nc};
+    for (unsigned k = 0; k < 4; k++) e->d[k] = i->dst[k];
+    for (unsigned k = 0; k < s.r->nc; k++) e->acc[k] = acc[k];
+  }
   if (td != ir_type_f16) {
     for (unsigned e = 0; e < 4; e++) out[e] = d[e];
     return true;

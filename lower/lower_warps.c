@@ -141,6 +141,19 @@ static bool lower_shfl(ir_builder *b, const lower_wave *lw, ir_instr *i, ir_valu
   }
   ir_value *lane = lw->laneid;
   ir_value *bval = and32(b, i->src[1], imm(b, 31));
+  /* idx with an immediate c whose clamp is 31 and segment mask 0 (the
+   * whole warp: nvcc's __shfl_sync(m, v, lane) with a variable lane, and
+   * every lane move of lower_mma_amd): minlane 0, maxlane 31, so j = b & 31
+   * is always in range and p = 1; the source is base + j, without the
+   * general case's clamp arithmetic (a third of the IR of the tensor-core
+   * modules: docs/codegen.md, "Compile time of the tensor-core modules") */
+  uint64_t ck;
+  if ((ir_shflmode)i->mods.shfl == IR_SHFL_IDX && lower_const_through_copies(i->src[2], &ck) && (ck & 31) == 31 &&
+      ((ck >> 8) & 31) == 0) {
+    out[0] = ir_alu2(b, ir_op_wave_bpermute, ir_type_b32, i->src[0], lower_alu(b, ir_op_add, ir_type_b32, bval, lw->base));
+    if (i->ndst > 1) out[1] = lower_setp(b, IR_CMP_EQ, ir_type_u32, imm(b, 0), imm(b, 0));
+    return true;
+  }
   ir_value *c = i->src[2];
   ir_value *cval = and32(b, c, imm(b, 31));
   ir_value *seg = and32(b, lower_alu(b, ir_op_shr, ir_type_b32, c, imm(b, 8)), imm(b, 31));
