@@ -16,7 +16,7 @@ for p in $listed; do
     [ -f "$dir/$p.cu" ] || { echo "programs.txt lists $p, but $p.cu is missing" >&2; status=1; }
 done
 grep -v '^[[:space:]]*#' "$manifest" | awk 'NF' | while read -r name arch libs rest; do
-    case "$arch" in 70|75|80|86|89|90) ;; *) echo "$name: bad arch '$arch'" >&2; exit 1 ;; esac
+    case "$arch" in 70|75|80|86|89|90|90a|100a|120|120a) ;; *) echo "$name: bad arch '$arch'" >&2; exit 1 ;; esac
     [ "$libs" = - ] || for l in $(echo "$libs" | tr , ' '); do
         case "$l" in cuda|rdc|cudadevrt) ;; *) echo "$name: bad libs '$libs'" >&2; exit 1 ;; esac
     done
