@@ -143,18 +143,19 @@ static void h_movmatrix(emu_exec *x, const emu_inst *in, emu_mask m) {
 /* ---- mma ------------------------------------------------------------------------ */
 /* Raw bits of element i of a fragment of type t whose registers are
  * operands first.. of the instruction (in aux: emu_decode.c), in lane l. */
-static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
-  unsigned bits = ir_mma_elem_bits(t), per = bits >= 32 ? 1 : 32 / bits;
+static uint64_t elem_bits_of(emu_exec *x, const emu_inst *in, unsigned first, unsigned bits, unsigned l, unsigned i) {
+  unsigned per = bits >= 32 ? 1 : 32 / bits;
   uint64_t r = MS(first + i / per)[l];
   return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
 }
+static uint64_t frag_bits(emu_exec *x, const emu_inst *in, unsigned first, ir_type t, unsigned l, unsigned i) {
+  return elem_bits_of(x, in, first, ir_mma_elem_bits(t), l, i);
+}
 
-/* Raw bits of A/B element i (ir_mma_ab_bits wide). */
+/* Raw bits of A/B element i (ir_mma_ab_bits wide: m16n8k64's e2m1 packed eight to a register). */
 static uint64_t ab_bits(emu_exec *x, const emu_inst *in, const ir_mma_form *f, unsigned first, ir_type t, unsigned l,
                         unsigned i) {
-  unsigned bits = ir_mma_ab_bits(f, t), per = bits >= 32 ? 1 : 32 / bits;
-  uint64_t r = MS(first + i / per)[l];
-  return bits >= 64 ? r : (r >> (bits * (i % per))) & emu_type_mask(bits);
+  return elem_bits_of(x, in, first, ir_mma_ab_bits(f, t), l, i);
 }
 
 static double elem_value(ir_type t, uint64_t b);
