@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "emu_internal.h"
+#include "ir/ir_bulk_reduce.h"
 #include "ir/ir_mbarrier.h"
 #include "ir/ir_tensormap.h"
 
@@ -141,6 +142,38 @@ static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* cp.reduce.async.bulk (9.7.9.25.4.2): [dst] op= [src] element by element,
+ * shared::cta -> global in a bulk group, or shared::cta -> shared::cluster
+ * (this CTA's shared memory: a cluster is one CTA) completing on an
+ * mbarrier.  Each element's reduction is an atomic of its own (the ISA
+ * gives each one .relaxed.gpu semantics, .cluster for shared::cluster),
+ * the same operation atom/red perform (emu_atom_one); done when the
+ * instruction executes, like cp.async.bulk. */
+static void h_bulk_reduce(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  bool tx = in->mods.bulk == IR_BULK_COMPLETE_TX;
+  unsigned eb = in->tbits / 8;
+  EMU_EACH(m, l, {
+    uint64_t n = S(2)[l], da = (S(0)[l] + (uint64_t)in->imm) & in->amask, sa = S(1)[l];
+    if (n % 16 || n >= (1ull << 32)) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.reduce.async.bulk of %llu bytes (a multiple of 16)",
+                (unsigned long long)n);
+      return;
+    }
+    for (uint64_t k = 0; k < n; k += 16) {
+      uint8_t *d = emu_addr(x, in, l, in->space, da + k, 16, true);
+      const uint8_t *s = d ? emu_addr(x, in, l, EMU_SP_SHARED, sa + k, 16, false) : NULL;
+      if (!s) return;
+      for (unsigned e = 0; e < 16; e += eb) {
+        uint64_t v = 0;
+        memcpy(&v, s + e, eb);
+        emu_atom_one(in, d + e, eb, v);
+      }
+    }
+    if (tx && !complete_tx(x, in, (unsigned)l, S(3)[l], n)) return;
+  });
+}
+
 /* cp.async.bulk.tensor.Nd ... .tile (PTX ISA 9.7.9.25.5.1), both ways:
  *   load:  [dst], [tmap, {c0..cN-1}], [mbar]   global -> shared, complete_tx
  *   store: [tmap, {c0..cN-1}], [src]           shared -> global, bulk group
@@ -149,7 +182,8 @@ static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
  * asynchronous copy), as cp.async.bulk's does. */
 static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
   x->stores++;
-  bool load = in->mods.bulk == IR_BULK_COMPLETE_TX;
+  bool load = in->mods.bulk == IR_BULK_COMPLETE_TX, reduce = in->op == ir_op_cp_reduce_async_bulk_tensor;
+  emu_inst red = *in;   /* a reduction's element type is the map's */
   unsigned rank = in->mods.tdim, t0 = load ? 1u : 0u, smem = load ? 0u : 1u + rank;
   EMU_EACH(m, l, {
     uint64_t ta = load ? S(1)[l] : (S(0)[l] + (uint64_t)in->imm) & in->amask;
@@ -160,6 +194,14 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
       emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.async.bulk.tensor.%ud: the operand at 0x%llx is not a %u-d "
                 "tensor map made by cuTensorMapEncodeTiled", rank, (unsigned long long)ta, rank);
       return;
+    }
+    if (reduce) {
+      red.type = (uint8_t)ir_tmap_dtype_red_type(t.dtype);
+      if (!ir_bulk_red_ok((ir_atomop)in->mods.atomop, (ir_type)red.type, false, IR_BULK_RED_TENSOR)) {
+        emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.reduce.async.bulk.tensor.%s on a tensor map of data type %u "
+                  "(not a type this reduction takes)", ir_atomop_name((ir_atomop)in->mods.atomop), t.dtype);
+        return;
+      }
     }
     int64_t c[IR_TMAP_MAX_RANK] = {0};
     uint32_t n[IR_TMAP_MAX_RANK] = {1, 1, 1, 1, 1};
@@ -198,7 +240,13 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
                 const uint8_t *sp = emu_addr(x, in, (unsigned)l, EMU_SP_SHARED, sa, eb, false);
                 uint8_t *dp = sp ? emu_addr(x, in, (unsigned)l, EMU_SP_GLOBAL, ga, eb, true) : NULL;
                 if (!dp) return;
-                memcpy(dp, sp, eb);
+                if (reduce) {
+                  uint64_t v = 0;
+                  memcpy(&v, sp, eb);
+                  emu_atom_one(&red, dp, eb, v);
+                } else {
+                  memcpy(dp, sp, eb);
+                }
               }
             }
     if (load && !complete_tx(x, in, (unsigned)l, S(2 + rank)[l], ir_tmap_box_bytes(&t))) return;
@@ -251,6 +299,30 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
         (i->mods.space == IR_SPACE_GLOBAL) == tx || (!tx && i->mods.bulk != IR_BULK_GROUP))
       return "cp.async.bulk.tensor other than a .tile copy global -> shared with an mbarrier or shared -> "
              "global in a bulk group";
+    in->fn = h_bulk_tensor;
+    return NULL;
+  }
+  case ir_op_cp_reduce_async_bulk: {
+    /* shared::cta -> global in a bulk group, or -> shared::cluster with an mbarrier */
+    unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+    bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX, cluster = i->mods.space == IR_SPACE_SHARED_CLUSTER;
+    if (nval != (tx ? 4u : 3u) || (cluster ? !tx : i->mods.space != IR_SPACE_GLOBAL || i->mods.bulk != IR_BULK_GROUP))
+      return "cp.reduce.async.bulk other than shared::cta -> global in a bulk group or shared::cta -> "
+             "shared::cluster with an mbarrier";
+    if (!ir_bulk_red_ok((ir_atomop)i->mods.atomop, (ir_type)i->type, i->mods.noftz_f16,
+                        cluster ? IR_BULK_RED_CLUSTER : IR_BULK_RED_GLOBAL))
+      return emu_dfmt(d, "cp.reduce.async.bulk.%s%s.%s (not a reduction the PTX ISA has)",
+                      ir_atomop_name((ir_atomop)i->mods.atomop), i->mods.noftz_f16 ? ".noftz" : "",
+                      ir_type_name((ir_type)i->type));
+    in->fn = h_bulk_reduce;
+    return NULL;
+  }
+  case ir_op_cp_reduce_async_bulk_tensor: {
+    /* .tile, shared::cta -> global in a bulk group: the store's operands */
+    unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+    if (!i->mods.tile || r < 1 || r > 5 || nval != 2u + r || i->mods.space != IR_SPACE_GLOBAL ||
+        i->mods.bulk != IR_BULK_GROUP)
+      return "cp.reduce.async.bulk.tensor other than a .tile reduction shared::cta -> global in a bulk group";
     in->fn = h_bulk_tensor;
     return NULL;
   }

@@ -38,6 +38,7 @@
  * nothing left to wait for (removed).  The tensor and reduction forms and
  * cp.async.mbarrier.arrive are not expanded here.
  */
+#include "ir/ir_bulk_reduce.h"
 #include "ir/ir_tensormap.h"
 #include "lower_internal.h"
 
@@ -45,7 +46,8 @@ static bool want(const ir_instr *i, void *data) {
   (void)data;
   return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group ||
          i->op == ir_op_cp_async_bulk || i->op == ir_op_cp_async_bulk_commit_group ||
-         i->op == ir_op_cp_async_bulk_wait_group || i->op == ir_op_cp_async_bulk_tensor;
+         i->op == ir_op_cp_async_bulk_wait_group || i->op == ir_op_cp_async_bulk_tensor ||
+         i->op == ir_op_cp_reduce_async_bulk;
 }
 
 /* Eliminates the cp.async family (the tensor, reduction and mbarrier forms
@@ -54,7 +56,7 @@ const lower_contract lower_async_contract = {
     .pass = "lower_async",
     .ops = (const ir_op[]){ir_op_cp_async, ir_op_cp_async_commit_group, ir_op_cp_async_wait_group, ir_op_cp_async_bulk,
                            ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group,
-                           ir_op_cp_async_bulk_tensor, ir_op_count},
+                           ir_op_cp_async_bulk_tensor, ir_op_cp_reduce_async_bulk, ir_op_count},
     .preserves = 0,
 };
 
@@ -134,6 +136,53 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   ir_instr *ld = ir_build_mem(y, ir_op_ld, ir_type_b32, sa, 0, 0, NULL, 4, &sm);
   ir_build_mem(y, ir_op_st, ir_type_b32, da, i->offset, 4, ld->dst, 0, &dm);
   loop_close(b, &lp, y->block, 16);
+  if (tx)
+    ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[3], 0, 1, (ir_value *[]){n}, 0,
+                 IR_MODS(.space = IR_SPACE_SHARED));
+  return true;
+}
+
+/* cp.reduce.async.bulk [dst], [src], size{, [mbar]} (9.7.9.25.4.2): one
+ * relaxed atomic per element, the ISA's semantics (each element's
+ * reduction is .relaxed.gpu, .cluster for the shared::cluster form; the
+ * copy as a whole is not atomic), in the issuing thread:
+ *   head: k = phi(0, k + esize); cbr k < size, body, exit
+ *   body: v = ld.shared.T [src + k]; red.relaxed.gpu.global.op.T [dst + k], v
+ *   exit: mbarrier.complete_tx [mbar], size    (the shared::cluster form)
+ * A cluster is one CTA (docs/lowering.md "Scope .cluster"), so the
+ * shared::cluster destination is this CTA's shared memory. */
+static bool bulk_reduce(ir_builder *b, ir_instr *i, const lower_async_options *o) {
+  unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
+  bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX, cluster = i->mods.space == IR_SPACE_SHARED_CLUSTER;
+  ir_type t = (ir_type)i->type;
+  if (nval != (tx ? 4u : 3u) || (cluster ? !tx : i->mods.space != IR_SPACE_GLOBAL || i->mods.bulk != IR_BULK_GROUP)) {
+    lower_error(o->diag, i, "cp.reduce.async.bulk other than shared::cta -> global in a bulk group or shared::cta "
+                "-> shared::cluster with an mbarrier");
+    return false;
+  }
+  if (!ir_bulk_red_ok((ir_atomop)i->mods.atomop, t, i->mods.noftz_f16,
+                      cluster ? IR_BULK_RED_CLUSTER : IR_BULK_RED_GLOBAL)) {
+    lower_error(o->diag, i, "cp.reduce.async.bulk.%s%s.%s is not a reduction the PTX ISA has",
+                ir_atomop_name((ir_atomop)i->mods.atomop), i->mods.noftz_f16 ? ".noftz" : "", ir_type_name(t));
+    return false;
+  }
+  ir_value *dst = i->src[0], *src = i->src[1], *n = i->src[2];
+  if (ir_type_bits((ir_type)n->type) == 64) n = lower_lo32(b, n);
+  ir_type dt = ir_type_bits((ir_type)dst->type) == 32 ? ir_type_u32 : ir_type_u64;
+  ir_type st = ir_type_bits((ir_type)src->type) == 32 ? ir_type_u32 : ir_type_u64;
+  ir_mods rm = {.space = cluster ? IR_SPACE_SHARED : IR_SPACE_GLOBAL, .sem = IR_SEM_RELAXED,
+                .scope = cluster ? IR_SCOPE_CLUSTER : IR_SCOPE_GPU, .atomop = i->mods.atomop,
+                .noftz_f16 = i->mods.noftz_f16};
+  counted_loop lp;
+  loop_open(b, n, &lp);
+  ir_builder *y = &lp.body;
+  ir_value *kd = dt == ir_type_u32 ? lp.k : lower_zext64(y, lp.k);
+  ir_value *ks = st == ir_type_u32 ? lp.k : lower_zext64(y, lp.k);
+  ir_value *sa = ir_alu2(y, ir_op_add, st, src, ks);
+  ir_value *da = ir_alu2(y, ir_op_add, dt, dst, kd);
+  ir_instr *ld = ir_build_mem(y, ir_op_ld, t, sa, 0, 0, NULL, 1, IR_MODS(.space = IR_SPACE_SHARED));
+  ir_build_mem(y, ir_op_red, t, da, i->offset, 1, ld->dst, 0, &rm);
+  loop_close(b, &lp, y->block, ir_type_bits(t) / 8);
   if (tx)
     ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[3], 0, 1, (ir_value *[]){n}, 0,
                  IR_MODS(.space = IR_SPACE_SHARED));
@@ -321,6 +370,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   (void)out;
   if (i->op == ir_op_cp_async_bulk) return bulk_copy(b, i, o);
   if (i->op == ir_op_cp_async_bulk_tensor) return bulk_tensor(b, i, o);
+  if (i->op == ir_op_cp_reduce_async_bulk) return bulk_reduce(b, i, o);
   if (i->op != ir_op_cp_async) return true;   /* every copy is complete already */
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   uint64_t n = 0;
