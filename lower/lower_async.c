@@ -47,7 +47,7 @@ static bool want(const ir_instr *i, void *data) {
   return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group ||
          i->op == ir_op_cp_async_bulk || i->op == ir_op_cp_async_bulk_commit_group ||
          i->op == ir_op_cp_async_bulk_wait_group || i->op == ir_op_cp_async_bulk_tensor ||
-         i->op == ir_op_cp_reduce_async_bulk;
+         i->op == ir_op_cp_reduce_async_bulk || i->op == ir_op_cp_reduce_async_bulk_tensor;
 }
 
 /* Eliminates the cp.async family (the tensor, reduction and mbarrier forms
@@ -56,7 +56,8 @@ const lower_contract lower_async_contract = {
     .pass = "lower_async",
     .ops = (const ir_op[]){ir_op_cp_async, ir_op_cp_async_commit_group, ir_op_cp_async_wait_group, ir_op_cp_async_bulk,
                            ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group,
-                           ir_op_cp_async_bulk_tensor, ir_op_cp_reduce_async_bulk, ir_op_count},
+                           ir_op_cp_async_bulk_tensor, ir_op_cp_reduce_async_bulk,
+                           ir_op_cp_reduce_async_bulk_tensor, ir_op_count},
     .preserves = 0,
 };
 
@@ -198,6 +199,45 @@ static ir_value *tmap_field(ir_builder *b, ir_value *tm, unsigned off, ir_type t
   return ir_type_bits(t) < 32 ? ir_convert(b, ir_type_u32, t, v) : v;
 }
 
+/* cp.reduce.async.bulk.tensor's element (9.7.9.25.5.2), inside bulk_tensor's
+ * byte loop at the byte `byte` of an element whose global address is ga
+ * and shared address sa: at its first byte, in bounds, one relaxed atomic
+ * of the map's element type (the instruction has none: the tensor map's
+ * CUtensorMapDataType decides, read at run time), as the emulator does:
+ *     cbr in && byte == 0, sel, last
+ *   sel:  cbr dtype == D0, red0, sel1 ...     (each data type the op takes)
+ *   redK: v = ld.shared.T [sa]; red.relaxed.gpu.global.op.T [ga], v; br last
+ *   selN: trap                                (a type the reduction lacks)
+ * *last becomes the block the loop's step goes in. */
+static void tensor_reduce(ir_builder *y, ir_instr *i, ir_value *dtype, ir_value *in, ir_value *byte, ir_value *ga,
+                          ir_value *sa, ir_block **last) {
+  ir_func *f = y->block->func;
+  ir_block *sel = ir_block_create_after(f, y->block, NULL);
+  ir_block *step = ir_block_create_after(f, sel, NULL);
+  ir_value *first = lower_setp(y, IR_CMP_EQ, ir_type_u32, byte, lower_imm32(y, 0));
+  ir_cbr(y, ir_alu2(y, ir_op_and, ir_type_pred, in, first), sel, step);
+  ir_mods rm = {.space = IR_SPACE_GLOBAL, .sem = IR_SEM_RELAXED, .scope = IR_SCOPE_GPU, .atomop = i->mods.atomop};
+  ir_block *at = sel;
+  for (unsigned code = 0; code < 16; code++) {
+    ir_type t = ir_tmap_dtype_red_type(code);
+    if (t == ir_type_none || !ir_bulk_red_ok((ir_atomop)i->mods.atomop, t, false, IR_BULK_RED_TENSOR)) continue;
+    ir_block *red = ir_block_create_after(f, at, NULL), *next = ir_block_create_after(f, red, NULL);
+    ir_builder s = ir_builder_at_end(at);
+    s.loc = y->loc;
+    ir_cbr(&s, lower_setp(&s, IR_CMP_EQ, ir_type_u32, dtype, lower_imm32(&s, code)), red, next);
+    ir_builder w = ir_builder_at_end(red);
+    w.loc = y->loc;
+    ir_instr *ld = ir_build_mem(&w, ir_op_ld, t, sa, 0, 0, NULL, 1, IR_MODS(.space = IR_SPACE_SHARED));
+    ir_build_mem(&w, ir_op_red, t, ga, 0, 1, ld->dst, 0, &rm);
+    ir_br(&w, step);
+    at = next;
+  }
+  ir_builder e = ir_builder_at_end(at);
+  e.loc = y->loc;
+  ir_build(&e, ir_op_trap, ir_type_none, 0, NULL, 0, NULL, NULL);
+  *last = step;
+}
+
 /* cp.async.bulk.tensor.Nd .tile (PTX ISA 9.7.9.25.5.1), both ways, as the
  * emulator runs it (ir/ir_tensormap.h: the map's layout and the tile
  * mode's rules), one byte per iteration of one loop over the box:
@@ -215,11 +255,12 @@ static ir_value *tmap_field(ir_builder *b, ir_value *tm, unsigned off, ir_type t
  * (Hopper GEMMs) also use wgmma, which nothing lowers yet. */
 static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o) {
   unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
-  bool load = i->mods.bulk == IR_BULK_COMPLETE_TX;
+  bool load = i->mods.bulk == IR_BULK_COMPLETE_TX, reduce = i->op == ir_op_cp_reduce_async_bulk_tensor;
   if (!i->mods.tile || r < 1 || r > IR_TMAP_MAX_RANK || nval != (load ? 3u + r : 2u + r) ||
       (i->mods.space == IR_SPACE_GLOBAL) == load || (!load && i->mods.bulk != IR_BULK_GROUP)) {
-    lower_error(o->diag, i, "cp.async.bulk.tensor other than a .tile copy global -> shared with an mbarrier or "
-                "shared -> global in a bulk group");
+    lower_error(o->diag, i, reduce ? "cp.reduce.async.bulk.tensor other than a .tile reduction shared::cta -> "
+                "global in a bulk group" : "cp.async.bulk.tensor other than a .tile copy global -> shared with an "
+                "mbarrier or shared -> global in a bulk group");
     return false;
   }
   /* the operands (the address operand, src[0], carries the offset) */
@@ -233,6 +274,7 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
   ir_value *addr = tmap_field(b, tm, TM_OFF(addr), ir_type_u64);
   ir_value *eb = tmap_field(b, tm, TM_OFF(elem_bytes), ir_type_u8), *sw = tmap_field(b, tm, TM_OFF(swizzle), ir_type_u8);
   ir_value *nan = tmap_field(b, tm, TM_OFF(nan_fill), ir_type_u8);
+  ir_value *dtype = reduce ? tmap_field(b, tm, TM_OFF(dtype), ir_type_u8) : NULL;
   ir_value *dimm1[IR_TMAP_MAX_RANK], *es[IR_TMAP_MAX_RANK], *n[IR_TMAP_MAX_RANK], *stride[IR_TMAP_MAX_RANK];
   ir_value *total = eb;
   for (unsigned d = 0; d < r; d++) {
@@ -284,6 +326,8 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
     v = lower_selp(&y, ir_type_u32, v, fill, in);
     ir_build_mem(&y, ir_op_st, ir_type_u8, sa, 0, 1, (ir_value *[]){ir_convert(&y, ir_type_u8, ir_type_u32, v)}, 0,
                  &shm);
+  } else if (reduce) {
+    tensor_reduce(&y, i, dtype, in, byte, ga, sa, &last);
   } else {
     /* the store's own block, skipped out of bounds; the step in a block of its own */
     ir_func *f = y.block->func;
@@ -369,7 +413,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   const lower_async_options *o = data;
   (void)out;
   if (i->op == ir_op_cp_async_bulk) return bulk_copy(b, i, o);
-  if (i->op == ir_op_cp_async_bulk_tensor) return bulk_tensor(b, i, o);
+  if (i->op == ir_op_cp_async_bulk_tensor || i->op == ir_op_cp_reduce_async_bulk_tensor) return bulk_tensor(b, i, o);
   if (i->op == ir_op_cp_reduce_async_bulk) return bulk_reduce(b, i, o);
   if (i->op != ir_op_cp_async) return true;   /* every copy is complete already */
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
