@@ -253,6 +253,65 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* tensormap.replace.tile.field{.space}.b1024.type [addr], {ord,} new_val
+ * (PTX ISA 9.7.9.26): one field of the 128-byte map at addr (global,
+ * shared::cta or generic) in ptxwave's layout (ir/ir_tensormap.h), as
+ * cuTensorMapEncodeTiled would have written it: .rank's new_val is the
+ * rank minus one, .global_dim's the dimension (stored minus one),
+ * .global_stride's ord the index into the encoder's globalStrides (the
+ * stride of dimension ord+1, bytes), .elemtype's the ISA's code
+ * (ir_tmap_isa_elemtypes: the CUtensorMapDataType and the element size).
+ * What this runtime's maps cannot describe (interleave, the 96B swizzle,
+ * swizzle atomicities other than 16B, the packed types) traps by name;
+ * values the ISA leaves undefined (a box of 0 or past 256, an ordinal past
+ * the rank) trap too. */
+static void h_tmap_replace(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  unsigned f = in->sub;
+  bool has_ord = f == IR_TMF_BOX_DIM || f == IR_TMF_GLOBAL_DIM || f == IR_TMF_GLOBAL_STRIDE ||
+                 f == IR_TMF_ELEMENT_STRIDE;
+  EMU_EACH(m, l, {
+    uint64_t a = (S(0)[l] + (uint64_t)in->imm) & in->amask;
+    uint8_t *p = emu_addr(x, in, (unsigned)l, in->space, a, IR_TMAP_BYTES, true);
+    if (!p) return;
+    ir_tensormap t;
+    memcpy(&t, p, sizeof t);
+    uint64_t ord = has_ord ? S(1)[l] : 0, v = S(has_ord ? 2 : 1)[l];
+    uint32_t v32 = (uint32_t)v;
+    const char *bad = NULL;
+    if (ord >= (f == IR_TMF_GLOBAL_STRIDE ? IR_TMAP_MAX_RANK - 1u : IR_TMAP_MAX_RANK)) bad = "ordinal";
+    else switch (f) {
+    case IR_TMF_GLOBAL_ADDRESS: t.addr = v; break;
+    case IR_TMF_RANK: if (v32 >= IR_TMAP_MAX_RANK) bad = "rank"; else t.rank = (uint8_t)(v32 + 1); break;
+    case IR_TMF_BOX_DIM: if (v32 < 1 || v32 > 256) bad = "box dimension"; else t.box[ord] = (uint16_t)v32; break;
+    case IR_TMF_GLOBAL_DIM: if (v32 < 1) bad = "global dimension"; else t.dim_minus1[ord] = v32 - 1; break;
+    case IR_TMF_GLOBAL_STRIDE: t.stride[ord] = v; break;
+    case IR_TMF_ELEMENT_STRIDE:
+      if (v32 < 1 || v32 > 8) bad = "element stride";
+      else t.elem_stride[ord] = (uint8_t)v32;
+      break;
+    case IR_TMF_ELEMTYPE:
+      if (v32 > 15 || !ir_tmap_isa_elemtypes[v32].bytes) bad = "element type (the packed sub-byte types)";
+      else {
+        t.dtype = ir_tmap_isa_elemtypes[v32].dtype;
+        t.elem_bytes = ir_tmap_isa_elemtypes[v32].bytes;
+      }
+      break;
+    case IR_TMF_INTERLEAVE_LAYOUT: if (v32) bad = "interleave layout (only none)"; break;
+    case IR_TMF_SWIZZLE_MODE: if (v32 > 3) bad = "swizzle mode (the 96B swizzle)"; else t.swizzle = (uint8_t)v32; break;
+    case IR_TMF_SWIZZLE_ATOMICITY: if (v32) bad = "swizzle atomicity (only 16B)"; break;
+    case IR_TMF_FILL_MODE: if (v32 > 1) bad = "fill mode"; else t.nan_fill = (uint8_t)v32; break;
+    default: bad = "field"; break;
+    }
+    if (bad) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "tensormap.replace of the %s with %llu (ordinal %llu): not a value "
+                "this runtime's tensor maps take", bad, (unsigned long long)v, (unsigned long long)ord);
+      return;
+    }
+    memcpy(p, &t, sizeof t);
+  });
+}
+
 static void h_nop(emu_exec *x, const emu_inst *in, emu_mask m) {
   (void)x;
   (void)in;
@@ -330,6 +389,16 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_cp_async_bulk_wait_group:
     in->fn = h_nop;
     return NULL;
+  case ir_op_tensormap_replace: {
+    unsigned f = i->mods.query;
+    bool has_ord = f == IR_TMF_BOX_DIM || f == IR_TMF_GLOBAL_DIM || f == IR_TMF_GLOBAL_STRIDE ||
+                   f == IR_TMF_ELEMENT_STRIDE;
+    if (!i->mods.tile || f < IR_TMF_GLOBAL_ADDRESS || f > IR_TMF_FILL_MODE || i->nsrc != (has_ord ? 3u : 2u))
+      return "tensormap.replace other than a .tile field with its operands";
+    in->sub = (uint8_t)f;
+    in->fn = h_tmap_replace;
+    return NULL;
+  }
   default:
     return emu_dfmt(d, "unsupported instruction '%s'", ir_op_infos[i->op].ptx);
   }

@@ -86,6 +86,8 @@ static const char *const query_names[] = {
   "", "width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
   "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "array_size",
   "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
+  "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride", "elemtype",
+  "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
 };
 static const char *const gdc_names[] = {"", "launch_dependents", "wait"};
 static const char *const level_names[] = {"", "L1", "L2", "tensormap"};

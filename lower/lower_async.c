@@ -47,7 +47,8 @@ static bool want(const ir_instr *i, void *data) {
   return i->op == ir_op_cp_async || i->op == ir_op_cp_async_commit_group || i->op == ir_op_cp_async_wait_group ||
          i->op == ir_op_cp_async_bulk || i->op == ir_op_cp_async_bulk_commit_group ||
          i->op == ir_op_cp_async_bulk_wait_group || i->op == ir_op_cp_async_bulk_tensor ||
-         i->op == ir_op_cp_reduce_async_bulk || i->op == ir_op_cp_reduce_async_bulk_tensor;
+         i->op == ir_op_cp_reduce_async_bulk || i->op == ir_op_cp_reduce_async_bulk_tensor ||
+         i->op == ir_op_tensormap_replace;
 }
 
 /* Eliminates the cp.async family (the tensor, reduction and mbarrier forms
@@ -57,7 +58,7 @@ const lower_contract lower_async_contract = {
     .ops = (const ir_op[]){ir_op_cp_async, ir_op_cp_async_commit_group, ir_op_cp_async_wait_group, ir_op_cp_async_bulk,
                            ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group,
                            ir_op_cp_async_bulk_tensor, ir_op_cp_reduce_async_bulk,
-                           ir_op_cp_reduce_async_bulk_tensor, ir_op_count},
+                           ir_op_cp_reduce_async_bulk_tensor, ir_op_tensormap_replace, ir_op_count},
     .preserves = 0,
 };
 
@@ -347,6 +348,72 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
   return true;
 }
 
+/* tensormap.replace.tile.field{.space}.b1024.type [addr], {ord,} new_val
+ * (PTX ISA 9.7.9.26) as the store of that field in ptxwave's layout
+ * (ir/ir_tensormap.h), the emulator's rules (emu_mbarrier.c,
+ * h_tmap_replace): .rank stores new_val + 1, .global_dim new_val - 1,
+ * .global_stride's ord indexes the encoder's globalStrides, .elemtype's
+ * immediate becomes the CUtensorMapDataType and the element size
+ * (ir_tmap_isa_elemtypes); .interleave_layout and .swizzle_atomicity store
+ * nothing for the one value this layout has (0: none, 16B) and other
+ * immediates are reported, as the 96B swizzle and the packed types are.
+ * The ordinal and the .field3 values are immediates (the ISA's syntax).
+ * Values the ISA leaves undefined (a box past 256) are stored as given. */
+static bool tmap_replace(ir_builder *b, ir_instr *i, const lower_async_options *o) {
+  unsigned f = i->mods.query;
+  bool has_ord = f == IR_TMF_BOX_DIM || f == IR_TMF_GLOBAL_DIM || f == IR_TMF_GLOBAL_STRIDE ||
+                 f == IR_TMF_ELEMENT_STRIDE;
+  bool field3 = f >= IR_TMF_ELEMTYPE && f <= IR_TMF_FILL_MODE;
+  uint64_t ord = 0, k = 0;
+  if (!i->mods.tile || f < IR_TMF_GLOBAL_ADDRESS || f > IR_TMF_FILL_MODE || i->nsrc != (has_ord ? 3u : 2u) ||
+      (has_ord && (!lower_const(i->src[1], &ord) || ord >= (f == IR_TMF_GLOBAL_STRIDE ? 4u : 5u))) ||
+      (field3 && !lower_const(i->src[i->nsrc - 1], &k))) {
+    lower_error(o->diag, i, "tensormap.replace other than a .tile field with an immediate ordinal below the rank "
+                "(and an immediate value for .elemtype, .interleave_layout, .swizzle_mode, .swizzle_atomicity, "
+                ".fill_mode)");
+    return false;
+  }
+  const char *bad = NULL;
+  if (f == IR_TMF_ELEMTYPE && (k > 15 || !ir_tmap_isa_elemtypes[k].bytes)) bad = "packed sub-byte element types";
+  if (f == IR_TMF_INTERLEAVE_LAYOUT && k) bad = "interleaved layouts";
+  if (f == IR_TMF_SWIZZLE_MODE && k > 3) bad = "96B swizzle";
+  if (f == IR_TMF_SWIZZLE_ATOMICITY && k) bad = "swizzle atomicities other than 16B";
+  if (f == IR_TMF_FILL_MODE && k > 1) bad = "fill modes other than zero and NaN";
+  if (bad) {
+    lower_error(o->diag, i, "tensormap.replace with %llu: ptxwave's tensor maps have no %s", (unsigned long long)k,
+                bad);
+    return false;
+  }
+  ir_space sp = i->mods.space == IR_SPACE_GLOBAL ? IR_SPACE_GLOBAL
+                : i->mods.space ? IR_SPACE_SHARED : IR_SPACE_GENERIC;
+  ir_mods sm = {.space = (uint8_t)sp};
+  ir_value *base = i->src[0], *v = i->src[i->nsrc - 1];
+  int64_t off = i->offset;
+  ir_type vt = ir_type_bits((ir_type)v->type) == 64 ? ir_type_u64 : ir_type_u32;
+  ir_value *v32 = vt == ir_type_u64 ? lower_lo32(b, v) : v;
+#define PUT(field, t, val) \
+  ir_build_mem(b, ir_op_st, t, base, off + TM_OFF(field), 1, (ir_value *[]){val}, 0, &sm)
+#define NARROW(t, val) ir_convert(b, t, ir_type_u32, val)
+  switch (f) {
+  case IR_TMF_GLOBAL_ADDRESS: PUT(addr, ir_type_u64, vt == ir_type_u64 ? v : lower_zext64(b, v)); break;
+  case IR_TMF_RANK: PUT(rank, ir_type_u8, NARROW(ir_type_u8, ir_alu2(b, ir_op_add, ir_type_u32, v32, lower_imm32(b, 1)))); break;
+  case IR_TMF_BOX_DIM: PUT(box[ord], ir_type_u16, NARROW(ir_type_u16, v32)); break;
+  case IR_TMF_GLOBAL_DIM: PUT(dim_minus1[ord], ir_type_u32, ir_alu2(b, ir_op_sub, ir_type_u32, v32, lower_imm32(b, 1))); break;
+  case IR_TMF_GLOBAL_STRIDE: PUT(stride[ord], ir_type_u64, vt == ir_type_u64 ? v : lower_zext64(b, v)); break;
+  case IR_TMF_ELEMENT_STRIDE: PUT(elem_stride[ord], ir_type_u8, NARROW(ir_type_u8, v32)); break;
+  case IR_TMF_ELEMTYPE:
+    PUT(dtype, ir_type_u8, ir_imm(b, ir_type_u8, ir_tmap_isa_elemtypes[k].dtype));
+    PUT(elem_bytes, ir_type_u8, ir_imm(b, ir_type_u8, ir_tmap_isa_elemtypes[k].bytes));
+    break;
+  case IR_TMF_SWIZZLE_MODE: PUT(swizzle, ir_type_u8, ir_imm(b, ir_type_u8, k)); break;
+  case IR_TMF_FILL_MODE: PUT(nan_fill, ir_type_u8, ir_imm(b, ir_type_u8, k)); break;
+  default: break;   /* interleave none, swizzle atomicity 16B: nothing to store */
+  }
+#undef PUT
+#undef NARROW
+  return true;
+}
+
 /* cp.async with a src-size: from = min(src-size, n) bytes copied, the rest
  * zero.  nvcc's kernels use src-size as a bounds check (0 or cp-size), so
  * the common cases are whole:
@@ -415,6 +482,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   if (i->op == ir_op_cp_async_bulk) return bulk_copy(b, i, o);
   if (i->op == ir_op_cp_async_bulk_tensor || i->op == ir_op_cp_reduce_async_bulk_tensor) return bulk_tensor(b, i, o);
   if (i->op == ir_op_cp_reduce_async_bulk) return bulk_reduce(b, i, o);
+  if (i->op == ir_op_tensormap_replace) return tmap_replace(b, i, o);
   if (i->op != ir_op_cp_async) return true;   /* every copy is complete already */
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   uint64_t n = 0;

@@ -106,6 +106,11 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
    * kernels write it after initializing their pipeline barriers). */
   else if (word_is(t, "mbarrier_init")) {
     if (op != ir_op_fence) return false;
+  }
+  /* tensormap.replace's .b1024 (9.7.9.26): the tensor map's size, the only
+   * one there is; the IR's type is new_val's (.b32/.b64) */
+  else if (word_is(t, "b1024")) {
+    if (op != ir_op_tensormap_replace) return false;
   } else if (mma_kind_word(op, t, m)) {
     return true;
   } else return proxy_word(op, t, m);
