@@ -29,7 +29,12 @@
  * asynchronous copy, as for cp.async), in 16-byte steps each checked like an
  * access (the ISA requires 16-byte alignment and a size that is a multiple
  * of 16), then complete-tx(size) on the mbarrier.  commit_group and
- * wait_group have nothing left to wait for.
+ * wait_group have nothing left to wait for.  The shared::cta ->
+ * shared::cluster form arrives with its source made generic by the PTX
+ * front end (a cluster is one CTA: the destination is this CTA's shared
+ * memory); .multicast::cluster's ctaMask (an operand more) copies into this
+ * CTA, rank 0 of its one-CTA cluster, when bit 0 is set, and does nothing
+ * (no copy, no complete-tx) otherwise.
  */
 #include <string.h>
 
@@ -125,13 +130,18 @@ static bool complete_tx(emu_exec *x, const emu_inst *in, unsigned l, uint64_t mb
 static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
   x->stores++;
   bool to_global = in->mods.space == IR_SPACE_GLOBAL;
-  unsigned from = to_global ? EMU_SP_SHARED : EMU_SP_GLOBAL;
+  /* into shared memory the source is generic: a global address, or the
+   * cvta of the shared::cta source of the shared::cta -> shared::cluster
+   * form (ptx_instr.c) */
+  unsigned from = to_global ? EMU_SP_SHARED : EMU_SP_GENERIC;
+  bool multicast = in->sub;
   EMU_EACH(m, l, {
     uint64_t n = S(2)[l], da = (S(0)[l] + (uint64_t)in->imm) & in->amask, sa = S(1)[l];
     if (n % 16 || n >= (1ull << 32)) {
       emu_fault(x, in, (int)l, EMU_ERR_TRAP, "cp.async.bulk of %llu bytes (a multiple of 16)", (unsigned long long)n);
       return;
     }
+    if (multicast && !(S(4)[l] & 1)) continue;   /* this CTA (rank 0) not in the ctaMask */
     for (uint64_t k = 0; k < n; k += 16) {
       uint8_t *d = emu_addr(x, in, l, in->space, da + k, 16, true);
       const uint8_t *s = d ? emu_addr(x, in, l, from, sa + k, 16, false) : NULL;
@@ -185,7 +195,9 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
   bool load = in->mods.bulk == IR_BULK_COMPLETE_TX, reduce = in->op == ir_op_cp_reduce_async_bulk_tensor;
   emu_inst red = *in;   /* a reduction's element type is the map's */
   unsigned rank = in->mods.tdim, t0 = load ? 1u : 0u, smem = load ? 0u : 1u + rank;
+  bool multicast = in->sub;
   EMU_EACH(m, l, {
+    if (multicast && !(S(3 + rank)[l] & 1)) continue;   /* this CTA (rank 0) not in the ctaMask */
     uint64_t ta = load ? S(1)[l] : (S(0)[l] + (uint64_t)in->imm) & in->amask;
     const uint8_t *tb = emu_addr(x, in, (unsigned)l, EMU_SP_GENERIC, ta, IR_TMAP_BYTES, false);
     if (!tb) return;
@@ -344,8 +356,9 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_cp_async_bulk: {
     unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
     bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
-    if (nval != (tx ? 4u : 3u) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
+    if (nval != (tx ? 4u : 3u) + (tx && nval == 5) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
       return "cp.async.bulk other than global -> shared with an mbarrier or shared -> global in a bulk group";
+    in->sub = nval == 5;   /* .multicast::cluster: the ctaMask */
     in->fn = h_bulk;
     return NULL;
   }
@@ -354,10 +367,12 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
      * global -> shared with an mbarrier, or shared::cta -> global */
     unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
     bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
-    if (!i->mods.tile || r < 1 || r > 5 || nval != (tx ? 3u + r : 2u + r) ||
+    bool mc = tx && nval == 4u + r;   /* .multicast::cluster: the ctaMask */
+    if (!i->mods.tile || r < 1 || r > 5 || nval != (tx ? 3u + r : 2u + r) + mc ||
         (i->mods.space == IR_SPACE_GLOBAL) == tx || (!tx && i->mods.bulk != IR_BULK_GROUP))
       return "cp.async.bulk.tensor other than a .tile copy global -> shared with an mbarrier or shared -> "
              "global in a bulk group";
+    in->sub = mc;
     in->fn = h_bulk_tensor;
     return NULL;
   }

@@ -105,6 +105,18 @@ static void loop_close(ir_builder *b, counted_loop *lp, ir_block *last, uint32_t
   b->loc = loc;
 }
 
+/* .multicast::cluster's ctaMask (9.7.9.25.4.1): the copy lands in each CTA
+ * of the cluster whose bit is set, with complete-tx on that CTA's
+ * mbarrier.  A cluster is one CTA here (rank 0), so the bytes this CTA
+ * copies and completes are n when bit 0 is set, 0 (nothing) otherwise. */
+static ir_value *multicast_bytes(ir_builder *b, ir_value *mask, ir_value *n) {
+  if (ir_type_bits((ir_type)mask->type) == 64) mask = lower_lo32(b, mask);
+  else if (ir_type_bits((ir_type)mask->type) < 32) mask = ir_convert(b, ir_type_u32, (ir_type)mask->type, mask);
+  ir_value *bit0 = ir_alu2(b, ir_op_and, ir_type_b32, mask, lower_imm32(b, 1));
+  ir_value *in = lower_setp(b, IR_CMP_NE, ir_type_u32, bit0, lower_imm32(b, 0));
+  return lower_selp(b, ir_type_u32, n, lower_imm32(b, 0), in);
+}
+
 /* cp.async.bulk [dst], [src], size{, [mbar]}:
  *   pre:  br head
  *   head: k = phi(0, k + 16); cbr k < size, body, exit
@@ -113,7 +125,8 @@ static void loop_close(ir_builder *b, counted_loop *lp, ir_block *last, uint32_t
 static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) {
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX, to_global = i->mods.space == IR_SPACE_GLOBAL;
-  if (nval != (tx ? 4u : 3u) || to_global == tx) {
+  bool mc = tx && nval == 5;   /* .multicast::cluster: the ctaMask */
+  if (nval != (tx ? 4u : 3u) + mc || to_global == tx) {
     lower_error(o->diag, i, "cp.async.bulk other than global -> shared with an mbarrier or shared -> global "
                 "in a bulk group");
     return false;
@@ -121,6 +134,13 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   ir_mods dm = {.space = to_global ? IR_SPACE_GLOBAL : IR_SPACE_SHARED, .vec = 4};
   ir_mods sm = {.space = to_global ? IR_SPACE_SHARED : IR_SPACE_GLOBAL, .vec = 4};
   ir_value *dst = i->src[0], *src = i->src[1];
+  /* the shared::cta -> shared::cluster form: the front end's cvta of the
+   * shared source (ptx_instr.c), read as shared again */
+  if (!to_global && src->kind == IR_VAL_INSTR && src->def->op == ir_op_cvta && !src->def->mods.cvta_to &&
+      (src->def->mods.space == IR_SPACE_SHARED || src->def->mods.space == IR_SPACE_SHARED_CTA) && !src->def->guard) {
+    src = src->def->src[0];
+    sm.space = IR_SPACE_SHARED;
+  }
   ir_type dt = (ir_type)dst->type, st = (ir_type)src->type;
   if (ir_type_bits(dt) != 32) dt = ir_type_u64;
   else dt = ir_type_u32;
@@ -128,6 +148,7 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   else st = ir_type_u32;
   ir_value *n = i->src[2];
   if (ir_type_bits((ir_type)n->type) == 64) n = lower_lo32(b, n);
+  if (mc) n = multicast_bytes(b, i->src[4], n);
   counted_loop lp;
   loop_open(b, n, &lp);
   ir_builder *y = &lp.body;
@@ -257,7 +278,8 @@ static void tensor_reduce(ir_builder *y, ir_instr *i, ir_value *dtype, ir_value 
 static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o) {
   unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   bool load = i->mods.bulk == IR_BULK_COMPLETE_TX, reduce = i->op == ir_op_cp_reduce_async_bulk_tensor;
-  if (!i->mods.tile || r < 1 || r > IR_TMAP_MAX_RANK || nval != (load ? 3u + r : 2u + r) ||
+  bool mc = load && nval == 4u + r;   /* .multicast::cluster: the ctaMask */
+  if (!i->mods.tile || r < 1 || r > IR_TMAP_MAX_RANK || nval != (load ? 3u + r : 2u + r) + mc ||
       (i->mods.space == IR_SPACE_GLOBAL) == load || (!load && i->mods.bulk != IR_BULK_GROUP)) {
     lower_error(o->diag, i, reduce ? "cp.reduce.async.bulk.tensor other than a .tile reduction shared::cta -> "
                 "global in a bulk group" : "cp.async.bulk.tensor other than a .tile copy global -> shared with an "
@@ -292,6 +314,7 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
                              lower_imm32(b, 1));
   ir_value *fill = ir_alu2(b, ir_op_and, ir_type_b32, ir_alu2(b, ir_op_sub, ir_type_u32, lower_imm32(b, 0), nan),
                            lower_imm32(b, 0xff));
+  if (mc) total = multicast_bytes(b, i->src[3 + r], total);
   /* the loop: head (j < total), body, and for a store the guarded write */
   counted_loop lp;
   loop_open(b, total, &lp);

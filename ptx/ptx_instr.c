@@ -1206,6 +1206,15 @@ static void build_generic(ptx_parser *p, ins *I) {
     d.var[d.n] = p->ssa.cc_var;
     d.type[d.n++] = ir_type_pred;
   }
+  /* cp.async.bulk.shared::cluster.shared::cta [dst], [src], size, [mbar]:
+   * the IR's cp.async.bulk into shared memory reads a generic source (a
+   * global address is one), so the shared::cta source becomes one by cvta
+   * (docs/lowering.md "cp.async.bulk") */
+  if (op == ir_op_cp_async_bulk && I->bulk_src_shared && s.n >= 2) {
+    ir_value *a = s.v[1];
+    if (ir_type_bits((ir_type)a->type) != 64) a = ir_convert(&p->b, ir_type_u64, ir_type_u32, a);
+    s.v[1] = ir_alu1(&p->b, ir_op_cvta, ir_type_u64, a, .space = IR_SPACE_SHARED);
+  }
   if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
   if (ir_video_simd_elems(op) && build_video_simd_selected(p, I, op, &d, &s)) return;
   emit(p, I, op, &d, &s);
@@ -1220,6 +1229,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->m = (ir_mods){0};
   I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
+  I->bulk_src_shared = false;
   if (p->tok.kind == PTX_TOK_AT) {
     ptx_next(p);
     I->guarded = true;
