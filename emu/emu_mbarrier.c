@@ -194,10 +194,11 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
   x->stores++;
   bool load = in->mods.bulk == IR_BULK_COMPLETE_TX, reduce = in->op == ir_op_cp_reduce_async_bulk_tensor;
   emu_inst red = *in;   /* a reduction's element type is the map's */
-  unsigned rank = in->mods.tdim, t0 = load ? 1u : 0u, smem = load ? 0u : 1u + rank;
+  bool four = in->mods.tile == IR_TMODE_GATHER4 || in->mods.tile == IR_TMODE_SCATTER4;
+  unsigned rank = in->mods.tdim, nc = four ? 5u : rank, t0 = load ? 1u : 0u, smem = load ? 0u : 1u + nc;
   bool multicast = in->sub;
   EMU_EACH(m, l, {
-    if (multicast && !(S(3 + rank)[l] & 1)) continue;   /* this CTA (rank 0) not in the ctaMask */
+    if (multicast && !(S(3 + nc)[l] & 1)) continue;   /* this CTA (rank 0) not in the ctaMask */
     uint64_t ta = load ? S(1)[l] : (S(0)[l] + (uint64_t)in->imm) & in->amask;
     const uint8_t *tb = emu_addr(x, in, (unsigned)l, EMU_SP_GENERIC, ta, IR_TMAP_BYTES, false);
     if (!tb) return;
@@ -217,9 +218,14 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
     }
     int64_t c[IR_TMAP_MAX_RANK] = {0};
     uint32_t n[IR_TMAP_MAX_RANK] = {1, 1, 1, 1, 1};
+    int64_t rows[4] = {0};
     for (unsigned d = 0; d < rank; d++) {
       c[d] = (int32_t)(uint32_t)S(t0 + 1 + d)[l];
       n[d] = ir_tmap_count(&t, d);
+    }
+    if (four) {   /* a column, then four rows of box[0] elements each (the map's box[1] is 1) */
+      for (unsigned k = 0; k < 4; k++) rows[k] = (int32_t)(uint32_t)S(t0 + 2 + k)[l];
+      n[1] = 4;
     }
     uint64_t sbase = load ? (S(0)[l] + (uint64_t)in->imm) & in->amask : S(smem)[l];
     unsigned eb = t.elem_bytes;
@@ -233,7 +239,7 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
               bool in_bounds = true;
               uint64_t ga = t.addr;
               for (unsigned d = 0; d < rank; d++) {
-                int64_t g = c[d] + (int64_t)i[d] * (d ? t.elem_stride[d] : 1);
+                int64_t g = four && d == 1 ? rows[i[1]] : c[d] + (int64_t)i[d] * (d ? t.elem_stride[d] : 1);
                 if (g < 0 || (uint64_t)g > t.dim_minus1[d]) in_bounds = false;
                 else ga += (uint64_t)g * (d ? t.stride[d - 1] : eb);
               }
@@ -261,7 +267,8 @@ static void h_bulk_tensor(emu_exec *x, const emu_inst *in, emu_mask m) {
                 }
               }
             }
-    if (load && !complete_tx(x, in, (unsigned)l, S(2 + rank)[l], ir_tmap_box_bytes(&t))) return;
+    uint64_t bytes = four ? 4ull * n[0] * eb : ir_tmap_box_bytes(&t);
+    if (load && !complete_tx(x, in, (unsigned)l, S(2 + nc)[l], bytes)) return;
   });
 }
 
@@ -363,15 +370,18 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return NULL;
   }
   case ir_op_cp_async_bulk_tensor: {
-    /* .tile only (the IR has no other load mode: im2col stays opaque);
-     * global -> shared with an mbarrier, or shared::cta -> global */
+    /* .tile, .tile::gather4 (a 2-d load: a column and four rows), .tile::scatter4
+     * (the store); im2col stays opaque.  Global -> shared with an mbarrier,
+     * or shared::cta -> global */
     unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
     bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
-    bool mc = tx && nval == 4u + r;   /* .multicast::cluster: the ctaMask */
-    if (!i->mods.tile || r < 1 || r > 5 || nval != (tx ? 3u + r : 2u + r) + mc ||
+    unsigned mode = i->mods.tile, nc = mode == IR_TMODE_TILE ? r : 5;   /* coordinates */
+    bool mc = tx && nval == 4u + nc;   /* .multicast::cluster: the ctaMask */
+    bool mode_ok = mode == IR_TMODE_TILE || (r == 2 && mode == (tx ? IR_TMODE_GATHER4 : IR_TMODE_SCATTER4));
+    if (!mode_ok || r < 1 || r > 5 || nval != (tx ? 3u + nc : 2u + nc) + mc ||
         (i->mods.space == IR_SPACE_GLOBAL) == tx || (!tx && i->mods.bulk != IR_BULK_GROUP))
-      return "cp.async.bulk.tensor other than a .tile copy global -> shared with an mbarrier or shared -> "
-             "global in a bulk group";
+      return "cp.async.bulk.tensor other than a .tile (or 2-d .tile::gather4/.tile::scatter4) copy global -> "
+             "shared with an mbarrier or shared -> global in a bulk group";
     in->sub = mc;
     in->fn = h_bulk_tensor;
     return NULL;
@@ -394,7 +404,7 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_cp_reduce_async_bulk_tensor: {
     /* .tile, shared::cta -> global in a bulk group: the store's operands */
     unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
-    if (!i->mods.tile || r < 1 || r > 5 || nval != 2u + r || i->mods.space != IR_SPACE_GLOBAL ||
+    if (i->mods.tile != IR_TMODE_TILE || r < 1 || r > 5 || nval != 2u + r || i->mods.space != IR_SPACE_GLOBAL ||
         i->mods.bulk != IR_BULK_GROUP)
       return "cp.reduce.async.bulk.tensor other than a .tile reduction shared::cta -> global in a bulk group";
     in->fn = h_bulk_tensor;
@@ -408,7 +418,7 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     unsigned f = i->mods.query;
     bool has_ord = f == IR_TMF_BOX_DIM || f == IR_TMF_GLOBAL_DIM || f == IR_TMF_GLOBAL_STRIDE ||
                    f == IR_TMF_ELEMENT_STRIDE;
-    if (!i->mods.tile || f < IR_TMF_GLOBAL_ADDRESS || f > IR_TMF_FILL_MODE || i->nsrc != (has_ord ? 3u : 2u))
+    if (i->mods.tile != IR_TMODE_TILE || f < IR_TMF_GLOBAL_ADDRESS || f > IR_TMF_FILL_MODE || i->nsrc != (has_ord ? 3u : 2u))
       return "tensormap.replace other than a .tile field with its operands";
     in->sub = (uint8_t)f;
     in->fn = h_tmap_replace;

@@ -290,6 +290,9 @@ typedef enum ir_policy { IR_POLICY_NONE, IR_POLICY_FRACTIONAL, IR_POLICY_RANGE, 
  * complete-tx (src[3]) or the bulk async-group; cp.async.bulk.wait_group's
  * .read (wait for the reads only). */
 typedef enum ir_bulkmode { IR_BULK_NONE, IR_BULK_COMPLETE_TX, IR_BULK_GROUP, IR_BULK_READ } ir_bulkmode;
+/* cp.async.bulk.tensor's load mode (9.7.9.25.5.1): .tile, and the 2-d
+ * .tile::gather4 (load four rows) / .tile::scatter4 (store four rows) */
+typedef enum ir_tmode { IR_TMODE_NONE, IR_TMODE_TILE, IR_TMODE_GATHER4, IR_TMODE_SCATTER4 } ir_tmode;
 typedef enum ir_mbarmode {
   IR_MBAR_NONE, IR_MBAR_PARITY, IR_MBAR_EXPECT_TX, IR_MBAR_NOCOMPLETE, IR_MBAR_NOINC,
 } ir_mbarmode;
@@ -361,7 +364,7 @@ typedef struct ir_mods {
   uint8_t l2evict2;   /* ir_evict: createpolicy's secondary priority */
   uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
   uint8_t tdim;       /* cp.async.bulk.tensor's .1d ... .5d (9.7.9.25.5.1): the dimensions, 1-5 */
-  uint8_t tile : 1;   /* cp.async.bulk.tensor .tile (the only load mode the IR takes; im2col is opaque) */
+  uint8_t tile;       /* ir_tmode: cp.async.bulk.tensor's load mode (im2col stays opaque), tensormap.replace's .tile */
 } ir_mods;
 
 /* Every field of ir_mods, in the order the printer writes them (close to

@@ -35,8 +35,9 @@
  * st.v4 (the ISA requires 16-byte alignment and a multiple of 16 bytes),
  * then mbarrier.complete_tx(size) on the mbarrier, which lower_mbarrier
  * (next) expands; cp.async.bulk.commit_group / wait_group{.read} have
- * nothing left to wait for (removed).  The tensor and reduction forms and
- * cp.async.mbarrier.arrive are not expanded here.
+ * nothing left to wait for (removed).  The tensor copies, the reductions
+ * (cp.reduce.async.bulk{.tensor}) and tensormap.replace below;
+ * cp.async.mbarrier.arrive is lower_mbarrier's.
  */
 #include "ir/ir_bulk_reduce.h"
 #include "ir/ir_tensormap.h"
@@ -278,16 +279,23 @@ static void tensor_reduce(ir_builder *y, ir_instr *i, ir_value *dtype, ir_value 
 static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o) {
   unsigned r = i->mods.tdim, nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   bool load = i->mods.bulk == IR_BULK_COMPLETE_TX, reduce = i->op == ir_op_cp_reduce_async_bulk_tensor;
-  bool mc = load && nval == 4u + r;   /* .multicast::cluster: the ctaMask */
-  if (!i->mods.tile || r < 1 || r > IR_TMAP_MAX_RANK || nval != (load ? 3u + r : 2u + r) + mc ||
+  /* .tile::gather4 / .tile::scatter4 (2-d): a column and four rows, each
+   * row box[0] elements (the map's box[1] is 1), in place of the tile's
+   * second dimension */
+  bool four = !reduce && (i->mods.tile == IR_TMODE_GATHER4 || i->mods.tile == IR_TMODE_SCATTER4);
+  unsigned nc = four ? 5u : r;   /* the coordinates */
+  bool mc = load && nval == 4u + nc;   /* .multicast::cluster: the ctaMask */
+  bool mode_ok = i->mods.tile == IR_TMODE_TILE ||
+                 (four && r == 2 && i->mods.tile == (load ? IR_TMODE_GATHER4 : IR_TMODE_SCATTER4));
+  if (!mode_ok || r < 1 || r > IR_TMAP_MAX_RANK || nval != (load ? 3u + nc : 2u + nc) + mc ||
       (i->mods.space == IR_SPACE_GLOBAL) == load || (!load && i->mods.bulk != IR_BULK_GROUP)) {
     lower_error(o->diag, i, reduce ? "cp.reduce.async.bulk.tensor other than a .tile reduction shared::cta -> "
-                "global in a bulk group" : "cp.async.bulk.tensor other than a .tile copy global -> shared with an "
-                "mbarrier or shared -> global in a bulk group");
+                "global in a bulk group" : "cp.async.bulk.tensor other than a .tile (or 2-d .tile::gather4/"
+                ".tile::scatter4) copy global -> shared with an mbarrier or shared -> global in a bulk group");
     return false;
   }
   /* the operands (the address operand, src[0], carries the offset) */
-  ir_value *tm = load ? i->src[1] : i->src[0], *smem = load ? i->src[0] : i->src[1 + r];
+  ir_value *tm = load ? i->src[1] : i->src[0], *smem = load ? i->src[0] : i->src[1 + nc];
   int64_t tm_off = load ? 0 : i->offset, smem_off = load ? i->offset : 0;
   if (ir_type_bits((ir_type)tm->type) == 32) tm = lower_zext64(b, tm);
   if (ir_type_bits((ir_type)smem->type) == 64) smem = lower_lo32(b, smem);
@@ -307,6 +315,7 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
     /* n = ceil(box / es) */
     ir_value *up = ir_alu2(b, ir_op_add, ir_type_u32, box, ir_alu2(b, ir_op_sub, ir_type_u32, es[d], lower_imm32(b, 1)));
     n[d] = d ? ir_alu2(b, ir_op_div, ir_type_u32, up, es[d]) : box;
+    if (four && d == 1) n[d] = lower_imm32(b, 4);
     stride[d] = d ? tmap_field(b, tm, TM_OFF(stride[d - 1]), ir_type_u64) : lower_zext64(b, eb);
     total = ir_alu2(b, ir_op_mul, ir_type_u32, total, n[d]);
   }
@@ -314,7 +323,7 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
                              lower_imm32(b, 1));
   ir_value *fill = ir_alu2(b, ir_op_and, ir_type_b32, ir_alu2(b, ir_op_sub, ir_type_u32, lower_imm32(b, 0), nan),
                            lower_imm32(b, 0xff));
-  if (mc) total = multicast_bytes(b, i->src[3 + r], total);
+  if (mc) total = multicast_bytes(b, i->src[3 + nc], total);
   /* the loop: head (j < total), body, and for a store the guarded write */
   counted_loop lp;
   loop_open(b, total, &lp);
@@ -329,6 +338,13 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
     ir_value *c = ir_convert(&y, ir_type_s64, ir_type_s32, i->src[(load ? 2 : 1) + d]);
     ir_value *g = ir_alu2(&y, ir_op_add, ir_type_s64, c,
                           lower_zext64(&y, ir_alu2(&y, ir_op_mul, ir_type_u32, id, es[d])));
+    if (four && d == 1) {   /* row id of the four: the coordinate operand of that row */
+      ir_value *row = i->src[(load ? 2 : 1) + 4];
+      for (unsigned k = 3; k-- > 0;)
+        row = lower_selp(&y, ir_type_b32, i->src[(load ? 2 : 1) + 1 + k], row,
+                         lower_setp(&y, IR_CMP_EQ, ir_type_u32, id, lower_imm32(&y, k)));
+      g = ir_convert(&y, ir_type_s64, ir_type_s32, row);
+    }
     /* 0 <= g <= dim-1 as one unsigned compare (a negative g is huge) */
     ir_value *ok = lower_setp(&y, IR_CMP_LE, ir_type_u64, g, lower_zext64(&y, dimm1[d]));
     in = in ? ir_alu2(&y, ir_op_and, ir_type_pred, in, ok) : ok;
@@ -366,7 +382,7 @@ static bool bulk_tensor(ir_builder *b, ir_instr *i, const lower_async_options *o
   }
   loop_close(b, &lp, last, 1);
   if (load)
-    ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[2 + r], 0, 1, (ir_value *[]){total}, 0,
+    ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[2 + nc], 0, 1, (ir_value *[]){total}, 0,
                  IR_MODS(.space = IR_SPACE_SHARED));
   return true;
 }
@@ -388,7 +404,7 @@ static bool tmap_replace(ir_builder *b, ir_instr *i, const lower_async_options *
                  f == IR_TMF_ELEMENT_STRIDE;
   bool field3 = f >= IR_TMF_ELEMTYPE && f <= IR_TMF_FILL_MODE;
   uint64_t ord = 0, k = 0;
-  if (!i->mods.tile || f < IR_TMF_GLOBAL_ADDRESS || f > IR_TMF_FILL_MODE || i->nsrc != (has_ord ? 3u : 2u) ||
+  if (i->mods.tile != IR_TMODE_TILE || f < IR_TMF_GLOBAL_ADDRESS || f > IR_TMF_FILL_MODE || i->nsrc != (has_ord ? 3u : 2u) ||
       (has_ord && (!lower_const(i->src[1], &ord) || ord >= (f == IR_TMF_GLOBAL_STRIDE ? 4u : 5u))) ||
       (field3 && !lower_const(i->src[i->nsrc - 1], &k))) {
     lower_error(o->diag, i, "tensormap.replace other than a .tile field with an immediate ordinal below the rank "

@@ -113,6 +113,11 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
   else if (word_is(t, "multicast::cluster")) {
     if (op != ir_op_cp_async_bulk && op != ir_op_cp_async_bulk_tensor) return false;
   }
+  /* .cta_group::1 (sm_100): the CTA's own shared memory and mbarrier, what
+   * a copy without it does (::2, the peer CTA's, has no meaning here) */
+  else if (word_is(t, "cta_group::1")) {
+    if (op != ir_op_cp_async_bulk_tensor) return false;
+  }
   /* tensormap.replace's .b1024 (9.7.9.26): the tensor map's size, the only
    * one there is; the IR's type is new_val's (.b32/.b64) */
   else if (word_is(t, "b1024")) {
