@@ -985,6 +985,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_async_bulk_commit_group:
   case ir_op_cp_async_bulk_wait_group: case ir_op_cp_async_bulk_tensor:
   case ir_op_cp_reduce_async_bulk: case ir_op_cp_reduce_async_bulk_tensor: case ir_op_tensormap_replace:
+  case ir_op_tensormap_cp_fenceproxy:
     return emu_sel_mbarrier(d, i, in);
 
   /* ---- warp ---- */

@@ -331,6 +331,26 @@ static void h_tmap_replace(emu_exec *x, const emu_inst *in, emu_mask m) {
   });
 }
 
+/* tensormap.cp_fenceproxy (9.7.13.4.1): the 128-byte map copied from
+ * shared::cta to global memory, then the release fence (one proxy here:
+ * a fence of the host's). */
+static void h_tmap_cp_fenceproxy(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  EMU_EACH(m, l, {
+    if (S(2)[l] != IR_TMAP_BYTES) {
+      emu_fault(x, in, (int)l, EMU_ERR_TRAP, "tensormap.cp_fenceproxy of %llu bytes (128)",
+                (unsigned long long)S(2)[l]);
+      return;
+    }
+    uint8_t *d = emu_addr(x, in, (unsigned)l, in->space, (S(0)[l] + (uint64_t)in->imm) & in->amask, IR_TMAP_BYTES,
+                          true);
+    const uint8_t *s = d ? emu_addr(x, in, (unsigned)l, EMU_SP_SHARED, S(1)[l], IR_TMAP_BYTES, false) : NULL;
+    if (!s) return;
+    memmove(d, s, IR_TMAP_BYTES);
+  });
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 static void h_nop(emu_exec *x, const emu_inst *in, emu_mask m) {
   (void)x;
   (void)in;
@@ -413,6 +433,11 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_cp_async_bulk_commit_group:
   case ir_op_cp_async_bulk_wait_group:
     in->fn = h_nop;
+    return NULL;
+  case ir_op_tensormap_cp_fenceproxy:
+    if (i->mods.space != IR_SPACE_GLOBAL || i->mods.proxy != IR_PROXY_TENSORMAP || i->mods.sem != IR_SEM_RELEASE)
+      return "tensormap.cp_fenceproxy other than .global.shared::cta.tensormap::generic.release";
+    in->fn = h_tmap_cp_fenceproxy;
     return NULL;
   case ir_op_tensormap_replace: {
     unsigned f = i->mods.query;

@@ -49,7 +49,7 @@ static bool want(const ir_instr *i, void *data) {
          i->op == ir_op_cp_async_bulk || i->op == ir_op_cp_async_bulk_commit_group ||
          i->op == ir_op_cp_async_bulk_wait_group || i->op == ir_op_cp_async_bulk_tensor ||
          i->op == ir_op_cp_reduce_async_bulk || i->op == ir_op_cp_reduce_async_bulk_tensor ||
-         i->op == ir_op_tensormap_replace;
+         i->op == ir_op_tensormap_replace || i->op == ir_op_tensormap_cp_fenceproxy;
 }
 
 /* Eliminates the cp.async family (the tensor, reduction and mbarrier forms
@@ -59,7 +59,8 @@ const lower_contract lower_async_contract = {
     .ops = (const ir_op[]){ir_op_cp_async, ir_op_cp_async_commit_group, ir_op_cp_async_wait_group, ir_op_cp_async_bulk,
                            ir_op_cp_async_bulk_commit_group, ir_op_cp_async_bulk_wait_group,
                            ir_op_cp_async_bulk_tensor, ir_op_cp_reduce_async_bulk,
-                           ir_op_cp_reduce_async_bulk_tensor, ir_op_tensormap_replace, ir_op_count},
+                           ir_op_cp_reduce_async_bulk_tensor, ir_op_tensormap_replace,
+                           ir_op_tensormap_cp_fenceproxy, ir_op_count},
     .preserves = 0,
 };
 
@@ -453,6 +454,28 @@ static bool tmap_replace(ir_builder *b, ir_instr *i, const lower_async_options *
   return true;
 }
 
+/* tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope
+ * [dst], [src], 128 (9.7.13.4.1): the map's 128 bytes as eight 16-byte
+ * ld.shared + st.global, then fence.release at the scope (AMD GPUs have
+ * one proxy: the tensormap proxy's ordering is the generic one's). */
+static bool tmap_cp_fenceproxy(ir_builder *b, ir_instr *i, const lower_async_options *o) {
+  uint64_t n = 0;
+  if (i->mods.space != IR_SPACE_GLOBAL || i->mods.proxy != IR_PROXY_TENSORMAP || i->mods.sem != IR_SEM_RELEASE ||
+      !lower_const(i->src[2], &n) || n != IR_TMAP_BYTES) {
+    lower_error(o->diag, i, "tensormap.cp_fenceproxy other than .global.shared::cta.tensormap::generic.release "
+                "of 128 bytes");
+    return false;
+  }
+  ir_mods gm = {.space = IR_SPACE_GLOBAL, .vec = 4}, sm = {.space = IR_SPACE_SHARED, .vec = 4};
+  for (unsigned k = 0; k < IR_TMAP_BYTES; k += 16) {
+    ir_instr *ld = ir_build_mem(b, ir_op_ld, ir_type_b32, i->src[1], k, 0, NULL, 4, &sm);
+    ir_build_mem(b, ir_op_st, ir_type_b32, i->src[0], i->offset + k, 4, ld->dst, 0, &gm);
+  }
+  ir_build(b, ir_op_fence, ir_type_none, 0, NULL, 0, NULL,
+           IR_MODS(.sem = IR_SEM_RELEASE, .scope = i->mods.scope ? i->mods.scope : IR_SCOPE_GPU));
+  return true;
+}
+
 /* cp.async with a src-size: from = min(src-size, n) bytes copied, the rest
  * zero.  nvcc's kernels use src-size as a bounds check (0 or cp-size), so
  * the common cases are whole:
@@ -522,6 +545,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   if (i->op == ir_op_cp_async_bulk_tensor || i->op == ir_op_cp_reduce_async_bulk_tensor) return bulk_tensor(b, i, o);
   if (i->op == ir_op_cp_reduce_async_bulk) return bulk_reduce(b, i, o);
   if (i->op == ir_op_tensormap_replace) return tmap_replace(b, i, o);
+  if (i->op == ir_op_tensormap_cp_fenceproxy) return tmap_cp_fenceproxy(b, i, o);
   if (i->op != ir_op_cp_async) return true;   /* every copy is complete already */
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   uint64_t n = 0;

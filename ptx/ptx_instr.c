@@ -140,6 +140,7 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_bar_red: return ir_type_u32;
   /* the type is the elements' (9.7.9.25.4.2): the size is a u32 */
   case ir_op_cp_reduce_async_bulk: return ir_type_u32;
+  case ir_op_tensormap_cp_fenceproxy: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
   /* block-scaled mma: immediates are the scale selectors (9.7.14.3) */
   case ir_op_mma: return I->m.mmakind > IR_MMAKIND_F8F6F4 ? ir_type_u32 : t;

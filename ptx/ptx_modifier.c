@@ -150,7 +150,8 @@ static bool space_word(ins *I, ir_op op, uint8_t sp, ir_mods *m, bool *ok) {
   /* Copies name the destination's space first (cp.async.shared.global):
    * the first is kept; the source's follows from the op. */
   if (m->space && (op == ir_op_cp_async || op == ir_op_cp_async_bulk || op == ir_op_cp_async_bulk_tensor ||
-                   op == ir_op_cp_reduce_async_bulk || op == ir_op_cp_reduce_async_bulk_tensor))
+                   op == ir_op_cp_reduce_async_bulk || op == ir_op_cp_reduce_async_bulk_tensor ||
+                   op == ir_op_tensormap_cp_fenceproxy))
     return true;
   return false;
 }

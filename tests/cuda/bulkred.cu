@@ -306,10 +306,11 @@ static int check_tensor_reduce(int kind, int c0, int c1) {
 }
 
 // ---- tensormap.replace ---------------------------------------------------------
-// Thread 0 copies the map into shared memory, replaces its global address
-// and its box's first dimension there, copies it to global memory (`out`,
-// 64-byte aligned) and makes it visible to the tensormap proxy; the tile
-// load then goes through the changed map.
+// Thread 0 copies the map into shared memory and replaces its global
+// address and its box's first dimension there; warp 0 copies it to global
+// memory (`out`, 64-byte aligned) with tensormap.cp_fenceproxy's release
+// fence, thread 0 acquires it; the tile load then goes through the changed
+// map.
 __global__ void replace_and_load(const __grid_constant__ CUtensorMap map, CUtensorMap *out, void *addr,
                                  uint32_t box0, uint32_t *res, unsigned bytes) {
   __shared__ alignas(128) CUtensorMap tm;
@@ -323,8 +324,15 @@ __global__ void replace_and_load(const __grid_constant__ CUtensorMap map, CUtens
                  : "memory");
     asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(smem(&tm)), "r"(box0)
                  : "memory");
-    *out = tm;
-    asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+  }
+  __syncwarp();
+  // the whole warp (.sync.aligned) copies the map out with the release fence
+  if (threadIdx.x < 32)
+    asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], "
+                 "128;" ::"l"(out),
+                 "r"(smem(&tm))
+                 : "memory");
+  if (threadIdx.x == 0) {
     asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(out) : "memory");
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem(&bar)));
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
