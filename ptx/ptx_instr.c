@@ -827,6 +827,49 @@ static void build_setp(ptx_parser *p, ins *I) {
   emit(p, I, I->op, &d, &s);
 }
 
+/* lop3.BoolOp.b32 d|p, a, b, c, immLut, q (PTX ISA 9.7.8.6, PTX 8.2):
+ * d is lop3's result and "p = (d != 0) BoolOp q", BoolOp .and or .or.  The
+ * predicate is setp's combining form, so the statement becomes lop3 and
+ * setp.ne.BoolOp.b32 p, d, 0, q: the IR has no lop3 with two results.
+ * ptxas 13 refuses d|_ and a plain d ("Predicate output expected"), .xor
+ * ("Illegal operation"), d|p without a BoolOp ("Boolean operation is
+ * required") and a register immLut; it accepts _|p and !q. */
+static void build_lop3_pred(ptx_parser *p, ins *I, ir_boolop bop) {
+  if (bop == IR_BOOL_XOR) ptx_fail(p, &I->at, "'lop3' combines its predicate result with .and or .or, not .xor");
+  if (bop == IR_BOOL_NONE) ptx_fail(p, &I->at, "'lop3' with a predicate result d|p needs .and or .or");
+  if (I->ntop != 6) ptx_fail(p, &I->at, "'lop3.%s' takes 6 operands (d|p, a, b, c, immLut, q), found %u",
+                             bop == IR_BOOL_AND ? "and" : "or", I->ntop);
+  const opnd *od = &I->top[0];
+  if (!od->pair || (od->kind == O_REG && od->var2 == PTX_NONE))
+    ptx_fail(p, &od->tok, "'lop3.%s' needs a predicate result: d|p", bop == IR_BOOL_AND ? "and" : "or");
+  if (I->top[4].kind != O_IMM) ptx_fail(p, &I->top[4].tok, "'lop3': immLut must be an integer constant");
+  if (I->type != ir_type_b32) ptx_fail(p, &I->at, "'lop3' is .b32");
+  dstlist d;
+  d.n = 0;
+  dst_add(p, &d, od, I->type);
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
+  unsigned pos = 0;
+  for (uint32_t i = 1; i < 5; i++) srcs_of(p, I, &I->top[i], &s, &pos);
+  ir_instr *l = emit(p, I, ir_op_lop3, &d, &s);
+  dstlist dp;
+  dp.n = 1;
+  dp.var[0] = od->var2;
+  dp.type[0] = ptx_var_type(p, od->var2);
+  srclist sp;
+  sp.n = 0;
+  sp.have_off = false;
+  sp.off = 0;
+  src_push(p, &sp, l->dst[0], &I->at);
+  src_push(p, &sp, ir_imm(&p->b, ir_type_b32, 0), &I->at);
+  src_push(p, &sp, ptx_value(p, &I->top[5], ir_type_pred), &I->top[5].tok);
+  I->m.cmp = IR_CMP_NE;
+  I->m.boolop = (uint8_t)bop;
+  emit(p, I, ir_op_setp, &dp, &sp);
+}
+
 /* ---- scalar video operand selectors ---------------------------------------------------- */
 
 static bool video_scalar(ir_op op) {
@@ -1286,6 +1329,18 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->mfirst = words;   /* mods[k] is the word mtok[mfirst + k] */
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
+  /* lop3's .and/.or belong to its predicate result (build_lop3_pred) */
+  ir_boolop lop3_bool = IR_BOOL_NONE;
+  if (op == ir_op_lop3 && nm) {
+    const ptx_tok *w = &I->mtok[words];
+    lop3_bool = tok_is(w, ".and") ? IR_BOOL_AND : tok_is(w, ".or") ? IR_BOOL_OR : tok_is(w, ".xor") ? IR_BOOL_XOR
+                                                                                               : IR_BOOL_NONE;
+    if (lop3_bool) {
+      memmove(I->mods, I->mods + 1, (nm - 1) * sizeof I->mods[0]);
+      memmove(I->mtok + words, I->mtok + words + 1, (nm - 1) * sizeof I->mtok[0]);
+      I->nmods = --nm;
+    }
+  }
   /* A modifier the family does not know, or one its op does not take
    * (ld.ftz): kept as written, for lowering to name. */
   bool known = op != ir_op_count && op != ir_op_opaque && ptx_decode_mods(p, I);
@@ -1313,6 +1368,8 @@ void ptx_parse_instruction(ptx_parser *p) {
     ptx_next(p);
     return;
   }
+  if (!known && lop3_bool)
+    ptx_fail(p, &I->at, "'lop3' with a predicate result is lop3.BoolOp.b32 (.and or .or)");
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
@@ -1335,6 +1392,10 @@ void ptx_parse_instruction(ptx_parser *p) {
     else build_mov(p, I);
     break;
   case ir_op_br: build_bra(p, I); break;
+  case ir_op_lop3:
+    if (lop3_bool || (I->ntop && I->top[0].pair)) build_lop3_pred(p, I, lop3_bool);
+    else build_generic(p, I);
+    break;
   case ir_op_brx: build_brx(p, I); break;
   case ir_op_call: build_call(p, I); break;
   case ir_op_ret:
