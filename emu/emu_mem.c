@@ -704,8 +704,11 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_nanosleep: case ir_op_pmevent:
   case ir_op_brkpt: case ir_op_griddepcontrol: case ir_op_applypriority: case ir_op_discard:
   case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
+  case ir_op_setmaxnreg:
     /* hints: caches are not modelled (docs/emulator.md); discard leaves
-     * the bytes undefined, which keeping them is */
+     * the bytes undefined, which keeping them is; setmaxnreg changes how
+     * many registers a warp may hold, and a thread's registers here are
+     * not counted */
     in->fn = h_nop;
     return NULL;
   default:

@@ -870,6 +870,26 @@ static void build_lop3_pred(ptx_parser *p, ins *I, ir_boolop bop) {
   emit(p, I, ir_op_setp, &dp, &sp);
 }
 
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 imm (PTX ISA 9.7.19.8): a hint
+ * with no AMD counterpart (cg_emit.c), checked as ptxas 13 checks it:
+ * ".sync modifier required", ".aligned modifier required", and the count
+ * "in range [24..256]" and "multiple of 8". */
+static void build_generic(ptx_parser *p, ins *I);
+static void build_setmaxnreg(ptx_parser *p, ins *I) {
+  if (I->m.atomop != IR_ATOM_INC && I->m.atomop != IR_ATOM_DEC)
+    ptx_fail(p, &I->at, "'setmaxnreg' is setmaxnreg.inc or setmaxnreg.dec");
+  if (!I->m.sync || !I->m.aligned) ptx_fail(p, &I->at, "'setmaxnreg' needs .sync.aligned");
+  if (I->type != ir_type_u32) ptx_fail(p, &I->at, "'setmaxnreg' is .u32");
+  if (I->ntop != 1) ptx_fail(p, &I->at, "'setmaxnreg' takes 1 operand, found %u", I->ntop);
+  const opnd *o = &I->top[0];
+  if (o->kind != O_IMM || o->immk != IMM_INT) ptx_fail(p, &o->tok, "'setmaxnreg': the register count is an integer constant");
+  if (o->imm < 24 || o->imm > 256) ptx_fail(p, &o->tok, "'setmaxnreg': the register count %llu is outside [24, 256]",
+                                            (unsigned long long)o->imm);
+  if (o->imm % 8) ptx_fail(p, &o->tok, "'setmaxnreg': the register count %llu is not a multiple of 8",
+                           (unsigned long long)o->imm);
+  build_generic(p, I);
+}
+
 /* ---- scalar video operand selectors ---------------------------------------------------- */
 
 static bool video_scalar(ir_op op) {
@@ -1392,6 +1412,7 @@ void ptx_parse_instruction(ptx_parser *p) {
     else build_mov(p, I);
     break;
   case ir_op_br: build_bra(p, I); break;
+  case ir_op_setmaxnreg: build_setmaxnreg(p, I); break;
   case ir_op_lop3:
     if (lop3_bool || (I->ntop && I->top[0].pair)) build_lop3_pred(p, I, lop3_bool);
     else build_generic(p, I);

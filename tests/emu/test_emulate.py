@@ -105,11 +105,11 @@ with tempfile.TemporaryDirectory() as tmp:
 
     unsup = os.path.join(tmp, "u.ptx")
     with open(unsup, "w") as f:
-        f.write(".version 8.0\n.target sm_80\n.address_size 64\n"
+        f.write(".version 8.0\n.target sm_90a\n.address_size 64\n"
                 ".visible .entry t(.param .u64 p)\n{\n  .reg .b32 %r<4>;\n"
-                "  setmaxnreg.inc.sync.aligned.u32 64;\n  ret;\n}\n")
+                "  wgmma.fence.sync.aligned;\n  ret;\n}\n")
     r = run(unsup, "--kernel", "t", "--grid", "1", "--block", "1", "u64:0")
-    check(r.returncode == 1 and "unsupported" in r.stderr and "setmaxnreg" in r.stderr and "u.ptx:7" in r.stderr,
+    check(r.returncode == 1 and "unsupported" in r.stderr and "wgmma.fence" in r.stderr and "u.ptx:7" in r.stderr,
           "unsupported: " + r.stderr)
 
     # A texture object: emulate runs lower_tex first.  The descriptor
