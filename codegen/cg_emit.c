@@ -139,6 +139,9 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_membar:
   case ir_op_fence: cg_mem_fence(E, i); return;
   case ir_op_createpolicy: v = cg_mem_createpolicy(E, i); break;
+  case ir_op_alloca: v = cg_mem_alloca(E, i); break;
+  case ir_op_stacksave: v = cg_mem_stacksave(E, i); break;
+  case ir_op_stackrestore: cg_mem_stackrestore(E, i); return;
   case ir_op_prefetch:
   case ir_op_prefetchu:
   case ir_op_pmevent:
@@ -227,11 +230,11 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix: case ir_op_wgmma_fence:
   case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr: case ir_op_vset: case ir_op_alloca: case ir_op_stacksave:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset:
   case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2:
   case ir_op_vmax2: case ir_op_vset2: case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4:
   case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4: case ir_op_vset4:
-  case ir_op_stackrestore: case ir_op_opaque:
+  case ir_op_opaque:
     cg_unsupported(E, i, "not implemented by codegen");
     return;
   case ir_op_count: /* not an op */

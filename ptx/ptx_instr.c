@@ -890,6 +890,43 @@ static void build_setmaxnreg(ptx_parser *p, ins *I) {
   build_generic(p, I);
 }
 
+/* alloca.type ptr, size{, immAlign}; stacksave.type d; stackrestore.type a
+ * (PTX ISA 9.7.17: "Both ptr and size have the same type as the instruction
+ * type", .type = { .u32, .u64 }; immAlign "an integer constant, must be a
+ * power of 2 and must not exceed 2^23").  ptxas 13 also refuses a state
+ * space ("No state space qualifier expected for instruction 'alloca'"),
+ * registers of another width ("Arguments mismatch"), `_` ("Result discard
+ * mode is not allowed") and a constant for stackrestore ("Result register
+ * required"). */
+static void build_stack(ptx_parser *p, ins *I) {
+  const char *name = ir_op_infos[I->op].ptx;
+  if (I->type != ir_type_u32 && I->type != ir_type_u64) ptx_fail(p, &I->at, "'%s' is .u32 or .u64", name);
+  if (I->m.space) ptx_fail(p, &I->at, "'%s' takes no state space: its memory is .local", name);
+  unsigned want = I->op == ir_op_alloca ? 2 : 1;
+  if (I->ntop < want || I->ntop > (I->op == ir_op_alloca ? 3u : 1u))
+    ptx_fail(p, &I->at, "'%s' takes %s", name,
+             I->op == ir_op_alloca ? "ptr, size{, immAlign}" : I->op == ir_op_stacksave ? "one result" : "one operand");
+  unsigned bits = ir_type_bits(I->type);
+  for (uint32_t k = 0; k < I->ntop && k < 2; k++) {
+    const opnd *o = &I->top[k];
+    if (o->kind == O_SINK) ptx_fail(p, &o->tok, "'%s' cannot discard its result with '_'", name);
+    if (o->kind == O_IMM && k == 1) continue;  /* alloca's size */
+    if (o->kind != O_REG || o->neg || o->reg_off || o->pair)
+      ptx_fail(p, &o->tok, "'%s': operand %u must be a register", name, k + 1);
+    if (ir_type_bits(ptx_var_type(p, o->var)) != bits)
+      ptx_fail(p, &o->tok, "'%s.%s': operand %u is a %u-bit register", name, ir_type_name(I->type), k + 1,
+               ir_type_bits(ptx_var_type(p, o->var)));
+  }
+  if (I->ntop == 3) {
+    const opnd *o = &I->top[2];
+    if (o->kind != O_IMM || o->immk != IMM_INT) ptx_fail(p, &o->tok, "'alloca': immAlign is an integer constant");
+    if (!o->imm || (o->imm & (o->imm - 1))) ptx_fail(p, &o->tok, "'alloca': immAlign %llu is not a power of 2",
+                                                     (unsigned long long)o->imm);
+    if (o->imm > (1u << 23)) ptx_fail(p, &o->tok, "'alloca': immAlign %llu exceeds 2^23", (unsigned long long)o->imm);
+  }
+  build_generic(p, I);
+}
+
 /* ---- scalar video operand selectors ---------------------------------------------------- */
 
 static bool video_scalar(ir_op op) {
@@ -1274,6 +1311,59 @@ static void build_generic(ptx_parser *p, ins *I) {
 
 /* ---- the statement --------------------------------------------------------------------- */
 
+/* lop3's .and/.or belong to its predicate result (build_lop3_pred), not
+ * to lop3: taken out of the modifiers before they are decoded. */
+static ir_boolop take_lop3_boolop(ins *I, uint32_t words) {
+  uint32_t nm = I->nmods;
+  if (!nm) return IR_BOOL_NONE;
+  const ptx_tok *w = &I->mtok[words];
+  ir_boolop b = tok_is(w, ".and") ? IR_BOOL_AND : tok_is(w, ".or") ? IR_BOOL_OR : tok_is(w, ".xor") ? IR_BOOL_XOR
+                                                                                               : IR_BOOL_NONE;
+  if (b) {
+    memmove(I->mods, I->mods + 1, (nm - 1) * sizeof I->mods[0]);
+    memmove(I->mtok + words, I->mtok + words + 1, (nm - 1) * sizeof I->mtok[0]);
+    I->nmods = nm - 1;
+  }
+  return b;
+}
+
+/* Step 3: the family's meaning, for an op whose modifiers are known. */
+static void build_family(ptx_parser *p, ins *I, ir_op op, uint8_t mov_vec, ir_boolop lop3_bool) {
+  switch (op) {
+  case ir_op_copy:
+    if (mov_vec > 1) build_mov_vec(p, I, mov_vec);
+    else build_mov(p, I);
+    break;
+  case ir_op_br: build_bra(p, I); break;
+  case ir_op_setmaxnreg: build_setmaxnreg(p, I); break;
+  case ir_op_alloca:
+  case ir_op_stacksave:
+  case ir_op_stackrestore: build_stack(p, I); break;
+  case ir_op_lop3:
+    if (lop3_bool || (I->ntop && I->top[0].pair)) build_lop3_pred(p, I, lop3_bool);
+    else build_generic(p, I);
+    break;
+  case ir_op_brx: build_brx(p, I); break;
+  case ir_op_call: build_call(p, I); break;
+  case ir_op_ret:
+  case ir_op_exit:
+  case ir_op_trap:
+    if (I->ntop) ptx_fail(p, &I->top[0].tok, "'%s' takes no operands", ir_op_infos[op].ptx);
+    guarded_terminator(p, I, op);
+    break;
+  case ir_op_setp:
+  case ir_op_set: build_setp(p, I); break;
+  case ir_op_bar:
+  case ir_op_bar_red:
+    /* bar.sync and bar.red are barrier.sync.aligned and barrier.red
+     * .aligned (9.7.13.1) */
+    if (I->at.len == 3) I->m.aligned = 1;
+    build_generic(p, I);
+    break;
+  default: build_generic(p, I); break;
+  }
+}
+
 void ptx_parse_instruction(ptx_parser *p) {
   ins *I = p->ins_buf;
   I->guarded = I->guard_neg = false;
@@ -1349,18 +1439,8 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->mfirst = words;   /* mods[k] is the word mtok[mfirst + k] */
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
-  /* lop3's .and/.or belong to its predicate result (build_lop3_pred) */
-  ir_boolop lop3_bool = IR_BOOL_NONE;
-  if (op == ir_op_lop3 && nm) {
-    const ptx_tok *w = &I->mtok[words];
-    lop3_bool = tok_is(w, ".and") ? IR_BOOL_AND : tok_is(w, ".or") ? IR_BOOL_OR : tok_is(w, ".xor") ? IR_BOOL_XOR
-                                                                                               : IR_BOOL_NONE;
-    if (lop3_bool) {
-      memmove(I->mods, I->mods + 1, (nm - 1) * sizeof I->mods[0]);
-      memmove(I->mtok + words, I->mtok + words + 1, (nm - 1) * sizeof I->mtok[0]);
-      I->nmods = --nm;
-    }
-  }
+  ir_boolop lop3_bool = op == ir_op_lop3 ? take_lop3_boolop(I, words) : IR_BOOL_NONE;
+  nm = I->nmods;
   /* A modifier the family does not know, or one its op does not take
    * (ld.ftz): kept as written, for lowering to name. */
   bool known = op != ir_op_count && op != ir_op_opaque && ptx_decode_mods(p, I);
@@ -1406,35 +1486,6 @@ void ptx_parse_instruction(ptx_parser *p) {
     if (I->top[k].minus)
       ptx_fail(p, &I->top[k].tok, "'%.*s' takes no negated register (only vmad does)", (int)I->at.len, I->at.text);
   }
-  switch (op) {
-  case ir_op_copy:
-    if (mov_vec > 1) build_mov_vec(p, I, mov_vec);
-    else build_mov(p, I);
-    break;
-  case ir_op_br: build_bra(p, I); break;
-  case ir_op_setmaxnreg: build_setmaxnreg(p, I); break;
-  case ir_op_lop3:
-    if (lop3_bool || (I->ntop && I->top[0].pair)) build_lop3_pred(p, I, lop3_bool);
-    else build_generic(p, I);
-    break;
-  case ir_op_brx: build_brx(p, I); break;
-  case ir_op_call: build_call(p, I); break;
-  case ir_op_ret:
-  case ir_op_exit:
-  case ir_op_trap:
-    if (I->ntop) ptx_fail(p, &I->top[0].tok, "'%s' takes no operands", ir_op_infos[op].ptx);
-    guarded_terminator(p, I, op);
-    break;
-  case ir_op_setp:
-  case ir_op_set: build_setp(p, I); break;
-  case ir_op_bar:
-  case ir_op_bar_red:
-    /* bar.sync and bar.red are barrier.sync.aligned and barrier.red
-     * .aligned (9.7.13.1) */
-    if (I->at.len == 3) I->m.aligned = 1;
-    build_generic(p, I);
-    break;
-  default: build_generic(p, I); break;
-  }
+  build_family(p, I, op, mov_vec, lop3_bool);
   ptx_next(p);
 }
