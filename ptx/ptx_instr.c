@@ -153,6 +153,19 @@ static ir_type src_type(const ins *I, unsigned pos) {
 
 /* Result and source lists: only the first n entries are ever read, so
  * they are not cleared (they are built per instruction). */
+/* Where `_` may stand for a result (ptx_sink.def). */
+enum { SINK_WHOLE = 1, SINK_FIRST = 2, SINK_SECOND = 4 };
+static const uint8_t sink_rule[ir_op_count] = {
+#define SINK(op, whole, first, second) \
+  [ir_op_##op] = (whole ? SINK_WHOLE : 0) | (first ? SINK_FIRST : 0) | (second ? SINK_SECOND : 0),
+#include "ptx_sink.def"
+#undef SINK
+};
+
+static void sink_refused(ptx_parser *p, const ins *I, const opnd *o, const char *what) {
+  ptx_fail(p, &o->tok, "'%s' cannot discard %s with '_'", ir_op_infos[I->op].ptx, what);
+}
+
 typedef struct dstlist {
   uint32_t n;
   uint32_t var[64];        /* PTX_NONE for '_' */
@@ -174,10 +187,19 @@ static void dst_add(ptx_parser *p, dstlist *d, const opnd *o, ir_type dflt) {
 
 /* Results from one operand: a register, a d|p pair, or a vector. */
 static void dsts_of(ptx_parser *p, ins *I, const opnd *o, dstlist *d, ir_type dflt) {
+  unsigned rule = I->op < ir_op_count ? sink_rule[I->op] : 0;
   if (o->kind == O_VEC) {
-    for (uint32_t i = 0; i < o->n; i++) dst_add(p, d, &I->pool[o->first + i], dflt);
+    uint32_t sinks = 0;
+    for (uint32_t i = 0; i < o->n; i++) {
+      sinks += I->pool[o->first + i].kind == O_SINK;
+      dst_add(p, d, &I->pool[o->first + i], dflt);
+    }
+    if (o->n && sinks == o->n) sink_refused(p, I, o, "every element of its result vector");
     return;
   }
+  if (o->kind == O_SINK && !o->pair && !(rule & SINK_WHOLE)) sink_refused(p, I, o, "its result");
+  if (o->kind == O_SINK && o->pair && o->var2 != PTX_NONE && !(rule & SINK_FIRST))
+    sink_refused(p, I, o, "the first result of d|p");
   dst_add(p, d, o, dflt);
   if (o->pair && o->var2 != PTX_NONE) {
     if (d->n >= 64) ptx_fail(p, &o->tok, "too many results");
@@ -190,6 +212,7 @@ static void dsts_of(ptx_parser *p, ins *I, const opnd *o, dstlist *d, ir_type df
     /* d|_: the second result is there and discarded.  elect.sync's
      * predicate is its result (9.7.13.14); ptxas 13 refuses d|_ there */
     if (I->op == ir_op_elect) ptx_fail(p, &o->tok, "'elect.sync' needs a predicate result: d|_ discards it");
+    if (!(rule & SINK_SECOND)) sink_refused(p, I, o, "the second result of d|p");
     if (d->n >= 64) ptx_fail(p, &o->tok, "too many results");
     d->var[d->n] = PTX_NONE;
     d->type[d->n++] = ir_type_pred;
