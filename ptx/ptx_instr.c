@@ -627,6 +627,63 @@ static void build_brx(ptx_parser *p, ins *I) {
 /* call[.uni] [(ret)] , callee, [(args)] [, proto | targets]
  * Forms (9.7.12.4):  call f;  call f, (a, b);  call (r), f, (a);
  *                    call (r), %rd, (a), proto;  call %rd, (), proto; */
+/* A .param variable named as a call operand: its element type, count and
+ * alignment; false for anything else. */
+static bool param_var_shape(const opnd *r, ir_type *type, uint64_t *count, uint32_t *align) {
+  if (r->kind != O_SYM || r->off) return false;
+  if (r->sym->kind == PTX_SYM_GLOBAL &&
+      (r->sym->global->space == IR_SPACE_PARAM || r->sym->global->space == IR_SPACE_PARAM_FUNC) &&
+      r->sym->global->vec <= 1) {
+    *type = (ir_type)r->sym->global->type, *count = r->sym->global->count, *align = r->sym->global->align;
+    return true;
+  }
+  if (r->sym->kind == PTX_SYM_PARAM && r->sym->param->space == IR_SPACE_PARAM_FUNC) {
+    *type = (ir_type)r->sym->param->type, *count = r->sym->param->count, *align = r->sym->param->align;
+    return true;
+  }
+  return false;
+}
+
+/* A direct call's operands against the callee's .param parameters, as
+ * ptxas 13 matches them (one module per case assembled; 6.4, 7.1 "the
+ * arguments ... must match the formal parameters in type, size and
+ * alignment"): a scalar and an array never match ("Type of argument does
+ * not match formal parameter"), scalars match by size (.f32 for .b32, .s32
+ * for .u32), arrays by size and alignment ("Alignment of argument does not
+ * match"), and a register only a scalar of its width.  (The IR records an
+ * array of one element as a scalar: a[1] and a scalar are not told apart.)
+ * Arrays of unknown size are checked in build_call. */
+static void check_call_param(ptx_parser *p, const opnd *r, const ir_param *fp, const ptx_tok *callee, bool ret) {
+  if (fp->space != IR_SPACE_PARAM_FUNC || !fp->count) return;
+  const char *what = ret ? "return parameter" : "parameter";
+  const char *fname = fp->name ? fp->name : "_";
+  uint64_t fbytes = fp->count * (ir_type_bits((ir_type)fp->type) / 8);
+  bool farr = fp->count > 1;
+  ir_type t;
+  uint64_t n;
+  uint32_t al;
+  if (param_var_shape(r, &t, &n, &al)) {
+    uint64_t bytes = n * (ir_type_bits(t) / 8);
+    bool arr = n > 1;
+    if (arr != farr || bytes != fbytes)
+      ptx_fail(p, &r->tok, "'%.*s' (%s of %llu bytes) does not match the %s '%s' of '%.*s' (%s of %llu bytes)",
+               (int)r->tok.len, r->tok.text, arr ? "an array" : "a scalar", (unsigned long long)bytes, what, fname,
+               (int)callee->len, callee->text, farr ? "an array" : "a scalar", (unsigned long long)fbytes);
+    if (arr && al != fp->align)
+      ptx_fail(p, &r->tok, "'%.*s' is aligned to %u bytes: the %s '%s' of '%.*s' is aligned to %u", (int)r->tok.len,
+               r->tok.text, al, what, fname, (int)callee->len, callee->text, fp->align);
+    return;
+  }
+  if (r->kind != O_REG) return;
+  if (farr)
+    ptx_fail(p, &r->tok, "the %s '%s' of '%.*s' is an array of %llu bytes: pass a .param array, not a register", what,
+             fname, (int)callee->len, callee->text, (unsigned long long)fbytes);
+  unsigned rb = ir_type_bits(ptx_var_type(p, r->var));
+  if (rb != ir_type_bits((ir_type)fp->type))
+    ptx_fail(p, &r->tok, "'%.*s' is a %u-bit register: the %s '%s' of '%.*s' is .%s", (int)r->tok.len, r->tok.text,
+             rb, what, fname, (int)callee->len, callee->text, ir_type_name((ir_type)fp->type));
+}
+
 static void build_call(ptx_parser *p, ins *I) {
   uint32_t i = 0;
   const opnd *rets = NULL, *args = NULL, *callee = NULL;
@@ -707,6 +764,13 @@ static void build_call(ptx_parser *p, ins *I) {
                  (int)r->tok.len, r->tok.text, align, fp->name ? fp->name : "_", (int)callee->tok.len,
                  callee->tok.text, fp->align);
     }
+  }
+  if (callee->kind == O_SYM && !shape) {
+    const ir_func *cf = callee->sym->func;
+    for (uint32_t k = 0; args && k < args->n && k < cf->nparams; k++)
+      check_call_param(p, &I->pool[args->first + k], &cf->params[k], &callee->tok, false);
+    for (uint32_t k = 0; rets && k < rets->n && k < cf->nrets; k++)
+      check_call_param(p, &I->pool[rets->first + k], &cf->rets[k], &callee->tok, true);
   }
   /* Return operands that name .param variables are sources (the callee
    * writes them); register return operands are results. */
