@@ -1398,6 +1398,35 @@ static void build_generic(ptx_parser *p, ins *I) {
 
 /* ---- the statement --------------------------------------------------------------------- */
 
+/* The atom/red forms PTX ISA 9.0 has (9.7.13.5-6), as ptxas 13 checks them
+ * at sm_90, sm_100a and sm_120a (one module per form): no 8-bit type at
+ * all and no 16-bit integer one but atom.cas.b16 ("Unexpected instruction
+ * types", "Arguments mismatch" for exch.b16); vectors (.v2/.v4/.v8, sm_90)
+ * only in .global (or generic) memory ("State space incorrect for feature
+ * 'atom instruction with vector types'"), only of .f32 with .add, and of
+ * .f16/.bf16/.f16x2/.bf16x2 with .add, .min or .max ("Vector qualifier is
+ * not allowed" for integers, .f64, .cas and .exch; ".min requires ..." for
+ * .f32). */
+static void check_atom(ptx_parser *p, const ins *I) {
+  const char *name = ir_op_infos[I->op].ptx;
+  ir_type t = I->type;
+  ir_atomop op = (ir_atomop)I->m.atomop;
+  ir_type_kind k = ir_type_kind_of(t);
+  bool intk = k == IR_TK_UINT || k == IR_TK_SINT || k == IR_TK_BITS;
+  if (ir_type_bits(t) == 8) ptx_fail(p, &I->at, "'%s' has no 8-bit form (.%s)", name, ir_type_name(t));
+  if (ir_type_bits(t) == 16 && intk && !(I->op == ir_op_atom && op == IR_ATOM_CAS && !I->m.vec))
+    ptx_fail(p, &I->at, "'%s.%s.%s': the only 16-bit integer atomic is atom.cas.b16", name, ir_atomop_name(op),
+             ir_type_name(t));
+  if (I->m.vec <= 1) return;
+  if (I->m.space != IR_SPACE_GLOBAL && I->m.space != IR_SPACE_GENERIC)
+    ptx_fail(p, &I->at, "'%s.v%u' is in .global memory only", name, I->m.vec);
+  bool half = t == ir_type_f16 || t == ir_type_bf16 || t == ir_type_f16x2 || t == ir_type_bf16x2;
+  if (t == ir_type_f32 ? op != IR_ATOM_ADD
+                       : !half || (op != IR_ATOM_ADD && op != IR_ATOM_MIN && op != IR_ATOM_MAX))
+    ptx_fail(p, &I->at, "'%s.v%u.%s.%s': vector atomics are .add of .f32 and .add, .min or .max of .f16, .bf16, "
+             ".f16x2 or .bf16x2", name, I->m.vec, ir_type_name(t), ir_atomop_name(op));
+}
+
 /* lop3's .and/.or belong to its predicate result (build_lop3_pred), not
  * to lop3: taken out of the modifiers before they are decoded. */
 static ir_boolop take_lop3_boolop(ins *I, uint32_t words) {
@@ -1423,6 +1452,11 @@ static void build_family(ptx_parser *p, ins *I, ir_op op, uint8_t mov_vec, ir_bo
     break;
   case ir_op_br: build_bra(p, I); break;
   case ir_op_setmaxnreg: build_setmaxnreg(p, I); break;
+  case ir_op_atom:
+  case ir_op_red:
+    check_atom(p, I);
+    build_generic(p, I);
+    break;
   case ir_op_alloca:
   case ir_op_stacksave:
   case ir_op_stackrestore: build_stack(p, I); break;
