@@ -282,6 +282,11 @@ typedef struct emu_frame {
   emu_mask syncwait;            /* lanes blocked at a .sync warp op (their pc is that op) */
   uint32_t ip;
   uint32_t local_base;          /* this frame's offset in each lane's local memory */
+  /* Each lane's dynamic stack top (alloca, stacksave, stackrestore: PTX
+   * ISA 9.7.17): local_base + fn->frame_local when the frame starts, grown
+   * by alloca within the lane's local memory; a call's frame starts above
+   * the highest of its lanes' tops, and returning frees what it allocated. */
+  uint32_t sp[EMU_MAX_LANES];
   uint32_t call_ip;             /* frames above 0: the caller's call instruction */
   uint32_t backjumps;           /* backward branches by one group while others wait */
   uint32_t lane_pc[EMU_MAX_LANES];
