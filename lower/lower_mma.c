@@ -841,7 +841,8 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
-    if (ir_mma_is_m8n8k4_f16(i)) return lower_mma_m8n8k4(b, i, out, s->opt->diag);
+    if (ir_mma_is_m8n8k4_f16(i))   /* Volta's: lower_mma_volta.c, the expansion where it has no scheme */
+      return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma &&
         (mma_via_s8(b, i, out, s->target) || lower_mma_amd_chained(b, i, out, s->target, &s->chain)))
       return true;

@@ -803,6 +803,21 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
   return true;
 }
 
+ir_value *lower_mma_amd_gather(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *src, const uint8_t *val,
+                               ir_value *const *vals, unsigned counts[2]) {
+  amd_ctx X = {.b = b, .dry = dry, .laneid = laneid};
+  lane_map M;
+  memcpy(M.src, src, 32), memcpy(M.val, val, 32);
+  ir_value *v = gather(&X, &M, vals);
+  counts[0] += X.shuffles, counts[1] += X.selects;
+  return v;
+}
+
+ir_value *lower_mma_amd_lane_fn(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *f) {
+  amd_ctx X = {.b = b, .dry = dry, .laneid = laneid};
+  return lane_fn(&X, f);
+}
+
 bool lower_mma_amd_fits(const ir_mma_form *f, ir_type ta, const char *target) {
   scheme s;
   return target && pick(f, ta, target, &s);
