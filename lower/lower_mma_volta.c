@@ -174,11 +174,8 @@ static ir_value *alu(vctx *V, ir_op op, ir_value *x, ir_value *y) {
   return V->dry ? V->laneid : lower_alu(V->b, op, ir_type_b32, x, y);
 }
 
-/* The lanes' f16 half h of word val[L] of lane src[L], moved into half `to` (the rest zero). */
-static ir_value *half_of(vctx *V, const uint8_t *src, const uint8_t *val, const uint8_t *nvh, unsigned to,
-                         ir_value *const *vals) {
-  ir_value *w = lower_mma_amd_gather(V->b, V->laneid, V->dry, src, val, vals, V->counts);
-  if (!w) return NULL;
+/* The lanes' f16 half nvh[L] of word w moved into half `to` (the rest zero). */
+static ir_value *half_of(vctx *V, ir_value *w, const uint8_t *nvh, unsigned to) {
   uint8_t sh[32];
   bool cst = true;
   for (unsigned l = 0; l < 32; l++) {
@@ -197,50 +194,6 @@ static ir_value *half_of(vctx *V, const uint8_t *src, const uint8_t *val, const 
   }
   if (to) return alu(V, ir_op_shl, x, V->dry ? NULL : imm(V->b, 16));
   return alu(V, ir_op_and, x, V->dry ? NULL : imm(V->b, 0xffff));
-}
-
-/* AMD's A (is_b false) or B register reg of instruction c, from NVIDIA's
- * A/B words nv[0..3] (a0 a1 b0 b1); NULL when the scheme does not fit. */
-static ir_value *ab_reg(vctx *V, const vscheme *s, const vinv *ia, const vinv *ib, bool is_b, unsigned c,
-                        unsigned reg, ir_value *const *nv) {
-  uint8_t key[3][2][32];   /* per half: source lane, word, half (ANY: padding) */
-  unsigned pads = 0, data = 0;
-  for (unsigned l = 0; l < 32; l++)
-    for (unsigned h = 0; h < 2; h++) {
-      unsigned blk, x, k;
-      ir_amx_ab_elem(s->r, l, reg, h, &blk, &x, &k);
-      velem e = v_ab(s, is_b, c, blk, x, k);
-      if (e.what == VE_PAD) {
-        key[0][h][l] = key[1][h][l] = key[2][h][l] = ANY;
-        pads++;
-        continue;
-      }
-      const vinv *v = e.what == VE_A ? ia : ib;
-      unsigned el = v->elem[e.q][e.row][e.col];
-      key[0][h][l] = v->lane[e.q][e.row][e.col];
-      key[1][h][l] = (uint8_t)((e.what == VE_B ? 2 : 0) + el / 2);
-      key[2][h][l] = (uint8_t)(el % 2);
-      data++;
-    }
-  if (!data) return V->dry ? V->laneid : imm(V->b, is_b ? PAD_B : PAD_A);
-  if (pads) return NULL;   /* padding and data in one register: not in these schemes */
-  for (unsigned k = 0; k < V->nmemo; k++)
-    if (!memcmp(V->memo[k].key, key, sizeof key)) return V->memo[k].v;
-  bool whole = true;
-  for (unsigned l = 0; l < 32 && whole; l++)
-    whole = key[0][0][l] == key[0][1][l] && key[1][0][l] == key[1][1][l] && key[2][0][l] == 0 && key[2][1][l] == 1;
-  ir_value *v;
-  if (whole) v = lower_mma_amd_gather(V->b, V->laneid, V->dry, key[0][0], key[1][0], nv, V->counts);
-  else {
-    ir_value *lo = half_of(V, key[0][0], key[1][0], key[2][0], 0, nv);
-    ir_value *hi = lo ? half_of(V, key[0][1], key[1][1], key[2][1], 1, nv) : NULL;
-    v = hi ? alu(V, ir_op_or, lo, hi) : NULL;
-  }
-  if (v && V->nmemo < 32) {
-    memcpy(V->memo[V->nmemo].key, key, sizeof key);
-    V->memo[V->nmemo++].v = v;
-  }
-  return v;
 }
 
 /* p(L) for the lanes whose entry is not ANY (0 or 1): a lane bit, its
@@ -347,6 +300,82 @@ static bool exchange(vctx *V, unsigned n, uint8_t (*src)[8], uint8_t (*val)[8], 
   return true;
 }
 
+/* AMD's A (is_b false) or B registers of instruction c into regs[], from
+ * NVIDIA's A/B words nv[0..3] (a0 a1 b0 b1); false when the scheme does not
+ * fit.  A register read whole (its two halves a source's two halves in
+ * order) is one gather; the halves of the others (.col A, .row B: a thread
+ * holds one k of four rows, AMD's registers hold k pairs of one row) are
+ * slots of one exchange (at most 8), each half then moved into place. */
+static bool ab_operand(vctx *V, const vscheme *s, const vinv *ia, const vinv *ib, bool is_b, unsigned c,
+                       ir_value *const *nv, ir_value **regs) {
+  unsigned nreg = is_b ? s->r->nb : s->r->na;
+  uint8_t key[8][3][2][32];   /* per register, half: source lane, word, half (ANY: padding) */
+  bool split[8];
+  uint8_t xs[32][8], xw[32][8];
+  unsigned nslot = 0, slot[8][2];
+  for (unsigned reg = 0; reg < nreg; reg++) {
+    unsigned pads = 0, data = 0;
+    for (unsigned l = 0; l < 32; l++)
+      for (unsigned h = 0; h < 2; h++) {
+        unsigned blk, x, k;
+        ir_amx_ab_elem(s->r, l, reg, h, &blk, &x, &k);
+        velem e = v_ab(s, is_b, c, blk, x, k);
+        if (e.what == VE_PAD) {
+          key[reg][0][h][l] = key[reg][1][h][l] = key[reg][2][h][l] = ANY;
+          pads++;
+          continue;
+        }
+        const vinv *v = e.what == VE_A ? ia : ib;
+        unsigned el = v->elem[e.q][e.row][e.col];
+        key[reg][0][h][l] = v->lane[e.q][e.row][e.col];
+        key[reg][1][h][l] = (uint8_t)((e.what == VE_B ? 2 : 0) + el / 2);
+        key[reg][2][h][l] = (uint8_t)(el % 2);
+        data++;
+      }
+    split[reg] = false;
+    if (!data) {
+      regs[reg] = V->dry ? V->laneid : imm(V->b, is_b ? PAD_B : PAD_A);
+      continue;
+    }
+    if (pads) return false;   /* padding and data in one register: not in these schemes */
+    bool whole = true;
+    for (unsigned l = 0; l < 32 && whole; l++)
+      whole = key[reg][0][0][l] == key[reg][0][1][l] && key[reg][1][0][l] == key[reg][1][1][l] &&
+              key[reg][2][0][l] == 0 && key[reg][2][1][l] == 1;
+    if (whole) {
+      regs[reg] = NULL;
+      for (unsigned k = 0; k < V->nmemo && !regs[reg]; k++)
+        if (!memcmp(V->memo[k].key, key[reg], sizeof key[reg])) regs[reg] = V->memo[k].v;
+      if (!regs[reg]) {
+        regs[reg] = lower_mma_amd_gather(V->b, V->laneid, V->dry, key[reg][0][0], key[reg][1][0], nv, V->counts);
+        if (!regs[reg]) return false;
+        if (V->nmemo < 32) memcpy(V->memo[V->nmemo].key, key[reg], sizeof key[reg]), V->memo[V->nmemo++].v = regs[reg];
+      }
+      continue;
+    }
+    split[reg] = true;
+    for (unsigned h = 0; h < 2; h++) {
+      if (nslot == 8) return false;
+      for (unsigned l = 0; l < 32; l++) xs[l][nslot] = key[reg][0][h][l], xw[l][nslot] = key[reg][1][h][l];
+      slot[reg][h] = nslot++;
+    }
+  }
+  if (!nslot) return true;
+  unsigned n = nslot <= 2 ? 2 : nslot <= 4 ? 4 : 8;
+  for (unsigned k = nslot; k < n; k++)
+    for (unsigned l = 0; l < 32; l++) xs[l][k] = xw[l][k] = ANY;
+  ir_value *w[8];
+  if (!exchange(V, n, xs, xw, nv, w)) return false;
+  for (unsigned reg = 0; reg < nreg; reg++) {
+    if (!split[reg]) continue;
+    ir_value *lo = half_of(V, w[slot[reg][0]], key[reg][2][0], 0);
+    ir_value *hi = lo ? half_of(V, w[slot[reg][1]], key[reg][2][1], 1) : NULL;
+    if (!hi) return false;
+    regs[reg] = alu(V, ir_op_or, lo, hi);
+  }
+  return true;
+}
+
 /* Builds the scheme's code (dry: only checks and counts). */
 static bool build(vctx *V, const vscheme *s, ir_instr *i, ir_value **out) {
   ir_builder *b = V->b;
@@ -417,12 +446,10 @@ static bool build(vctx *V, const vscheme *s, ir_instr *i, ir_value **out) {
     ir_value *ops[1 + 8 + 8 + 8];
     unsigned n = 0;
     ops[n++] = V->dry ? V->laneid : imm(b, s->row);
-    for (unsigned ab = 0; ab < 2; ab++)
-      for (unsigned reg = 0; reg < (ab ? r->nb : r->na); reg++) {
-        ir_value *v = ab_reg(V, s, &ia, &ib, ab, c, reg, nv);
-        if (!v) return false;
-        ops[n++] = v;
-      }
+    for (unsigned ab = 0; ab < 2; ab++) {
+      if (!ab_operand(V, s, &ia, &ib, ab, c, nv, &ops[n])) return false;
+      n += ab ? r->nb : r->na;
+    }
     for (unsigned reg = 0; reg < r->nc; reg++) ops[n++] = acc[c][reg];
     if (V->dry) {
       for (unsigned reg = 0; reg < r->nc; reg++) dres[c * r->nc + reg] = V->laneid;
