@@ -10,7 +10,8 @@
  *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64, m16n8k4/k8/k16 .f64 (sm_90),
  *     m8n8k16 .s8/.u8 and m8n8k32/m16n8k32/m16n8k64 .s4/.u4 -> .s32
  *     (.satfinite), m8n8k128/m16n8k128/m16n8k256 .b1 .and.popc/.xor.popc,
- *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4)
+ *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4; on
+ *     MFMA/WMMA targets lower_mma_volta.c first)
  *
  * Each becomes, in every thread, full-warp shfl.sync.idx ops (which
  * lower_warps, the next pass, maps onto the wave: ds_bpermute inside the

@@ -19,7 +19,8 @@
  * (m8n8k16 .s8/.u8 and the .s4/.u4 forms reach the i8 rows through the
  * m16n8 .s8 forms: lower_mma.c, mma_via_s8.)
  * Not here: the .f64 forms (the f64 MFMA's K and D rows span both halves of
- * the wave: docs/decisions.md), .b1, Volta's m8n8k4 .f16, the other forms.
+ * the wave: docs/decisions.md), .b1, the other forms; Volta's m8n8k4 .f16 is
+ * lower_mma_volta.c's (which uses this file's gather and lane functions).
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:

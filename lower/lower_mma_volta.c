@@ -254,7 +254,7 @@ static bool exchange(vctx *V, unsigned n, uint8_t (*src)[8], uint8_t (*val)[8], 
       }
       ok = lower_mma_amd_gather(D.b, D.laneid, true, s1, v1, vals, D.counts) != NULL;
     }
-    unsigned c = 2 * D.counts[0] + D.counts[1] + n * (nsel - 1);
+    unsigned c = 4 * D.counts[0] + D.counts[1] + n * (nsel - 1);
     if (ok && c < best_cost) best_cost = c, memcpy(best, a, sizeof best);
   }
   if (best_cost == ~0u) return false;
