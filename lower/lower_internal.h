@@ -148,8 +148,14 @@ ir_value *lower_mma_amd_gather(ir_builder *b, ir_value *laneid, bool dry, const 
  * (permuted, complemented, constant), or NULL. */
 ir_value *lower_mma_amd_lane_fn(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *f);
 /* lower_mma_volta.c: Volta's m8n8k4 .f16 mma i on target's MFMA / WMMA;
- * false (nothing built) where the target has none or no scheme fits. */
-bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target);
+ * false (nothing built) where the target has none or no scheme fits.
+ * cache (the caller's, zeroed; may be NULL) keeps the scheme chosen for
+ * each form, so that a module's many mma of one form cost one search. */
+typedef struct lower_mma_volta_cache {
+  unsigned n;
+  struct { unsigned key; uint8_t t, v, ok; } e[32];
+} lower_mma_volta_cache;
+bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_volta_cache *cache);
 
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says

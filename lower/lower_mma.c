@@ -76,6 +76,7 @@ typedef struct mma_state {
   const lower_mma_options *opt;
   const char *target;      /* the module's target: messages, its matrix instructions */
   lower_mma_chain chain;   /* accumulators left in AMD's layout (lower_mma_amd_chained) */
+  lower_mma_volta_cache volta;   /* the scheme of each m8n8k4 .f16 form (lower_mma_volta) */
 } mma_state;
 
 static bool is_opaque_wgmma(const ir_instr *i);
@@ -843,7 +844,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
     if (ir_mma_is_m8n8k4_f16(i))   /* Volta's: lower_mma_volta.c, the expansion where it has no scheme */
-      return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
+      return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target, &s->volta)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma &&
         (mma_via_s8(b, i, out, s->target) || lower_mma_amd_chained(b, i, out, s->target, &s->chain)))
       return true;

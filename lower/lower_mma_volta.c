@@ -252,9 +252,10 @@ static bool exchange(vctx *V, unsigned n, uint8_t (*src)[8], uint8_t (*val)[8], 
         for (unsigned p = 0; p < nbits; p++) m |= a[p] >= 0 ? ((l >> a[p]) & 1u) << p : 0;
         s1[l] = src[l][k ^ m], v1[l] = val[l][k ^ m];
       }
-      ok = lower_mma_amd_gather(D.b, D.laneid, true, s1, v1, vals, D.counts) != NULL;
+      ok = lower_mma_amd_gather(D.b, D.laneid, true, s1, v1, vals, D.counts) != NULL &&
+           2 * D.counts[0] + D.counts[1] + n * (nsel - 1) < best_cost;   /* no better than the best: stop */
     }
-    unsigned c = 4 * D.counts[0] + D.counts[1] + n * (nsel - 1);
+    unsigned c = 2 * D.counts[0] + D.counts[1] + n * (nsel - 1);
     if (ok && c < best_cost) best_cost = c, memcpy(best, a, sizeof best);
   }
   if (best_cost == ~0u) return false;
@@ -538,7 +539,7 @@ static bool build(vctx *V, const vscheme *s, ir_instr *i, ir_value **out) {
  * lane-local ops. */
 static unsigned cost(const vctx *V) { return 2 * V->counts[0] + V->counts[1] + V->ops; }
 
-bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target) {
+bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_volta_cache *cache) {
   if (!target || !ir_mma_is_m8n8k4_f16(i) || !ir_mma_find(i, NULL)) return false;
   int row = ir_amx_find(target, ir_type_f16, ir_type_f32, 4, 4, 4);
   if (row < 0) {
@@ -546,16 +547,30 @@ bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *tar
     if (row < 0 || ir_amx_info_of((unsigned)row)->wave != 32) return false;
   }
   const ir_amx_info *r = ir_amx_info_of((unsigned)row);
+  unsigned key = (unsigned)row << 4 | (unsigned)ir_mma_a_row(i) | (unsigned)ir_mma_b_row(i) << 1 |
+                 (unsigned)((ir_type)i->type4 == ir_type_f32) << 2 | (unsigned)((ir_type)i->type == ir_type_f32) << 3;
   vscheme best = {0};
-  unsigned best_cost = ~0u;
-  for (unsigned t = 0; t < 2; t++)
-    for (unsigned v = 0; v < 2; v++) {
-      vscheme s = {r, (unsigned)row, t != 0, v};
-      vctx X = {.b = b, .dry = true};
-      X.laneid = (ir_value *)&X;   /* any non-NULL value: nothing is built */
-      bool ok = build(&X, &s, i, NULL);
-          if (ok && cost(&X) < best_cost) best = s, best_cost = cost(&X);
+  bool known = false;
+  for (unsigned k = 0; cache && k < cache->n && !known; k++)
+    if (cache->e[k].key == key) {
+      known = true;
+      if (cache->e[k].ok) best = (vscheme){r, (unsigned)row, cache->e[k].t != 0, cache->e[k].v};
     }
+  if (!known) {   /* every candidate dry-run and costed */
+    unsigned best_cost = ~0u;
+    for (unsigned t = 0; t < 2; t++)
+      for (unsigned v = 0; v < 2; v++) {
+        vscheme s = {r, (unsigned)row, t != 0, v};
+        vctx X = {.b = b, .dry = true};
+        X.laneid = (ir_value *)&X;   /* any non-NULL value: nothing is built */
+        if (build(&X, &s, i, NULL) && cost(&X) < best_cost) best = s, best_cost = cost(&X);
+      }
+    if (cache && cache->n < 32) {
+      unsigned k = cache->n++;
+      cache->e[k].key = key, cache->e[k].t = (uint8_t)best.transposed, cache->e[k].v = (uint8_t)best.variant;
+      cache->e[k].ok = best.r != NULL;
+    }
+  }
   if (!best.r) return false;
   vctx X = {.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
   return build(&X, &best, i, out);
