@@ -183,15 +183,11 @@ static ir_value *half_of(vctx *V, ir_value *w, const uint8_t *nvh, unsigned to) 
     cst = cst && sh[l] == sh[0];
   }
   if (cst && sh[0] == 16 * to) return alu(V, ir_op_and, w, V->dry ? NULL : imm(V->b, to ? 0xffff0000u : 0xffffu));
-  ir_value *x = w;
-  if (cst) {
-    if (sh[0] && !to) return alu(V, ir_op_shr, w, V->dry ? NULL : imm(V->b, 16));
-    x = sh[0] ? alu(V, ir_op_shr, w, V->dry ? NULL : imm(V->b, 16)) : w;
-  } else {
-    ir_value *f = lower_mma_amd_lane_fn(V->b, V->laneid, V->dry, sh);
-    if (!f) return NULL;
-    x = alu(V, ir_op_shr, w, f);
-  }
+  if (cst)   /* the other half: one shift */
+    return alu(V, to ? ir_op_shl : ir_op_shr, w, V->dry ? NULL : imm(V->b, 16));
+  ir_value *f = lower_mma_amd_lane_fn(V->b, V->laneid, V->dry, sh);
+  if (!f) return NULL;
+  ir_value *x = alu(V, ir_op_shr, w, f);
   if (to) return alu(V, ir_op_shl, x, V->dry ? NULL : imm(V->b, 16));
   return alu(V, ir_op_and, x, V->dry ? NULL : imm(V->b, 0xffff));
 }
@@ -377,6 +373,44 @@ static bool ab_operand(vctx *V, const vscheme *s, const vinv *ia, const vinv *ib
   return true;
 }
 
+/* D of the instructions back as one list dv: where no register of a lane is
+ * used by both instructions (WMMA) the two results merged by one select per
+ * register (*merged: dv has nc values), otherwise both as they are. */
+static bool merge_results(vctx *V, const vscheme *s, ir_value *const *dres, ir_value **dv, bool *merged) {
+  const ir_amx_info *r = s->r;
+  ir_builder *b = V->b;
+  uint8_t own[8][32];
+  bool merge = true;
+  for (unsigned reg = 0; reg < r->nc; reg++)
+    for (unsigned l = 0; l < 32; l++) {
+      own[reg][l] = ANY;
+      for (unsigned c = 0; c < NINST; c++) {
+        unsigned blk, ii, jj;
+        ir_amx_cd_elem(r, l, reg, &blk, &ii, &jj);
+        if (v_cd(s, c, blk, ii, jj).what == VE_PAD) continue;
+        if (own[reg][l] != ANY) merge = false;
+        own[reg][l] = (uint8_t)c;
+      }
+    }
+  *merged = merge;
+  unsigned nd = merge ? r->nc : NINST * r->nc;
+  for (unsigned k = 0; k < nd; k++) dv[k] = dres[k];
+  if (!merge) return true;
+  for (unsigned reg = 0; reg < r->nc; reg++) {
+    bool c1 = false, c0 = false;
+    for (unsigned l = 0; l < 32; l++) c1 = c1 || own[reg][l] == 1, c0 = c0 || own[reg][l] == 0;
+    if (!c1) continue;
+    if (!c0) {
+      dv[reg] = dres[r->nc + reg];
+      continue;
+    }
+    ir_value *p = lane_pred(V, own[reg]);
+    if (!p) return false;
+    if (!V->dry) dv[reg] = lower_selp(b, ir_type_b32, dres[r->nc + reg], dres[reg], p);
+  }
+  return true;
+}
+
 /* Builds the scheme's code (dry: only checks and counts). */
 static bool build(vctx *V, const vscheme *s, ir_instr *i, ir_value **out) {
   ir_builder *b = V->b;
@@ -461,38 +495,9 @@ static bool build(vctx *V, const vscheme *s, ir_instr *i, ir_value **out) {
     ir_instr *w = ir_build(b, ir_op_wave_mma, ir_type_b32, n, ops, r->nc, dt, NULL);
     for (unsigned k = 0; k < r->nc; k++) dres[c * r->nc + k] = w->dst[k];
   }
-  /* D: where no register of a lane is used by both instructions (WMMA),
-   * the two results are merged by one select per register first */
-  uint8_t own[8][32];
-  bool merge = true;
-  for (unsigned reg = 0; reg < r->nc; reg++)
-    for (unsigned l = 0; l < 32; l++) {
-      own[reg][l] = ANY;
-      for (unsigned c = 0; c < NINST; c++) {
-        unsigned blk, ii, jj;
-        ir_amx_cd_elem(r, l, reg, &blk, &ii, &jj);
-        if (v_cd(s, c, blk, ii, jj).what == VE_PAD) continue;
-        if (own[reg][l] != ANY) merge = false;
-        own[reg][l] = (uint8_t)c;
-      }
-    }
   ir_value *dv[NINST * 8];
-  unsigned nd = merge ? r->nc : NINST * r->nc;
-  for (unsigned k = 0; k < nd; k++) dv[k] = dres[k];
-  if (merge)
-    for (unsigned reg = 0; reg < r->nc; reg++) {
-      bool c1 = false, c0 = false;
-      for (unsigned l = 0; l < 32; l++) c1 = c1 || own[reg][l] == 1, c0 = c0 || own[reg][l] == 0;
-      if (!c1) continue;
-      if (!c0) {
-        dv[reg] = dres[r->nc + reg];
-        continue;
-      }
-      ir_value *p = lane_pred(V, own[reg]);
-      if (!p) return false;
-      if (V->dry) continue;
-      dv[reg] = lower_selp(b, ir_type_b32, dres[r->nc + reg], dres[reg], p);
-    }
+  bool merge;
+  if (!merge_results(V, s, dres, dv, &merge)) return false;
   uint8_t dsrc[32][8], dval[32][8];
   for (unsigned t = 0; t < 32; t++)
     for (unsigned e = 0; e < 8; e++) {
