@@ -264,6 +264,12 @@ LOOP_{fr}:
                 w(f"  cvt.rn.f16.s32 %h0, %r29;\n  st{stsp}.b16 [{addr}], %h0;")
             elif t == 'bf16':
                 w(f"  cvt.rn.f32.s32 %f0, %r29;\n  cvt.rn.bf16.f32 %h0, %f0;\n  st{stsp}.b16 [{addr}], %h0;")
+            elif t in ('f32', 'tf32') and sat and fr == 'c':
+                # an f32 C cannot be reached by the sums: -inf, +inf and NaN in its place where c is -8, 7, 6
+                w("  cvt.rn.f32.s32 %f0, %r29;\n  setp.eq.s32 %p2, %r29, -65536;\n  @%p2 mov.f32 %f0, 0fFF800000;")
+                w("  setp.eq.s32 %p2, %r29, 57344;\n  @%p2 mov.f32 %f0, 0f7F800000;")
+                w("  setp.eq.s32 %p2, %r29, 49152;\n  @%p2 mov.f32 %f0, 0f7FFFFFFF;")
+                w(f"  st{stsp}.f32 [{addr}], %f0;")
             elif t in ('f32', 'tf32'):
                 w(f"  cvt.rn.f32.s32 %f0, %r29;\n  st{stsp}.f32 [{addr}], %f0;")
             else:
@@ -370,7 +376,8 @@ w("""// tests/lower/ptx/wmma_sat.ptx: written by gen_wmma.py (python3 gen_wmma.p
 // .satfinite of wmma.mma with .f16 inputs (f16 and f32 results), which PTX
 // has only up to ISA 6.4 (ptxas 13 rejects it from 6.5 on): as wmma.ptx
 // (lower_diff_wmma_sat), with C in [-65536, 57344] (multiples of 8192, so
-// that many sums leave f16's range, and -65536 is -inf as an f16 C).
+// that many sums leave f16's range, and -65536 is -inf as an f16 C; an
+// f32 C is -inf, +inf or NaN where it would be -65536, 57344 or 49152).
 .version 6.4
 .target sm_75
 .address_size 64
