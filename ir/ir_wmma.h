@@ -194,8 +194,8 @@ static inline bool ir_wmma_find(const ir_instr *i, ir_wmma_form *out, const char
     if (!f) w = "no wmma form of this shape has these input types";
     else if (i->mods.layout < IR_LAYOUT_ROW_ROW) w = "the layouts are not two of .row/.col";
     else if (sub && i->mods.layout != IR_LAYOUT_ROW_COL) w = "the sub-byte forms are .row.col only";
-    else if (cl == IR_MMA_I8 || cl == IR_MMA_I4 ? ir_mma_class_of(t.b) != cl : t.b != t.a)
-      w = "the A and B types do not match";
+    /* s8 and u8 mix; .s4 and .u4 do not (ptxas 13: "unexpected instruction types") */
+    else if (cl == IR_MMA_I8 ? ir_mma_class_of(t.b) != cl : t.b != t.a) w = "the A and B types do not match";
     else if (cl == IR_MMA_F16 && t.a == ir_type_f16 &&
              !((t.d == ir_type_f32 || t.d == ir_type_f16) && (t.c == ir_type_f32 || t.c == ir_type_f16)))
       w = "the accumulator types do not fit the inputs";
