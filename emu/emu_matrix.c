@@ -21,7 +21,8 @@
  * one lower/lower_mma.c computes, and tests use values whose sums are exact
  * in any order.  tf32 operands are .b32 registers of which only the tf32
  * bits (sign, 8-bit exponent, 10-bit mantissa) are used: the low 13 bits
- * are cleared.  f64: fma in k order.  s8/u8 and s4/u4: exact integer sum,
+ * are cleared.  f64: fma in k order, each in the instruction's rounding
+ * (.rz/.rm/.rp: emu_f64_fma_chain).  s8/u8 and s4/u4: exact integer sum,
  * then + C wrapping at 32 bits, or with .satfinite clamped to the s32
  * range.  .b1: C + the count of k where A and B are both 1 (.and.popc) or
  * differ (.xor.popc).  Volta's m8n8k4 .f16: per quad-pair (h_mma_m8n8k4).
@@ -400,7 +401,8 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
  * thread's own elements: each lane loads (stores) element i of its
  * fragment at row * stride + col (.row) or col * stride + row (.col)
  * elements from its address, the stride its operand or, without one, the
- * matrix's width (ir_wmma_default_stride). */
+ * matrix's width (ir_wmma_default_stride); sub-byte elements by their
+ * bits (h_wmma_load). */
 static uint64_t wmma_stride(emu_exec *x, const emu_inst *in, const ir_wmma_form *f, unsigned k, bool has, unsigned l) {
   if (has) return (uint32_t)S(k)[l];
   return ir_wmma_default_stride(f, in->mods.frag, in->mods.layout == IR_LAYOUT_ROW);

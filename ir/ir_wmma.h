@@ -53,6 +53,10 @@
  * mma.sync m8n8k32 / m8n8k128 with its .satfinite or .xor/.and.popc, whose
  * i8 MFMA / iu8 WMMA path (s4/u4) or expansion (b1) applies.
  *
+ * wmma.mma's modifiers checked here: .satfinite on the integer forms and
+ * (PTX 6.0-6.4) on .f16 inputs; .f64's .rn/.rz/.rm/.rp; .b1's .xor.popc or
+ * .and.popc (mods.boolop).
+ *
  * Header only (like ir_mma.h): no link dependency between emu/ and lower/.
  */
 #ifndef PW_IR_WMMA_H

@@ -6,9 +6,11 @@
  *   wmma.load.{a,b,c}.sync.aligned.{row,col}.shape{.space}.type r, [p]{, stride}
  *   wmma.store.d.sync.aligned.{row,col}.shape{.space}.type [p], r{, stride}
  *   wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype d, a, b, c
- *   shapes and types: m16n16k16 / m32n8k16 / m8n32k16 .f16 (-> .f16/.f32),
- *   .bf16 (-> .f32), .s8/.u8 (-> .s32, .satfinite); m16n16k8 .tf32 (-> .f32);
- *   m8n8k4 .f64 (.rn)
+ *   shapes and types: m16n16k16 / m32n8k16 / m8n32k16 .f16 (-> .f16/.f32,
+ *   .satfinite up to PTX 6.4), .bf16 (-> .f32), .s8/.u8 (-> .s32,
+ *   .satfinite); m16n16k8 .tf32 (-> .f32); m8n8k4 .f64 (.rn/.rz/.rm/.rp);
+ *   m8n8k32 .s4/.u4 (-> .s32, .satfinite) and m8n8k128 .b1 (.xor/.and.popc),
+ *   A .row and B .col only
  *
  * CUDA does not specify which element of the matrix each register of a
  * fragment holds; ptxwave's layout (ir/ir_wmma.h) is the mma.sync layout of
@@ -24,14 +26,20 @@
  *     ISA requires a 256-bit aligned address and a stride of a multiple of
  *     16 bytes, and the pairs start at even columns, so it is aligned.
  *     Otherwise the elements are loaded one by one and packed.  The .f16
- *     A/B registers past the data are copies (ir_wmma.h).
+ *     A/B registers past the data are copies (ir_wmma.h).  Sub-byte
+ *     (.s4/.u4/.b1) registers are always one aligned word (8 or 32
+ *     elements of one row of A / column of B), the stride in elements
+ *     turned into bytes as stride * bits / 8.
  *   - wmma.store: the same addresses, stores.
  *   - wmma.mma: one mma.sync.m16n8k16 (m16n8k8 tf32, m8n8k4 f64) per
  *     tile: m16n16k16 and m32n8k16 are two tiles, m8n32k16 the same two
  *     of D^T = B^T A^T + C^T (its fragments are laid out transposed for
- *     that), m8n8k4 one.  The layouts of wmma.mma only say how the
- *     fragments were loaded: the registers hold the same elements for
- *     either, so they play no part here.
+ *     that), m8n8k4, m8n8k32 and m8n8k128 one (with f64's rounding, the
+ *     integer .satfinite and .b1's operation).  The layouts of wmma.mma
+ *     only say how the fragments were loaded: the registers hold the same
+ *     elements for either, so they play no part here.  .satfinite of the
+ *     .f16 forms: after the mma, an infinite element becomes the largest
+ *     finite value of its sign (satfinite(), below).
  *
  * lower_mma, the next pass, then puts the mma.sync on MFMA / WMMA where
  * the target has the instruction and expands it per thread elsewhere; no
@@ -39,9 +47,10 @@
  * takes the whole form and the fragments' web allows it
  * (lower_wmma_web.c), the fragments are instead kept in the instruction's
  * own layout from load to store (below, "fragments in AMD's layout"), and
- * lower_mma_amd's shuffles into and out of it disappear.  Forms not in ir_wmma.h
- * (sub-byte .s4/.u4/.b1, .satfinite of floats, f64 other than .rn) are
- * left to lower_warps, which reports them with the kernel and the target.
+ * lower_mma_amd's shuffles into and out of it disappear.  Forms not in
+ * ir_wmma.h (sub-byte A .col / B .row, .s4 with .u4, .satfinite on
+ * bf16/tf32/f64) are left to lower_warps, which reports them with the
+ * kernel and the target.
  */
 #include "ir/ir_amd_matrix.h"
 #include "ir/ir_wmma.h"
