@@ -571,3 +571,13 @@ const char *emu_sel_float(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   }
   return emu_dfmt(d, "unsupported instruction '%s.%s'", ir_op_infos[i->op].ptx, ir_type_name(t));
 }
+
+/* The .f64 mma chain of emu_internal.h: the host mode set once around it. */
+double emu_f64_fma_chain(const double *a, const double *b, size_t bstep, double c, unsigned K, unsigned rnd) {
+  int old = fegetround();
+  if (rnd && rnd != IR_RND_RN) fesetround(host_mode(rnd));
+  double acc = c;
+  for (unsigned k = 0; k < K; k++) acc = fma(a[k], b[k * bstep], acc);
+  if (rnd && rnd != IR_RND_RN) fesetround(old);
+  return acc;
+}

@@ -460,6 +460,10 @@ emu_status emu_decode_module(emu_module *em, char *err, size_t errn);
  * saying what is unsupported. */
 const char *emu_sel_alu(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_float(emu_decoder *d, const ir_instr *i, emu_inst *in);
+/* c + the sum over k < K of a[k] * b[k * bstep], one f64 fma per k in k
+ * order, each rounded in mode rnd (IR_RND_*): the .f64 mma chain
+ * (emu_float.c, where the host rounding mode may change). */
+double emu_f64_fma_chain(const double *a, const double *b, size_t bstep, double c, unsigned K, unsigned rnd);
 const char *emu_sel_cvt(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_warp(emu_decoder *d, const ir_instr *i, emu_inst *in);

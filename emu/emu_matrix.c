@@ -21,7 +21,8 @@
  * one lower/lower_mma.c computes, and tests use values whose sums are exact
  * in any order.  tf32 operands are .b32 registers of which only the tf32
  * bits (sign, 8-bit exponent, 10-bit mantissa) are used: the low 13 bits
- * are cleared.  f64: fma in k order.  s8/u8 and s4/u4: exact integer sum,
+ * are cleared.  f64: fma in k order, each in the instruction's rounding
+ * (.rz/.rm/.rp: emu_f64_fma_chain).  s8/u8 and s4/u4: exact integer sum,
  * then + C wrapping at 32 bits, or with .satfinite clamped to the s32
  * range.  .b1: C + the count of k where A and B are both 1 (.and.popc) or
  * differ (.xor.popc).  Volta's m8n8k4 .f16: per quad-pair (h_mma_m8n8k4).
@@ -247,6 +248,27 @@ static uint64_t dot_b1_xor(const double *a, const double *b, size_t bstep, uint6
   return s;
 }
 
+/* One element of D of an mma or wmma.mma instruction in: dot(), with .b1's
+ * .xor.popc, .f64's rounding modes (each fma of the chain in the mode,
+ * PTX ISA 9.7.14.5.14 / 9.7.14.4.3: .rz/.rm/.rp) and floating-point
+ * .satfinite (wmma.mma of PTX ISA 6.0-6.4: an infinite result, after D's
+ * rounding, becomes the largest finite value of D's type with its sign;
+ * NaN stays the canonical NaN, as cvt's .satfinite keeps NaN). */
+static uint64_t dot_of(const ir_instr *ii, ir_mma_class cls, ir_type tc, ir_type td, bool satfinite, const double *a,
+                       const double *b, size_t bstep, uint64_t c, unsigned K) {
+  if (cls == IR_MMA_B1 && ii->mods.boolop == IR_BOOL_XOR) return dot_b1_xor(a, b, bstep, c, K);
+  if (cls == IR_MMA_F64 && ii->mods.rnd && ii->mods.rnd != IR_RND_RN) {
+    double acc = emu_f64_fma_chain(a, b, bstep, emu_f64(c), K, ii->mods.rnd);
+    return acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
+  }
+  bool fsat = satfinite && cls != IR_MMA_I8 && cls != IR_MMA_I4;
+  uint64_t v = dot(cls, tc, td, satfinite && !fsat, a, b, bstep, c, K);
+  /* infinity - 1 is the largest finite value of the same sign */
+  if (fsat && td == ir_type_f16 && (v & 0x7fffu) == 0x7c00u) v -= 1;
+  if (fsat && td == ir_type_f32 && (v & 0x7fffffffu) == 0x7f800000u) v -= 1;
+  return v;
+}
+
 /* Volta's m8n8k4 .f16 (ir_mma.h): per warp, the four quad-pairs' 8x8x4
  * products, each D = A * B + C with dot()'s f16 arithmetic (f32 sums in k
  * order from C, f16 D rounded once). */
@@ -351,9 +373,8 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     } else
     for (unsigned r = 0; r < f->m; r++)
       for (unsigned c = 0; c < f->n; c++)
-        Dm[r][c] = f->cls == IR_MMA_B1 && in->ir->mods.boolop == IR_BOOL_XOR
-                     ? dot_b1_xor(A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k)
-                     : dot((ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c], f->k);
+        Dm[r][c] = dot_of(in->ir, (ir_mma_class)f->cls, tc, td, in->mods.satfinite, A[r], &B[0][c], MMA_MAX_N, C[r][c],
+                          f->k);
     /* scatter D into the registers of this warp's lanes of m */
     emu_mask wm = m & (0xffffffffull << base);
     EMU_EACH(wm, l, {
@@ -380,7 +401,8 @@ static void h_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
  * thread's own elements: each lane loads (stores) element i of its
  * fragment at row * stride + col (.row) or col * stride + row (.col)
  * elements from its address, the stride its operand or, without one, the
- * matrix's width (ir_wmma_default_stride). */
+ * matrix's width (ir_wmma_default_stride); sub-byte elements by their
+ * bits (h_wmma_load). */
 static uint64_t wmma_stride(emu_exec *x, const emu_inst *in, const ir_wmma_form *f, unsigned k, bool has, unsigned l) {
   if (has) return (uint32_t)S(k)[l];
   return ir_wmma_default_stride(f, in->mods.frag, in->mods.layout == IR_LAYOUT_ROW);
@@ -403,6 +425,17 @@ static void h_wmma_load(emu_exec *x, const emu_inst *in, emu_mask m) {
     for (unsigned e = 0; e < ndata; e++) {
       unsigned row, col;
       ir_wmma_elem(&f, frag, l & 31, e, &row, &col);
+      if (bits < 8) {
+        /* .s4/.u4/.b1: element index i at bit (i * bits) % 8 of byte
+         * i * bits / 8 (packed low to high, as CUDA stores them) */
+        uint64_t bit = wmma_index(in, row, col, stride) * bits;
+        uint64_t a = (S(0)[l] + (uint64_t)in->imm + bit / 8) & in->amask;
+        const uint8_t *p = emu_addr(x, in, l, in->space, a, 1, false);
+        if (!p) return;
+        uint64_t v = (__atomic_load_n(p, __ATOMIC_RELAXED) >> (bit % 8)) & emu_type_mask(bits);
+        tmp[e / per][l] |= v << (bits * (e % per));
+        continue;
+      }
       uint64_t a = (S(0)[l] + (uint64_t)in->imm + wmma_index(in, row, col, stride) * eb) & in->amask;
       const uint8_t *p = emu_addr(x, in, l, in->space, a, eb, false);
       if (!p) return;
@@ -449,7 +482,8 @@ static void h_wmma_store(emu_exec *x, const emu_inst *in, emu_mask m) {
  * (the same arithmetic and k order as mma.sync and lower_mma's
  * expansion), D scattered back.  Operands in aux: A, B, C registers, then
  * the results. */
-#define WMMA_MAX 32
+#define WMMA_MAX 32     /* M and N */
+#define WMMA_MAX_K 128  /* m8n8k128 .b1 */
 
 static void h_wmma_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   ir_wmma_form f;
@@ -462,7 +496,7 @@ static void h_wmma_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   ir_type types[3] = {ty.a, ty.b, ty.c};
   static const unsigned frags[3] = {IR_FRAG_A, IR_FRAG_B, IR_FRAG_C};
   unsigned dbits = ir_mma_elem_bits(ty.d), dper = dbits >= 32 ? 1 : 32 / dbits;
-  double A[WMMA_MAX][WMMA_MAX], B[WMMA_MAX][WMMA_MAX];
+  double A[WMMA_MAX][WMMA_MAX_K], B[WMMA_MAX_K][WMMA_MAX];
   uint64_t C[WMMA_MAX][WMMA_MAX], Dm[WMMA_MAX][WMMA_MAX];
   uint64_t out[8][EMU_MAX_LANES];
   unsigned warps = warps_of(m);
@@ -484,7 +518,8 @@ static void h_wmma_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
     }
     for (unsigned r = 0; r < f.m; r++)
       for (unsigned c = 0; c < f.n; c++)
-        Dm[r][c] = dot((ir_mma_class)f.cls, ty.c, ty.d, in->mods.satfinite, A[r], &B[0][c], WMMA_MAX, C[r][c], f.k);
+        Dm[r][c] = dot_of(in->ir, (ir_mma_class)f.cls, ty.c, ty.d, in->mods.satfinite, A[r], &B[0][c], WMMA_MAX, C[r][c],
+                          f.k);
     emu_mask wm = m & (0xffffffffull << base);
     EMU_EACH(wm, l, {
       for (unsigned j = 0; j < nd; j++) out[j][l] = 0;

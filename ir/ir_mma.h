@@ -325,7 +325,11 @@ static inline const ir_mma_form *ir_mma_find(const ir_instr *i, const char **why
   else if (i->mods.satfinite && cl != IR_MMA_I8 && cl != IR_MMA_I4) w = ".satfinite needs integer inputs";
   else if (cl == IR_MMA_B1 ? i->mods.boolop != IR_BOOL_AND && i->mods.boolop != IR_BOOL_XOR : i->mods.boolop != 0)
     w = cl == IR_MMA_B1 ? ".b1 needs .and.popc or .xor.popc" : ".and/.xor go with .b1 only";
-  else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN)) w = "only .f64 takes a rounding modifier (.rn)";
+  /* .f64: .rn, .rz, .rm, .rp (9.7.14.5.14; ptxas 13 takes all four, and
+   * wmma.mma's .f64 reaches here with its own) */
+  else if (i->mods.rnd && (cl != IR_MMA_F64 || (i->mods.rnd != IR_RND_RN && i->mods.rnd != IR_RND_RZ &&
+                                                i->mods.rnd != IR_RND_RM && i->mods.rnd != IR_RND_RP)))
+    w = "only .f64 takes a rounding modifier (.rn, .rz, .rm, .rp)";
   else {
     unsigned na = ir_mma_ab_nregs(f, ir_mma_frag_info(f->a)->nelem, a);
     unsigned nb = ir_mma_ab_nregs(f, ir_mma_frag_info(f->b)->nelem, b);

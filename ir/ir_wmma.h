@@ -18,6 +18,8 @@
  *   m8n32k16     f16/bf16/s8  m16n8k16    2 x 1           yes
  *   m16n16k8     tf32         m16n8k8     1 x 2
  *   m8n8k4       f64          m8n8k4      1 x 1
+ *   m8n8k32      s4/u4        m8n8k32     1 x 1
+ *   m8n8k128     b1           m8n8k128    1 x 1
  *
  * A fragment is the mma.sync fragments of its tiles one after another:
  * A of m32n8k16 is the A fragment of rows 0-15 then that of rows 16-31;
@@ -40,6 +42,21 @@
  * 32 of C and D, packed into .b32 registers low to high as mma.sync packs
  * them (two f16/bf16, four s8/u8, one tf32/f32/s32, an f64 per .f64).
  *
+ * The sub-byte forms (9.7.14.4.1: A .row and B .col only) are exactly
+ * one mma.sync tile with the ISA's register counts (one .b32 of A, one of
+ * B, two .s32 of C/D), so their fragments are the mma.sync ones: a
+ * thread's 8 .s4/.u4 (32 .b1) elements of A are row g, columns 8t..8t+7
+ * (32t..32t+31), those of B column g, rows likewise: one aligned 32-bit
+ * word of the row-major A and of the column-major B each, packed as in
+ * memory (element i of a register in bits 4i (i) and up: the order of
+ * mma.sync's registers and of CUDA's packed storage).  wmma.mma is then
+ * mma.sync m8n8k32 / m8n8k128 with its .satfinite or .xor/.and.popc, whose
+ * i8 MFMA / iu8 WMMA path (s4/u4) or expansion (b1) applies.
+ *
+ * wmma.mma's modifiers checked here: .satfinite on the integer forms and
+ * (PTX 6.0-6.4) on .f16 inputs; .f64's .rn/.rz/.rm/.rp; .b1's .xor.popc or
+ * .and.popc (mods.boolop).
+ *
  * Header only (like ir_mma.h): no link dependency between emu/ and lower/.
  */
 #ifndef PW_IR_WMMA_H
@@ -56,7 +73,9 @@
   X(M32N8K16, I8, 32, 8, 16, M16N8K16, 0)         \
   X(M8N32K16, I8, 8, 32, 16, M16N8K16, 1)         \
   X(M16N16K8, TF32, 16, 16, 8, M16N8K8, 0)        \
-  X(M8N8K4, F64, 8, 8, 4, M8N8K4, 0)
+  X(M8N8K4, F64, 8, 8, 4, M8N8K4, 0)              \
+  X(M8N8K32, I4, 8, 8, 32, M8N8K32, 0)           \
+  X(M8N8K128, B1, 8, 8, 128, M8N8K128, 0)
 
 typedef struct ir_wmma_form {
   uint8_t shape, cls;      /* ir_shape, ir_mma_class */
@@ -88,11 +107,12 @@ static inline bool ir_wmma_form_of(unsigned shape, int cls, ir_wmma_form *out) {
 
 /* The class of a fragment of element type t loaded or stored with frag
  * (ir_frag) at wmma shape, or -1: A and B by their type, C and D by the
- * shape and type (f16/f32 at m16n16k8 belong to tf32, s32 to s8/u8). */
+ * shape and type (f16/f32 at m16n16k8 belong to tf32, s32 to s8/u8, or
+ * to s4/u4 at m8n8k32 and b1 at m8n8k128). */
 static inline int ir_wmma_class(unsigned shape, unsigned frag, ir_type t) {
   if (frag == IR_FRAG_A || frag == IR_FRAG_B) return t == ir_type_f32 || t == ir_type_s32 ? -1 : ir_mma_class_of(t);
   switch (t) {
-  case ir_type_s32: return IR_MMA_I8;
+  case ir_type_s32: return shape == IR_SHAPE_M8N8K32 ? IR_MMA_I4 : shape == IR_SHAPE_M8N8K128 ? IR_MMA_B1 : IR_MMA_I8;
   case ir_type_f64: return IR_MMA_F64;
   case ir_type_f32: return shape == IR_SHAPE_M16N16K8 ? IR_MMA_TF32 : IR_MMA_F16;
   case ir_type_f16: return shape == IR_SHAPE_M16N16K8 ? -1 : IR_MMA_F16;
@@ -174,8 +194,11 @@ static inline bool ir_wmma_find(const ir_instr *i, ir_wmma_form *out, const char
     ir_wmma_types t = ir_wmma_mma_types(i);
     int cl = ir_mma_class_of(t.a);
     f = ir_wmma_form_of(i->mods.shape, cl, &fm) ? &fm : NULL;
-    if (!f) w = "no wmma form of this shape has these input types (.s4/.u4/.b1 have none)";
+    bool sub = cl == IR_MMA_I4 || cl == IR_MMA_B1;
+    if (!f) w = "no wmma form of this shape has these input types";
     else if (i->mods.layout < IR_LAYOUT_ROW_ROW) w = "the layouts are not two of .row/.col";
+    else if (sub && i->mods.layout != IR_LAYOUT_ROW_COL) w = "the sub-byte forms are .row.col only";
+    /* s8 and u8 mix; .s4 and .u4 do not (ptxas 13: "unexpected instruction types") */
     else if (cl == IR_MMA_I8 ? ir_mma_class_of(t.b) != cl : t.b != t.a) w = "the A and B types do not match";
     else if (cl == IR_MMA_F16 && t.a == ir_type_f16 &&
              !((t.d == ir_type_f32 || t.d == ir_type_f16) && (t.c == ir_type_f32 || t.c == ir_type_f16)))
@@ -183,11 +206,20 @@ static inline bool ir_wmma_find(const ir_instr *i, ir_wmma_form *out, const char
     else if (cl == IR_MMA_F16 && t.a == ir_type_bf16 && (t.d != ir_type_f32 || t.c != ir_type_f32))
       w = "bf16 needs .f32 accumulators";
     else if (cl == IR_MMA_TF32 && (t.d != ir_type_f32 || t.c != ir_type_f32)) w = "the accumulator types do not fit the inputs";
-    else if (cl == IR_MMA_I8 && (t.d != ir_type_s32 || t.c != ir_type_s32)) w = "the accumulator types do not fit the inputs";
+    else if ((cl == IR_MMA_I8 || sub) && (t.d != ir_type_s32 || t.c != ir_type_s32))
+      w = "the accumulator types do not fit the inputs";
     else if (cl == IR_MMA_F64 && (t.d != ir_type_f64 || t.c != ir_type_f64)) w = "the accumulator types do not fit the inputs";
-    else if (i->mods.satfinite && cl != IR_MMA_I8) w = ".satfinite of floating-point wmma.mma is not supported";
-    else if (i->mods.rnd && (cl != IR_MMA_F64 || i->mods.rnd != IR_RND_RN))
-      w = "only the .rn rounding of .f64 is supported";
+    /* .satfinite: the integer forms' clamp, and PTX ISA 6.0-6.4's on .f16
+     * inputs (ptxas rejects it from PTX 6.5 on; bf16, tf32 and f64 came
+     * later and never had it) */
+    else if (i->mods.satfinite && cl != IR_MMA_I8 && cl != IR_MMA_I4 && !(cl == IR_MMA_F16 && t.a == ir_type_f16))
+      w = ".satfinite needs integer or .f16 inputs";
+    else if (cl == IR_MMA_B1 ? i->mods.boolop != IR_BOOL_AND && i->mods.boolop != IR_BOOL_XOR : i->mods.boolop != 0)
+      w = cl == IR_MMA_B1 ? ".b1 needs .and.popc or .xor.popc" : ".and/.xor go with .b1 only";
+    else if (i->mods.rnd && cl != IR_MMA_F64) w = "only .f64 takes a rounding modifier";
+    else if (i->mods.rnd && i->mods.rnd != IR_RND_RN && i->mods.rnd != IR_RND_RZ && i->mods.rnd != IR_RND_RM &&
+             i->mods.rnd != IR_RND_RP)
+      w = ".f64 takes .rn, .rz, .rm or .rp";
     else if (i->nsrc != ir_wmma_nregs(f, IR_FRAG_A, t.a) + ir_wmma_nregs(f, IR_FRAG_B, t.b) + ir_wmma_nregs(f, IR_FRAG_C, t.c) ||
              i->ndst != ir_wmma_nregs(f, IR_FRAG_C, t.d))
       w = "the register counts do not fit the shape";
@@ -197,9 +229,13 @@ static inline bool ir_wmma_find(const ir_instr *i, ir_wmma_form *out, const char
     unsigned frag = i->mods.frag;
     int cl = ir_wmma_class(i->mods.shape, frag, t);
     f = cl >= 0 && ir_wmma_form_of(i->mods.shape, cl, &fm) ? &fm : NULL;
-    if (!f) w = "no wmma form of this shape has this fragment type (.s4/.u4/.b1 have none)";
+    if (!f) w = "no wmma form of this shape has this fragment type";
     else if (ld ? frag == IR_FRAG_D : frag != IR_FRAG_D) w = ld ? "wmma.load loads .a, .b or .c" : "wmma.store stores .d";
     else if (i->mods.layout != IR_LAYOUT_ROW && i->mods.layout != IR_LAYOUT_COL) w = "the layout is not .row or .col";
+    else if ((cl == IR_MMA_I4 || cl == IR_MMA_B1) && frag == IR_FRAG_A && i->mods.layout != IR_LAYOUT_ROW)
+      w = "sub-byte A fragments are .row only";
+    else if ((cl == IR_MMA_I4 || cl == IR_MMA_B1) && frag == IR_FRAG_B && i->mods.layout != IR_LAYOUT_COL)
+      w = "sub-byte B fragments are .col only";
     else {
       unsigned n = ir_wmma_nregs(f, frag, t), nsrc = ld ? 1 : 1 + n;
       if (ld ? i->ndst != n : i->ndst != 0) w = "the register count does not fit the shape";

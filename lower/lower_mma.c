@@ -547,8 +547,9 @@ static bool lower_mma_op(ir_builder *b, ir_instr *i, ir_value **out, pw_diag *di
                          .signed_a = X.ta == ir_type_s8, .signed_b = X.tb == ir_type_s8);
       } else {
         ir_value **sum = nblk ? &part[e] : &acc[e];
+        /* .f64's .rz/.rm/.rp: each fma of the chain in that mode */
         *sum = ir_alu3(b, ir_op_fma, f64 ? ir_type_f64 : ir_type_f32, a_elem(&X, ia, sa), b_elem(&X, ib, sb, c0), *sum,
-                       .rnd = IR_RND_RN);
+                       .rnd = f64 && i->mods.rnd ? i->mods.rnd : IR_RND_RN);
       }
     }
     if (nblk && (k + 1) % bk == 0) {

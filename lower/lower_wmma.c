@@ -6,9 +6,11 @@
  *   wmma.load.{a,b,c}.sync.aligned.{row,col}.shape{.space}.type r, [p]{, stride}
  *   wmma.store.d.sync.aligned.{row,col}.shape{.space}.type [p], r{, stride}
  *   wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype d, a, b, c
- *   shapes and types: m16n16k16 / m32n8k16 / m8n32k16 .f16 (-> .f16/.f32),
- *   .bf16 (-> .f32), .s8/.u8 (-> .s32, .satfinite); m16n16k8 .tf32 (-> .f32);
- *   m8n8k4 .f64 (.rn)
+ *   shapes and types: m16n16k16 / m32n8k16 / m8n32k16 .f16 (-> .f16/.f32,
+ *   .satfinite up to PTX 6.4), .bf16 (-> .f32), .s8/.u8 (-> .s32,
+ *   .satfinite); m16n16k8 .tf32 (-> .f32); m8n8k4 .f64 (.rn/.rz/.rm/.rp);
+ *   m8n8k32 .s4/.u4 (-> .s32, .satfinite) and m8n8k128 .b1 (.xor/.and.popc),
+ *   A .row and B .col only
  *
  * CUDA does not specify which element of the matrix each register of a
  * fragment holds; ptxwave's layout (ir/ir_wmma.h) is the mma.sync layout of
@@ -24,14 +26,20 @@
  *     ISA requires a 256-bit aligned address and a stride of a multiple of
  *     16 bytes, and the pairs start at even columns, so it is aligned.
  *     Otherwise the elements are loaded one by one and packed.  The .f16
- *     A/B registers past the data are copies (ir_wmma.h).
+ *     A/B registers past the data are copies (ir_wmma.h).  Sub-byte
+ *     (.s4/.u4/.b1) registers are always one aligned word (8 or 32
+ *     elements of one row of A / column of B), the stride in elements
+ *     turned into bytes as stride * bits / 8.
  *   - wmma.store: the same addresses, stores.
  *   - wmma.mma: one mma.sync.m16n8k16 (m16n8k8 tf32, m8n8k4 f64) per
  *     tile: m16n16k16 and m32n8k16 are two tiles, m8n32k16 the same two
  *     of D^T = B^T A^T + C^T (its fragments are laid out transposed for
- *     that), m8n8k4 one.  The layouts of wmma.mma only say how the
- *     fragments were loaded: the registers hold the same elements for
- *     either, so they play no part here.
+ *     that), m8n8k4, m8n8k32 and m8n8k128 one (with f64's rounding, the
+ *     integer .satfinite and .b1's operation).  The layouts of wmma.mma
+ *     only say how the fragments were loaded: the registers hold the same
+ *     elements for either, so they play no part here.  .satfinite of the
+ *     .f16 forms: after the mma, an infinite element becomes the largest
+ *     finite value of its sign (satfinite(), below).
  *
  * lower_mma, the next pass, then puts the mma.sync on MFMA / WMMA where
  * the target has the instruction and expands it per thread elsewhere; no
@@ -39,9 +47,10 @@
  * takes the whole form and the fragments' web allows it
  * (lower_wmma_web.c), the fragments are instead kept in the instruction's
  * own layout from load to store (below, "fragments in AMD's layout"), and
- * lower_mma_amd's shuffles into and out of it disappear.  Forms not in ir_wmma.h
- * (sub-byte .s4/.u4/.b1, .satfinite of floats, f64 other than .rn) are
- * left to lower_warps, which reports them with the kernel and the target.
+ * lower_mma_amd's shuffles into and out of it disappear.  Forms not in
+ * ir_wmma.h (sub-byte A .col / B .row, .s4 with .u4, .satfinite on
+ * bf16/tf32/f64) are left to lower_warps, which reports them with the
+ * kernel and the target.
  */
 #include "ir/ir_amd_matrix.h"
 #include "ir/ir_wmma.h"
@@ -100,7 +109,7 @@ static bool affine_ok(const ir_wmma_form *f, unsigned frag, unsigned ndata, bool
 typedef struct addr_ctx {
   ir_builder *b;
   ir_instr *i;
-  unsigned bytes;          /* of one element */
+  unsigned bits;           /* of one element (4 and 1: .s4/.u4, .b1) */
   ir_value *lane_addr;     /* the address + the thread's part (P's and Q's lane terms) */
   ir_value *stride_bytes;  /* stride * bytes, u32 */
   ir_value *row_addr[WMMA_MAX_P];   /* lane_addr + P0 * stride_bytes, by P0 (built on first use) */
@@ -127,28 +136,35 @@ static ir_value *elem_address(addr_ctx *A, elem_addr a, int64_t *disp) {
   PW_ASSERT(a.p.c >= 0 && a.p.c < WMMA_MAX_P && a.q.c >= 0);
   if (!A->row_addr[a.p.c])
     A->row_addr[a.p.c] = a.p.c ? add_offset(b, A->lane_addr, mul_c(b, A->stride_bytes, a.p.c)) : A->lane_addr;
-  *disp = A->i->offset + (int64_t)a.q.c * A->bytes;
+  *disp = A->i->offset + (int64_t)a.q.c * A->bits / 8;
   return A->row_addr[a.p.c];
 }
 
 static bool addr_init(addr_ctx *A, ir_builder *b, ir_instr *i, const ir_wmma_form *f, unsigned frag, unsigned ndata,
-                      bool has_stride, unsigned stride_at, unsigned bytes) {
+                      bool has_stride, unsigned stride_at, unsigned bits) {
   bool row_major = i->mods.layout == IR_LAYOUT_ROW;
   if (!affine_ok(f, frag, ndata, row_major)) return false;
   elem_addr a0 = elem_affine(f, frag, 0, row_major);
   for (unsigned e = 1; e < ndata; e++) {
     elem_addr a = elem_affine(f, frag, e, row_major);
     if (a.p.g != a0.p.g || a.p.t != a0.p.t || a.q.g != a0.q.g || a.q.t != a0.q.t) return false;
+    if (bits < 8 && e % (32 / bits) == 0 && (a.q.c * (int)bits) % 8) return false;   /* a register's first */
   }
-  *A = (addr_ctx){.b = b, .i = i, .bytes = bytes};
+  /* sub-byte elements are accessed a register at a time (lower_load): the
+   * lane's part of Q must fall on a byte too */
+  if (bits < 8 && ((a0.q.g * (int)bits) % 8 || (a0.q.t * (int)bits) % 8)) return false;
+  *A = (addr_ctx){.b = b, .i = i, .bits = bits};
   ir_value *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *g = lower_alu(b, ir_op_shr, ir_type_b32, lane, imm(b, 2));
   ir_value *t = lower_alu(b, ir_op_and, ir_type_b32, lane, imm(b, 3));
   ir_value *stride = has_stride ? i->src[stride_at] : imm(b, ir_wmma_default_stride(f, frag, row_major));
-  A->stride_bytes = mul_c(b, stride, (int)bytes);
-  /* (Pg g + Pt t) * stride_bytes + (Qg g + Qt t) * bytes */
+  /* a sub-byte stride in elements: a multiple of 32 (.s4/.u4) or 128 (.b1)
+   * elements by the ISA, 16 bytes, so stride * bits / 8 is exact */
+  A->stride_bytes = bits >= 8 ? mul_c(b, stride, (int)bits / 8)
+                              : lower_alu(b, ir_op_shr, ir_type_b32, mul_c(b, stride, (int)bits), imm(b, 3));
+  /* (Pg g + Pt t) * stride_bytes + (Qg g + Qt t) * bits / 8 */
   ir_value *lp = add32(b, mul_c(b, g, a0.p.g), mul_c(b, t, a0.p.t));
-  ir_value *lq = add32(b, mul_c(b, g, a0.q.g * (int)bytes), mul_c(b, t, a0.q.t * (int)bytes));
+  ir_value *lq = add32(b, mul_c(b, g, a0.q.g * (int)bits / 8), mul_c(b, t, a0.q.t * (int)bits / 8));
   A->lane_addr = add_offset(b, i->src[0], add32(b, mul32(b, lp, A->stride_bytes), lq));
   return true;
 }
@@ -176,7 +192,7 @@ static bool lower_load(ir_builder *b, ir_instr *i, const ir_wmma_form *f, bool h
   unsigned ndata = ir_wmma_ndata(f, frag), nreg = ir_wmma_nregs(f, frag, t), ndreg = ndata / per;
   bool row_major = i->mods.layout == IR_LAYOUT_ROW;
   addr_ctx A;
-  if (!addr_init(&A, b, i, f, frag, ndata, has_stride, 1, bits / 8)) return false;
+  if (!addr_init(&A, b, i, f, frag, ndata, has_stride, 1, bits)) return false;
   ir_mods mm = {.space = i->mods.space};
   ir_value *reg[8];
   for (unsigned j = 0; j < ndreg; j++) {
@@ -186,6 +202,7 @@ static bool lower_load(ir_builder *b, ir_instr *i, const ir_wmma_form *f, bool h
       reg[j] = ir_build_mem(b, ir_op_ld, per == 1 ? (ir_type)i->dst[j]->type : ir_type_b32, a, d, 0, NULL, 1, &mm)->dst[0];
       continue;
     }
+    if (bits < 8) return false;   /* sub-byte: one 32-bit word per register (ir_wmma.h), checked */
     ir_value *part[4];
     for (unsigned k = 0; k < per; k++) {
       int64_t d;
@@ -205,7 +222,7 @@ static bool lower_store(ir_builder *b, ir_instr *i, const ir_wmma_form *f, bool 
   unsigned ndata = ir_wmma_ndata(f, IR_FRAG_D), nreg = ir_wmma_nregs(f, IR_FRAG_D, t);
   bool row_major = i->mods.layout == IR_LAYOUT_ROW;
   addr_ctx A;
-  if (!addr_init(&A, b, i, f, IR_FRAG_D, ndata, has_stride, 1 + nreg, bits / 8)) return false;
+  if (!addr_init(&A, b, i, f, IR_FRAG_D, ndata, has_stride, 1 + nreg, bits)) return false;
   ir_mods mm = {.space = i->mods.space};
   for (unsigned j = 0; j < ndata / per; j++) {
     ir_value *v = i->src[1 + j];
@@ -227,6 +244,26 @@ static bool lower_store(ir_builder *b, ir_instr *i, const ir_wmma_form *f, bool 
 }
 
 /* ---- wmma.mma ------------------------------------------------------------------ */
+/* .satfinite of a floating-point wmma.mma (PTX ISA 6.0-6.4, on .f16
+ * inputs): an infinite element of D (after D's rounding) becomes the
+ * largest finite value of its sign, NaN stays NaN (the emulator's
+ * dot_of).  On the bits of register v (one .f32, or two .f16): the
+ * infinity's bits minus one are that value. */
+static ir_value *satfinite(ir_builder *b, ir_value *v, ir_type td) {
+  ir_value *x = as_type(b, v, ir_type_b32);
+  unsigned nh = td == ir_type_f16 ? 2 : 1;
+  for (unsigned h = 0; h < nh; h++) {
+    uint32_t mag = td == ir_type_f16 ? 0x7fffu << (16 * h) : 0x7fffffffu;
+    uint32_t inf = td == ir_type_f16 ? 0x7c00u << (16 * h) : 0x7f800000u;
+    uint32_t one = td == ir_type_f16 ? 1u << (16 * h) : 1u;
+    ir_value *p = lower_setp(b, IR_CMP_EQ, ir_type_b32, lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, mag)), imm(b, inf));
+    ir_value *dec = lower_selp(b, ir_type_b32, imm(b, one), imm(b, 0), p);
+    /* a half's infinity minus one borrows nothing from the other half */
+    x = lower_alu(b, ir_op_sub, ir_type_b32, x, dec);
+  }
+  return as_type(b, x, (ir_type)v->type);
+}
+
 /* One mma.sync per tile (tm, tn) of the mma problem: A' tile tm, B' tile
  * tn, C' and D' tile tm * tiles_n + tn, where A' and B' are wmma's A and B,
  * or B and A transposed (ir_wmma.h). */
@@ -243,8 +280,12 @@ static bool lower_mma_tiles(ir_builder *b, ir_instr *i, const ir_wmma_form *f, i
   unsigned rc = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)mf->c)->nelem, ty.c);
   unsigned rd = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)mf->c)->nelem, ty.d);
   (void)nc;
-  ir_mods mods = {.sync = 1, .aligned = 1, .shape = mf->shape, .layout = IR_LAYOUT_ROW_COL, .satfinite = i->mods.satfinite,
-                  .rnd = mf->cls == IR_MMA_F64 ? IR_RND_RN : 0};
+  /* integer .satfinite and .b1's operation are mma.sync's; f64 keeps its
+   * rounding (default .rn); float .satfinite is applied after (below) */
+  bool fsat = i->mods.satfinite && mf->cls != IR_MMA_I8 && mf->cls != IR_MMA_I4;
+  ir_mods mods = {.sync = 1, .aligned = 1, .shape = mf->shape, .layout = IR_LAYOUT_ROW_COL,
+                  .satfinite = i->mods.satfinite && !fsat, .boolop = i->mods.boolop,
+                  .rnd = mf->cls == IR_MMA_F64 ? (i->mods.rnd ? i->mods.rnd : IR_RND_RN) : 0};
   for (unsigned tm = 0; tm < f->tiles_m; tm++)
     for (unsigned tn = 0; tn < f->tiles_n; tn++) {
       unsigned tile = tm * f->tiles_n + tn;
@@ -256,7 +297,7 @@ static bool lower_mma_tiles(ir_builder *b, ir_instr *i, const ir_wmma_form *f, i
       for (unsigned k = 0; k < rc; k++) src[n++] = wc[tile * rc + k];
       for (unsigned k = 0; k < rd; k++) dt[k] = (ir_type)i->dst[tile * rd + k]->type;
       ir_instr *m = ir_build_mma(b, ty.d, ta, tb, ty.c, n, src, rd, dt, &mods);
-      for (unsigned k = 0; k < rd; k++) out[tile * rd + k] = m->dst[k];
+      for (unsigned k = 0; k < rd; k++) out[tile * rd + k] = fsat ? satfinite(b, m->dst[k], ty.d) : m->dst[k];
     }
   return true;
 }
@@ -388,7 +429,7 @@ static bool amd_addr_init(addr_ctx *A, ir_builder *b, ir_instr *i, const ir_wmma
     if (ea[e].p.c < 0 || ea[e].p.c >= WMMA_MAX_P || ea[e].q.c < 0) return false;
   }
   unsigned bytes = ir_mma_elem_bits(t) / 8;
-  *A = (addr_ctx){.b = b, .i = i, .bytes = bytes};
+  *A = (addr_ctx){.b = b, .i = i, .bits = 8 * bytes};
   ir_value *lane = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *lo = lower_alu(b, ir_op_and, ir_type_b32, lane, imm(b, 15));
   ir_value *hi = lower_alu(b, ir_op_shr, ir_type_b32, lane, imm(b, 4));
@@ -504,6 +545,7 @@ static bool amd_mma(ir_builder *b, ir_instr *i, const ir_wmma_form *f, unsigned 
     out[k] = as_type(b, ir_build_value(b, ir_op_pack, ir_type_b32, 2, (ir_value *[]){h0, h1}, NULL),
                      (ir_type)i->dst[k]->type);
   }
+  for (unsigned k = 0; k < i->ndst && i->mods.satfinite; k++) out[k] = satfinite(b, out[k], ty.d);
   return true;
 }
 

@@ -218,9 +218,10 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
       }
       break;
     case ir_mod_atomop:
-      /* mma's .b1 .xor.popc / .and.popc (9.7.14.5.14): the .popc after
-       * the operation (mods.boolop) is the only accumulation there is */
-      if (op == ir_op_mma && w->value == IR_ATOM_POPC && m->boolop) continue;
+      /* mma's and wmma.mma's .b1 .xor.popc / .and.popc (9.7.14.5.14,
+       * 9.7.14.4.5): the .popc after the operation (mods.boolop) is the
+       * only accumulation there is */
+      if ((op == ir_op_mma || op == ir_op_wmma_mma) && w->value == IR_ATOM_POPC && m->boolop) continue;
       break;
     case ir_mod_barmode:
       /* bar.red is its own op: the word names it (and is no mode) */

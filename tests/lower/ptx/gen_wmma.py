@@ -42,6 +42,26 @@ FORMS = [
     ('f16_f16_m16n16k16_halves', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'col', '.global', True, False),
     ('f16_f16_m16n16k16_swap', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'row', '.global', True, False),
     ('f16_f32_m16n16k16_tohalf', 'm16n16k16', 'f16', 'f32', 'f32', 'col', 'col', 'col', '.global', True, False),
+    # the sub-byte forms (A .row, B .col only) and .b1's two operations
+    ('s4_m8n8k32', 'm8n8k32', 's4', 's32', 's32', 'row', 'col', 'row', '.global', True, False),
+    ('u4_m8n8k32_sat', 'm8n8k32', 'u4', 's32', 's32', 'row', 'col', 'col', '', False, True),
+    ('s4_m8n8k32_sat', 'm8n8k32', 's4', 's32', 's32', 'row', 'col', 'col', '.global', False, True),
+    ('b1_m8n8k128_xor', 'm8n8k128', 'b1', 's32', 's32', 'row', 'col', 'row', '.global', True, False),
+    ('b1_m8n8k128_and', 'm8n8k128', 'b1', 's32', 's32', 'row', 'col', 'col', '', False, False),
+    # f64 in the other rounding modes, on inputs whose sums round (below)
+    ('f64_m8n8k4_rz', 'm8n8k4', 'f64', 'f64', 'f64', 'row', 'col', 'row', '.global', True, False),
+    ('f64_m8n8k4_rm', 'm8n8k4', 'f64', 'f64', 'f64', 'col', 'row', 'col', '', False, False),
+    ('f64_m8n8k4_rp', 'm8n8k4', 'f64', 'f64', 'f64', 'row', 'row', 'row', '.global', True, False),
+    ('f64_m8n8k4_rn', 'm8n8k4', 'f64', 'f64', 'f64', 'col', 'col', 'row', '.global', False, False),
+]
+# .satfinite of f16 wmma.mma: PTX 6.4 and before only (ptxas rejects it from 6.5 on), so these go
+# to wmma_sat.ptx (.version 6.4, sm_75), with C scaled by 8192 so that many sums leave f16's range
+# (and C of -65536 is -inf in f16)
+SAT_FORMS = [
+    ('f16_f16_m16n16k16_satf', 'm16n16k16', 'f16', 'f16', 'f16', 'row', 'col', 'row', '.global', True, True),
+    ('f16_f32_m16n16k16_satf', 'm16n16k16', 'f16', 'f32', 'f32', 'col', 'row', 'col', '', False, True),
+    ('f16_mixed_m32n8k16_satf', 'm32n8k16', 'f16', 'f32', 'f16', 'row', 'row', 'row', '.global', True, True),
+    ('f16_f16_m8n32k16_satf', 'm8n32k16', 'f16', 'f16', 'f32', 'col', 'col', 'col', '.global', True, True),
 ]
 # What happens to the fragments between wmma.mma and wmma.store:
 #   scale  D = 2 * D + C element-wise (mul, add of the same register index of D and C)
@@ -55,11 +75,17 @@ FORMS = [
 #   swap   the same with the halves joined swapped (an element moved within the fragment: depends on
 #          the layout, the web keeps ptxwave's)
 VARIANT = {name: name.rsplit('_', 1)[1] for (name, *_) in FORMS if name.rsplit('_', 1)[1] in ('scale', 'loop', 'escape', 'halves', 'swap', 'tohalf')}
+# f64 rounding (the suffix) and .b1's operation
+RND = {name: name.rsplit('_', 1)[1] for (name, *_) in FORMS if name.startswith('f64_') and name[-3:] in ('_rz', '_rm', '_rp', '_rn')}
+BOOLOP = {name: name.rsplit('_', 1)[1] for (name, *_) in FORMS if name.startswith('b1_')}
 
 DIMS = {'m16n16k16': (16, 16, 16), 'm32n8k16': (32, 8, 16), 'm8n32k16': (8, 32, 16), 'm16n16k8': (16, 16, 8),
-        'm8n8k4': (8, 8, 4)}
+        'm8n8k4': (8, 8, 4), 'm8n8k32': (8, 8, 32), 'm8n8k128': (8, 8, 128)}
 BYTES = {'f16': 2, 'bf16': 2, 'tf32': 4, 'f32': 4, 'f64': 8, 's8': 1, 'u8': 1, 's32': 4}
-PER = {'f16': 2, 'bf16': 2, 's8': 4, 'u8': 4}
+PER = {'f16': 2, 'bf16': 2, 's8': 4, 'u8': 4, 's4': 8, 'u4': 8, 'b1': 32}
+BITS = {'s4': 4, 'u4': 4, 'b1': 1}
+# the padding of a strided matrix, in elements: 16 bytes for the sub-byte types (the ISA's multiple)
+PAD = {'s4': 32, 'u4': 32, 'b1': 128}
 
 
 def nregs(frag, t, m, n, k):
@@ -85,12 +111,18 @@ w("""// tests/lower/ptx/wmma.ptx: written by gen_wmma.py (python3 gen_wmma.py), 
 // [-4, 3] (s8 over [-128, 127], u8 [0, 255]), C in [-8, 7]; so every sum
 // is exact in any order (|sum| <= 16 * 16 + 8 < 2048 for f16 D).  The
 // stride of a strided form is the matrix's width plus 16 elements.
+// Sub-byte A and B (.s4/.u4, .b1) are random 32-bit words (every sum is
+// exact: integers), their stride the width plus 16 bytes.  The f64 forms
+// with a rounding suffix (.rz/.rm/.rp/.rn) take A, B and C of 24-bit
+// integers times 2^-e (e < 32): the sums round, and each fma in its mode
+// must match.
 .version 8.5
 .target sm_80
 .address_size 64
 """)
 
-for (name, shape, ab, ct, dt, al, bl, dl, space, strided, sat) in FORMS:
+
+def kernel(name, shape, ab, ct, dt, al, bl, dl, space, strided, sat):
     m, n, k = DIMS[shape]
     shared = space == '.shared'
     # per matrix: rows, cols, layout, element type, region offset
@@ -145,9 +177,36 @@ for (name, shape, ab, ct, dt, al, bl, dl, space, strided, sat) in FORMS:
   mul.lo.u32 %r10, %r8, 8192;
   add.u32 %r11, %r9, %r10;              // the warp's region of smem (32-bit shared address)""")
     for (fr, rows, cols, lay, t, off) in mats:
-        ld = (cols if lay == 'row' else rows) + (16 if strided else 0)
+        ld = (cols if lay == 'row' else rows) + (PAD.get(t, 16) if strided else 0)
         cnt = rows * cols
         sh = {'a': 0, 'b': 8, 'c': 16}[fr]
+        if t in BITS:
+            # random words: row (column) r's word j at r * ld * bits / 8 + 4 j bytes
+            inner = cols if lay == 'row' else rows
+            wpo = inner * BITS[t] // 32
+            w(f"""  // {fr.upper()}: {rows} x {cols} .{t}, .{lay}, stride {ld}: {cnt * BITS[t] // 32} random words
+  mov.u32 %r20, %r7;
+LOOP_{fr}:
+  setp.ge.u32 %p3, %r20, {cnt * BITS[t] // 32};
+  @%p3 bra END_{fr};
+  mul.wide.u32 %rd7, %r20, 4;
+  add.u64 %rd8, %rd6, %rd7;
+  ld.global.u32 %r22, [%rd8];
+  mul.lo.u32 %r23, %r22, 2654435761;
+  xor.b32 %r23, %r23, {sh + 1};
+  mul.lo.u32 %r23, %r23, 668265263;
+  div.u32 %r24, %r20, {wpo};
+  rem.u32 %r25, %r20, {wpo};
+  mul.lo.u32 %r26, %r24, {ld * BITS[t] // 8};
+  mad.lo.u32 %r26, %r25, 4, %r26;
+  cvt.u64.u32 %rd9, %r26;
+  add.u64 %rd10, %rd4, {off};
+  add.u64 %rd10, %rd10, %rd9;
+  st.global.b32 [%rd10], %r23;
+  add.u32 %r20, %r20, 32;
+  bra LOOP_{fr};
+END_{fr}:""")
+            continue
         w(f"""  // {fr.upper()}: {rows} x {cols} .{t}, .{lay}, stride {ld}
   mov.u32 %r20, %r7;
 LOOP_{fr}:
@@ -182,16 +241,35 @@ LOOP_{fr}:
             if t == 's8':
                 w("  sub.s32 %r29, %r29, 128;")
             w(f"  st{stsp}.b8 [{addr}], %r29;")
+        elif t == 's32' and sat and ab in ('s4', 'u4'):
+            # C near the ends of the s32 range, so that .satfinite clamps
+            w("  and.b32 %r29, %r23, 15;\n  sub.s32 %r29, %r29, 8;\n  setp.lt.s32 %p2, %r29, 0;")
+            w("  selp.b32 %r30, -2147483100, 2147483000, %p2;\n  add.s32 %r29, %r29, %r30;")
+            w(f"  st{stsp}.b32 [{addr}], %r29;")
         elif t == 's32':
             w("  and.b32 %r29, %r23, 15;\n  sub.s32 %r29, %r29, 8;")
             w(f"  st{stsp}.b32 [{addr}], %r29;")
+        elif t == 'f64' and name in RND:
+            # a 24-bit integer times 2^-(0..31): sums that round
+            w("  shr.s32 %r29, %r23, 8;\n  cvt.rn.f64.s32 %fd0, %r29;")
+            w("  and.b32 %r30, %r22, 31;\n  shl.b32 %r30, %r30, 20;\n  mov.b64 {%r31, %r32}, %fd0;")
+            w("  sub.s32 %r32, %r32, %r30;\n  setp.eq.s32 %p2, %r29, 0;\n  @!%p2 mov.b64 %fd0, {%r31, %r32};")
+            w(f"  st{stsp}.f64 [{addr}], %fd0;")
         else:
             mask, bias = (15, 8) if fr == 'c' else (7, 4)
             w(f"  and.b32 %r29, %r23, {mask};\n  sub.s32 %r29, %r29, {bias};")
+            if sat and fr == 'c':   # float .satfinite: C in [-65536, 57344] (-65536 is -inf as f16)
+                w("  mul.lo.s32 %r29, %r29, 8192;")
             if t == 'f16':
                 w(f"  cvt.rn.f16.s32 %h0, %r29;\n  st{stsp}.b16 [{addr}], %h0;")
             elif t == 'bf16':
                 w(f"  cvt.rn.f32.s32 %f0, %r29;\n  cvt.rn.bf16.f32 %h0, %f0;\n  st{stsp}.b16 [{addr}], %h0;")
+            elif t in ('f32', 'tf32') and sat and fr == 'c':
+                # an f32 C cannot be reached by the sums: -inf, +inf and NaN in its place where c is -8, 7, 6
+                w("  cvt.rn.f32.s32 %f0, %r29;\n  setp.eq.s32 %p2, %r29, -65536;\n  @%p2 mov.f32 %f0, 0fFF800000;")
+                w("  setp.eq.s32 %p2, %r29, 57344;\n  @%p2 mov.f32 %f0, 0f7F800000;")
+                w("  setp.eq.s32 %p2, %r29, 49152;\n  @%p2 mov.f32 %f0, 0f7FFFFFFF;")
+                w(f"  st{stsp}.f32 [{addr}], %f0;")
             elif t in ('f32', 'tf32'):
                 w(f"  cvt.rn.f32.s32 %f0, %r29;\n  st{stsp}.f32 [{addr}], %f0;")
             else:
@@ -211,7 +289,7 @@ END_{fr}:""")
         else:
             rl = [f'%f{fr}{i}' for i in range(cnt)]
         regs[fr] = rl
-        ld = (cols if lay == 'row' else rows) + 16
+        ld = (cols if lay == 'row' else rows) + PAD.get(t, 16)
         if shared:
             w(f"  add.u32 %r40, %r11, {off};")
             addr = '%r40'
@@ -229,13 +307,14 @@ END_{fr}:""")
         types = f'{dt}.{ct}'
     else:
         types = f'{dt}.{ab}.{ab}.{ct}'
-    mods = '.rn' if ab == 'f64' else ''
+    mods = '.' + RND.get(name, 'rn') if ab == 'f64' else ''
     mods += '.satfinite' if sat else ''
+    op = f'.{BOOLOP[name]}.popc' if name in BOOLOP else ''
     var = VARIANT.get(name)
     if var == 'loop':   # D is C: the accumulator around the loop
         dregs = regs['c']
         w("  mov.u32 %r50, 0;\nLOOP_MMA:")
-    w(f"  wmma.mma.sync.aligned.{al}.{bl}.{shape}.{types}{mods} {{{', '.join(dregs)}}}, {{{', '.join(regs['a'])}}}, "
+    w(f"  wmma.mma{op}.sync.aligned.{al}.{bl}.{shape}.{types}{mods} {{{', '.join(dregs)}}}, {{{', '.join(regs['a'])}}}, "
       f"{{{', '.join(regs['b'])}}}, {{{', '.join(regs['c'])}}};")
     if var == 'loop':
         w("  add.u32 %r50, %r50, 1;\n  setp.lt.u32 %p2, %r50, 3;\n  @%p2 bra LOOP_MMA;")
@@ -285,4 +364,24 @@ COPY:
   bra COPY;""")
     w("DONE:\n  ret;\n}")
 
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'wmma.ptx'), 'w').write('\n'.join(out) + '\n')
+
+
+for f in FORMS:
+    kernel(*f)
+here = os.path.dirname(os.path.abspath(__file__))
+open(os.path.join(here, 'wmma.ptx'), 'w').write('\n'.join(out) + '\n')
+
+out.clear()
+w("""// tests/lower/ptx/wmma_sat.ptx: written by gen_wmma.py (python3 gen_wmma.py), do not edit.
+// .satfinite of wmma.mma with .f16 inputs (f16 and f32 results), which PTX
+// has only up to ISA 6.4 (ptxas 13 rejects it from 6.5 on): as wmma.ptx
+// (lower_diff_wmma_sat), with C in [-65536, 57344] (multiples of 8192, so
+// that many sums leave f16's range, and -65536 is -inf as an f16 C; an
+// f32 C is -inf, +inf or NaN where it would be -65536, 57344 or 49152).
+.version 6.4
+.target sm_75
+.address_size 64
+""")
+for f in SAT_FORMS:
+    kernel(*f)
+open(os.path.join(here, 'wmma_sat.ptx'), 'w').write('\n'.join(out) + '\n')
