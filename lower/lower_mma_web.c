@@ -148,6 +148,128 @@ static bool free_group(const fweb *x, ir_instr *const *phi) {
   return true;
 }
 
+/* Whether block to is reachable from block from (a walk over successors). */
+static bool reaches(pw_arena *a, ir_block *from, const ir_block *to, uint8_t *seen, ir_block **stack) {
+  uint32_t n = from->func->nblocks, sp = 0;
+  (void)a;
+  memset(seen, 0, n);
+  stack[sp++] = from;
+  seen[from->id] = 1;
+  while (sp) {
+    ir_block *b = stack[--sp];
+    for (uint32_t k = 0; k < ir_block_nsuccs(b); k++) {
+      ir_block *s = ir_block_succ(b, k);
+      if (s == to) return true;
+      if (s->id < n && !seen[s->id]) seen[s->id] = 1, stack[sp++] = s;
+    }
+  }
+  return false;
+}
+
+/* The incoming tuple (kind 1) or candidate D (kind 2) of tuple t from
+ * predecessor s, in order, or kind 0. */
+static memb incoming(const fweb *x, const memb *m, const tuple *t, unsigned s) {
+  memb r = {0, 0, 0};
+  for (unsigned k = 0; k < 4; k++) {
+    const ir_value *v = t->phi[k]->nsrc > s ? strip(t->phi[k]->src[s]) : NULL;
+    if (!v || v->kind != IR_VAL_INSTR || v->id >= x->n0 || !m[v->id].kind || m[v->id].elem != k) return (memb){0, 0, 0};
+    if (k && (m[v->id].kind != r.kind || m[v->id].idx != r.idx)) return (memb){0, 0, 0};
+    r = m[v->id];
+  }
+  return r;
+}
+
+/* dirty[v] for the values (ids below n0) read by anything but a phi of a
+ * kept tuple, an mma chained to the mma defining them (its C is their D,
+ * in order) or an unguarded copy whose result is itself clean. */
+static void dirty_uses(const fweb *x, const memb *m, const uint8_t *keep, uint8_t *dirty) {
+  memset(dirty, 0, x->n0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    ir_foreach_block(x->f, blk) ir_foreach_instr(blk, i) {
+      bool phi = i->op == ir_op_phi && i->dst[0]->id < x->n0 && m[i->dst[0]->id].kind == 1 &&
+                 keep[m[i->dst[0]->id].idx];
+      bool copy = i->op == ir_op_copy && !i->guard && i->nsrc == 1 && i->ndst == 1 && i->dst[0]->id < x->n0;
+      for (unsigned k = 0; k < i->nsrc; k++) {
+        const ir_value *v = i->src[k];
+        if (!v || v->kind != IR_VAL_INSTR || v->id >= x->n0 || dirty[v->id] || phi) continue;
+        bool ok = copy && !dirty[i->dst[0]->id];
+        if (!ok && i->op == ir_op_mma && k + 4 <= i->nsrc && v->def->op == ir_op_mma) {
+          /* C = the D of v's mma, in order: lower_mma_amd_chained's chain */
+          unsigned c0 = i->nsrc - 4;
+          ok = k >= c0;
+          for (unsigned e = 0; e < 4 && ok; e++) ok = i->src[c0 + e] == v->def->dst[e];
+        }
+        if (!ok) dirty[v->id] = 1, changed = true;
+      }
+    }
+  }
+}
+
+/* Keeps the tuples that pay: a candidate's C (no C gather), a tuple whose
+ * value flows into a kept one (an outer loop's phis), and one fed by a
+ * candidate's D from which that mma cannot be reached again (the merge
+ * after the loop: the D gather leaves the loop).  The others (a loop's
+ * phis that only a non-mma instruction reads, the phis of a later loop
+ * that carries the finished tile) would only add conversions. */
+static void prune(lower_mma_webs *w, fweb *x, memb *m, ir_instr **cand, const unsigned *crow, size_t ncand) {
+  if (!x->nt) return;
+  uint8_t *keep = LOWER_SCRATCH(w->a, uint8_t, x->nt);
+  for (size_t c = 0; c < ncand; c++) {
+    unsigned row, c0;
+    lower_mma_amd_acc_row(cand[c], w->target, &row, &c0);
+    const ir_value *v = cand[c]->src[c0];
+    int32_t t = v->kind == IR_VAL_INSTR && v->id < x->n0 ? x->tuple_of[v->id] : -1;
+    bool in_order = t >= 0 && lower_mma_amd_same_acc(x->t[t].row, crow[c]);
+    for (unsigned k = 0; k < 4 && in_order; k++) in_order = cand[c]->src[c0 + k] == x->t[t].phi[k]->dst[0];
+    if (in_order) keep[t] = 1;
+  }
+  /* kind 2: tuples fed by a D that leaves its mma's loop (2: maybe) */
+  uint8_t *seen = LOWER_SCRATCH(w->a, uint8_t, x->f->nblocks + 1);
+  ir_block **stack = LOWER_SCRATCH(w->a, ir_block *, x->f->nblocks + 1);
+  int32_t *fed = LOWER_SCRATCH(w->a, int32_t, x->nt);
+  for (size_t t = 0; t < x->nt; t++) {
+    fed[t] = -1;
+    for (unsigned s = 0; s < x->t[t].phi[0]->nsrc && !keep[t] && fed[t] < 0; s++) {
+      memb in = incoming(x, m, &x->t[t], s);
+      if (in.kind == 2 && lower_mma_amd_same_acc(crow[in.idx], x->t[t].row) &&
+          !reaches(w->a, x->t[t].block, cand[in.idx]->block, seen, stack))
+        fed[t] = in.idx, keep[t] = 2;
+    }
+  }
+  uint8_t *dirty = LOWER_SCRATCH(w->a, uint8_t, x->n0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    /* the kept tuples' incoming tuples */
+    for (size_t t = 0; t < x->nt; t++) {
+      if (!keep[t]) continue;
+      for (unsigned s = 0; s < x->t[t].phi[0]->nsrc; s++) {
+        memb in = incoming(x, m, &x->t[t], s);
+        if (in.kind == 1 && keep[in.idx] != 1 && lower_mma_amd_same_acc(x->t[in.idx].row, x->t[t].row))
+          keep[in.idx] = 1, changed = true;
+      }
+    }
+    /* a kind-2 tuple pays only when its D has no other reader than kept
+     * tuples and chained mma (else the D gather stays in the loop) */
+    dirty_uses(x, m, keep, dirty);
+    for (size_t t = 0; t < x->nt; t++) {
+      if (keep[t] != 2) continue;
+      for (unsigned k = 0; k < 4 && keep[t]; k++)
+        if (dirty[cand[fed[t]]->dst[k]->id]) keep[t] = 0, changed = true;
+    }
+  }
+  size_t n = 0;
+  for (size_t t = 0; t < x->nt; t++) {
+    for (unsigned k = 0; k < 4; k++) {
+      uint32_t id = x->t[t].phi[k]->dst[0]->id;
+      x->tuple_of[id] = keep[t] ? (int32_t)n : -1;
+      m[id] = keep[t] ? (memb){1, (uint8_t)k, (int32_t)n} : (memb){0, 0, 0};
+    }
+    if (keep[t]) x->t[n++] = x->t[t];
+  }
+  x->nt = n;
+}
+
 static void analyse(lower_mma_webs *w, ir_func *f) {
   uint32_t N = f->nvalues;
   pw_arena *a = w->a;
@@ -214,6 +336,7 @@ static void analyse(lower_mma_webs *w, ir_func *f) {
       }
     }
   }
+  prune(w, x, m, cand, crow, ncand);
   if (!x->nt) return;
   /* the twins, their operands set after the walk */
   for (size_t k = 0; k < x->nt; k++) {
