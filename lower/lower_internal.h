@@ -123,7 +123,7 @@ bool lower_mma_amd_fits(const struct ir_mma_form *f, ir_type ta, const char *tar
  * caller's, zeroed) the accumulators it left in AMD's layout, so that an
  * mma whose C is an earlier mma's D in the same block takes that
  * accumulator as it is instead of shuffling D out and C back in. */
-#define LOWER_MMA_CHAIN_N 32
+#define LOWER_MMA_CHAIN_N 128   /* 32 tiles x 2 entries each (lower_mma_web.c pushes one per mma) x 2 */
 typedef struct lower_mma_chain {
   struct lower_mma_acc {
     const ir_value *d[4];   /* the earlier mma's D registers (its dst) */
@@ -159,7 +159,7 @@ bool lower_mma_amd_acc_maps(unsigned row);   /* whether both conversions build (
  * readers of the old phis converted once, the old phis removed). */
 typedef struct lower_mma_webs lower_mma_webs;
 lower_mma_webs *lower_mma_webs_begin(ir_module *m, pw_arena *a, const char *target);
-void lower_mma_web_before(lower_mma_webs *w, const ir_instr *i, lower_mma_chain *chain);
+void lower_mma_web_before(lower_mma_webs *w, ir_builder *b, const ir_instr *i, lower_mma_chain *chain);
 void lower_mma_web_after(lower_mma_webs *w, const ir_instr *i, ir_value *const *out, const lower_mma_chain *chain,
                          unsigned chain_next_before);
 void lower_mma_webs_finish(lower_mma_webs *w);

@@ -845,7 +845,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     if (ir_mma_is_m8n8k4_f16(i)) return lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma) {
       if (mma_via_s8(b, i, out, s->target)) return true;
-      lower_mma_web_before(s->webs, i, &s->chain);
+      lower_mma_web_before(s->webs, b, i, &s->chain);
       unsigned next = s->chain.next;
       if (lower_mma_amd_chained(b, i, out, s->target, &s->chain)) {
         lower_mma_web_after(s->webs, i, out, &s->chain, next);

@@ -75,6 +75,7 @@ typedef struct fweb {
   int32_t *tuple_of;            /* per value: the tuple a phi result is in, or -1 */
   uint8_t *elem_of;             /* its register in the tuple */
   int32_t *rec_of;              /* per candidate's D[0]: its rec, or -1 */
+  uint8_t *uniform;             /* per value: uniform in the wave (ir_compute_divergence before the walk) */
   tuple *t;
   size_t nt, capt;
   rec *r;
@@ -116,6 +117,27 @@ static const ir_value *strip(const ir_value *v) {
     v = d->src[0];
   }
   return v;
+}
+
+/* C = selp(phi_k, K, p) (or selp(K, phi_k, p)) for k = 0..3 with one
+ * constant K, one predicate p and the phis on one side: cuBLASLt's zeroing
+ * of the accumulator before its first K step.  With p uniform in the wave
+ * it is the same selection of every element in any layout, so the
+ * accumulator passes through in AMD's layout.  The phis into phi[], the
+ * side (0: the phis are selp's first operand), K and p; false otherwise. */
+static bool selp_of(ir_value *const *c, ir_instr **phi, unsigned *side, ir_value **kv, ir_value **p) {
+  uint64_t k0 = 0;
+  for (unsigned k = 0; k < 4; k++) {
+    const ir_instr *d = c[k]->kind == IR_VAL_INSTR ? c[k]->def : NULL;
+    if (!d || d->op != ir_op_selp || d->guard || d->nsrc != 3 || ir_type_bits((ir_type)c[k]->type) != 32) return false;
+    uint64_t kk;
+    unsigned sd = is_phi32(d->src[0]) ? 0 : 1;
+    if (!is_phi32(d->src[sd]) || !lower_const_through_copies(d->src[1 - sd], &kk)) return false;
+    if (k && (sd != *side || kk != k0 || d->src[2] != *p)) return false;
+    *side = sd, k0 = kk, *p = d->src[2], *kv = d->src[1 - sd];
+    phi[k] = d->src[sd]->def;
+  }
+  return true;
 }
 
 /* membership of a value in a tuple (kind 1) or as a candidate's D (kind 2) */
@@ -218,10 +240,18 @@ static void prune(lower_mma_webs *w, fweb *x, memb *m, ir_instr **cand, const un
   for (size_t c = 0; c < ncand; c++) {
     unsigned row, c0;
     lower_mma_amd_acc_row(cand[c], w->target, &row, &c0);
-    const ir_value *v = cand[c]->src[c0];
+    ir_value *cv[4];
+    ir_instr *phi[4];
+    unsigned side;
+    ir_value *kv, *p;
+    for (unsigned k = 0; k < 4; k++) cv[k] = cand[c]->src[c0 + k];
+    if (selp_of(cv, phi, &side, &kv, &p) &&
+        (p->kind != IR_VAL_INSTR || (x->uniform && p->id < x->n0 && x->uniform[p->id])))
+      for (unsigned k = 0; k < 4; k++) cv[k] = phi[k]->dst[0];
+    const ir_value *v = cv[0];
     int32_t t = v->kind == IR_VAL_INSTR && v->id < x->n0 ? x->tuple_of[v->id] : -1;
     bool in_order = t >= 0 && lower_mma_amd_same_acc(x->t[t].row, crow[c]);
-    for (unsigned k = 0; k < 4 && in_order; k++) in_order = cand[c]->src[c0 + k] == x->t[t].phi[k]->dst[0];
+    for (unsigned k = 0; k < 4 && in_order; k++) in_order = cv[k] == x->t[t].phi[k]->dst[0];
     if (in_order) keep[t] = 1;
   }
   /* kind 2: tuples fed by a D that leaves its mma's loop (2: maybe) */
@@ -294,7 +324,8 @@ static void analyse(lower_mma_webs *w, ir_func *f) {
   for (uint32_t k = 0; k < N; k++) x->tuple_of[k] = x->rec_of[k] = -1;
   for (size_t c = 0; c < ncand; c++)
     for (unsigned k = 0; k < 4; k++) m[cand[c]->dst[k]->id] = (memb){2, (uint8_t)k, (int32_t)c};
-  /* seeds: a candidate's C */
+  /* seeds: a candidate's C, or a uniform selp of it */
+  bool divergence = false;
   for (size_t c = 0; c < ncand; c++) {
     unsigned row, c0;
     lower_mma_amd_acc_row(cand[c], w->target, &row, &c0);
@@ -304,6 +335,19 @@ static void analyse(lower_mma_webs *w, ir_func *f) {
       ir_value *v = cand[c]->src[c0 + k];
       ok = is_phi32(v);
       phi[k] = ok ? v->def : NULL;
+    }
+    unsigned side;
+    ir_value *kv, *p;
+    if (!ok && selp_of(&cand[c]->src[c0], phi, &side, &kv, &p)) {
+      if (!divergence) {
+        ir_compute_divergence(f, f->module->facts.wave_size ? f->module->facts.wave_size : 64);
+        x->uniform = LOWER_SCRATCH(a, uint8_t, N);
+        for (uint32_t k = 0; k < N; k++) x->uniform[k] = 1;
+        ir_foreach_block(f, blk) ir_foreach_instr(blk, i)
+          for (unsigned k = 0; k < i->ndst; k++) x->uniform[i->dst[k]->id] = !i->dst[k]->divergent;
+        divergence = true;
+      }
+      ok = p->kind != IR_VAL_INSTR || (p->id < N && x->uniform[p->id]);
     }
     if (ok && free_group(x, phi)) add_tuple(w, x, m, phi, row);
   }
@@ -371,11 +415,25 @@ static void push(lower_mma_chain *chain, ir_value *const *c, ir_value *const *ac
   for (unsigned k = 0; k < r->nc; k++) e->acc[k] = acc[k];
 }
 
-void lower_mma_web_before(lower_mma_webs *w, const ir_instr *i, lower_mma_chain *chain) {
+void lower_mma_web_before(lower_mma_webs *w, ir_builder *b, const ir_instr *i, lower_mma_chain *chain) {
   fweb *x = fweb_of(w, i->block ? i->block->func : NULL);
   unsigned row, c0;
   if (!x || i->guard || !lower_mma_amd_acc_row(i, w->target, &row, &c0)) return;
   ir_value *const *c = &i->src[c0];
+  ir_instr *phi[4];
+  unsigned side;
+  ir_value *kv, *p;
+  if (x->uniform && selp_of(c, phi, &side, &kv, &p) && (p->kind != IR_VAL_INSTR || (p->id < x->n0 && x->uniform[p->id]))) {
+    int32_t t = x->tuple_of[phi[0]->dst[0]->id];
+    if (t < 0 || !lower_mma_amd_same_acc(x->t[t].row, row)) return;
+    for (unsigned k = 0; k < 4; k++)
+      if (x->t[t].phi[k] != phi[k]) return;
+    ir_value *acc[8];
+    for (unsigned r = 0; r < lower_mma_amd_acc_regs(x->t[t].row); r++)
+      acc[r] = side ? lower_selp(b, ir_type_b32, kv, x->t[t].amd[r], p) : lower_selp(b, ir_type_b32, x->t[t].amd[r], kv, p);
+    push(chain, c, acc, x->t[t].row, i->block);
+    return;
+  }
   for (unsigned k = 0; k < 4; k++)
     if (c[k]->kind != IR_VAL_INSTR || c[k]->id >= x->n0) return;
   int32_t t = x->tuple_of[c[0]->id];
