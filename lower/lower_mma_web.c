@@ -18,13 +18,17 @@
  *     layout class (every MFMA 4x4x4_16b row alike, every WMMA row of one
  *     generation alike).
  *   - Tuples: four distinct 32-bit phis of one block that are, in order, a
- *     candidate's C; then, to a fixed point, four phis of one block whose
- *     operands from one predecessor are, in order, a candidate's D or a
- *     tuple (the merge after a guarded loop, an outer loop's phis).  A phi
- *     is in at most one tuple; a tuple has the class of the mma or tuple
- *     that made it.
- *   - Each tuple gets nc twin phis (b32) in its block: the accumulator in
- *     that class's layout.
+ *     candidate's C, or a selp of them with one constant and a predicate
+ *     uniform in the wave (selp_of); then, to a fixed point, four phis of
+ *     one block whose operands from one predecessor are, in order (through
+ *     copies), a candidate's D or a tuple (the merge after a guarded loop,
+ *     an outer loop's phis).  A phi is in at most one tuple; a tuple has
+ *     the class of the mma or tuple that made it.
+ *   - Kept are the tuples that pay (prune): a candidate's C, a tuple that
+ *     flows into a kept one, and a merge fed by a D that leaves its loop
+ *     and has no other reader.
+ *   - Each kept tuple gets nc twin phis (b32) in its block: the
+ *     accumulator in that class's layout.
  *
  * During the walk an mma whose C is a tuple (or, in another block, a
  * lowered candidate's D) of its class takes the twin phis (that mma's
