@@ -428,7 +428,7 @@ void lower_mma_web_before(lower_mma_webs *w, ir_builder *b, const ir_instr *i, l
   unsigned side;
   ir_value *kv, *p;
   if (x->uniform && selp_of(c, phi, &side, &kv, &p) && (p->kind != IR_VAL_INSTR || (p->id < x->n0 && x->uniform[p->id]))) {
-    int32_t t = x->tuple_of[phi[0]->dst[0]->id];
+    int32_t t = phi[0]->dst[0]->id < x->n0 ? x->tuple_of[phi[0]->dst[0]->id] : -1;
     if (t < 0 || !lower_mma_amd_same_acc(x->t[t].row, row)) return;
     for (unsigned k = 0; k < 4; k++)
       if (x->t[t].phi[k] != phi[k]) return;
@@ -516,7 +516,7 @@ static void twin_operands(fweb *x, tuple *t, unsigned s, const int32_t *rec_by_o
     return;
   }
   ir_block *pred = t->block->preds[s];
-  ir_builder b = pred->last ? ir_builder_before(pred->last) : ir_builder_at_end(pred);
+  ir_builder b = pred->last && ir_is_terminator(pred->last) ? ir_builder_before(pred->last) : ir_builder_at_end(pred);
   /* one constant in every element (zeros): the same in every layout */
   uint64_t c0, ck;
   bool same = lower_const_through_copies(v[0], &c0);
