@@ -40,7 +40,8 @@
  * end of the predecessor (the preheader for a loaded C).  Whatever else
  * reads a tuple's phis (a store after the loop, a non-mma use inside it,
  * an mma of another class) reads the NVIDIA value converted once after the
- * twins in the tuple's block, and the old phis go: the D gathers that fed
+ * twins in the tuple's block (or in the loop's exit block: exits()), and
+ * the old phis go: the D gathers that fed
  * them are then dead (opt_dce), unless the program reads that D elsewhere.
  *
  * Every step keeps the values: a value that enters in NVIDIA's layout is
@@ -79,7 +80,7 @@ typedef struct fweb {
   int32_t *tuple_of;            /* per value: the tuple a phi result is in, or -1 */
   uint8_t *elem_of;             /* its register in the tuple */
   int32_t *rec_of;              /* per candidate's D[0]: its rec, or -1 */
-  uint8_t *uniform;             /* per value: uniform in the wave (ir_compute_divergence before the walk) */
+  uint8_t *uniform;             /* per value: uniform in the warp (ir_compute_divergence before the walk) */
   tuple *t;
   size_t nt, capt;
   rec *r;
@@ -344,7 +345,7 @@ static void analyse(lower_mma_webs *w, ir_func *f) {
     ir_value *kv, *p;
     if (!ok && selp_of(&cand[c]->src[c0], phi, &side, &kv, &p)) {
       if (!divergence) {
-        ir_compute_divergence(f, f->module->facts.wave_size ? f->module->facts.wave_size : 64);
+        ir_compute_divergence(f, 32);   /* per warp: a warp's elements stay in its lanes (its half of a wave64) */
         x->uniform = LOWER_SCRATCH(a, uint8_t, N);
         for (uint32_t k = 0; k < N; k++) x->uniform[k] = 1;
         ir_foreach_block(f, blk) ir_foreach_instr(blk, i)
@@ -386,6 +387,12 @@ static void analyse(lower_mma_webs *w, ir_func *f) {
   }
   prune(w, x, m, cand, crow, ncand);
   if (!x->nt) return;
+  if (!x->uniform) {   /* the loops' exit branches (finish_fn: where a tile leaves) */
+    ir_compute_divergence(f, 32);   /* per warp: a warp's elements stay in its lanes (its half of a wave64) */
+    x->uniform = LOWER_SCRATCH(a, uint8_t, N);
+    ir_foreach_block(f, blk) ir_foreach_instr(blk, i)
+      for (unsigned k = 0; k < i->ndst; k++) x->uniform[i->dst[k]->id] = !i->dst[k]->divergent;
+  }
   /* the twins, their operands set after the walk */
   for (size_t k = 0; k < x->nt; k++) {
     tuple *t = &x->t[k];
@@ -532,6 +539,34 @@ static void twin_operands(fweb *x, tuple *t, unsigned s, const int32_t *rec_by_o
   for (unsigned k = 0; k < nc; k++) ir_phi_set_src(t->twin[k], s, got[k]);
 }
 
+/* Per tuple, the block where the loop it heads is left, when there is one
+ * to convert its readers in instead of the tuple's own block (which a loop
+ * tested at its head runs every iteration): a successor E of the tuple's
+ * block with that block as its only predecessor, which cannot reach it
+ * again, behind a branch uniform in the wave (so the whole warp enters E
+ * together).  finish_fn keeps it only when E dominates every reader. */
+static ir_block **exits(lower_mma_webs *w, const fweb *x) {
+  ir_func *f = x->f;
+  ir_block **e = LOWER_SCRATCH(w->a, ir_block *, x->nt + 1);
+  ir_invalidate_analyses(f, 0);   /* the walk changed blocks */
+  ir_require_analyses(f, IR_ANALYSIS_DOMINANCE);
+  uint8_t *seen = LOWER_SCRATCH(w->a, uint8_t, f->nblocks + 1);
+  ir_block **stack = LOWER_SCRATCH(w->a, ir_block *, f->nblocks + 1);
+  for (size_t k = 0; k < x->nt; k++) {
+    ir_block *h = x->t[k].block;
+    const ir_instr *br = h->last;
+    if (!br || br->op != ir_op_cbr || br->nsrc < 1 || !x->uniform) continue;
+    const ir_value *c = br->src[0];
+    if (c->kind == IR_VAL_INSTR && (c->id >= x->n0 || !x->uniform[c->id])) continue;
+    if (c->kind == IR_VAL_PARAM) continue;
+    for (uint32_t s = 0; s < ir_block_nsuccs(h) && !e[k]; s++) {
+      ir_block *b = ir_block_succ(h, s);
+      if (b != h && b->npreds == 1 && !reaches(w->a, b, h, seen, stack)) e[k] = b;
+    }
+  }
+  return e;
+}
+
 static void finish_fn(lower_mma_webs *w, fweb *x) {
   ir_func *f = x->f;
   uint32_t N = f->nvalues;
@@ -544,21 +579,27 @@ static void finish_fn(lower_mma_webs *w, fweb *x) {
   /* the readers of the old phis: their NVIDIA value, converted once after
    * the twins */
   uint8_t *need = LOWER_SCRATCH(w->a, uint8_t, x->nt * 4);
+  ir_block **exit = exits(w, x);
   ir_foreach_block(f, blk) ir_foreach_instr(blk, i) {
     if (i->op == ir_op_phi && i->dst[0]->id < x->n0 && x->tuple_of[i->dst[0]->id] >= 0) continue;
     for (unsigned k = 0; k < i->nsrc; k++) {
       const ir_value *v = i->src[k];
-      if (v && v->kind == IR_VAL_INSTR && v->id < x->n0 && x->tuple_of[v->id] >= 0 && v->def->op == ir_op_phi)
-        need[4 * x->tuple_of[v->id] + x->elem_of[v->id]] = 1;
+      if (!v || v->kind != IR_VAL_INSTR || v->id >= x->n0 || x->tuple_of[v->id] < 0 || v->def->op != ir_op_phi) continue;
+      int32_t t = x->tuple_of[v->id];
+      need[4 * t + x->elem_of[v->id]] = 1;
+      /* a reader the exit block does not dominate: convert at the tuple's block */
+      const ir_block *rb = i->op == ir_op_phi ? (k < blk->npreds ? blk->preds[k] : NULL) : blk;
+      if (exit[t] && (!rb || !ir_block_dominates(exit[t], rb))) exit[t] = NULL;
     }
   }
   ir_value **conv = LOWER_SCRATCH(w->a, ir_value *, x->nt * 4);
   bool any = false;
   for (size_t k = 0; k < x->nt; k++) {
     tuple *t = &x->t[k];
-    ir_instr *at = t->block->first;
+    ir_block *where = exit[k] ? exit[k] : t->block;
+    ir_instr *at = where->first;
     while (at && at->op == ir_op_phi) at = at->next;
-    ir_builder b = at ? ir_builder_before(at) : ir_builder_at_end(t->block);
+    ir_builder b = at ? ir_builder_before(at) : ir_builder_at_end(where);
     b.loc = t->phi[0]->loc;
     for (unsigned e = 0; e < 4; e++) {
       if (!need[4 * k + e]) continue;
