@@ -176,9 +176,8 @@ static bool free_group(const fweb *x, ir_instr *const *phi) {
 }
 
 /* Whether block to is reachable from block from (a walk over successors). */
-static bool reaches(pw_arena *a, ir_block *from, const ir_block *to, uint8_t *seen, ir_block **stack) {
+static bool reaches(ir_block *from, const ir_block *to, uint8_t *seen, ir_block **stack) {
   uint32_t n = from->func->nblocks, sp = 0;
-  (void)a;
   memset(seen, 0, n);
   stack[sp++] = from;
   seen[from->id] = 1;
@@ -268,7 +267,7 @@ static void prune(lower_mma_webs *w, fweb *x, memb *m, ir_instr **cand, const un
     for (unsigned s = 0; s < x->t[t].phi[0]->nsrc && !keep[t] && fed[t] < 0; s++) {
       memb in = incoming(x, m, &x->t[t], s);
       if (in.kind == 2 && lower_mma_amd_same_acc(crow[in.idx], x->t[t].row) &&
-          !reaches(w->a, x->t[t].block, cand[in.idx]->block, seen, stack))
+          !reaches(x->t[t].block, cand[in.idx]->block, seen, stack))
         fed[t] = in.idx, keep[t] = 2;
     }
   }
@@ -561,7 +560,7 @@ static ir_block **exits(lower_mma_webs *w, const fweb *x) {
     if (c->kind == IR_VAL_PARAM) continue;
     for (uint32_t s = 0; s < ir_block_nsuccs(h) && !e[k]; s++) {
       ir_block *b = ir_block_succ(h, s);
-      if (b != h && b->npreds == 1 && !reaches(w->a, b, h, seen, stack)) e[k] = b;
+      if (b != h && b->npreds == 1 && !reaches(b, h, seen, stack)) e[k] = b;
     }
   }
   return e;
