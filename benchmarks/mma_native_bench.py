@@ -30,6 +30,11 @@ any more), for what a larger native tile buys.  Forms a target lacks are not
 invented: gfx942 has no 4x4 fp8 or tf32 form (tile: f32 4x4x1, exact for
 tf32 inputs), RDNA3 no tf32 (tile: per-lane v_fma_f32, what a HIP programmer
 writes without a matrix instruction) and no fp8 (not compared).
+--loop: one tile per iteration of a K loop with a runtime trip count instead
+(the accumulator a phi of the loop: zeros before it, stored after it), ptxwave
+and native alike (loop_ptx_kernel, loop_hip_kernel); printed: the whole
+kernel's instructions, lane moves and matrix instructions, and the loop body's
+size in bytes (what its backward branch spans): the per-iteration cost.
 Printed per kernel: instructions (llvm-objdump-22 of the kernel symbol),
 llvm-mca-22 total cycles for one pass (-iterations=1), both per tile; VGPRs
 and AGPRs of the TILES-tile kernel (code object notes); the ratio
@@ -245,6 +250,107 @@ def per_tile(build, arch, tiles, tmp, mca):
     return d, None
 
 
+def loop_ptx_kernel(t):
+    """One mma per iteration of a K loop, n (a parameter) iterations, C from
+    zeros, D stored after the loop (nvcc's guarded do-while shape)."""
+    shape, dt, ab, cr = PTX_FORMS[t]
+    c = [f"%c{i}" for i in range(4)]
+    creg = ".f32" if cr == "f" else ".b32"
+    st = "f32" if cr == "f" else "u32"
+    zero = "0f00000000" if cr == "f" else "0"
+    body = ["  ld.param.u64 %rd1, [p];", "  ld.param.u32 %r1, [n];", "  mov.u32 %r2, %tid.x;",
+            "  mul.wide.u32 %rd2, %r2, 16;", "  add.u64 %rd3, %rd1, %rd2;", "  mov.u64 %rd4, %rd3;"]
+    body += [f"  mov.{'f32' if cr == 'f' else 'b32'} {x}, {zero};" for x in c]
+    body += ["  mov.u32 %r3, 0;", "  setp.eq.u32 %p1, %r1, 0;", "  @%p1 bra DONE;", "LOOP:",
+             "  ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd4+4096];",
+             "  ld.global.v2.u32 {%r14, %r15}, [%rd4+6144];",
+             f"  mma.sync.aligned.{shape}.row.col.{dt}.{ab}.{ab}.{dt} {{{', '.join(c)}}}, "
+             f"{{%r10, %r11, %r12, %r13}}, {{%r14, %r15}}, {{{', '.join(c)}}};",
+             "  add.u64 %rd4, %rd4, 8192;", "  add.u32 %r3, %r3, 1;", "  setp.lt.u32 %p2, %r3, %r1;",
+             "  @%p2 bra LOOP;", "DONE:", f"  st.global.v4.{st} [%rd3], {{{', '.join(c)}}};", "  ret;"]
+    return (".version 8.7\n.target sm_89\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{\n"
+            f"  .reg .pred %p<3>;\n  .reg .b32 %r<16>;\n  .reg {creg} %c<4>;\n  .reg .b64 %rd<5>;\n"
+            + "\n".join(body) + "\n}\n")
+
+
+def loop_hip_kernel(form):
+    name, acc, at, bt, steps, call = form
+    lines = [HIP_TYPES, 'extern "C" __attribute__((global)) void k(char *p, unsigned n)', "{",
+             "  char *q = p + __builtin_amdgcn_workitem_id_x() * 32;", f"  {acc} c = {{}};",
+             "  for (unsigned i = 0; i < n; i++) {", "    char *r = q + 65536 * (i + 1);"]
+    for j in range(steps):
+        a, b = f"*(const {at} *)(r + {2048 * j})", f"*(const {bt} *)(r + {2048 * (steps + j)})"
+        if call == "fma":
+            lines.append(f"    {{ {at} a = {a}; {bt} b = {b};")
+            for rr in range(2):
+                for nn in range(2):
+                    for kk in range(8):
+                        lines.append(f"      c[{2 * rr + nn}] = __builtin_fmaf(a[{8 * rr + kk}], b[{8 * nn + kk}], c[{2 * rr + nn}]);")
+            lines.append("    }")
+        else:
+            lines.append("    c = " + call.format(a=a, b=b, c="c") + ";")
+    lines += ["  }", f"  *({acc} *)q = c;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def loop_body(insts):
+    """The loop body's size in bytes: the disassembly prints a branch's
+    target as its signed 16-bit offset in dwords from the next instruction,
+    so the backward branch (a negative offset) spans -offset dwords."""
+    best = None
+    for i in insts:
+        m = re.match(r"s_cbranch_\w+\s+(-?\d+)$", i) or re.match(r"s_branch\s+(-?\d+)$", i)
+        if m:
+            off = int(m.group(1))
+            off = off - 65536 if off >= 32768 else off
+            if off < 0:
+                best = -4 * off
+    return best
+
+
+def loop_rows(a, tmp):
+    print("K loop, one tile per iteration (--loop): whole kernel instructions / lane moves / matrix instructions;"
+          " body = the loop's bytes (what its backward branch spans)")
+    print(f"{'arch':8} {'type':5} {'native form':28} | {'pw insts':>8} {'moves':>5} {'mm':>3} {'body':>5} |"
+          f" {'nat insts':>9} {'mm':>3} {'body':>5} | {'exp insts':>9} {'body':>5}")
+    for arch in a.arch.split(","):
+        fam = family(arch)
+        for t in a.types.split(","):
+            res = {}
+            for tag, expand in (("pw", False), ("exp", True)):
+                ptx = os.path.join(tmp, f"loop_{t}.ptx")
+                with open(ptx, "w") as f:
+                    f.write(loop_ptx_kernel(t))
+                out = os.path.join(tmp, f"loop_{t}_{arch}_{tag}.hsaco")
+                r = run([a.ptxwave, "compile", ptx, "--arch", arch, "--emit", "hsaco", "-o", out]
+                        + (["--expand-mma"] if expand else []))
+                if r.returncode:
+                    print(f"{arch:8} {t:5} ptxwave failed: {r.stderr.strip()[:200]}")
+                    break
+                res[tag] = measure(out, arch, tmp, 0)
+                res[tag]["body"] = loop_body(kernel_code(out).get("k", []))
+            if len(res) < 2:
+                continue
+            for idx, form in enumerate([f for f in NATIVE.get((fam, t), []) if f[0].startswith("tile")] or [None]):
+                nat = {"insts": 0, "matrix": 0, "body": None}
+                name = form[0] if form else "(none)"
+                if form:
+                    src = os.path.join(tmp, f"loop_{t}_{arch}_{idx}.hip")
+                    with open(src, "w") as f:
+                        f.write(loop_hip_kernel(form))
+                    out = src[:-4] + ".hsaco"
+                    ld = shutil.which("ld.lld-22") or "ld.lld"
+                    r = run(["clang-22", "-x", "hip", "--offload-arch=" + arch, "--cuda-device-only",
+                             "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-O3", "-mcode-object-version=5",
+                             "--ld-path=" + ld, src, "-o", out])
+                    if r.returncode == 0:
+                        nat = measure(out, arch, tmp, 0)
+                        nat["body"] = loop_body(kernel_code(out).get("k", []))
+                pw, ex = res["pw"], res["exp"]
+                print(f"{arch:8} {t:5} {name:28} | {pw['insts']:8} {pw['moves']:5} {pw['matrix']:3} {str(pw['body']):>5} |"
+                      f" {nat['insts']:9} {nat['matrix']:3} {str(nat['body']):>5} | {ex['insts']:9} {str(ex['body']):>5}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ptxwave", default=os.path.join(ROOT, "build", "tools", "ptxwave"))
@@ -254,9 +360,15 @@ def main():
     ap.add_argument("--no-mca", action="store_true", help="skip llvm-mca (cycles 0)")
     ap.add_argument("--mca-timeout", type=float, default=60, help="seconds per llvm-mca run (default 60)")
     ap.add_argument("--keep", help="keep the sources and code objects in this directory")
+    ap.add_argument("--loop", action="store_true", help="the K-loop kernels instead (one tile per iteration)")
     a = ap.parse_args()
     tmp = a.keep or tempfile.mkdtemp(prefix="mma_native_bench-")
     os.makedirs(tmp, exist_ok=True)
+    if a.loop:
+        loop_rows(a, tmp)
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     n, mca = a.tiles, (0 if a.no_mca else a.mca_timeout)
     print(f"per tile ({n}-tile kernel minus 1-tile kernel, / {n - 1}); VGPR/AGPR of the {n}-tile kernel; "
           "pw = ptxwave, nat = native HIP, exp = ptxwave --expand-mma; moves = lane moves "

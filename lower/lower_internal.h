@@ -123,7 +123,7 @@ bool lower_mma_amd_fits(const struct ir_mma_form *f, ir_type ta, const char *tar
  * caller's, zeroed) the accumulators it left in AMD's layout, so that an
  * mma whose C is an earlier mma's D in the same block takes that
  * accumulator as it is instead of shuffling D out and C back in. */
-#define LOWER_MMA_CHAIN_N 32
+#define LOWER_MMA_CHAIN_N 128   /* 32 tiles x 2 entries each (lower_mma_web.c pushes one per mma) x 2 */
 typedef struct lower_mma_chain {
   struct lower_mma_acc {
     const ir_value *d[4];   /* the earlier mma's D registers (its dst) */
@@ -156,6 +156,35 @@ typedef struct lower_mma_volta_cache {
   struct { unsigned key; uint8_t t, v, ok; } e[32];
 } lower_mma_volta_cache;
 bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_volta_cache *cache);
+
+/* Accumulators kept in AMD's layout across phis (lower_mma_web.c, the
+ * helpers in lower_mma_amd.c).  lower_mma_amd_acc_row: the wave_mma row
+ * whose C layout mma i's accumulator would have under
+ * lower_mma_amd_chained, and the index of its first C register (false: no
+ * chain for i); lower_mma_amd_same_acc: whether two rows put C's elements
+ * alike; lower_mma_amd_acc_in / _out: NVIDIA's four C elements into row's
+ * layout (acc[0..nc)), and element e back (NULL: not built). */
+bool lower_mma_amd_acc_row(const ir_instr *i, const char *target, unsigned *row, unsigned *c_first);
+bool lower_mma_amd_same_acc(unsigned row1, unsigned row2);
+unsigned lower_mma_amd_acc_regs(unsigned row);
+bool lower_mma_amd_acc_in(ir_builder *b, unsigned row, ir_value *const *cv, ir_value **acc);
+ir_value *lower_mma_amd_acc_out(ir_builder *b, unsigned row, ir_value *const *acc, unsigned e);
+bool lower_mma_amd_acc_maps(unsigned row);   /* whether both conversions build (dry) */
+
+/* The webs of one module (lower_mma_web.c): groups of four f32 phis that
+ * carry an mma accumulator (C of a chained mma, or fed by one's D) get a
+ * twin group of phis in AMD's layout.  lower_mma_webs_begin (before the
+ * walk: analysis, the twin phis), lower_mma_web_before (each mma, before it
+ * is lowered: puts the AMD accumulator its C stands for into chain),
+ * lower_mma_web_after (after: remembers its AMD accumulator),
+ * lower_mma_webs_finish (after the walk: the twin phis' operands, the
+ * readers of the old phis converted once, the old phis removed). */
+typedef struct lower_mma_webs lower_mma_webs;
+lower_mma_webs *lower_mma_webs_begin(ir_module *m, pw_arena *a, const char *target);
+void lower_mma_web_before(lower_mma_webs *w, ir_builder *b, const ir_instr *i, lower_mma_chain *chain);
+void lower_mma_web_after(lower_mma_webs *w, const ir_instr *i, ir_value *const *out, const lower_mma_chain *chain,
+                         unsigned chain_next_before);
+void lower_mma_webs_finish(lower_mma_webs *w);
 
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says

@@ -77,6 +77,7 @@ typedef struct mma_state {
   const char *target;      /* the module's target: messages, its matrix instructions */
   lower_mma_chain chain;   /* accumulators left in AMD's layout (lower_mma_amd_chained) */
   lower_mma_volta_cache volta;   /* the scheme of each m8n8k4 .f16 form (lower_mma_volta) */
+  lower_mma_webs *webs;    /* ... and across phis (lower_mma_web.c); NULL: none */
 } mma_state;
 
 static bool is_opaque_wgmma(const ir_instr *i);
@@ -846,9 +847,15 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
     if (ir_mma_is_m8n8k4_f16(i))   /* Volta's: lower_mma_volta.c, the expansion where it has no scheme */
       return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target, &s->volta)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
-    if (!s->opt->expand_mma &&
-        (mma_via_s8(b, i, out, s->target) || lower_mma_amd_chained(b, i, out, s->target, &s->chain)))
-      return true;
+    if (!s->opt->expand_mma) {
+      if (mma_via_s8(b, i, out, s->target)) return true;
+      lower_mma_web_before(s->webs, b, i, &s->chain);
+      unsigned next = s->chain.next;
+      if (lower_mma_amd_chained(b, i, out, s->target, &s->chain)) {
+        lower_mma_web_after(s->webs, i, out, &s->chain, next);
+        return true;
+      }
+    }
     return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;
   }
@@ -857,5 +864,12 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
 bool lower_mma(ir_module *m, const lower_mma_options *opt) {
   lower_mma_options o = opt ? *opt : (lower_mma_options){0};
   mma_state s = {.opt = &o, .target = m->facts.target ? m->facts.target->name : NULL};
-  return lower_walk(m, want, lower_instr, &s);
+  pw_arena scratch;
+  pw_arena_init(&scratch);
+  scratch.on_oom = m->arena.on_oom;
+  if (!o.expand_mma) s.webs = lower_mma_webs_begin(m, &scratch, s.target);
+  bool progress = lower_walk(m, want, lower_instr, &s);
+  lower_mma_webs_finish(s.webs);
+  pw_arena_free(&scratch);
+  return progress;
 }

@@ -887,3 +887,123 @@ bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const cha
   }
   return true;
 }
+
+/* ---- accumulators in AMD's layout across phis (lower_mma_web.c) ---------- */
+/* The AMD C layout mma i would keep its accumulator in, as the wave_mma row
+ * of its scheme (every row of one layout, wave and register count puts C's
+ * elements in the same places: lower_mma_amd_chained's classes), and the
+ * index of its first C register; false where lower_mma_amd_chained would not
+ * chain it (f16 C or D, s8, block scaling, no scheme on target). */
+bool lower_mma_amd_acc_row(const ir_instr *i, const char *target, unsigned *row, unsigned *c_first) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  ir_type ta = (ir_type)i->type2;
+  if (!target || !f || f->m != 16 || ir_mma_scale_vec(i->mods.mmakind) || f->cls == IR_MMA_I8) return false;
+  if ((ir_type)i->type != ir_type_f32 || (ir_type)i->type4 != ir_type_f32) return false;
+  scheme s;
+  if (f->cls == IR_MMA_F8) {
+    if (!pick(ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_f16, target, &s)) return false;
+  } else if (f->cls == IR_MMA_TF32) {
+    if (!pick(ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16), ir_type_bf16, target, &s))
+      return false;
+  } else if (!pick(f, ta, target, &s)) {
+    return false;
+  }
+  *row = s.row;
+  *c_first = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta) +
+             ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
+  return i->nsrc == *c_first + 4 && i->ndst == 4;
+}
+
+bool lower_mma_amd_same_acc(unsigned row1, unsigned row2) {
+  const ir_amx_info *a = ir_amx_info_of(row1), *b = ir_amx_info_of(row2);
+  return a->layout == b->layout && a->wave == b->wave && a->nc == b->nc;
+}
+
+unsigned lower_mma_amd_acc_regs(unsigned row) { return ir_amx_info_of(row)->nc; }
+
+/* NVIDIA's C elements cv[0..3] (m16n8, f32) in row's C layout, acc[0..nc):
+ * build()'s C gather on its own (a dry run first, nothing built when a map
+ * cannot be: the rows in use always can; acc NULL: only the dry run). */
+bool lower_mma_amd_acc_in(ir_builder *b, unsigned row, ir_value *const *cv, ir_value **acc) {
+  scheme s = {.r = ir_amx_info_of(row), .row = row};
+  nv_inv inv_c;
+  invert(ir_mma_frag_info(IR_MMA_FRAG_C_M16N8), &inv_c);
+  lane_memo memo = {0};
+  for (unsigned dry = 1;; dry = 0) {
+    amd_ctx X = {.b = b, .dry = dry, .memo = dry ? NULL : &memo};
+    X.laneid = dry ? (ir_value *)&X : ir_read_sreg(b, ir_sreg_laneid, 0);
+    ir_value *dv[4] = {X.laneid, X.laneid, X.laneid, X.laneid};
+    ir_value *const *vals = dry ? dv : cv;
+    for (unsigned reg = 0; reg < s.r->nc; reg++) {
+      lane_map M;
+      for (unsigned l = 0; l < 32; l++) {
+        unsigned blk, ii, jj;
+        ir_amx_cd_elem(s.r, l, reg, &blk, &ii, &jj);
+        nv_elem e = amd_cd(&s, blk, ii, jj);
+        M.src[l] = M.val[l] = ANY;
+        if (e.what == NV_PAD) continue;
+        M.src[l] = inv_c.lane[e.row][e.col];
+        M.val[l] = inv_c.elem[e.row][e.col];
+      }
+      ir_value *v = gather(&X, &M, vals);
+      if (!v) return false;
+      if (!dry) acc[reg] = v;
+    }
+    if (!dry || !acc) return true;
+  }
+}
+
+/* Thread t's D element e from lane src[t], register val[t] of row's C
+ * layout (build()'s D map for one element). */
+static bool d_map(const scheme *s, unsigned e, lane_map *M) {
+  const ir_amx_info *r = s->r;
+  for (unsigned t = 0; t < 32; t++) {
+    unsigned rw, col;
+    ir_mma_elem(ir_mma_frag_info(IR_MMA_FRAG_C_M16N8), t, e, &rw, &col);
+    M->src[t] = M->val[t] = ANY;
+    for (unsigned l = 0; l < 32 && M->src[t] == ANY; l++)
+      for (unsigned reg = 0; reg < r->nc; reg++) {
+        unsigned blk, ii, jj;
+        ir_amx_cd_elem(r, l, reg, &blk, &ii, &jj);
+        nv_elem x = amd_cd(s, blk, ii, jj);
+        if (x.what == NV_C && x.row == rw && x.col == col) {
+          M->src[t] = (uint8_t)l, M->val[t] = (uint8_t)reg;
+          break;
+        }
+      }
+    if (M->src[t] == ANY) return false;
+  }
+  return true;
+}
+
+/* Element e of NVIDIA's D (m16n8, f32) from the accumulator acc[0..nc) in
+ * row's C layout: build()'s D gather for one element; NULL when the map
+ * cannot be built (nothing built then). */
+ir_value *lower_mma_amd_acc_out(ir_builder *b, unsigned row, ir_value *const *acc, unsigned e) {
+  scheme s = {.r = ir_amx_info_of(row), .row = row};
+  lane_map M;
+  if (!d_map(&s, e, &M)) return NULL;
+  amd_ctx D = {.b = b, .dry = true};
+  D.laneid = (ir_value *)&D;
+  ir_value *dv[8];
+  for (unsigned k = 0; k < 8; k++) dv[k] = D.laneid;
+  if (!gather(&D, &M, dv)) return NULL;
+  amd_ctx X = {.b = b, .laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
+  ir_value *v = gather(&X, &M, acc);
+  return v ? ir_alu1(b, ir_op_copy, (ir_type)s.r->tc, v) : NULL;
+}
+
+/* Whether row's C layout can be converted both ways (dry runs only). */
+bool lower_mma_amd_acc_maps(unsigned row) {
+  scheme s = {.r = ir_amx_info_of(row), .row = row};
+  if (!lower_mma_amd_acc_in(NULL, row, NULL, NULL)) return false;
+  for (unsigned e = 0; e < 4; e++) {
+    lane_map M;
+    amd_ctx D = {.dry = true};
+    D.laneid = (ir_value *)&D;
+    ir_value *dv[8];
+    for (unsigned k = 0; k < 8; k++) dv[k] = D.laneid;
+    if (!d_map(&s, e, &M) || !gather(&D, &M, dv)) return false;
+  }
+  return true;
+}
