@@ -264,6 +264,11 @@ typedef enum ir_query {
   IR_QUERY_CHANNEL_ORDER, IR_QUERY_NORMALIZED_COORDS, IR_QUERY_FILTER_MODE,
   IR_QUERY_ADDR_MODE_0, IR_QUERY_ADDR_MODE_1, IR_QUERY_ADDR_MODE_2, IR_QUERY_ARRAY_SIZE,
   IR_QUERY_NUM_MIPMAP_LEVELS, IR_QUERY_NUM_SAMPLES, IR_QUERY_FORCE_UNNORMALIZED_COORDS,
+  /* clusterlaunchcontrol.query_cancel's queries of a try_cancel response
+   * (PTX ISA 9.7.12): is_canceled, the first CTA's id (.v4) or one of its
+   * components */
+  IR_QUERY_IS_CANCELED, IR_QUERY_FIRST_CTAID, IR_QUERY_FIRST_CTAID_X, IR_QUERY_FIRST_CTAID_Y,
+  IR_QUERY_FIRST_CTAID_Z,
 } ir_query;
 /* griddepcontrol (9.7.13.13) */
 typedef enum ir_gdc { IR_GDC_NONE, IR_GDC_LAUNCH_DEPENDENTS, IR_GDC_WAIT } ir_gdc;
@@ -344,7 +349,7 @@ typedef struct ir_mods {
   uint8_t texcomp;    /* ir_texcomp: tld4 */
   uint8_t clampmode;  /* ir_clampmode: suld sust sured */
   uint8_t surfmode;   /* ir_surfmode: suld sust */
-  uint8_t query;      /* ir_query: txq suq */
+  uint8_t query;      /* ir_query: txq suq clusterlaunchcontrol.query_cancel */
   uint8_t gdc;        /* ir_gdc: griddepcontrol */
   uint8_t mbar;       /* ir_mbarmode: mbarrier.*, cp.async.mbarrier.arrive */
   uint8_t level;      /* ir_level: prefetch prefetchu discard cp.async.bulk.prefetch createpolicy */

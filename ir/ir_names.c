@@ -86,6 +86,7 @@ static const char *const query_names[] = {
   "", "width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
   "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "array_size",
   "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
+  "is_canceled", "get_first_ctaid", "get_first_ctaid::x", "get_first_ctaid::y", "get_first_ctaid::z",
 };
 static const char *const gdc_names[] = {"", "launch_dependents", "wait"};
 static const char *const level_names[] = {"", "L1", "L2", "tensormap"};

@@ -106,6 +106,12 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
    * kernels write it after initializing their pipeline barriers). */
   else if (word_is(t, "mbarrier_init")) {
     if (op != ir_op_fence) return false;
+  }
+  /* clusterlaunchcontrol.try_cancel.multicast::cluster::all (9.7.12): the
+   * response goes to every CTA of the cluster, which is one CTA here
+   * (clusters are 1x1x1, docs/runtime.md): the plain form (ir_ops.def) */
+  else if (word_is(t, "multicast::cluster::all")) {
+    if (op != ir_op_clc_try_cancel) return false;
   } else if (mma_kind_word(op, t, m)) {
     return true;
   } else return proxy_word(op, t, m);
