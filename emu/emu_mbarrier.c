@@ -28,7 +28,8 @@
  * copy is done when the instruction runs (a legal schedule of an
  * asynchronous copy, as for cp.async), in 16-byte steps each checked like an
  * access (the ISA requires 16-byte alignment and a size that is a multiple
- * of 16), then complete-tx(size) on the mbarrier.  commit_group and
+ * of 16), then complete-tx(size) on the mbarrier; .cp_mask (sm_100) copies
+ * byte j of each 16-byte chunk only where bit j of its mask is set.  commit_group and
  * wait_group have nothing left to wait for.
  */
 #include <string.h>
@@ -132,6 +133,22 @@ static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
       return;
     }
     for (uint64_t k = 0; k < n; k += 16) {
+      if (in->sub) {
+        /* .cp_mask: byte j of each 16-byte chunk iff bit j of the mask;
+         * the other bytes of the destination are not accessed */
+        const uint8_t *s = emu_addr(x, in, l, from, sa + k, 16, false);
+        if (!s) return;
+        uint8_t c[16];
+        memcpy(c, s, 16);
+        uint16_t mask = (uint16_t)S(3)[l];
+        for (unsigned j = 0; j < 16; j++) {
+          if (!(mask >> j & 1)) continue;
+          uint8_t *d = emu_addr(x, in, l, in->space, da + k + j, 1, true);
+          if (!d) return;
+          *d = c[j];
+        }
+        continue;
+      }
       uint8_t *d = emu_addr(x, in, l, in->space, da + k, 16, true);
       const uint8_t *s = d ? emu_addr(x, in, l, from, sa + k, 16, false) : NULL;
       if (!s) return;
@@ -237,8 +254,11 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_cp_async_bulk: {
     unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
     bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
-    if (nval != (tx ? 4u : 3u) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
+    /* .cp_mask (shared -> global, sm_100): the byte mask is a fourth operand */
+    bool masked = !tx && i->mods.space == IR_SPACE_GLOBAL && nval == 4 && !i->mods.has_cache_hint;
+    if (nval != (tx ? 4u : 3u) + masked || (i->mods.space == IR_SPACE_GLOBAL) == tx)
       return "cp.async.bulk other than global -> shared with an mbarrier or shared -> global in a bulk group";
+    in->sub = masked;
     in->fn = h_bulk;
     return NULL;
   }

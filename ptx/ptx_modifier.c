@@ -112,6 +112,13 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
    * (clusters are 1x1x1, docs/runtime.md): the plain form (ir_ops.def) */
   else if (word_is(t, "multicast::cluster::all")) {
     if (op != ir_op_clc_try_cancel) return false;
+  }
+  /* cp.async.bulk.global.shared::cta.bulk_group.cp_mask (9.7.9.25.4.1,
+   * sm_100): the byte mask is a fourth operand, which says it in the IR
+   * (ir_ops.def); with .L2::cache_hint the operand order would clash with
+   * the IR's (policy last): kept opaque */
+  else if (word_is(t, "cp_mask")) {
+    if (op != ir_op_cp_async_bulk || m->has_cache_hint) return false;
   } else if (mma_kind_word(op, t, m)) {
     return true;
   } else return proxy_word(op, t, m);
