@@ -18,6 +18,11 @@
  *                                  an asynchronous operation, as
  *                                  cp.async.bulk's in emu_mbarrier.c)
  *   clusterlaunchcontrol.query_cancel: decodes such a response
+ *   st.async / red.async (9.7.9.12, 9.7.13.7): the store or reduction into
+ *                                  the CTA's own shared memory (the only
+ *                                  shared::cluster there is), then
+ *                                  complete-tx of its bytes on the
+ *                                  mbarrier, at once
  * barrier.cluster is run by the wave loop (EMU_K_CBAR, emu_exec.c).
  */
 #include <string.h>
@@ -85,6 +90,59 @@ static void h_query_cancel(emu_exec *x, const emu_inst *in, emu_mask m) {
   EMU_LANES(x, m, l, d[l] = ir_clc_first_ctaid(r[2 * l], r[2 * l + 1], dim));
 }
 
+/* Subtracts n bytes from the tx-count of the mbarrier at mb (complete_tx). */
+static bool complete_tx(emu_exec *x, const emu_inst *in, unsigned l, uint64_t mb, uint32_t n) {
+  uint64_t *w = emu_addr(x, in, l, in->space, mb, 8, true);
+  if (!w) return false;
+  uint64_t old = __atomic_load_n(w, __ATOMIC_SEQ_CST), nw;
+  do nw = ir_mbar_update(old, 0, 0, -(int32_t)n, NULL);
+  while (!__atomic_compare_exchange_n(w, &old, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+  return true;
+}
+
+static void h_st_async(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  unsigned nv = in->nsrc - 2u, eb = in->tbits / 8u;
+  EMU_EACH(m, l, {
+    uint64_t a = (S(0)[l] + (uint64_t)in->imm) & in->amask;
+    for (unsigned k = 0; k < nv; k++) {
+      uint8_t *p = emu_addr(x, in, l, in->space, a + (uint64_t)k * eb, eb, true);
+      if (!p) return;
+      uint64_t v = S(1 + k)[l];
+      memcpy(p, &v, eb);
+    }
+    if (!complete_tx(x, in, l, S(1 + nv)[l] & in->amask, nv * eb)) return;
+  });
+}
+
+static void h_red_async(emu_exec *x, const emu_inst *in, emu_mask m) {
+  x->stores++;
+  unsigned eb = in->tbits / 8u;
+  bool sgn = in->sub;
+  EMU_EACH(m, l, {
+    uint64_t a = (S(0)[l] + (uint64_t)in->imm) & in->amask;
+    uint8_t *p = emu_addr(x, in, l, in->space, a, eb, true);
+    if (!p) return;
+    uint64_t old = 0, b = S(1)[l] & in->tmask, r;
+    memcpy(&old, p, eb);
+    int64_t so = emu_sext(old, in->tbits), sb = emu_sext(b, in->tbits);
+    switch ((ir_atomop)in->mods.atomop) {
+    case IR_ATOM_ADD: r = old + b; break;
+    case IR_ATOM_MIN: r = sgn ? (uint64_t)(so < sb ? so : sb) : (old < b ? old : b); break;
+    case IR_ATOM_MAX: r = sgn ? (uint64_t)(so > sb ? so : sb) : (old > b ? old : b); break;
+    case IR_ATOM_INC: r = old >= b ? 0 : old + 1; break;
+    case IR_ATOM_DEC: r = old == 0 || old > b ? b : old - 1; break;
+    case IR_ATOM_AND: r = old & b; break;
+    case IR_ATOM_OR: r = old | b; break;
+    case IR_ATOM_XOR: r = old ^ b; break;
+    default: r = old; break;
+    }
+    r &= in->tmask;
+    memcpy(p, &r, eb);
+    if (!complete_tx(x, in, l, S(2)[l] & in->amask, eb)) return;
+  });
+}
+
 const char *emu_sel_cluster(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   switch ((ir_op)i->op) {
   case ir_op_barrier_cluster:
@@ -117,6 +175,25 @@ const char *emu_sel_cluster(emu_decoder *d, const ir_instr *i, emu_inst *in) {
              ".get_first_ctaid::{x,y,z}.b32 of a .b128 response";
     in->sub = (uint8_t)q;
     in->fn = h_query_cancel;
+    return NULL;
+  }
+  case ir_op_st_async: {
+    unsigned nv = i->mods.vec ? i->mods.vec : 1u, tb = ir_type_bits((ir_type)i->type);
+    if (i->nsrc != nv + 2 || i->mods.bulk != IR_BULK_COMPLETE_TX || (tb != 32 && tb != 64) ||
+        (i->mods.space && i->mods.space != IR_SPACE_SHARED_CLUSTER))
+      return "st.async other than [a], b, [mbar] of 32- or 64-bit values with mbarrier::complete_tx::bytes";
+    in->fn = h_st_async;
+    return NULL;
+  }
+  case ir_op_red_async: {
+    unsigned tb = ir_type_bits((ir_type)i->type);
+    ir_atomop op = (ir_atomop)i->mods.atomop;
+    if (i->nsrc != 3 || i->mods.bulk != IR_BULK_COMPLETE_TX || (tb != 32 && tb != 64) ||
+        op < IR_ATOM_ADD || op > IR_ATOM_XOR || (i->mods.space && i->mods.space != IR_SPACE_SHARED_CLUSTER))
+      return "red.async other than .add/.min/.max/.inc/.dec/.and/.or/.xor [a], b, [mbar] of a 32- or 64-bit "
+             "integer with mbarrier::complete_tx::bytes";
+    in->sub = ir_type_kind_of((ir_type)i->type) == IR_TK_SINT;
+    in->fn = h_red_async;
     return NULL;
   }
   default:

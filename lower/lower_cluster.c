@@ -21,6 +21,11 @@
  *                                     this pass runs first)
  *   clusterlaunchcontrol.query_cancel r
  *                                     the fields of ir/ir_cluster.h
+ *   st.async [a], b, [mbar]           st.shared [a], b; mbarrier.complete_tx
+ *                                     [mbar], bytes (the target is the
+ *                                     CTA's own shared memory)
+ *   red.async.op [a], b, [mbar]       red.shared.relaxed.cta.op [a], b;
+ *                                     mbarrier.complete_tx [mbar], bytes
  * Why an arrive that does nothing but fence, and a wait that is the whole
  * barrier, is right, and the one schedule it does not give: docs/lowering.md.
  */
@@ -31,7 +36,7 @@ static bool want(const ir_instr *i, void *data) {
   (void)data;
   switch ((ir_op)i->op) {
   case ir_op_barrier_cluster: case ir_op_mapa: case ir_op_getctarank:
-  case ir_op_clc_try_cancel: case ir_op_clc_query_cancel:
+  case ir_op_clc_try_cancel: case ir_op_clc_query_cancel: case ir_op_st_async: case ir_op_red_async:
     return true;
   default:
     return false;
@@ -43,7 +48,7 @@ static bool want(const ir_instr *i, void *data) {
 const lower_contract lower_cluster_contract = {
     .pass = "lower_cluster",
     .ops = (const ir_op[]){ir_op_barrier_cluster, ir_op_mapa, ir_op_getctarank, ir_op_clc_try_cancel,
-                           ir_op_clc_query_cancel, ir_op_count},
+                           ir_op_clc_query_cancel, ir_op_st_async, ir_op_red_async, ir_op_count},
     .preserves = 0,
 };
 
@@ -94,6 +99,30 @@ static bool try_cancel(ir_builder *b, const lower_cluster_options *o, ir_instr *
   return true;
 }
 
+/* st.async / red.async into the CTA's own shared memory, then complete-tx
+ * of the bytes on the mbarrier (lower_mbarrier expands it). */
+static bool async_store(ir_builder *b, const lower_cluster_options *o, ir_instr *i) {
+  bool st = i->op == ir_op_st_async;
+  unsigned nv = st ? (i->mods.vec ? i->mods.vec : 1u) : 1u, tb = ir_type_bits((ir_type)i->type);
+  if (i->nsrc != nv + 2 || i->mods.bulk != IR_BULK_COMPLETE_TX || (tb != 32 && tb != 64) ||
+      (i->mods.space && i->mods.space != IR_SPACE_SHARED_CLUSTER) ||
+      (!st && (i->mods.atomop < IR_ATOM_ADD || i->mods.atomop > IR_ATOM_XOR))) {
+    lower_error(o->diag, i, "%s other than [a], b, [mbar] of 32- or 64-bit values with mbarrier::complete_tx::bytes",
+                st ? "st.async" : "red.async");
+    return false;
+  }
+  uint8_t sp = i->mods.space ? IR_SPACE_SHARED : 0;
+  if (st)
+    ir_build_mem(b, ir_op_st, (ir_type)i->type, i->src[0], i->offset, nv, i->src + 1, 0,
+                 IR_MODS(.space = sp, .vec = nv > 1 ? nv : 0));
+  else
+    ir_build_mem(b, ir_op_red, (ir_type)i->type, i->src[0], i->offset, 1, i->src + 1, 0,
+                 IR_MODS(.space = sp, .atomop = i->mods.atomop, .sem = IR_SEM_RELAXED, .scope = IR_SCOPE_CTA));
+  ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[nv + 1], 0, 1,
+               (ir_value *[]){lower_imm32(b, nv * tb / 8)}, 0, IR_MODS(.space = sp));
+  return true;
+}
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   const lower_cluster_options *o = data;
   switch ((ir_op)i->op) {
@@ -119,6 +148,8 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     return try_cancel(b, o, i);
   case ir_op_clc_query_cancel:
     return query_cancel(b, o, i, out);
+  case ir_op_st_async: case ir_op_red_async:
+    return async_store(b, o, i);
   default:
     return false;
   }
