@@ -840,6 +840,7 @@ RT_EXPORT CUresult cuFuncLoad(CUfunction f) {
 
 /* ---- attributes ------------------------------------------------------- */
 static ptx_kernel_cluster func_cluster(CUfunction f);
+static CUresult cluster_check(CUfunction f, const unsigned *cluster);
 
 static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
   if (!pi) return CUDA_ERROR_INVALID_VALUE;
@@ -959,6 +960,43 @@ RT_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, 
                                                                         int block, size_t smem,
                                                                         unsigned flags) {
   return cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block, smem);
+}
+
+/* Clusters (docs/runtime.md "Clusters"): only clusters of one CTA run, so
+ * the most co-resident clusters of a configuration are its most
+ * co-resident blocks, and a larger cluster (the config's attribute, or the
+ * kernel's .reqnctapercluster) is CUDA_ERROR_INVALID_CLUSTER_SIZE, as its
+ * launch would be; the largest cluster size is 1. */
+static CUresult config_cluster(CUfunction f, const CUlaunchConfig *c) {
+  if (!c || (c->numAttrs && !c->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  for (unsigned i = 0; i < c->numAttrs; i++)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      const unsigned d[3] = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y,
+                             c->attrs[i].value.clusterDim.z};
+      CUresult r = cluster_check(f, d);
+      if (r != CUDA_SUCCESS) return r;
+    }
+  return cluster_check(f, NULL);
+}
+
+RT_EXPORT CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
+  RT_TRACE("%p, %p, %p", (void *)n, (void *)f, (const void *)c);
+  if (!n) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = config_cluster(f, c);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  *n = blocks_per_sm((int)(c->blockDimX * c->blockDimY * c->blockDimZ), c->sharedMemBytes) *
+       rt_driver.props[0].sm_count;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunchConfig *c) {
+  RT_TRACE("%p, %p, %p", (void *)n, (void *)f, (const void *)c);
+  if (!n) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!c) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!func_valid(f)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  *n = 1;
+  return rt_ret(CUDA_SUCCESS);
 }
 
 RT_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,

@@ -5,8 +5,9 @@
 // 1x1x1 clusters), with cudaLaunchKernelEx and a 1x1x1 cluster attribute,
 // and with __cluster_dims__(1,1,1); a cluster of more than one CTA, asked
 // at launch or by __cluster_dims__, is cudaErrorInvalidClusterSize
-// (docs/runtime.md "Clusters"), and the function attributes report the
-// required cluster shape.  Expected values: a host reference of the same
+// (docs/runtime.md "Clusters"), the function attributes report the
+// required cluster shape, and the cluster occupancy queries answer for
+// one-CTA clusters (the block occupancy times the multiprocessors; size 1).  Expected values: a host reference of the same
 // rotation (each thread reads its neighbour's shared slot after the
 // cluster barrier), the rank 0 and size 1 of a one-CTA cluster.
 #include <cooperative_groups.h>
@@ -136,6 +137,23 @@ int main() {
   CK(cudaFuncGetAttributes(&fa, plain));
   EXPECT(fa.requiredClusterWidth == 0 && fa.clusterDimMustBeSet == 0, "plain: required cluster width %d, must be "
          "set %d", fa.requiredClusterWidth, fa.clusterDimMustBeSet);
+
+  /* occupancy: clusters of one CTA are blocks; a larger cluster is refused
+   * as its launch is */
+  cfg.gridDim = dim3(BLOCKS);
+  attr[0].val.clusterDim.x = 1;
+  int nb = 0, nc = 0, cs = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, plain, N, 0));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaOccupancyMaxActiveClusters(&nc, plain, &cfg));
+  EXPECT(nc == nb * sms && nc > 0, "cudaOccupancyMaxActiveClusters 1x1x1: %d, want %d x %d", nc, nb, sms);
+  CK(cudaOccupancyMaxPotentialClusterSize(&cs, plain, &cfg));
+  EXPECT(cs == 1, "cudaOccupancyMaxPotentialClusterSize: %d, want 1", cs);
+  attr[0].val.clusterDim.x = 2;
+  e = cudaOccupancyMaxActiveClusters(&nc, plain, &cfg);
+  EXPECT(e == cudaErrorInvalidClusterSize, "cudaOccupancyMaxActiveClusters 2x1x1: %s", cudaGetErrorString(e));
+  cudaGetLastError();
 
   CK(cudaFree(in));
   CK(cudaFree(out));
