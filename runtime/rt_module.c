@@ -840,7 +840,7 @@ RT_EXPORT CUresult cuFuncLoad(CUfunction f) {
 
 /* ---- attributes ------------------------------------------------------- */
 static ptx_kernel_cluster func_cluster(CUfunction f);
-static CUresult cluster_check(CUfunction f, const unsigned *cluster);
+static CUresult cluster_check_at(CUfunction f, const unsigned *cluster, rt_level level, const char *what);
 
 static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
   if (!pi) return CUDA_ERROR_INVALID_VALUE;
@@ -974,10 +974,11 @@ static CUresult config_cluster(CUfunction f, const CUlaunchConfig *c) {
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
       const unsigned d[3] = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y,
                              c->attrs[i].value.clusterDim.z};
-      CUresult r = cluster_check(f, d);
+      /* cuBLAS probes cluster sizes this way at 9.0 and 10.0: a debug line */
+      CUresult r = cluster_check_at(f, d, rt_debug, "occupancy query");
       if (r != CUDA_SUCCESS) return r;
     }
-  return cluster_check(f, NULL);
+  return cluster_check_at(f, NULL, rt_debug, "occupancy query");
 }
 
 RT_EXPORT CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
@@ -1063,22 +1064,26 @@ static ptx_kernel_cluster func_cluster(CUfunction f) {
  * NULL: none) or required by the kernel's .reqnctapercluster, is
  * CUDA_ERROR_INVALID_CLUSTER_SIZE, CUDA's launch error for a cluster the
  * device cannot run ("cluster misconfiguration"), named in the log. */
-static CUresult cluster_check(CUfunction f, const unsigned *cluster) {
+static CUresult cluster_check_at(CUfunction f, const unsigned *cluster, rt_level level, const char *what) {
   if (cluster && (!cluster[0] || !cluster[1] || !cluster[2])) return CUDA_ERROR_INVALID_VALUE;
   if (cluster && (uint64_t)cluster[0] * cluster[1] * cluster[2] > 1) {
-    RT_LOG(rt_error, "kernel %s: launch with clusters of %ux%ux%u CTAs: ptxwave runs clusters of one CTA "
-           "only", f->name, cluster[0], cluster[1], cluster[2]);
+    RT_LOG((int)level, "kernel %s: %s with clusters of %ux%ux%u CTAs: ptxwave runs clusters of one CTA only",
+           f->name, what, cluster[0], cluster[1], cluster[2]);
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   ptx_kernel_cluster c = func_cluster(f);
   const uint32_t *q = c.reqnctapercluster;
   if ((uint64_t)q[0] * q[1] * q[2] > 1) {
-    RT_LOG(rt_error, "kernel %s: its PTX requires clusters of %ux%ux%u CTAs (.reqnctapercluster%s): "
+    RT_LOG((int)level, "kernel %s: its PTX requires clusters of %ux%ux%u CTAs (.reqnctapercluster%s): "
            "ptxwave runs clusters of one CTA only", f->name, q[0], q[1], q[2],
            c.explicitcluster ? ", .explicitcluster" : "");
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   return CUDA_SUCCESS;
+}
+
+static CUresult cluster_check(CUfunction f, const unsigned *cluster) {
+  return cluster_check_at(f, cluster, rt_error, "launch");
 }
 
 /* The launch configuration CUDA checks before anything runs (CUDA Driver
