@@ -215,7 +215,7 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
   case ir_op_cp_async_bulk_commit_group: case ir_op_cp_async_bulk_wait_group:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
-  case ir_op_tensormap_replace: case ir_op_tex: case ir_op_tld4:
+  case ir_op_tensormap_replace: case ir_op_tensormap_cp_fenceproxy: case ir_op_tex: case ir_op_tld4:
   case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust: case ir_op_sured:
   case ir_op_suq: case ir_op_bar_red:
   case ir_op_griddepcontrol: case ir_op_mbarrier_init: case ir_op_mbarrier_inval:

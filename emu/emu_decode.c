@@ -984,6 +984,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_mbarrier_pending_count:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_async_bulk_commit_group:
   case ir_op_cp_async_bulk_wait_group: case ir_op_cp_async_bulk_tensor:
+  case ir_op_cp_reduce_async_bulk: case ir_op_cp_reduce_async_bulk_tensor: case ir_op_tensormap_replace:
+  case ir_op_tensormap_cp_fenceproxy:
     return emu_sel_mbarrier(d, i, in);
 
   /* ---- clusters of one CTA (emu_cluster.c) ---- */
@@ -1047,10 +1049,7 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     return emu_sel_wave(d, i, in);
 
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
-  case ir_op_cp_reduce_async_bulk:
-  case ir_op_cp_reduce_async_bulk_tensor:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
-  case ir_op_tensormap_replace:
   case ir_op_tex: case ir_op_tld4: case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust:
   case ir_op_sured: case ir_op_suq:
   case ir_op_setmaxnreg:

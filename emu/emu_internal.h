@@ -491,6 +491,9 @@ const char *emu_dfmt(emu_decoder *d, const char *fmt, ...) __attribute__((format
 void *emu_addr(emu_exec *x, const emu_inst *in, unsigned lane, unsigned space, uint64_t addr,
                unsigned bytes, bool write);
 uint8_t *emu_lane_local(const emu_exec *x, unsigned lane);
+/* One atomic of in's atomop and type on `bytes` bytes at p, operand b;
+ * returns the old value (cp.reduce.async.bulk's element reductions). */
+uint64_t emu_atom_one(const emu_inst *in, void *p, unsigned bytes, uint64_t b);
 const emu_alloc *emu_find_alloc(const emu_alloc *a, uint32_t n, uint64_t addr);
 /* Reads a NUL-terminated string from device memory (printf formats). */
 bool emu_read_string(emu_exec *x, const emu_inst *in, unsigned lane, uint64_t addr, char *buf, size_t n);

@@ -492,6 +492,12 @@ static uint64_t atom_one(const emu_inst *in, void *p, unsigned bytes, uint64_t b
   return 0;
 }
 
+/* One element's atomic reduction for cp.reduce.async.bulk{.tensor}
+ * (emu_mbarrier.c): in's atomop on in's type, as atom/red do it. */
+uint64_t emu_atom_one(const emu_inst *in, void *p, unsigned bytes, uint64_t b) {
+  return atom_one(in, p, bytes, b, 0);
+}
+
 /* 128-bit exch/cas: under one lock (the host has no portable 16-byte CAS) */
 static void atom_wide(const emu_inst *in, void *p, const uint64_t *b, const uint64_t *c, uint64_t *old) {
   pthread_mutex_lock(&wide_atomic_lock);

@@ -138,6 +138,9 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_cp_async_bulk_wait_group: case ir_op_wgmma_wait_group: return ir_type_u32;
   case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
+  /* the type is the elements' (9.7.9.25.4.2): the size is a u32 */
+  case ir_op_cp_reduce_async_bulk: return ir_type_u32;
+  case ir_op_tensormap_cp_fenceproxy: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
   /* block-scaled mma: immediates are the scale selectors (9.7.14.3) */
   case ir_op_mma: return I->m.mmakind > IR_MMAKIND_F8F6F4 ? ir_type_u32 : t;
@@ -1204,6 +1207,15 @@ static void build_generic(ptx_parser *p, ins *I) {
     d.var[d.n] = p->ssa.cc_var;
     d.type[d.n++] = ir_type_pred;
   }
+  /* cp.async.bulk.shared::cluster.shared::cta [dst], [src], size, [mbar]:
+   * the IR's cp.async.bulk into shared memory reads a generic source (a
+   * global address is one), so the shared::cta source becomes one by cvta
+   * (docs/lowering.md "cp.async.bulk") */
+  if (op == ir_op_cp_async_bulk && I->bulk_src_shared && s.n >= 2) {
+    ir_value *a = s.v[1];
+    if (ir_type_bits((ir_type)a->type) != 64) a = ir_convert(&p->b, ir_type_u64, ir_type_u32, a);
+    s.v[1] = ir_alu1(&p->b, ir_op_cvta, ir_type_u64, a, .space = IR_SPACE_SHARED);
+  }
   if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
   if (ir_video_simd_elems(op) && build_video_simd_selected(p, I, op, &d, &s)) return;
   emit(p, I, op, &d, &s);
@@ -1218,6 +1230,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->m = (ir_mods){0};
   I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
+  I->bulk_src_shared = false;
   if (p->tok.kind == PTX_TOK_AT) {
     ptx_next(p);
     I->guarded = true;
