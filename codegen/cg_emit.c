@@ -212,8 +212,12 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_cvt_pack:
     cg_unsupported(E, i, "expanded by lower/ (lower_math.c): run lower/ first");
     return;
+  /* clusters of one CTA: lower/lower_cluster.c replaces them */
+  case ir_op_mapa: case ir_op_getctarank: case ir_op_barrier_cluster:
+  case ir_op_clc_try_cancel: case ir_op_clc_query_cancel: case ir_op_st_async: case ir_op_red_async:
+    cg_unsupported(E, i, "cluster operation: run lower/ first (lower_cluster.c)");
+    return;
   /* not implemented by codegen (lowering or later work) */
-  case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_reduce_async_bulk:
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
@@ -221,7 +225,7 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
   case ir_op_tensormap_replace: case ir_op_tensormap_cp_fenceproxy: case ir_op_tex: case ir_op_tld4:
   case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust: case ir_op_sured:
-  case ir_op_suq: case ir_op_bar_red: case ir_op_barrier_cluster: case ir_op_red_async:
+  case ir_op_suq: case ir_op_bar_red:
   case ir_op_griddepcontrol: case ir_op_mbarrier_init: case ir_op_mbarrier_inval:
   case ir_op_mbarrier_expect_tx: case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive:
   case ir_op_mbarrier_arrive_drop: case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait:

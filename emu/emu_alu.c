@@ -149,7 +149,7 @@ static void h_sreg(emu_exec *x, const emu_inst *in, emu_mask m) {
   case ir_sreg_clusterid: u = comp < 3 ? wg->ctaid[comp] : 0; break;
   case ir_sreg_nclusterid: u = comp < 3 ? dims_g[comp] : 0; break;
   case ir_sreg_cluster_ctaid: u = 0; break;
-  case ir_sreg_cluster_nctaid: u = 1; break;
+  case ir_sreg_cluster_nctaid: u = comp < 3; break;
   case ir_sreg_cluster_ctarank: u = 0; break;
   case ir_sreg_cluster_nctarank: u = 1; break;
   case ir_sreg_clock: u = (uint32_t)w->clock; break;

@@ -989,6 +989,11 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_tensormap_cp_fenceproxy:
     return emu_sel_mbarrier(d, i, in);
 
+  /* ---- clusters of one CTA (emu_cluster.c) ---- */
+  case ir_op_barrier_cluster: case ir_op_mapa: case ir_op_getctarank:
+  case ir_op_clc_try_cancel: case ir_op_clc_query_cancel: case ir_op_st_async: case ir_op_red_async:
+    return emu_sel_cluster(d, i, in);
+
   /* ---- warp ---- */
   case ir_op_shfl: case ir_op_vote: case ir_op_match: case ir_op_activemask: case ir_op_redux:
   case ir_op_elect: case ir_op_bar_warp_sync: {
@@ -1045,11 +1050,9 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
     return emu_sel_wave(d, i, in);
 
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
-  case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
   case ir_op_tex: case ir_op_tld4: case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust:
   case ir_op_sured: case ir_op_suq:
-  case ir_op_barrier_cluster: case ir_op_red_async:
   case ir_op_mma_sp:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_opaque:

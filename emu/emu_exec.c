@@ -207,6 +207,8 @@ void emu_wave_start(emu_wave *w, const emu_func *kernel) {
   memset(w->bar_arrived, 0, sizeof w->bar_arrived);
   memset(w->bar_wait, 0, sizeof w->bar_wait);
   memset(w->bar_counted, 0, sizeof w->bar_counted);
+  w->cbar_arrived = w->cbar_done = w->cbar_wait = 0;
+  w->cbar_inst = NULL;
   if (!frame_alloc(w, 0, kernel)) {
     w->state = EMU_W_DONE;
     return;
@@ -232,6 +234,9 @@ static void lanes_exit(emu_wave *w, emu_mask m) {
     f->syncwait &= ~m;
   }
   for (unsigned b = 0; b < EMU_NBARRIERS; b++) w->bar_wait[b] &= ~m;
+  w->cbar_arrived &= ~m;
+  w->cbar_done &= ~m;
+  w->cbar_wait &= ~m;
 }
 
 /* ---- barriers ------------------------------------------------------------------ */
@@ -303,7 +308,39 @@ static void check_barrier(emu_wg *wg, unsigned b, uint32_t *lw) {
   if (bar->arrived >= expected) release_barrier(wg, b);
 }
 
+/* The cluster barrier (barrier.cluster, PTX ISA 9.7.13.3).  A launch
+ * without cluster dimensions is a cluster of one CTA, so the barrier's
+ * threads are the workgroup's.  Unlike bar it counts threads, not warps:
+ * "barrier.cluster.wait causes the executing thread to wait for all
+ * non-exited threads of the cluster to perform barrier.cluster.arrive".
+ * The phase completes when every non-exited thread has arrived; the
+ * arrivals move to cbar_done (arrived, phase complete, wait still to
+ * come) and the threads blocked at the wait go on. */
+static void check_cluster_barrier(emu_wg *wg) {
+  bool any = false;
+  for (uint32_t i = 0; i < wg->nwaves; i++) {
+    const emu_wave *w = &wg->waves[i];
+    emu_mask alive = w->exists & ~w->exited;
+    if ((w->cbar_arrived & alive) != alive) return;
+    any |= w->cbar_arrived != 0;
+  }
+  if (!any) return;
+  for (uint32_t i = 0; i < wg->nwaves; i++) {
+    emu_wave *w = &wg->waves[i];
+    emu_mask wait = w->cbar_wait;
+    w->cbar_done |= w->cbar_arrived & ~wait;
+    w->cbar_arrived = 0;
+    w->cbar_wait = 0;
+    if (wait) {
+      emu_frame *f = &w->frames[w->cbar_depth < w->depth ? w->cbar_depth : w->depth - 1];
+      f->blocked &= ~wait;
+      if (w->state == EMU_W_BLOCKED) w->state = EMU_W_RUN;
+    }
+  }
+}
+
 void emu_check_barriers(emu_wg *wg) {
+  check_cluster_barrier(wg);
   uint32_t lw = UINT32_MAX;
   for (unsigned b = 0; b < EMU_NBARRIERS; b++) {
     bool any = false;
@@ -326,6 +363,13 @@ int emu_describe_wait(char *buf, size_t n, const emu_wave *w) {
       len += snprintf(buf + len, n > (size_t)len ? n - len : 0, "%s lanes 0x%llx wait at barrier %u (%s)",
                       len ? ";" : "", (unsigned long long)w->bar_wait[b], b, where);
     }
+  if (w->cbar_wait) {
+    char where[512];
+    emu_where(where, sizeof where, L, w->cbar_inst);
+    len += snprintf(buf + len, n > (size_t)len ? n - len : 0,
+                    "%s lanes 0x%llx wait at the cluster barrier (%s) for threads that have not arrived",
+                    len ? ";" : "", (unsigned long long)w->cbar_wait, where);
+  }
   if (w->depth) {
     const emu_frame *f = &w->frames[w->depth - 1];
     emu_mask sw = f->syncwait;
@@ -923,6 +967,61 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
       count_warps(wg, w, (unsigned)id);
       uint32_t lw = UINT32_MAX;
       check_barrier(wg, (unsigned)id, &lw);
+      if (!reschedule(x, w)) {
+        result = w->state == EMU_W_DONE ? EMU_RUN_DONE : EMU_RUN_BLOCKED;
+        goto out;
+      }
+      RELOAD();
+      continue;
+    }
+
+    case EMU_K_CBAR: {
+      /* barrier.cluster.arrive / .wait (PTX ISA 9.7.13.3): arrive does not
+       * block; wait blocks until the phase of the thread's arrive has
+       * completed.  An arrive before the previous arrive's wait, and a
+       * wait with no arrive before it, are misuse: the ISA pairs them
+       * ("each thread ... barrier.cluster.arrive ... followed by
+       * barrier.cluster.wait"), and the launch fails naming the line. */
+      if (in->guard != EMU_OPND_NONE) {
+        emu_mask g = guard_mask(x, in, m);
+        if (g != m) {
+          set_pc(f, m & ~g, f->ip + 1);
+          f->cur = g;
+          m = g;
+        }
+        if (!m) {
+          f->cur = 0;
+          select_lanes(f);
+          continue;
+        }
+      }
+      if (in->mods.barmode == IR_BAR_ARRIVE) {
+        emu_mask bad = m & (w->cbar_arrived | w->cbar_done);
+        if (bad) {
+          emu_fault(x, in, __builtin_ctzll(bad), EMU_ERR_LAUNCH,
+                    "barrier.cluster.arrive again before this thread's barrier.cluster.wait (PTX ISA 9.7.13.3)");
+          goto fault;
+        }
+        w->cbar_arrived |= m;
+      } else {
+        emu_mask bad = m & ~(w->cbar_arrived | w->cbar_done);
+        if (bad) {
+          emu_fault(x, in, __builtin_ctzll(bad), EMU_ERR_LAUNCH,
+                    "barrier.cluster.wait without a barrier.cluster.arrive before it (PTX ISA 9.7.13.3)");
+          goto fault;
+        }
+        w->cbar_done &= ~m;  /* their phase is complete: they go on */
+        emu_mask wait = m & w->cbar_arrived;
+        if (wait) {
+          w->cbar_wait |= wait;
+          w->cbar_depth = w->depth - 1;
+          w->cbar_inst = in;
+          f->blocked |= wait;
+        }
+      }
+      set_pc(f, m, f->ip + 1);
+      f->cur = 0;
+      check_cluster_barrier(wg);
       if (!reschedule(x, w)) {
         result = w->state == EMU_W_DONE ? EMU_RUN_DONE : EMU_RUN_BLOCKED;
         goto out;

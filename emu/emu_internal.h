@@ -80,6 +80,7 @@ typedef enum emu_kind {
   EMU_K_CALL, EMU_K_RET, EMU_K_EXIT,
   EMU_K_TRAP,         /* trap, unreachable: the launch fails */
   EMU_K_BAR,          /* bar / barrier: sync, arrive, red */
+  EMU_K_CBAR,         /* barrier.cluster.arrive / .wait (the cluster is the CTA) */
   EMU_K_UNSUPPORTED,  /* reaching it fails the launch (never: launches check first) */
 } emu_kind;
 
@@ -311,6 +312,13 @@ struct emu_wave {
   uint8_t bar_counted[EMU_NBARRIERS];
   uint32_t bar_depth[EMU_NBARRIERS];
   const emu_inst *bar_inst[EMU_NBARRIERS];
+  /* barrier.cluster (PTX ISA 9.7.13.3), its own barrier beside bar's 16:
+   * the lanes that arrived in the current phase, those whose phase has
+   * completed but that have not yet waited, those blocked at the wait, and
+   * the frame and instruction of that wait */
+  emu_mask cbar_arrived, cbar_done, cbar_wait;
+  uint32_t cbar_depth;
+  const emu_inst *cbar_inst;
   uint32_t spins;               /* backward branches since the last store */
   uint64_t clock;               /* instructions executed: %clock */
   uint32_t tid[3][EMU_MAX_LANES];
@@ -469,6 +477,7 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_warp(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_matrix(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in);
+const char *emu_sel_cluster(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_video(emu_decoder *d, const ir_instr *i, emu_inst *in);
 const char *emu_sel_simd_video(emu_decoder *d, const ir_instr *i, emu_inst *in);
 /* wave_mma: its operands (then results) in in->aux, an emu_opnd array */

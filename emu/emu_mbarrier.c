@@ -28,7 +28,8 @@
  * copy is done when the instruction runs (a legal schedule of an
  * asynchronous copy, as for cp.async), in 16-byte steps each checked like an
  * access (the ISA requires 16-byte alignment and a size that is a multiple
- * of 16), then complete-tx(size) on the mbarrier.  commit_group and
+ * of 16), then complete-tx(size) on the mbarrier; .cp_mask (sm_100) copies
+ * byte j of each 16-byte chunk only where bit j of its mask is set.  commit_group and
  * wait_group have nothing left to wait for.  The shared::cta ->
  * shared::cluster form arrives with its source made generic by the PTX
  * front end (a cluster is one CTA: the destination is this CTA's shared
@@ -134,7 +135,7 @@ static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
    * cvta of the shared::cta source of the shared::cta -> shared::cluster
    * form (ptx_instr.c) */
   unsigned from = to_global ? EMU_SP_SHARED : EMU_SP_GENERIC;
-  bool multicast = in->sub;
+  bool multicast = in->sub == 1, masked = in->sub == 2;
   EMU_EACH(m, l, {
     uint64_t n = S(2)[l], da = (S(0)[l] + (uint64_t)in->imm) & in->amask, sa = S(1)[l];
     if (n % 16 || n >= (1ull << 32)) {
@@ -143,6 +144,22 @@ static void h_bulk(emu_exec *x, const emu_inst *in, emu_mask m) {
     }
     if (multicast && !(S(4)[l] & 1)) continue;   /* this CTA (rank 0) not in the ctaMask */
     for (uint64_t k = 0; k < n; k += 16) {
+      if (masked) {
+        /* .cp_mask: byte j of each 16-byte chunk iff bit j of the mask;
+         * the other bytes of the destination are not accessed */
+        const uint8_t *s = emu_addr(x, in, l, from, sa + k, 16, false);
+        if (!s) return;
+        uint8_t c[16];
+        memcpy(c, s, 16);
+        uint16_t mask = (uint16_t)S(3)[l];
+        for (unsigned j = 0; j < 16; j++) {
+          if (!(mask >> j & 1)) continue;
+          uint8_t *d = emu_addr(x, in, l, in->space, da + k + j, 1, true);
+          if (!d) return;
+          *d = c[j];
+        }
+        continue;
+      }
       uint8_t *d = emu_addr(x, in, l, in->space, da + k, 16, true);
       const uint8_t *s = d ? emu_addr(x, in, l, from, sa + k, 16, false) : NULL;
       if (!s) return;
@@ -383,9 +400,14 @@ const char *emu_sel_mbarrier(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_cp_async_bulk: {
     unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
     bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX;
-    if (nval != (tx ? 4u : 3u) + (tx && nval == 5) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
+    /* .multicast::cluster (into shared, with an mbarrier) adds the ctaMask,
+     * .cp_mask (shared::cta -> global, sm_100) the byte mask: an operand
+     * more each */
+    bool multicast = tx && nval == 5;
+    bool masked = !tx && i->mods.space == IR_SPACE_GLOBAL && nval == 4 && !i->mods.has_cache_hint;
+    if (nval != (tx ? 4u : 3u) + (multicast || masked) || (i->mods.space == IR_SPACE_GLOBAL) == tx)
       return "cp.async.bulk other than global -> shared with an mbarrier or shared -> global in a bulk group";
-    in->sub = nval == 5;   /* .multicast::cluster: the ctaMask */
+    in->sub = multicast ? 1 : masked ? 2 : 0;   /* the ctaMask, the byte mask */
     in->fn = h_bulk;
     return NULL;
   }

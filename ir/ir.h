@@ -273,6 +273,11 @@ typedef enum ir_query {
   IR_TMF_GLOBAL_ADDRESS, IR_TMF_RANK, IR_TMF_BOX_DIM, IR_TMF_GLOBAL_DIM, IR_TMF_GLOBAL_STRIDE,
   IR_TMF_ELEMENT_STRIDE, IR_TMF_ELEMTYPE, IR_TMF_INTERLEAVE_LAYOUT, IR_TMF_SWIZZLE_MODE,
   IR_TMF_SWIZZLE_ATOMICITY, IR_TMF_FILL_MODE,
+  /* clusterlaunchcontrol.query_cancel's queries of a try_cancel response
+   * (PTX ISA 9.7.12): is_canceled, the first CTA's id (.v4) or one of its
+   * components */
+  IR_QUERY_IS_CANCELED, IR_QUERY_FIRST_CTAID, IR_QUERY_FIRST_CTAID_X, IR_QUERY_FIRST_CTAID_Y,
+  IR_QUERY_FIRST_CTAID_Z,
 } ir_query;
 /* griddepcontrol (9.7.13.13) */
 typedef enum ir_gdc { IR_GDC_NONE, IR_GDC_LAUNCH_DEPENDENTS, IR_GDC_WAIT } ir_gdc;
@@ -356,7 +361,7 @@ typedef struct ir_mods {
   uint8_t texcomp;    /* ir_texcomp: tld4 */
   uint8_t clampmode;  /* ir_clampmode: suld sust sured */
   uint8_t surfmode;   /* ir_surfmode: suld sust */
-  uint8_t query;      /* ir_query: txq suq */
+  uint8_t query;      /* ir_query: txq suq clusterlaunchcontrol.query_cancel */
   uint8_t gdc;        /* ir_gdc: griddepcontrol */
   uint8_t mbar;       /* ir_mbarmode: mbarrier.*, cp.async.mbarrier.arrive */
   uint8_t level;      /* ir_level: prefetch prefetchu discard cp.async.bulk.prefetch createpolicy */

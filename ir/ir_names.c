@@ -88,6 +88,7 @@ static const char *const query_names[] = {
   "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
   "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride", "elemtype",
   "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
+  "is_canceled", "get_first_ctaid", "get_first_ctaid::x", "get_first_ctaid::y", "get_first_ctaid::z",
 };
 static const char *const gdc_names[] = {"", "launch_dependents", "wait"};
 static const char *const level_names[] = {"", "L1", "L2", "tensormap"};

@@ -68,6 +68,16 @@ typedef struct lower_async_options {
 } lower_async_options;
 bool lower_async(ir_module *m, const lower_async_options *opt);
 
+/* ---- lower_cluster.c ---------------------------------------------------- */
+/* barrier.cluster, mapa, getctarank and clusterlaunchcontrol.* for clusters
+ * of one CTA: fences, workgroup_barrier, the identity, 0, and a failed
+ * try_cancel (a store and mbarrier.complete_tx, so it runs before
+ * lower_mbarrier). */
+typedef struct lower_cluster_options {
+  pw_diag *diag;
+} lower_cluster_options;
+bool lower_cluster(ir_module *m, const lower_cluster_options *opt);
+
 /* ---- lower_mbarrier.c --------------------------------------------------- */
 /* mbarrier.* and cp.async.mbarrier.arrive as 64-bit loads, stores and
  * compare-and-swap loops on the object word (ir/ir_mbarrier.h).  Runs after

@@ -119,16 +119,19 @@ static ir_value *multicast_bytes(ir_builder *b, ir_value *mask, ir_value *n) {
   return lower_selp(b, ir_type_u32, n, lower_imm32(b, 0), in);
 }
 
-/* cp.async.bulk [dst], [src], size{, [mbar]}:
+/* cp.async.bulk [dst], [src], size{, [mbar]{, ctaMask} | , byteMask}:
  *   pre:  br head
  *   head: k = phi(0, k + 16); cbr k < size, body, exit
  *   body: v = ld.v4.b32 [src + k]; st.v4.b32 [dst + k], v; br head
+ *         (.cp_mask: byte j of v stored to [dst + k + j] iff mask bit j)
  *   exit: mbarrier.complete_tx [mbar], size       (the mbarrier form) */
 static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) {
   unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1u : 0u);
   bool tx = i->mods.bulk == IR_BULK_COMPLETE_TX, to_global = i->mods.space == IR_SPACE_GLOBAL;
   bool mc = tx && nval == 5;   /* .multicast::cluster: the ctaMask */
-  if (nval != (tx ? 4u : 3u) + mc || to_global == tx) {
+  /* .cp_mask (shared -> global, sm_100): a fourth operand, the byte mask */
+  bool masked = !tx && to_global && nval == 4 && !i->mods.has_cache_hint;
+  if (nval != (tx ? 4u : 3u) + (mc || masked) || to_global == tx) {
     lower_error(o->diag, i, "cp.async.bulk other than global -> shared with an mbarrier or shared -> global "
                 "in a bulk group");
     return false;
@@ -159,7 +162,22 @@ static bool bulk_copy(ir_builder *b, ir_instr *i, const lower_async_options *o) 
   ir_value *sa = ir_alu2(y, ir_op_add, st, src, ks);
   ir_value *da = ir_alu2(y, ir_op_add, dt, dst, kd);
   ir_instr *ld = ir_build_mem(y, ir_op_ld, ir_type_b32, sa, 0, 0, NULL, 4, &sm);
-  ir_build_mem(y, ir_op_st, ir_type_b32, da, i->offset, 4, ld->dst, 0, &dm);
+  if (masked) {
+    /* byte j of each 16-byte chunk is stored iff bit j of the mask is set:
+     * 16 guarded byte stores */
+    ir_value *mask = i->src[3];
+    if (ir_type_bits((ir_type)mask->type) != 32) mask = ir_convert(y, ir_type_u32, (ir_type)mask->type, mask);
+    for (unsigned j = 0; j < 16; j++) {
+      ir_value *byte = lower_alu(y, ir_op_shr, ir_type_b32, ld->dst[j / 4], lower_imm32(y, 8 * (j % 4)));
+      ir_value *bit = lower_alu(y, ir_op_and, ir_type_b32, mask, lower_imm32(y, 1u << j));
+      ir_value *p = lower_setp(y, IR_CMP_NE, ir_type_b32, bit, lower_imm32(y, 0));
+      ir_instr *stb = ir_build_mem(y, ir_op_st, ir_type_b8, da, i->offset + j, 1, (ir_value *[]){byte}, 0,
+                                   IR_MODS(.space = IR_SPACE_GLOBAL));
+      ir_instr_set_guard(y, stb, p, false, NULL);
+    }
+  } else {
+    ir_build_mem(y, ir_op_st, ir_type_b32, da, i->offset, 4, ld->dst, 0, &dm);
+  }
   loop_close(b, &lp, y->block, 16);
   if (tx)
     ir_build_mem(b, ir_op_mbarrier_complete_tx, ir_type_b64, i->src[3], 0, 1, (ir_value *[]){n}, 0,

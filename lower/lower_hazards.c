@@ -29,9 +29,11 @@
  */
 #include "lower_internal.h"
 
+/* barrier.cluster.wait is the workgroup barrier after lower_cluster (the
+ * arrive is a fence) */
 static bool is_barrier(const ir_instr *i) {
   return (i->op == ir_op_bar && i->mods.barmode != IR_BAR_ARRIVE) || i->op == ir_op_bar_red ||
-         i->op == ir_op_workgroup_barrier;
+         i->op == ir_op_workgroup_barrier || (i->op == ir_op_barrier_cluster && i->mods.barmode == IR_BAR_WAIT);
 }
 
 /* Does f, or a function it calls directly (a few levels down), contain a

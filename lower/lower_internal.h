@@ -73,7 +73,7 @@ typedef struct lower_contract {
 } lower_contract;
 
 /* One per pass, next to the pass. */
-extern const lower_contract lower_async_contract, lower_mbarrier_contract, lower_video_contract,
+extern const lower_contract lower_async_contract, lower_cluster_contract, lower_mbarrier_contract, lower_video_contract,
     lower_multimem_contract, lower_tex_contract, lower_printf_contract, lower_wmma_contract, lower_mma_contract,
     lower_warps_contract, lower_barriers_contract, lower_sregs_contract, lower_math_contract, opt_addrspace_contract, opt_dce_contract;
 

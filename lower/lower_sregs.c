@@ -20,8 +20,15 @@
  *                         gfx12)
  *   %nsmid, %gridid     the constants 1 and 0 (no hardware register or
  *                       dispatch field holds either)
+ *   the cluster registers (PTX ISA chapter 10): a launch is a grid of 1x1x1
+ *                       clusters (docs/runtime.md), so %clusterid is
+ *                       %ctaid, %nclusterid %nctaid, %cluster_ctaid and
+ *                       %cluster_ctarank 0, %cluster_nctaid (x, y, z) and
+ *                       %cluster_nctarank 1, %is_explicit_cluster false
+ *                       (no launch gives cluster dimensions): the values
+ *                       the emulator gives (emu_alu.c)
  * The warp registers (%laneid %warpid %lanemask_* ...) belong to
- * lower_warps.c.  The rest (%envreg %pm* the cluster registers,
+ * lower_warps.c.  The rest (%envreg %pm*,
  * %total_smem_size %aggr_smem_size %reserved_smem_* %current_graph_exec)
  * no stage translates for AMD GPUs: they stay as sreg reads, which the
  * emulator answers and codegen reports; they are not warp level, so
@@ -42,6 +49,8 @@ static bool want(const ir_instr *i, void *data) {
   case ir_sreg_dynamic_smem_size: case ir_sreg_clock: case ir_sreg_clock_hi: case ir_sreg_clock64:
   case ir_sreg_globaltimer: case ir_sreg_globaltimer_lo: case ir_sreg_globaltimer_hi: case ir_sreg_smid:
   case ir_sreg_nsmid: case ir_sreg_gridid:
+  case ir_sreg_is_explicit_cluster: case ir_sreg_clusterid: case ir_sreg_nclusterid: case ir_sreg_cluster_ctaid:
+  case ir_sreg_cluster_nctaid: case ir_sreg_cluster_ctarank: case ir_sreg_cluster_nctarank:
     return true;
   default:
     return false;
@@ -55,7 +64,9 @@ const lower_contract lower_sregs_contract = {
     .sregs = (const ir_sreg[]){ir_sreg_tid, ir_sreg_ntid, ir_sreg_ctaid, ir_sreg_nctaid, ir_sreg_dynamic_smem_size,
                                ir_sreg_clock, ir_sreg_clock_hi, ir_sreg_clock64, ir_sreg_globaltimer,
                                ir_sreg_globaltimer_lo, ir_sreg_globaltimer_hi, ir_sreg_smid, ir_sreg_nsmid,
-                               ir_sreg_gridid, ir_sreg_count},
+                               ir_sreg_gridid, ir_sreg_is_explicit_cluster, ir_sreg_clusterid,
+                               ir_sreg_nclusterid, ir_sreg_cluster_ctaid, ir_sreg_cluster_nctaid,
+                               ir_sreg_cluster_ctarank, ir_sreg_cluster_nctarank, ir_sreg_count},
     .preserves = 0,
 };
 
@@ -114,6 +125,16 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_sreg_smid: out[0] = smid(b, s->gen); return true;
   case ir_sreg_nsmid: out[0] = ir_imm(b, ir_type_u32, 1); return true;
   case ir_sreg_gridid: out[0] = ir_imm(b, ir_type_u64, 0); return true;
+  case ir_sreg_is_explicit_cluster:
+    out[0] = lower_setp(b, IR_CMP_NE, ir_type_u32, lower_imm32(b, 0), lower_imm32(b, 0));
+    return true;
+  case ir_sreg_clusterid: out[0] = d < 3 ? dim_op(b, ir_op_workgroup_id, d) : ir_imm(b, ir_type_u32, 0); return true;
+  case ir_sreg_nclusterid:
+    out[0] = d < 3 ? dim_op(b, ir_op_workgroup_count, d) : ir_imm(b, ir_type_u32, 0);
+    return true;
+  case ir_sreg_cluster_ctaid: case ir_sreg_cluster_ctarank: out[0] = ir_imm(b, ir_type_u32, 0); return true;
+  case ir_sreg_cluster_nctaid: out[0] = ir_imm(b, ir_type_u32, d < 3 ? 1 : 0); return true;
+  case ir_sreg_cluster_nctarank: out[0] = ir_imm(b, ir_type_u32, 1); return true;
   default: return false;
   }
 }

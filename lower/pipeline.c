@@ -74,6 +74,7 @@ static bool lower_module_passes(ir_module *m, const ir_target *t, const lower_pi
   if (opt && opt->warn_hazards)
     lower_check_hazards(m, &(lower_hazards_options){.diag = diag, .stats = opt->hazard_stats});
   LOWER_PASS(lower_async, .diag = diag);
+  LOWER_PASS(lower_cluster, .diag = diag);
   LOWER_PASS(lower_mbarrier, .diag = diag);
   LOWER_PASS(lower_video, .diag = diag);
   LOWER_PASS(lower_multimem, .diag = diag);

@@ -271,6 +271,14 @@ size_t ptx_entry_name(char *buf, size_t cap, const ptx_file *f, uint32_t contain
  * NUL-terminated names are copied from the arena. */
 uint32_t ptx_scan_kernels(const char *text, size_t len, pw_arena *a, const char **names,
                           uint32_t cap);
+/* The cluster directives of the same kernels, in the same order (the same
+ * cheap scan): .reqnctapercluster (0 0 0 when absent; missing dimensions
+ * 1) and .explicitcluster (PTX ISA 11.4). */
+typedef struct ptx_kernel_cluster {
+  uint32_t reqnctapercluster[3];
+  bool explicitcluster;
+} ptx_kernel_cluster;
+uint32_t ptx_scan_kernel_clusters(const char *text, size_t len, ptx_kernel_cluster *out, uint32_t cap);
 
 /* ptx/cubin.c */
 

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "container_impl.h"
 
@@ -45,7 +46,48 @@ static bool is_ident(unsigned char c) {
  * strings only appear in a few directives (.file, .pragma).  `.entry` is a
  * directive token, so it must stand alone: not part of `.entry_x` or
  * `a.entry`. */
-uint32_t ptx_scan_kernels(const char *text, size_t len, pw_arena *a, const char **names, uint32_t cap) {
+/* The cluster directives of the kernel whose name ends at text[i]: the
+ * performance-tuning directives stand between the parameter list and the
+ * body's `{` (PTX ISA 11.4): .reqnctapercluster nx{, ny{, nz}} (missing
+ * dimensions are 1) and .explicitcluster. */
+static void scan_cluster(const char *text, size_t len, size_t i, ptx_kernel_cluster *c) {
+  *c = (ptx_kernel_cluster){{0, 0, 0}, false};
+  while (i < len && text[i] != '{') {
+    if (text[i] == '/' && i + 1 < len && text[i + 1] == '/') {
+      const char *nl = memchr(text + i, '\n', len - i);
+      i = nl ? (size_t)(nl - text) + 1 : len;
+      continue;
+    }
+    static const char req[] = ".reqnctapercluster", expl[] = ".explicitcluster";
+    if (len - i > sizeof req - 1 && !memcmp(text + i, req, sizeof req - 1) &&
+        !is_ident((unsigned char)text[i + sizeof req - 1])) {
+      i += sizeof req - 1;
+      for (unsigned d = 0; d < 3; d++) {
+        while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
+        if (i >= len || text[i] < '0' || text[i] > '9') break;
+        uint64_t v = 0;
+        while (i < len && text[i] >= '0' && text[i] <= '9' && v < (1ull << 32)) v = v * 10 + (uint64_t)(text[i++] - '0');
+        c->reqnctapercluster[d] = v >= (1ull << 32) ? UINT32_MAX : (uint32_t)v;
+        while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
+        if (i < len && text[i] == ',') i++;
+        else break;
+      }
+      for (unsigned d = 0; d < 3; d++)
+        if (c->reqnctapercluster[0] && !c->reqnctapercluster[d]) c->reqnctapercluster[d] = 1;
+      continue;
+    }
+    if (len - i > sizeof expl - 1 && !memcmp(text + i, expl, sizeof expl - 1) &&
+        !is_ident((unsigned char)text[i + sizeof expl - 1])) {
+      c->explicitcluster = true;
+      i += sizeof expl - 1;
+      continue;
+    }
+    i++;
+  }
+}
+
+static uint32_t scan(const char *text, size_t len, pw_arena *a, const char **names, ptx_kernel_cluster *clusters,
+                     uint32_t cap) {
   uint32_t n = 0;
   size_t i = 0;
   while (i < len) {
@@ -84,6 +126,7 @@ uint32_t ptx_scan_kernels(const char *text, size_t len, pw_arena *a, const char 
       while (j < len && is_ident((unsigned char)text[j])) j++;
       if (j > s) {
         if (names && n < cap) names[n] = pw_arena_strndup(a, text + s, j - s);
+        if (clusters && n < cap) scan_cluster(text, len, j, &clusters[n]);
         n++;
       }
       i = j;
@@ -92,6 +135,14 @@ uint32_t ptx_scan_kernels(const char *text, size_t len, pw_arena *a, const char 
     }
   }
   return n;
+}
+
+uint32_t ptx_scan_kernels(const char *text, size_t len, pw_arena *a, const char **names, uint32_t cap) {
+  return scan(text, len, a, names, NULL, cap);
+}
+
+uint32_t ptx_scan_kernel_clusters(const char *text, size_t len, ptx_kernel_cluster *out, uint32_t cap) {
+  return scan(text, len, NULL, NULL, out, cap);
 }
 
 int ptx_file_for_each(const ptx_file *f, unsigned visit, const ptx_read_options *opt,

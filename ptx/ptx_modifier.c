@@ -107,6 +107,19 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
   else if (word_is(t, "mbarrier_init")) {
     if (op != ir_op_fence) return false;
   }
+  /* clusterlaunchcontrol.try_cancel.multicast::cluster::all (9.7.12): the
+   * response goes to every CTA of the cluster, which is one CTA here
+   * (clusters are 1x1x1, docs/runtime.md): the plain form (ir_ops.def) */
+  else if (word_is(t, "multicast::cluster::all")) {
+    if (op != ir_op_clc_try_cancel) return false;
+  }
+  /* cp.async.bulk.global.shared::cta.bulk_group.cp_mask (9.7.9.25.4.1,
+   * sm_100): the byte mask is a fourth operand, which says it in the IR
+   * (ir_ops.def); with .L2::cache_hint the operand order would clash with
+   * the IR's (policy last): kept opaque */
+  else if (word_is(t, "cp_mask")) {
+    if (op != ir_op_cp_async_bulk || m->has_cache_hint) return false;
+  }
   /* .multicast::cluster of cp.async.bulk{.tensor} into shared memory
    * (9.7.9.25.4.1, 9.7.9.25.5.1): the ctaMask operand it adds says so in
    * the IR (the operand count; ir_ops.def's mods column has no free bit) */

@@ -2406,9 +2406,12 @@ RT_EXPORT CUresult cuGraphKernelNodeSetAttribute(CUgraphNode n, CUkernelNodeAttr
                                                  const CUkernelNodeAttrValue *v) {
   RT_TRACE("%p, %d, %p", (void *)n, (int)a, (const void *)v);
   if (!v || !kernel_node(n) || (unsigned)a >= RT_NODE_ATTRS) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  /* clusters of one CTA only, as cuLaunchKernelEx (rt_module.c, cluster_check) */
+  if (a == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION && (!v->clusterDim.x || !v->clusterDim.y || !v->clusterDim.z))
+    return rt_ret(CUDA_ERROR_INVALID_VALUE);
   if (a == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
-      v->clusterDim.x * v->clusterDim.y * v->clusterDim.z > 1)
-    return rt_ret(CUDA_ERROR_NOT_SUPPORTED);   /* no clusters (as cuLaunchKernelEx) */
+      (uint64_t)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z > 1)
+    return rt_ret(CUDA_ERROR_INVALID_CLUSTER_SIZE);
   n->attrs[a] = *v;
   return rt_ret(CUDA_SUCCESS);
 }

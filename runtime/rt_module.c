@@ -94,6 +94,9 @@ struct CUmod_st {
   pw_arena names;               /* the kernels of that PTX (.entry), in order */
   const char **kernels;
   uint32_t nkernels;
+  /* the cluster directives of kernels[0 .. nclusters-1] (the PTX's) */
+  ptx_kernel_cluster *clusters;
+  uint32_t nclusters;
 };
 
 struct CUlib_st {
@@ -140,6 +143,8 @@ static void list_kernels(struct CUmod_st *m, const char *text, size_t len) {
   uint32_t n = ptx_scan_kernels(text, len, NULL, NULL, 0);
   m->kernels = n ? pw_arena_alloc(&m->names, n * sizeof *m->kernels) : NULL;
   if (m->kernels) m->nkernels = ptx_scan_kernels(text, len, &m->names, m->kernels, n);
+  m->clusters = m->nkernels ? pw_arena_alloc(&m->names, m->nkernels * sizeof *m->clusters) : NULL;
+  if (m->clusters) m->nclusters = ptx_scan_kernel_clusters(text, len, m->clusters, m->nkernels);
 }
 
 static CUresult backend_load(const char *name, const char *text, size_t len, rt_bmodule **out) {
@@ -834,6 +839,9 @@ RT_EXPORT CUresult cuFuncLoad(CUfunction f) {
 }
 
 /* ---- attributes ------------------------------------------------------- */
+static ptx_kernel_cluster func_cluster(CUfunction f);
+static CUresult cluster_check_at(CUfunction f, const unsigned *cluster, rt_level level, const char *what);
+
 static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
   if (!pi) return CUDA_ERROR_INVALID_VALUE;
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
@@ -858,6 +866,19 @@ static CUresult func_attr(int *pi, CUfunction_attribute a, CUfunction f) {
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
   case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = f->carveout; break;
+  /* the PTX's .reqnctapercluster (0 when it has none), and whether a
+   * launch must give cluster dimensions (.explicitcluster or a required
+   * size); launches run only clusters of one CTA (cluster_check) */
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    *pi = (int)func_cluster(f).reqnctapercluster[a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
+    break;
+  case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: {
+    ptx_kernel_cluster c = func_cluster(f);
+    *pi = c.explicitcluster || c.reqnctapercluster[0];
+    break;
+  }
   default: *pi = 0; break;
   }
   return CUDA_SUCCESS;
@@ -941,6 +962,44 @@ RT_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, 
   return cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block, smem);
 }
 
+/* Clusters (docs/runtime.md "Clusters"): only clusters of one CTA run, so
+ * the most co-resident clusters of a configuration are its most
+ * co-resident blocks, and a larger cluster (the config's attribute, or the
+ * kernel's .reqnctapercluster) is CUDA_ERROR_INVALID_CLUSTER_SIZE, as its
+ * launch would be; the largest cluster size is 1. */
+static CUresult config_cluster(CUfunction f, const CUlaunchConfig *c) {
+  if (!c || (c->numAttrs && !c->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
+  for (unsigned i = 0; i < c->numAttrs; i++)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      const unsigned d[3] = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y,
+                             c->attrs[i].value.clusterDim.z};
+      /* cuBLAS probes cluster sizes this way at 9.0 and 10.0: a debug line */
+      CUresult r = cluster_check_at(f, d, rt_debug, "occupancy query");
+      if (r != CUDA_SUCCESS) return r;
+    }
+  return cluster_check_at(f, NULL, rt_debug, "occupancy query");
+}
+
+RT_EXPORT CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
+  RT_TRACE("%p, %p, %p", (void *)n, (void *)f, (const void *)c);
+  if (!n) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  CUresult r = config_cluster(f, c);
+  if (r != CUDA_SUCCESS) return rt_ret(r);
+  *n = blocks_per_sm((int)(c->blockDimX * c->blockDimY * c->blockDimZ), c->sharedMemBytes) *
+       rt_driver.props[0].sm_count;
+  return rt_ret(CUDA_SUCCESS);
+}
+
+RT_EXPORT CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunchConfig *c) {
+  RT_TRACE("%p, %p, %p", (void *)n, (void *)f, (const void *)c);
+  if (!n) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!c) return rt_ret(CUDA_ERROR_INVALID_VALUE);
+  if (!func_valid(f)) return rt_ret(CUDA_ERROR_INVALID_HANDLE);
+  *n = 1;
+  return rt_ret(CUDA_SUCCESS);
+}
+
 RT_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,
                                                     CUoccupancyB2DSize smem_of, size_t smem,
                                                     int limit) {
@@ -988,6 +1047,43 @@ static CUresult sass_only_refused(CUfunction f) {
            "launches fail with CUDA_ERROR_NO_BINARY_FOR_GPU", f->name, lib);
   }
   return CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
+/* The cluster directives of f's PTX (.reqnctapercluster, .explicitcluster;
+ * zeros when it has none or is SASS only). */
+static ptx_kernel_cluster func_cluster(CUfunction f) {
+  const struct CUmod_st *m = f->mod;
+  for (uint32_t i = 0; i < m->nclusters && i < m->nkernels; i++)
+    if (!strcmp(m->kernels[i], f->name)) return m->clusters[i];
+  return (ptx_kernel_cluster){{0, 0, 0}, false};
+}
+
+/* Clusters (docs/runtime.md "Clusters"): a launch is a grid of 1x1x1
+ * clusters, the only size ptxwave runs.  A cluster dimension of 0 is
+ * CUDA_ERROR_INVALID_VALUE; a larger cluster, given at launch (cluster,
+ * NULL: none) or required by the kernel's .reqnctapercluster, is
+ * CUDA_ERROR_INVALID_CLUSTER_SIZE, CUDA's launch error for a cluster the
+ * device cannot run ("cluster misconfiguration"), named in the log. */
+static CUresult cluster_check_at(CUfunction f, const unsigned *cluster, rt_level level, const char *what) {
+  if (cluster && (!cluster[0] || !cluster[1] || !cluster[2])) return CUDA_ERROR_INVALID_VALUE;
+  if (cluster && (uint64_t)cluster[0] * cluster[1] * cluster[2] > 1) {
+    RT_LOG((int)level, "kernel %s: %s with clusters of %ux%ux%u CTAs: ptxwave runs clusters of one CTA only",
+           f->name, what, cluster[0], cluster[1], cluster[2]);
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  ptx_kernel_cluster c = func_cluster(f);
+  const uint32_t *q = c.reqnctapercluster;
+  if ((uint64_t)q[0] * q[1] * q[2] > 1) {
+    RT_LOG((int)level, "kernel %s: its PTX requires clusters of %ux%ux%u CTAs (.reqnctapercluster%s): "
+           "ptxwave runs clusters of one CTA only", f->name, q[0], q[1], q[2],
+           c.explicitcluster ? ", .explicitcluster" : "");
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  return CUDA_SUCCESS;
+}
+
+static CUresult cluster_check(CUfunction f, const unsigned *cluster) {
+  return cluster_check_at(f, cluster, rt_error, "launch");
 }
 
 /* The launch configuration CUDA checks before anything runs (CUDA Driver
@@ -1090,6 +1186,7 @@ CUresult rt_kernel_node_pack(CUfunction f, const unsigned grid[3], const unsigne
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
   if (f->sass_only) return sass_only_refused(f);
   CUresult r = launch_check(f, grid, block, shared);
+  if (r == CUDA_SUCCESS) r = cluster_check(f, NULL);
   if (r != CUDA_SUCCESS) return r;
   uint8_t small[256], *buf;
   bool owned;
@@ -1130,12 +1227,14 @@ static CUresult coop_check(CUfunction f, const unsigned grid[3], const unsigned 
 }
 
 static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
-                       unsigned shared, CUstream hs, void **params, void **extra, bool coop) {
+                       unsigned shared, CUstream hs, void **params, void **extra, bool coop,
+                       const unsigned *cluster) {
   CUresult r = rt_check_ctx();
   if (r != CUDA_SUCCESS) return r;
   if (!func_valid(f)) return CUDA_ERROR_INVALID_HANDLE;
   if (f->sass_only) return sass_only_refused(f);
   r = launch_check(f, grid, block, shared);
+  if (r == CUDA_SUCCESS) r = cluster_check(f, cluster);
   if (r == CUDA_SUCCESS && coop) r = coop_check(f, grid, block, shared);
   if (r != CUDA_SUCCESS) return r;
   rt_stream_backend(hs, &r);
@@ -1171,24 +1270,29 @@ RT_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsign
   RT_TRACE("%p, %u, %u, %u, %u, %u, %u, %u, %p, %p, %p", (void *)f, gx, gy, gz, bx, by, bz,
            shared, (void *)s, (void *)params, (void *)extra);
   const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-  return rt_ret(launch(f, g, b, shared, s, params, extra, false));
+  return rt_ret(launch(f, g, b, shared, s, params, extra, false, NULL));
 }
 
 RT_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
                                     void **extra) {
   RT_TRACE("%p, %p, %p, %p", (void *)c, (void *)f, (void *)params, (void *)extra);
   if (!c) return rt_ret(CUDA_ERROR_INVALID_VALUE);
-  bool coop = false;
+  bool coop = false, has_cluster = false;
+  unsigned cluster[3] = {1, 1, 1};
+  if (c->numAttrs && !c->attrs) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   for (unsigned i = 0; i < c->numAttrs; i++) {
     const CUlaunchAttribute *a = &c->attrs[i];
-    if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
-        a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z > 1)
-      return rt_ret(CUDA_ERROR_NOT_SUPPORTED);
+    if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      has_cluster = true;
+      cluster[0] = a->value.clusterDim.x;
+      cluster[1] = a->value.clusterDim.y;
+      cluster[2] = a->value.clusterDim.z;
+    }
     if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) coop = a->value.cooperative != 0;
   }
   const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
   const unsigned b[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
-  return rt_ret(launch(f, g, b, c->sharedMemBytes, c->hStream, params, extra, coop));
+  return rt_ret(launch(f, g, b, c->sharedMemBytes, c->hStream, params, extra, coop, has_cluster ? cluster : NULL));
 }
 
 RT_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -1197,5 +1301,5 @@ RT_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned
   RT_TRACE("%p, %u, %u, %u, %u, %u, %u, %u, %p, %p", (void *)f, gx, gy, gz, bx, by, bz, shared,
            (void *)s, (void *)params);
   const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-  return rt_ret(launch(f, g, b, shared, s, params, NULL, true));
+  return rt_ret(launch(f, g, b, shared, s, params, NULL, true, NULL));
 }

@@ -1139,6 +1139,31 @@ START_TEST(kernel_scan) {
 }
 END_TEST
 
+/* The cluster directives between a kernel's parameters and its body (PTX
+ * ISA 11.4), by kernel in .entry order: missing dimensions are 1, a kernel
+ * without them has 0 0 0, and a directive in a comment or in the body does
+ * not count. */
+START_TEST(kernel_cluster_scan) {
+  static const char text[] =
+      ".entry a(.param .u64 p)\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n{ ret; }\n"
+      ".entry b()\n// .reqnctapercluster 4\n.maxntid 128\n{ ret; }\n"
+      ".entry c() .reqnctapercluster 4 { ret; }\n"
+      ".entry d() { .reqnctapercluster 8; }\n";
+  ptx_kernel_cluster c[4];
+  ck_assert_uint_eq(ptx_scan_kernel_clusters(text, sizeof text - 1, c, 4), 4);
+  ck_assert(c[0].explicitcluster);
+  ck_assert_uint_eq(c[0].reqnctapercluster[0], 2);
+  ck_assert_uint_eq(c[0].reqnctapercluster[1], 1);
+  ck_assert_uint_eq(c[0].reqnctapercluster[2], 1);
+  ck_assert(!c[1].explicitcluster);
+  ck_assert_uint_eq(c[1].reqnctapercluster[0], 0);
+  ck_assert_uint_eq(c[2].reqnctapercluster[0], 4);
+  ck_assert_uint_eq(c[2].reqnctapercluster[1], 1);
+  ck_assert_uint_eq(c[2].reqnctapercluster[2], 1);
+  ck_assert_uint_eq(c[3].reqnctapercluster[0], 0);
+}
+END_TEST
+
 typedef struct visit_log {
   int n;
   char names[4][128];
@@ -1248,6 +1273,7 @@ int main(void) {
   TCase *tu = tcase_create("use");
   tcase_add_test(tu, select_rule);
   tcase_add_test(tu, kernel_scan);
+  tcase_add_test(tu, kernel_cluster_scan);
   tcase_add_test(tu, cubin_kernels);
   tcase_add_test(tu, iterate_modules);
   suite_add_tcase(s, tu);
