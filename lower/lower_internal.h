@@ -132,8 +132,36 @@ typedef struct lower_mma_chain {
     unsigned layout, wave, nc;
   } e[LOWER_MMA_CHAIN_N];
   unsigned next;            /* ring: the oldest entry is replaced */
+  const struct lower_ldm_plan *ldm;   /* ldmatrix results loaded in AMD's layout (NULL: none) */
 } lower_mma_chain;
 bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_chain *chain);
+
+/* ---- ldmatrix loaded straight into AMD's A/B layout (lower_ldm_plan.c decides,
+ * lower_mma_amd.c builds; docs/lowering.md "ldmatrix in AMD's layout") ---- */
+/* Per walk, in the pass's scratch arena: the ldmatrix whose every result is
+ * an A or B operand of mma that lower_mma_amd puts on one scheme (use[]:
+ * each pair of an accepted ldmatrix and one of its mma, sorted by
+ * ldmatrix), and per such mma the AMD A/B registers the ldmatrix built
+ * (pre[], LOWER_LDM_NPRE entries, sorted by mma; NULL entries: gathered
+ * from NVIDIA's registers as before). */
+#define LOWER_LDM_NPRE 64   /* 4 instructions x {A, B} x 8 registers */
+typedef struct lower_ldm_plan {
+  struct lower_ldm_use { const ir_instr *ldm, *mma; } *use;
+  size_t nuse;
+  struct lower_ldm_mma { const ir_instr *mma; ir_value **pre; } *mma;
+  size_t nmma;
+} lower_ldm_plan;
+void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_ldm_plan *out);
+/* The mma users of ldm when it was accepted (use[*first .. *first + n)), else 0. */
+size_t lower_ldm_users(const lower_ldm_plan *p, const ir_instr *ldm, size_t *first);
+/* The A/B registers ldmatrix built for mma (LOWER_LDM_NPRE), or NULL. */
+ir_value **lower_ldm_pre(const lower_ldm_plan *p, const ir_instr *mma);
+/* lower_mma_amd.c: whether every AMD A/B register of the scheme mma takes on
+ * target that reads ldm's results reads only those, with row addresses that
+ * are lane functions (nothing built); and the loads of those registers at b
+ * for every mma of ldm in p, into their pre[] (false, nothing built, otherwise). */
+bool lower_mma_amd_ldm_fits(const ir_instr *ldm, const ir_instr *mma, const char *target);
+bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target);
 
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says
