@@ -162,6 +162,10 @@ ir_value **lower_ldm_pre(const lower_ldm_plan *p, const ir_instr *mma);
  * for every mma of ldm in p, into their pre[] (false, nothing built, otherwise). */
 bool lower_mma_amd_ldm_fits(const ir_instr *ldm, const ir_instr *mma, const char *target);
 bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target);
+/* For mma's AMD registers read through phis of ldmatrix results: a phi of
+ * b32 in the phis' block, operands undefined until each ldmatrix sets its
+ * edges' (lower_mma_amd_ldm_load), into pre[]. */
+void lower_mma_amd_ldm_phis(ir_builder *b, const ir_instr *mma, const char *target, ir_value **pre);
 
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says

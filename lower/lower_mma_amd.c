@@ -931,13 +931,36 @@ static ir_value *ldm_reg(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ui
   return ir_build_value(X->b, ir_op_pack, ir_type_b32, 2, h, NULL);
 }
 
-/* For mma on its scheme: every AMD A/B register that reads a result of ldm,
- * loaded at b (pre[LDM_PRE(c, ab, reg)]), or only checked (dry).  False
- * when mma does not go on a scheme, when a register reads ldm's results in
- * some lanes and other values in others, or when an address is not a lane
- * function. */
+/* Which register of ldm value v is (-1: none). */
+static int ldm_index(const ir_instr *ldm, const ir_value *v) {
+  for (unsigned k = 0; ldm && k < ldm->ndst; k++)
+    if (ldm->dst[k] == v) return (int)k;
+  return -1;
+}
+/* The ldmatrix whose result v is, or NULL. */
+static const ir_instr *ldm_of(const ir_value *v) {
+  return v->kind == IR_VAL_INSTR && v->def->op == ir_op_ldmatrix ? v->def : NULL;
+}
+/* A phi each of whose operands is an ldmatrix result (a software-pipelined
+ * loop's fragments: the prologue's and the next iteration's), or NULL. */
+static const ir_instr *ldm_phi(const ir_value *v) {
+  if (v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
+  for (unsigned e = 0; e < v->def->nsrc; e++)
+    if (!ldm_of(v->def->src[e])) return NULL;
+  return v->def;
+}
+
+/* For mma on its scheme, every AMD A/B register that reads ldmatrix results
+ * (directly, or through phis of one block whose operands on each edge are
+ * results of one ldmatrix): with ldm NULL, checks that each such register
+ * reads nothing else (or false); with ldm, checks (dry) or builds the loads
+ * of the registers that read ldm: pre[LDM_PRE(c, ab, reg)] directly, or
+ * operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it) for the
+ * edges e on which ldm's results arrive.  False when mma does not go on a
+ * scheme, when a register reads ldmatrix results in some lanes and other
+ * values in others, or when an address is not a lane function. */
 static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_instr *mma, const char *target,
-                     ir_value **pre) {
+                     ir_value **pre, ir_builder *phib) {
   scheme s;
   const ir_mma_form *f;
   if (!ldm_scheme(mma, target, &s, &f)) return false;
@@ -959,31 +982,73 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
       for (unsigned reg = 0; reg < (ab ? s.r->nb : s.r->na); reg++) {
         lane_map M;
         if (!ab_map(&s, &inv_a, &inv_b, na, na + nb + 4, c, ab, reg, &M)) return false;
-        uint8_t th[32], j[32];
-        bool mine = false, other = false;
+        /* what each lane reads: an ldmatrix result (direct), a phi of them, or other */
+        unsigned ndirect = 0, nphi = 0, nother = 0;
+        const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
+        const ir_block *pb = NULL;   /* the block of the phis */
+        bool mixed = false;
         for (unsigned l = 0; l < 32; l++) {
-          th[l] = j[l] = ANY;
           if (M.val[l] == ANY) continue;
-          int jj = -1;
-          for (unsigned k = 0; M.val[l] < na + nb && k < ldm->ndst; k++)
-            if (mma->src[M.val[l]] == ldm->dst[k]) jj = (int)k;
-          if (jj < 0) other = true;
-          else mine = true, th[l] = M.src[l], j[l] = (uint8_t)jj;
+          const ir_value *v = M.val[l] < na + nb ? mma->src[M.val[l]] : NULL;
+          const ir_instr *p = v ? ldm_phi(v) : NULL;
+          if (v && ldm_of(v)) {
+            ndirect++;
+            mixed |= dl && dl != ldm_of(v);
+            dl = ldm_of(v);
+          } else if (p) {
+            nphi++;
+            mixed |= pb && pb != p->block;
+            pb = p->block;
+          } else {
+            nother++;
+          }
         }
-        if (!mine) continue;
-        if (other) return false;
-        ir_value *v = ldm_reg(X, mm, ldm, th, j);
-        if (!v) return false;
-        if (pre) pre[LDM_PRE(c, ab, reg)] = v;
+        if (!ndirect && !nphi) continue;
+        if (mixed || nother || (ndirect && nphi)) return false;
+        if (ndirect && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
+        /* per edge (one pass when direct): the ldmatrix and its registers */
+        for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
+          uint8_t th[32], j[32];
+          const ir_instr *el = ndirect ? dl : NULL;
+          bool same = true;
+          for (unsigned l = 0; l < 32; l++) {
+            th[l] = j[l] = ANY;
+            if (M.val[l] == ANY) continue;
+            const ir_value *v = mma->src[M.val[l]];
+            if (nphi) v = v->def->src[e];
+            same &= !el || el == ldm_of(v);
+            el = ldm_of(v);
+            th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
+          }
+          if (!same) return false;   /* on one edge, two ldmatrix in one register */
+          if (!ldm || el != ldm) continue;
+          ir_value *v = ldm_reg(X, mm, ldm, th, j);
+          if (!v) return false;
+          if (X->dry || !pre) continue;
+          if (ndirect) pre[LDM_PRE(c, ab, reg)] = v;
+          else ir_phi_set_src(pre[LDM_PRE(c, ab, reg)]->def, e, v);
+        }
+        if (phib && nphi && !pre[LDM_PRE(c, ab, reg)]) {   /* the register's phi, its operands set per ldmatrix */
+          ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
+          for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
+          pre[LDM_PRE(c, ab, reg)] = q->dst[0];
+        }
       }
   return true;
+}
+
+void lower_mma_amd_ldm_phis(ir_builder *b, const ir_instr *mma, const char *target, ir_value **pre) {
+  ldm_memo mm = {0};
+  amd_ctx X = {.dry = true};
+  X.laneid = (ir_value *)&X;
+  (void)ldm_each(&X, &mm, NULL, mma, target, pre, b);
 }
 
 bool lower_mma_amd_ldm_fits(const ir_instr *ldm, const ir_instr *mma, const char *target) {
   ldm_memo mm = {0};
   amd_ctx X = {.dry = true};
   X.laneid = (ir_value *)&X;
-  return ldm_each(&X, &mm, ldm, mma, target, NULL);
+  return ldm_each(&X, &mm, NULL, mma, target, NULL, NULL) && ldm_each(&X, &mm, ldm, mma, target, NULL, NULL);
 }
 
 bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target) {
@@ -993,13 +1058,13 @@ bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_
   amd_ctx X = {.dry = true};
   X.laneid = (ir_value *)&X;
   for (size_t k = 0; k < n; k++)
-    if (!lower_ldm_pre(p, p->use[first + k].mma) || !ldm_each(&X, &mm, ldm, p->use[first + k].mma, target, NULL))
+    if (!lower_ldm_pre(p, p->use[first + k].mma) || !ldm_each(&X, &mm, ldm, p->use[first + k].mma, target, NULL, NULL))
       return false;
   mm = (ldm_memo){.laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
   X = (amd_ctx){.b = b, .laneid = mm.laneid, .memo = &mm.fn};
   for (size_t k = 0; k < n; k++) {
     const ir_instr *mma = p->use[first + k].mma;
-    if (!ldm_each(&X, &mm, ldm, mma, target, lower_ldm_pre(p, mma))) return false;
+    if (!ldm_each(&X, &mm, ldm, mma, target, lower_ldm_pre(p, mma), NULL)) return false;
   }
   return true;
 }

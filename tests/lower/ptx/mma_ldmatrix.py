@@ -26,7 +26,47 @@ HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding mma.sync (9.7.14.5.14): wher
 .address_size 64
 """
 
-def kernel(name, t):
+def loop_body(t, store):
+    """A software-pipelined K loop (three steps): the fragments of the next
+    step loaded by ldmatrix before the back edge, alternating between R0 and
+    R1, so the mma reads them through phis; with store, the last A
+    register is also stored after the loop (NVIDIA's layout kept for every
+    ldmatrix of the loop)."""
+    tail = "  st.global.u32 [%rd6+16], %r51;\n" if store else ""
+    return f"""  bar.warp.sync 0xffffffff;
+  and.b32 %r30, %r6, 15;
+  shl.b32 %r31, %r30, 5;
+  shr.u32 %r32, %r6, 4;
+  shl.b32 %r33, %r32, 4;
+  add.u32 %r34, %r31, %r33;      // 32 (l & 15) + 16 (l >> 4)
+  shl.b32 %r42, %r30, 4;         // 16 (l & 15)
+  add.u32 %r50, %r10, %r34;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{%r51, %r52, %r53, %r54}}, [%r50];
+  add.u32 %r55, %r11, %r42;
+  ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{%r56, %r57}}, [%r55];
+  mov.u32 %r120, 0;
+LOOP:
+  mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32 {{%f0, %f1, %f2, %f3}},
+      {{%r51, %r52, %r53, %r54}}, {{%r56, %r57}}, {{%f0, %f1, %f2, %f3}};
+  add.u32 %r120, %r120, 1;
+  and.b32 %r121, %r120, 1;
+  shl.b32 %r122, %r121, 9;
+  add.u32 %r123, %r10, %r122;
+  add.u32 %r50, %r123, %r34;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{%r51, %r52, %r53, %r54}}, [%r50];
+  sub.u32 %r124, %r11, %r122;
+  add.u32 %r55, %r124, %r42;
+  ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{%r56, %r57}}, [%r55];
+  setp.lt.u32 %p2, %r120, 3;
+  @%p2 bra LOOP;
+  st.global.v4.f32 [%rd6], {{%f0, %f1, %f2, %f3}};
+{tail}DONE:
+  ret;
+}}
+"""
+
+
+def kernel(name, t, loop=None):
     cvt = ("  cvt.rn.f16.s32 %h0, %t0;\n  cvt.rn.f16.s32 %h1, %t1;\n" if t == "f16" else
            "  cvt.rn.f32.s32 %g0, %t0;\n  cvt.rn.f32.s32 %g1, %t1;\n"
            "  cvt.rn.bf16.f32 %h0, %g0;\n  cvt.rn.bf16.f32 %h1, %g1;\n")
@@ -87,6 +127,9 @@ def kernel(name, t):
   sub.s32 %r20, %r20, 8;
   cvt.rn.f32.s32 %f{e}, %r20;
 """)
+    if loop is not None:
+        w(loop_body(t, loop))
+        return "".join(o)
     w(f"""  cvt.rn.f16.f32 %h0, %f0;
   cvt.rn.f16.f32 %h1, %f1;
   mov.b32 %r24, {{%h0, %h1}};
@@ -183,4 +226,6 @@ DONE:
 """)
     return "".join(o)
 
-print(HEAD + kernel("mma_ldm_f16", "f16") + kernel("mma_ldm_bf16", "bf16"), end="")
+
+print(HEAD + kernel("mma_ldm_f16", "f16") + kernel("mma_ldm_bf16", "bf16") + kernel("mma_ldm_loop_f16", "f16", False)
+      + kernel("mma_ldm_loop_bf16", "bf16", False) + kernel("mma_ldm_loop_stored", "f16", True), end="")
