@@ -156,11 +156,13 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
 size_t lower_ldm_users(const lower_ldm_plan *p, const ir_instr *ldm, size_t *first);
 /* The A/B registers ldmatrix built for mma (LOWER_LDM_NPRE), or NULL. */
 ir_value **lower_ldm_pre(const lower_ldm_plan *p, const ir_instr *mma);
-/* lower_mma_amd.c: whether every AMD A/B register of the scheme mma takes on
- * target that reads ldm's results reads only those, with row addresses that
- * are lane functions (nothing built); and the loads of those registers at b
- * for every mma of ldm in p, into their pre[] (false, nothing built, otherwise). */
-bool lower_mma_amd_ldm_fits(const ir_instr *ldm, const ir_instr *mma, const char *target);
+/* lower_mma_amd.c: whether mma goes on a scheme of target and every AMD A/B
+ * register of it that reads ldmatrix results (directly, or through phis of
+ * one block with one ldmatrix per edge) reads only those, with row addresses
+ * that are lane functions (nothing built); and the loads of the registers
+ * that read ldm, at b, for every mma of ldm in p, into their pre[] (false:
+ * ldm was not accepted, or, an internal error, the plan's check was wrong). */
+bool lower_mma_amd_ldm_fits(const ir_instr *mma, const char *target);
 bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target);
 /* For mma's AMD registers read through phis of ldmatrix results: a phi of
  * b32 in the phis' block, operands undefined until each ldmatrix sets its

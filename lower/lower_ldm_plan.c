@@ -115,17 +115,18 @@ static void plan_scan(plan_fn *w, ir_func *f) {
 }
 
 /* The ldmatrix and phis of ldmatrix results that mma i reads as A/B: marks
- * their component bad where the scheme does not take them. */
+ * their component bad where the scheme does not take them, or where i
+ * comes before an ldmatrix it reads directly. */
 static void plan_mma(plan_fn *w, const ir_instr *i, const char *target) {
   unsigned nab = ab_regs(i);
+  bool fits = true, checked = false;
   for (unsigned k = 0; k < nab && k < i->nsrc; k++) {
     const ir_value *v = i->src[k];
     const ir_instr *p = ldm_phi(v), *L = ldm_of(v);
     if (!L && !p) continue;
+    if (!checked) fits = lower_mma_amd_ldm_fits(i, target), checked = true;
     uint32_t c = find(w->comp, (L ? L : p)->dst[0]->id);
-    if (L && (w->pos[L->dst[0]->id] >= w->pos[i->dst[0]->id] || !lower_mma_amd_ldm_fits(L, i, target))) w->bad[c] = 1;
-    for (unsigned e = 0; p && e < p->nsrc; e++)
-      if (!lower_mma_amd_ldm_fits(p->src[e]->def, i, target)) w->bad[c] = 1;
+    if (!fits || (L && w->pos[L->dst[0]->id] >= w->pos[i->dst[0]->id])) w->bad[c] = 1;
   }
 }
 

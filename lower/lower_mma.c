@@ -850,6 +850,10 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     /* straight into the A/B layout of the mma that read it (its results,
      * which nothing else reads, are left undefined) */
     if (lower_mma_amd_ldm_load(b, i, &s->ldm, s->target)) return true;
+    if (lower_ldm_users(&s->ldm, i, &(size_t){0})) {   /* the plan's dry run said it fits */
+      lower_error(s->opt->diag, i, "internal error: ldmatrix accepted in AMD's layout could not be built");
+      return false;
+    }
     return lower_ldst_matrix(b, i, out);
   case ir_op_stmatrix: return lower_ldst_matrix(b, i, out);
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);

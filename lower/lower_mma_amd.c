@@ -950,10 +950,13 @@ static const ir_instr *ldm_phi(const ir_value *v) {
   return v->def;
 }
 
+#define LDM_ALL ((const ir_instr *)1)   /* ldm_each: every ldmatrix the mma reads (dry) */
+
 /* For mma on its scheme, every AMD A/B register that reads ldmatrix results
  * (directly, or through phis of one block whose operands on each edge are
  * results of one ldmatrix): with ldm NULL, checks that each such register
- * reads nothing else (or false); with ldm, checks (dry) or builds the loads
+ * reads nothing else (or false); with LDM_ALL, also that each of their loads
+ * can be built (dry); with ldm, checks (dry) or builds the loads
  * of the registers that read ldm: pre[LDM_PRE(c, ab, reg)] directly, or
  * operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it) for the
  * edges e on which ldm's results arrive.  False when mma does not go on a
@@ -965,7 +968,7 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
   const ir_mma_form *f;
   if (!ldm_scheme(mma, target, &s, &f)) return false;
   ir_type ta = (ir_type)mma->type2;
-  {   /* the whole mma must go on the scheme (as build_checked's dry run) */
+  if (ldm == LDM_ALL) {   /* the whole mma must go on the scheme (as build_checked's dry run) */
     amd_ctx D = {.dry = true};
     D.laneid = (ir_value *)&D;
     ir_value *dry[12], *dd[4];
@@ -1005,7 +1008,7 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
         }
         if (!ndirect && !nphi) continue;
         if (mixed || nother || (ndirect && nphi)) return false;
-        if (ndirect && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
+        if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
         /* per edge (one pass when direct): the ldmatrix and its registers */
         for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
           uint8_t th[32], j[32];
@@ -1021,8 +1024,8 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
             th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
           }
           if (!same) return false;   /* on one edge, two ldmatrix in one register */
-          if (!ldm || el != ldm) continue;
-          ir_value *v = ldm_reg(X, mm, ldm, th, j);
+          if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
+          ir_value *v = ldm_reg(X, mm, el, th, j);
           if (!v) return false;
           if (X->dry || !pre) continue;
           if (ndirect) pre[LDM_PRE(c, ab, reg)] = v;
@@ -1044,24 +1047,19 @@ void lower_mma_amd_ldm_phis(ir_builder *b, const ir_instr *mma, const char *targ
   (void)ldm_each(&X, &mm, NULL, mma, target, pre, b);
 }
 
-bool lower_mma_amd_ldm_fits(const ir_instr *ldm, const ir_instr *mma, const char *target) {
+bool lower_mma_amd_ldm_fits(const ir_instr *mma, const char *target) {
   ldm_memo mm = {0};
   amd_ctx X = {.dry = true};
   X.laneid = (ir_value *)&X;
-  return ldm_each(&X, &mm, NULL, mma, target, NULL, NULL) && ldm_each(&X, &mm, ldm, mma, target, NULL, NULL);
+  return ldm_each(&X, &mm, LDM_ALL, mma, target, NULL, NULL);
 }
 
 bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target) {
   size_t first, n = lower_ldm_users(p, ldm, &first);
   if (!n) return false;
-  ldm_memo mm = {0};
-  amd_ctx X = {.dry = true};
-  X.laneid = (ir_value *)&X;
-  for (size_t k = 0; k < n; k++)
-    if (!lower_ldm_pre(p, p->use[first + k].mma) || !ldm_each(&X, &mm, ldm, p->use[first + k].mma, target, NULL, NULL))
-      return false;
-  mm = (ldm_memo){.laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
-  X = (amd_ctx){.b = b, .laneid = mm.laneid, .memo = &mm.fn};
+  /* lower_ldm_plan's dry run (lower_mma_amd_ldm_fits) checked every map */
+  ldm_memo mm = {.laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
+  amd_ctx X = {.b = b, .laneid = mm.laneid, .memo = &mm.fn};
   for (size_t k = 0; k < n; k++) {
     const ir_instr *mma = p->use[first + k].mma;
     if (!ldm_each(&X, &mm, ldm, mma, target, lower_ldm_pre(p, mma), NULL)) return false;
