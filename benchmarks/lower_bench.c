@@ -55,6 +55,7 @@ static const char *tensor_or_async(const ir_module *m) {
     case ir_op_mbarrier_expect_tx: case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive:
     case ir_op_mbarrier_arrive_drop: case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait:
     case ir_op_mbarrier_pending_count: case ir_op_st_async: case ir_op_red_async: case ir_op_tensormap_replace:
+    case ir_op_tensormap_cp_fenceproxy:
       return ir_op_infos[i->op].ptx;
     case ir_op_opaque:
       return i->opaque ? i->opaque : "opaque";

@@ -18,7 +18,10 @@ instructions (-iterations=1: a static estimate that treats the code as
 straight-line; it knows the MFMA/WMMA latencies of LLVM's scheduling
 model).  f16 and bf16 (m16n8k16) and e4m3 (m16n8k32: the same four A and
 two B registers, its bytes widened to f16 in their own thread and run as two
-f16 m16n8k16 steps; --types).  Nothing is asserted: this is a measurement.
+f16 m16n8k16 steps; --types), and Volta's m8n8k4 .f16 (--types
+m8n8k4.AL.BL.DT.CT, e.g. m8n8k4.col.row.f32.f32, cuBLAS's form:
+lower/lower_mma_volta.c; a tile is one m8n8k4, D chained into C).  Nothing is
+asserted: this is a measurement.
 """
 import argparse
 import os
@@ -54,10 +57,37 @@ def kernel(tiles, t):
             + "\n".join(body) + "\n}\n")
 
 
+def kernel_volta(tiles, t):
+    """PTX of kernel k: `tiles` chained Volta mma.m8n8k4.AL.BL.DT.f16.f16.CT (t = "m8n8k4.AL.BL.DT.CT",
+    lower/lower_mma_volta.c; CT = DT so that D feeds the next C)."""
+    _, al, bl, dt, ct = t.split(".")
+    nd = 8 if dt == "f32" else 4
+    acc = [f"%f{k}" for k in range(8)] if dt == "f32" else [f"%r{k}" for k in range(4)]
+    body = ["  ld.param.u64 %rd1, [p];", "  mov.u32 %r100, %tid.x;", "  mul.wide.u32 %rd2, %r100, 32;",
+            "  add.u64 %rd3, %rd1, %rd2;"]
+    ty = "f32" if dt == "f32" else "u32"
+    body.append(f"  ld.global.v4.{ty} {{{', '.join(acc[:4])}}}, [%rd3];")
+    if nd == 8:
+        body.append(f"  ld.global.v4.{ty} {{{', '.join(acc[4:])}}}, [%rd3+16];")
+    for i in range(tiles):
+        off = 4096 * (i + 1)
+        a = [10 + 4 * i + k for k in range(4)]
+        body.append(f"  ld.global.v4.u32 {{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, [%rd3+{off}];")
+        body.append(f"  mma.sync.aligned.m8n8k4.{al}.{bl}.{dt}.f16.f16.{ct} {{{', '.join(acc)}}}, "
+                    f"{{%r{a[0]}, %r{a[1]}}}, {{%r{a[2]}, %r{a[3]}}}, {{{', '.join(acc)}}};")
+    body.append(f"  st.global.v4.{ty} [%rd3], {{{', '.join(acc[:4])}}};")
+    if nd == 8:
+        body.append(f"  st.global.v4.{ty} [%rd3+16], {{{', '.join(acc[4:])}}};")
+    body.append("  ret;")
+    return (".version 8.5\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            f"  .reg .b32 %r<{110 + 4 * tiles}>;\n  .reg .f32 %f<8>;\n  .reg .b64 %rd<4>;\n"
+            + "\n".join(body) + "\n}\n")
+
+
 def measure(ptxwave, arch, tiles, t, expand, tmp, mca=True):
     ptx = os.path.join(tmp, f"k{tiles}_{t}.ptx")
     with open(ptx, "w") as f:
-        f.write(kernel(tiles, t))
+        f.write(kernel_volta(tiles, t) if t.startswith("m8n8k4") else kernel(tiles, t))
     out = os.path.join(tmp, f"k{tiles}_{t}_{arch}_{int(expand)}.hsaco")
     cmd = [ptxwave, "compile", ptx, "--arch", arch, "--emit", "hsaco", "-o", out] + (["--expand-mma"] if expand else [])
     r = run(cmd)

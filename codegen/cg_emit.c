@@ -139,6 +139,9 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_membar:
   case ir_op_fence: cg_mem_fence(E, i); return;
   case ir_op_createpolicy: v = cg_mem_createpolicy(E, i); break;
+  case ir_op_alloca: v = cg_mem_alloca(E, i); break;
+  case ir_op_stacksave: v = cg_mem_stacksave(E, i); break;
+  case ir_op_stackrestore: cg_mem_stackrestore(E, i); return;
   case ir_op_prefetch:
   case ir_op_prefetchu:
   case ir_op_pmevent:
@@ -147,6 +150,7 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_discard:
   case ir_op_cp_async_bulk_prefetch:
   case ir_op_cp_async_bulk_prefetch_tensor:
+  case ir_op_setmaxnreg:
     /* Hints without a required effect (PTX ISA 9.7.9.14-15, 9.7.9.25.4.3:
      * discard leaves the lines' contents undefined, which keeping them is).
      * AMDGPU has no per-thread data prefetch: gfx12's s_prefetch_data (what
@@ -154,7 +158,11 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
      * scalar address, gfx9-gfx11 have none, and a prefetch that never
      * faults cannot be a load.  Eviction priorities have no counterpart
      * either (the cache-policy bits of AMD loads are per instruction,
-     * not per line), so these are no-ops. */
+     * not per line), so these are no-ops.  setmaxnreg (9.7.19.8) moves
+     * registers between the warpgroups of a CTA; an AMD kernel's VGPR count
+     * is fixed for its whole launch (the code object's descriptor), and the
+     * registers the code uses are the compiler's to allocate, so there is
+     * nothing to release or claim. */
     return;
 
   /* control flow, calls */
@@ -211,22 +219,22 @@ static void emit_instr(cg_emitter *E, const ir_instr *i) {
   case ir_op_cp_async_bulk_tensor: case ir_op_cp_reduce_async_bulk_tensor:
   case ir_op_cp_async_bulk_commit_group: case ir_op_cp_async_bulk_wait_group:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
-  case ir_op_tensormap_replace: case ir_op_tex: case ir_op_tld4:
+  case ir_op_tensormap_replace: case ir_op_tensormap_cp_fenceproxy: case ir_op_tex: case ir_op_tld4:
   case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust: case ir_op_sured:
   case ir_op_suq: case ir_op_bar_red: case ir_op_barrier_cluster: case ir_op_red_async:
   case ir_op_griddepcontrol: case ir_op_mbarrier_init: case ir_op_mbarrier_inval:
   case ir_op_mbarrier_expect_tx: case ir_op_mbarrier_complete_tx: case ir_op_mbarrier_arrive:
   case ir_op_mbarrier_arrive_drop: case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait:
-  case ir_op_mbarrier_pending_count: case ir_op_setmaxnreg: case ir_op_wmma_load:
+  case ir_op_mbarrier_pending_count: case ir_op_wmma_load:
   case ir_op_wmma_store: case ir_op_wmma_mma: case ir_op_mma: case ir_op_mma_sp:
   case ir_op_ldmatrix: case ir_op_stmatrix: case ir_op_movmatrix: case ir_op_wgmma_fence:
   case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
   case ir_op_vadd: case ir_op_vsub: case ir_op_vabsdiff: case ir_op_vmin: case ir_op_vmax:
-  case ir_op_vshl: case ir_op_vshr: case ir_op_vset: case ir_op_alloca: case ir_op_stacksave:
+  case ir_op_vshl: case ir_op_vshr: case ir_op_vset:
   case ir_op_vadd2: case ir_op_vsub2: case ir_op_vavrg2: case ir_op_vabsdiff2: case ir_op_vmin2:
   case ir_op_vmax2: case ir_op_vset2: case ir_op_vadd4: case ir_op_vsub4: case ir_op_vavrg4:
   case ir_op_vabsdiff4: case ir_op_vmin4: case ir_op_vmax4: case ir_op_vset4:
-  case ir_op_stackrestore: case ir_op_opaque:
+  case ir_op_opaque:
     cg_unsupported(E, i, "not implemented by codegen");
     return;
   case ir_op_count: /* not an op */

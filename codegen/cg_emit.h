@@ -164,6 +164,9 @@ void cg_mem_fence(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_mem_cvta(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_mem_isspacep(cg_emitter *E, const ir_instr *i);
 LLVMValueRef cg_mem_createpolicy(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_mem_alloca(cg_emitter *E, const ir_instr *i);
+LLVMValueRef cg_mem_stacksave(cg_emitter *E, const ir_instr *i);
+void cg_mem_stackrestore(cg_emitter *E, const ir_instr *i);
 /* a fence of ordering o at sync scope ss */
 void cg_fence(cg_emitter *E, LLVMAtomicOrdering o, unsigned ss);
 

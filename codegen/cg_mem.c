@@ -245,6 +245,45 @@ LLVMValueRef cg_mem_cvta(cg_emitter *E, const ir_instr *i) {
   return LLVMBuildPtrToInt(B, p, c->i64, "");
 }
 
+/* ---- the dynamic stack (9.7.17) --------------------------------------------------
+ * alloca.type ptr, size{, immAlign}: LLVM's dynamic alloca of size bytes in
+ * the private address space (5, the data layout's alloca space), aligned
+ * to max(immAlign, 8) ("8 ... the minimum guaranteed alignment"); ptr is
+ * its .local address, the 32-bit private offset (as cvta and .local
+ * loads read it: address() above).  stacksave/stackrestore are
+ * llvm.stacksave/llvm.stackrestore on that space.  The AMDGPU backend
+ * keeps a wave's stack in scratch: a divergent size is the wave's largest
+ * (LLVM reduces it), and the frame is released at return. */
+enum { CG_ALLOCA_MIN_ALIGN = 8 };
+
+LLVMValueRef cg_mem_alloca(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  /* the private space is 32-bit: a larger size cannot be had, and wraps
+   * here as the address would */
+  LLVMValueRef size = cg_coerce(E, cg_val(E, i, i->src[0]), c->i32);
+  unsigned align = CG_ALLOCA_MIN_ALIGN;
+  if (i->nsrc > 1 && i->src[1]->kind == IR_VAL_CONST && i->src[1]->imm > align) align = (unsigned)i->src[1]->imm;
+  LLVMValueRef a = LLVMBuildArrayAlloca(B, c->i8, size, "");
+  LLVMSetAlignment(a, align);
+  return LLVMBuildPtrToInt(B, a, c->i32, "");
+}
+
+LLVMValueRef cg_mem_stacksave(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  (void)i;
+  LLVMTypeRef pt = c->ptr[CG_AS_PRIVATE];
+  LLVMValueRef p = cg_intrinsic(c, "llvm.stacksave", &pt, 1, NULL, 0, false);
+  return LLVMBuildPtrToInt(E->b, p, c->i32, "");
+}
+
+void cg_mem_stackrestore(cg_emitter *E, const ir_instr *i) {
+  cg_context *c = E->c;
+  LLVMTypeRef pt = c->ptr[CG_AS_PRIVATE];
+  LLVMValueRef p = LLVMBuildIntToPtr(E->b, cg_coerce(E, cg_val(E, i, i->src[0]), c->i32), pt, "");
+  cg_intrinsic(c, "llvm.stackrestore", &pt, 1, &p, 1, false);
+}
+
 /* isspacep (9.7.9.17).  A generic address is in LDS or scratch iff it lies
  * in that aperture (AMDGPUUsage "Address Spaces"); a cluster is one CTA
  * here, so .shared::cluster is .shared.  Our .const variables live in

@@ -963,8 +963,9 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_ld: case ir_op_ldu: case ir_op_st: case ir_op_atom: case ir_op_red:
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_isspacep: case ir_op_cvta:
   case ir_op_membar: case ir_op_fence:
-  case ir_op_nanosleep: case ir_op_pmevent: case ir_op_brkpt: case ir_op_griddepcontrol:
+  case ir_op_nanosleep: case ir_op_pmevent: case ir_op_brkpt: case ir_op_griddepcontrol: case ir_op_setmaxnreg:
   case ir_op_applypriority: case ir_op_discard: case ir_op_createpolicy:
+  case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
   case ir_op_cp_async: case ir_op_cp_async_commit_group: case ir_op_cp_async_wait_group:
   case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
     return emu_sel_mem(d, i, in);
@@ -984,6 +985,8 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
   case ir_op_mbarrier_test_wait: case ir_op_mbarrier_try_wait: case ir_op_mbarrier_pending_count:
   case ir_op_cp_async_mbarrier_arrive: case ir_op_cp_async_bulk: case ir_op_cp_async_bulk_commit_group:
   case ir_op_cp_async_bulk_wait_group: case ir_op_cp_async_bulk_tensor:
+  case ir_op_cp_reduce_async_bulk: case ir_op_cp_reduce_async_bulk_tensor: case ir_op_tensormap_replace:
+  case ir_op_tensormap_cp_fenceproxy:
     return emu_sel_mbarrier(d, i, in);
 
   /* ---- warp ---- */
@@ -1043,17 +1046,12 @@ static const char *decode_instr(emu_decoder *d, const ir_instr *i, emu_inst *in)
 
   /* ---- what the emulator does not run (docs/emulator.md) ---- */
   case ir_op_st_async: case ir_op_mapa: case ir_op_getctarank:
-  case ir_op_cp_reduce_async_bulk:
-  case ir_op_cp_reduce_async_bulk_tensor:
   case ir_op_multimem_ld_reduce: case ir_op_multimem_st: case ir_op_multimem_red:
-  case ir_op_tensormap_replace:
   case ir_op_tex: case ir_op_tld4: case ir_op_txq: case ir_op_istypep: case ir_op_suld: case ir_op_sust:
   case ir_op_sured: case ir_op_suq:
   case ir_op_barrier_cluster: case ir_op_red_async:
-  case ir_op_setmaxnreg:
   case ir_op_mma_sp:
   case ir_op_wgmma_fence: case ir_op_wgmma_commit_group: case ir_op_wgmma_wait_group: case ir_op_wgmma_mma_async:
-  case ir_op_alloca: case ir_op_stacksave: case ir_op_stackrestore:
   case ir_op_opaque:
   case ir_op_count:
     return dfmt(d, "unsupported instruction '%s'", op_name(i));

@@ -214,6 +214,7 @@ void emu_wave_start(emu_wave *w, const emu_func *kernel) {
   emu_frame *f = &w->frames[0];
   f->live = f->cur = w->exists;
   f->local_base = 0;
+  for (unsigned l = 0; l < EMU_MAX_LANES; l++) f->sp[l] = kernel->frame_local;
   w->depth = 1;
   frame_symbols(w->wg->l, f);
   for (unsigned l = 0; l < EMU_MAX_LANES; l++) f->lane_pc[l] = 0;
@@ -794,7 +795,10 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
                   EMU_MAX_DEPTH);
         goto fault;
       }
+      /* above every calling lane's dynamic stack (alloca) */
       uint32_t base = f->local_base + f->fn->frame_local;
+      EMU_EACH(m, l, if (f->sp[l] > base) base = f->sp[l]);
+      base = (base + 15) & ~15u;
       if ((uint64_t)base + callee->frame_local > L->stack_size) {
         emu_fault(x, in, __builtin_ctzll(m), EMU_ERR_LAUNCH,
                   "stack overflow: the call to '%s' needs %u bytes of local memory above %u, the stack has %u",
@@ -815,6 +819,7 @@ emu_run_result emu_run_wave(emu_wave *w, emu_exec *x) {
       cf->cur = 0;
       nf->live = nf->cur = m;
       nf->local_base = base;
+      EMU_EACH(m, l, nf->sp[l] = base + callee->frame_local);
       nf->ip = 0;
       EMU_EACH(m, l, nf->lane_pc[l] = 0);
       w->depth++;

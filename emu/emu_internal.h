@@ -282,6 +282,11 @@ typedef struct emu_frame {
   emu_mask syncwait;            /* lanes blocked at a .sync warp op (their pc is that op) */
   uint32_t ip;
   uint32_t local_base;          /* this frame's offset in each lane's local memory */
+  /* Each lane's dynamic stack top (alloca, stacksave, stackrestore: PTX
+   * ISA 9.7.17): local_base + fn->frame_local when the frame starts, grown
+   * by alloca within the lane's local memory; a call's frame starts above
+   * the highest of its lanes' tops, and returning frees what it allocated. */
+  uint32_t sp[EMU_MAX_LANES];
   uint32_t call_ip;             /* frames above 0: the caller's call instruction */
   uint32_t backjumps;           /* backward branches by one group while others wait */
   uint32_t lane_pc[EMU_MAX_LANES];
@@ -482,6 +487,9 @@ const char *emu_dfmt(emu_decoder *d, const char *fmt, ...) __attribute__((format
 void *emu_addr(emu_exec *x, const emu_inst *in, unsigned lane, unsigned space, uint64_t addr,
                unsigned bytes, bool write);
 uint8_t *emu_lane_local(const emu_exec *x, unsigned lane);
+/* One atomic of in's atomop and type on `bytes` bytes at p, operand b;
+ * returns the old value (cp.reduce.async.bulk's element reductions). */
+uint64_t emu_atom_one(const emu_inst *in, void *p, unsigned bytes, uint64_t b);
 const emu_alloc *emu_find_alloc(const emu_alloc *a, uint32_t n, uint64_t addr);
 /* Reads a NUL-terminated string from device memory (printf formats). */
 bool emu_read_string(emu_exec *x, const emu_inst *in, unsigned lane, uint64_t addr, char *buf, size_t n);

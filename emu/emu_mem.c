@@ -492,6 +492,12 @@ static uint64_t atom_one(const emu_inst *in, void *p, unsigned bytes, uint64_t b
   return 0;
 }
 
+/* One element's atomic reduction for cp.reduce.async.bulk{.tensor}
+ * (emu_mbarrier.c): in's atomop on in's type, as atom/red do it. */
+uint64_t emu_atom_one(const emu_inst *in, void *p, unsigned bytes, uint64_t b) {
+  return atom_one(in, p, bytes, b, 0);
+}
+
 /* 128-bit exch/cas: under one lock (the host has no portable 16-byte CAS) */
 static void atom_wide(const emu_inst *in, void *p, const uint64_t *b, const uint64_t *c, uint64_t *old) {
   pthread_mutex_lock(&wide_atomic_lock);
@@ -621,6 +627,56 @@ static void h_fence(emu_exec *x, const emu_inst *in, emu_mask m) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/* ---- the per-thread dynamic stack (PTX ISA 9.7.17) ----------------------
+ * alloca.type ptr, size{, immAlign}: "a = max(immAlign, frame_align)",
+ * size bytes aligned to a, at the lane's stack top (emu_frame.sp), which
+ * moves past them; ptr is a .local address.  The stack grows upward here
+ * (the ISA fixes no direction); memory past the thread's local limit is a
+ * launch error ("stack overflow", as the call of a too-large frame is)
+ * rather than the ISA's undefined behaviour.  stacksave reads the top,
+ * stackrestore sets it; a value outside this frame's stack is an error. */
+enum { EMU_ALLOCA_MIN_ALIGN = 8 };  /* "the minimum guaranteed alignment" */
+
+static void h_alloca(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *size = S(0), *align = in->nsrc > 1 ? S(1) : NULL;
+  uint64_t *d = D(0);
+  emu_frame *f = x->f;
+  EMU_EACH(m, l, {
+    uint64_t a = align && align[l] > EMU_ALLOCA_MIN_ALIGN ? align[l] : EMU_ALLOCA_MIN_ALIGN;
+    uint64_t sz = in->stype[0] == ir_type_u32 ? (uint32_t)size[l] : size[l];
+    uint64_t at = ((uint64_t)f->sp[l] + a - 1) & ~(a - 1);
+    if (at + sz > x->l->stack_size || at + sz < at) {
+      emu_fault(x, in, (int)l, EMU_ERR_LAUNCH,
+                "stack overflow: alloca of %llu bytes (aligned to %llu) above %u, the thread has %u bytes of local memory",
+                (unsigned long long)sz, (unsigned long long)a, f->sp[l], x->l->stack_size);
+      return;
+    }
+    f->sp[l] = (uint32_t)(at + sz);
+    if (f->sp[l] > x->wg->local_hwm) x->wg->local_hwm = f->sp[l];
+    d[l] = at;
+  });
+}
+
+static void h_stacksave(emu_exec *x, const emu_inst *in, emu_mask m) {
+  uint64_t *d = D(0);
+  EMU_EACH(m, l, d[l] = x->f->sp[l]);
+}
+
+static void h_stackrestore(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const uint64_t *a = S(0);
+  emu_frame *f = x->f;
+  uint32_t lo = f->local_base + f->fn->frame_local;
+  EMU_EACH(m, l, {
+    if (a[l] < lo || a[l] > x->l->stack_size) {
+      emu_fault(x, in, (int)l, EMU_ERR_LAUNCH,
+                "stackrestore to 0x%llx: not a stack pointer of this frame (its stack is [0x%x, 0x%x])",
+                (unsigned long long)a[l], lo, x->l->stack_size);
+      return;
+    }
+    f->sp[l] = (uint32_t)a[l];
+  });
+}
+
 static void h_nop(emu_exec *x, const emu_inst *in, emu_mask m) {
   (void)x;
   (void)in;
@@ -690,6 +746,18 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_createpolicy:
     in->fn = h_zero;
     return NULL;
+  case ir_op_alloca:
+    if (i->nsrc > 1 && (i->src[1]->kind != IR_VAL_CONST || !i->src[1]->imm || (i->src[1]->imm & (i->src[1]->imm - 1)) ||
+                        i->src[1]->imm > (1u << 23)))
+      return "alloca whose alignment is not a power of 2 up to 2^23";
+    in->fn = h_alloca;
+    return NULL;
+  case ir_op_stacksave:
+    in->fn = h_stacksave;
+    return NULL;
+  case ir_op_stackrestore:
+    in->fn = h_stackrestore;
+    return NULL;
   case ir_op_cp_async: {
     unsigned nval = i->nsrc - (i->mods.has_cache_hint ? 1 : 0);
     if (nval < 3 || nval > 4) return "cp.async with an unexpected operand count";
@@ -704,8 +772,11 @@ const char *emu_sel_mem(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   case ir_op_prefetch: case ir_op_prefetchu: case ir_op_nanosleep: case ir_op_pmevent:
   case ir_op_brkpt: case ir_op_griddepcontrol: case ir_op_applypriority: case ir_op_discard:
   case ir_op_cp_async_bulk_prefetch: case ir_op_cp_async_bulk_prefetch_tensor:
+  case ir_op_setmaxnreg:
     /* hints: caches are not modelled (docs/emulator.md); discard leaves
-     * the bytes undefined, which keeping them is */
+     * the bytes undefined, which keeping them is; setmaxnreg changes how
+     * many registers a warp may hold, and a thread's registers here are
+     * not counted */
     in->fn = h_nop;
     return NULL;
   default:

@@ -258,12 +258,21 @@ typedef enum ir_texcomp { IR_TEXCOMP_NONE, IR_TEXCOMP_R, IR_TEXCOMP_G, IR_TEXCOM
 typedef enum ir_clampmode { IR_CLAMP_NONE, IR_CLAMP_TRAP, IR_CLAMP_CLAMP, IR_CLAMP_ZERO } ir_clampmode;
 /* suld.b / suld.p: formatted or raw bits (9.7.11.1) */
 typedef enum ir_surfmode { IR_SURF_NONE, IR_SURF_B, IR_SURF_P } ir_surfmode;
-/* txq/suq attribute (9.7.10.5, 9.7.11.4) */
+/* txq/suq attribute (9.7.10.5, 9.7.11.4), and the tensor-map field
+ * tensormap.replace writes (9.7.9.26: .field1 .global_address .rank;
+ * .field2, with an ordinal, .box_dim .global_dim .global_stride
+ * .element_stride; .field3, an immediate from the ISA's "Tensormap new_val
+ * validity" table, .elemtype .interleave_layout .swizzle_mode
+ * .swizzle_atomicity .fill_mode): one field of a descriptor either way
+ * (ir_ops.def's mods column has no room for a field of its own). */
 typedef enum ir_query {
   IR_QUERY_NONE, IR_QUERY_WIDTH, IR_QUERY_HEIGHT, IR_QUERY_DEPTH, IR_QUERY_CHANNEL_DATA_TYPE,
   IR_QUERY_CHANNEL_ORDER, IR_QUERY_NORMALIZED_COORDS, IR_QUERY_FILTER_MODE,
   IR_QUERY_ADDR_MODE_0, IR_QUERY_ADDR_MODE_1, IR_QUERY_ADDR_MODE_2, IR_QUERY_ARRAY_SIZE,
   IR_QUERY_NUM_MIPMAP_LEVELS, IR_QUERY_NUM_SAMPLES, IR_QUERY_FORCE_UNNORMALIZED_COORDS,
+  IR_TMF_GLOBAL_ADDRESS, IR_TMF_RANK, IR_TMF_BOX_DIM, IR_TMF_GLOBAL_DIM, IR_TMF_GLOBAL_STRIDE,
+  IR_TMF_ELEMENT_STRIDE, IR_TMF_ELEMTYPE, IR_TMF_INTERLEAVE_LAYOUT, IR_TMF_SWIZZLE_MODE,
+  IR_TMF_SWIZZLE_ATOMICITY, IR_TMF_FILL_MODE,
 } ir_query;
 /* griddepcontrol (9.7.13.13) */
 typedef enum ir_gdc { IR_GDC_NONE, IR_GDC_LAUNCH_DEPENDENTS, IR_GDC_WAIT } ir_gdc;
@@ -281,6 +290,9 @@ typedef enum ir_policy { IR_POLICY_NONE, IR_POLICY_FRACTIONAL, IR_POLICY_RANGE, 
  * complete-tx (src[3]) or the bulk async-group; cp.async.bulk.wait_group's
  * .read (wait for the reads only). */
 typedef enum ir_bulkmode { IR_BULK_NONE, IR_BULK_COMPLETE_TX, IR_BULK_GROUP, IR_BULK_READ } ir_bulkmode;
+/* cp.async.bulk.tensor's load mode (9.7.9.25.5.1): .tile, and the 2-d
+ * .tile::gather4 (load four rows) / .tile::scatter4 (store four rows) */
+typedef enum ir_tmode { IR_TMODE_NONE, IR_TMODE_TILE, IR_TMODE_GATHER4, IR_TMODE_SCATTER4 } ir_tmode;
 typedef enum ir_mbarmode {
   IR_MBAR_NONE, IR_MBAR_PARITY, IR_MBAR_EXPECT_TX, IR_MBAR_NOCOMPLETE, IR_MBAR_NOINC,
 } ir_mbarmode;
@@ -352,7 +364,7 @@ typedef struct ir_mods {
   uint8_t l2evict2;   /* ir_evict: createpolicy's secondary priority */
   uint8_t bulk;       /* ir_bulkmode: cp.async.bulk, cp.async.bulk.wait_group */
   uint8_t tdim;       /* cp.async.bulk.tensor's .1d ... .5d (9.7.9.25.5.1): the dimensions, 1-5 */
-  uint8_t tile : 1;   /* cp.async.bulk.tensor .tile (the only load mode the IR takes; im2col is opaque) */
+  uint8_t tile;       /* ir_tmode: cp.async.bulk.tensor's load mode (im2col stays opaque), tensormap.replace's .tile */
 } ir_mods;
 
 /* Every field of ir_mods, in the order the printer writes them (close to

@@ -86,6 +86,8 @@ static const char *const query_names[] = {
   "", "width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
   "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "array_size",
   "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
+  "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride", "elemtype",
+  "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
 };
 static const char *const gdc_names[] = {"", "launch_dependents", "wait"};
 static const char *const level_names[] = {"", "L1", "L2", "tensormap"};
@@ -97,6 +99,7 @@ static const char *const l2evict2_names[] = {
 };
 static const char *const bulk_names[] = {"", "mbarrier::complete_tx::bytes", "bulk_group", "read"};
 static const char *const tdim_names[] = {"", "1d", "2d", "3d", "4d", "5d"};
+static const char *const tmode_names[] = {"", "tile", "tile::gather4", "tile::scatter4"};
 static const char *const mbar_names[] = {"", "parity", "expect_tx", "noComplete", "noinc"};
 
 #define FLAG(set) ((const char *const[]){"", set})
@@ -165,7 +168,7 @@ const ir_mod_field_info ir_mod_field_infos[ir_mod_count] = {
   [ir_mod_l2evict2] = {"l2evict2", l2evict2_names, N(l2evict2_names), NULL},
   [ir_mod_bulk] = {"bulk", bulk_names, N(bulk_names), NULL},
   [ir_mod_tdim] = {"tdim", tdim_names, N(tdim_names), NULL},
-  [ir_mod_tile] = {"tile", FLAG("tile"), 2, NULL},
+  [ir_mod_tile] = {"tile", tmode_names, N(tmode_names), NULL},
 };
 
 static const char *spell(const char *const *t, unsigned n, unsigned v) {

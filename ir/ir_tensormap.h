@@ -91,6 +91,21 @@ static inline uint64_t ir_tmap_swizzle(unsigned swizzle, uint64_t a) {
   return a ^ (((a >> 7) & m) << 4);
 }
 
+/* tensormap.replace.tile.elemtype's new_val (PTX ISA 9.7.9.26, "Tensormap
+ * new_val validity": 0 .u8, 1 .u16, 2 .u32, 3 .s32, 4 .u64, 5 .s64, 6 .f16,
+ * 7 .f32, 8 .f32.ftz, 9 .f64, 10 .bf16, 11 .tf32, 12 .tf32.ftz, 13-15 the
+ * packed sub-byte types) as the map stores it: the CUtensorMapDataType
+ * (cuda.h's order, which the ISA notes differs) and the element's bytes;
+ * bytes 0 where this runtime's maps have no such type (the packed ones,
+ * which cuTensorMapEncodeTiled refuses too). */
+static const struct { uint8_t dtype, bytes; } ir_tmap_isa_elemtypes[16] = {
+  {0, 1}, {1, 2}, {2, 4}, {3, 4}, {4, 8}, {5, 8}, {6, 2}, {7, 4},
+  {10, 4}, {8, 8}, {9, 2}, {11, 4}, {12, 4}, {13, 0}, {14, 0}, {15, 0},
+};
+
+/* Byte offsets of the fields tensormap.replace writes. */
+#define IR_TMAP_OFF(field) ((unsigned)__builtin_offsetof(ir_tensormap, field))
+
 /* Reads a tensor map from its 128 bytes; false if this runtime did not
  * make it (the magic) or its fields are out of range. */
 static inline bool ir_tmap_read(const void *bytes, ir_tensormap *t) {

@@ -135,6 +135,28 @@ typedef struct lower_mma_chain {
   const struct lower_ldm_plan *ldm;   /* ldmatrix results loaded in AMD's layout (NULL: none) */
 } lower_mma_chain;
 bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_chain *chain);
+/* lower_mma_amd.c's lane machinery, for lower_mma_volta.c.  For each lane L of
+ * the warp (0..31), src[L] the lane to read and val[L] the index into vals of
+ * the value to read there (LOWER_AMD_ANY: any value will do): the gathered
+ * value (shuffles in the warp, selects), or NULL when a lane function is not
+ * made of %laneid bits.  dry: nothing is built (laneid any non-NULL value,
+ * vals may be placeholders), only checked and counted (shuffles, selects
+ * added to *counts[0], [1]). */
+#define LOWER_AMD_ANY 0xff
+ir_value *lower_mma_amd_gather(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *src, const uint8_t *val,
+                               ir_value *const *vals, unsigned counts[2]);
+/* f(L) for the lanes L whose entry is not LOWER_AMD_ANY, as %laneid bits
+ * (permuted, complemented, constant), or NULL. */
+ir_value *lower_mma_amd_lane_fn(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *f);
+/* lower_mma_volta.c: Volta's m8n8k4 .f16 mma i on target's MFMA / WMMA;
+ * false (nothing built) where the target has none or no scheme fits.
+ * cache (the caller's, zeroed; may be NULL) keeps the scheme chosen for
+ * each form, so that a module's many mma of one form cost one search. */
+typedef struct lower_mma_volta_cache {
+  unsigned n;
+  struct { unsigned key; uint8_t t, v, ok; } e[32];
+} lower_mma_volta_cache;
+bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_volta_cache *cache);
 
 /* ---- ldmatrix loaded straight into AMD's A/B layout (lower_ldm_plan.c decides,
  * lower_mma_amd.c builds; docs/lowering.md "ldmatrix in AMD's layout") ---- */

@@ -10,7 +10,8 @@
  *     .e4m3/.e5m2 -> .f32/.f16, m8n8k4 .f64, m16n8k4/k8/k16 .f64 (sm_90),
  *     m8n8k16 .s8/.u8 and m8n8k32/m16n8k32/m16n8k64 .s4/.u4 -> .s32
  *     (.satfinite), m8n8k128/m16n8k128/m16n8k256 .b1 .and.popc/.xor.popc,
- *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4)
+ *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4; on
+ *     MFMA/WMMA targets lower_mma_volta.c first)
  *
  * Each becomes, in every thread, full-warp shfl.sync.idx ops (which
  * lower_warps, the next pass, maps onto the wave: ds_bpermute inside the
@@ -76,6 +77,7 @@ typedef struct mma_state {
   const char *target;      /* the module's target: messages, its matrix instructions */
   lower_mma_chain chain;   /* accumulators left in AMD's layout (lower_mma_amd_chained) */
   lower_ldm_plan ldm;      /* ldmatrix loaded in AMD's layout (lower_ldm_plan.c) */
+  lower_mma_volta_cache volta;   /* the scheme of each m8n8k4 .f16 form (lower_mma_volta) */
 } mma_state;
 
 static bool is_opaque_wgmma(const ir_instr *i);
@@ -859,7 +861,8 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
-    if (ir_mma_is_m8n8k4_f16(i)) return lower_mma_m8n8k4(b, i, out, s->opt->diag);
+    if (ir_mma_is_m8n8k4_f16(i))   /* Volta's: lower_mma_volta.c, the expansion where it has no scheme */
+      return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target, &s->volta)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma &&
         (mma_via_s8(b, i, out, s->target) || lower_mma_amd_chained(b, i, out, s->target, &s->chain)))
       return true;

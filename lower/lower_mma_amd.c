@@ -19,7 +19,8 @@
  * (m8n8k16 .s8/.u8 and the .s4/.u4 forms reach the i8 rows through the
  * m16n8 .s8 forms: lower_mma.c, mma_via_s8.)
  * Not here: the .f64 forms (the f64 MFMA's K and D rows span both halves of
- * the wave: docs/decisions.md), .b1, Volta's m8n8k4 .f16, the other forms.
+ * the wave: docs/decisions.md), .b1, the other forms; Volta's m8n8k4 .f16 is
+ * lower_mma_volta.c's (which uses this file's gather and lane functions).
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:
@@ -1065,6 +1066,21 @@ bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_
     if (!ldm_each(&X, &mm, ldm, mma, target, lower_ldm_pre(p, mma), NULL)) return false;
   }
   return true;
+}
+
+ir_value *lower_mma_amd_gather(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *src, const uint8_t *val,
+                               ir_value *const *vals, unsigned counts[2]) {
+  amd_ctx X = {.b = b, .dry = dry, .laneid = laneid};
+  lane_map M;
+  memcpy(M.src, src, 32), memcpy(M.val, val, 32);
+  ir_value *v = gather(&X, &M, vals);
+  counts[0] += X.shuffles, counts[1] += X.selects;
+  return v;
+}
+
+ir_value *lower_mma_amd_lane_fn(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *f) {
+  amd_ctx X = {.b = b, .dry = dry, .laneid = laneid};
+  return lane_fn(&X, f);
 }
 
 bool lower_mma_amd_fits(const ir_mma_form *f, ir_type ta, const char *target) {

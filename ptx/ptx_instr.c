@@ -138,6 +138,9 @@ static ir_type src_type(const ins *I, unsigned pos) {
   case ir_op_cp_async_bulk_wait_group: case ir_op_wgmma_wait_group: return ir_type_u32;
   case ir_op_bar_warp_sync: return ir_type_b32;
   case ir_op_bar_red: return ir_type_u32;
+  /* the type is the elements' (9.7.9.25.4.2): the size is a u32 */
+  case ir_op_cp_reduce_async_bulk: return ir_type_u32;
+  case ir_op_tensormap_cp_fenceproxy: return ir_type_u32;
   case ir_op_dp4a: case ir_op_dp2a: return pos == 2 ? I->type : ir_type_b32;
   /* block-scaled mma: immediates are the scale selectors (9.7.14.3) */
   case ir_op_mma: return I->m.mmakind > IR_MMAKIND_F8F6F4 ? ir_type_u32 : t;
@@ -153,6 +156,19 @@ static ir_type src_type(const ins *I, unsigned pos) {
 
 /* Result and source lists: only the first n entries are ever read, so
  * they are not cleared (they are built per instruction). */
+/* Where `_` may stand for a result (ptx_sink.def). */
+enum { SINK_WHOLE = 1, SINK_FIRST = 2, SINK_SECOND = 4 };
+static const uint8_t sink_rule[ir_op_count] = {
+#define SINK(op, whole, first, second) \
+  [ir_op_##op] = (whole ? SINK_WHOLE : 0) | (first ? SINK_FIRST : 0) | (second ? SINK_SECOND : 0),
+#include "ptx_sink.def"
+#undef SINK
+};
+
+static void sink_refused(ptx_parser *p, const ins *I, const opnd *o, const char *what) {
+  ptx_fail(p, &o->tok, "'%s' cannot discard %s with '_'", ir_op_infos[I->op].ptx, what);
+}
+
 typedef struct dstlist {
   uint32_t n;
   uint32_t var[64];        /* PTX_NONE for '_' */
@@ -174,10 +190,19 @@ static void dst_add(ptx_parser *p, dstlist *d, const opnd *o, ir_type dflt) {
 
 /* Results from one operand: a register, a d|p pair, or a vector. */
 static void dsts_of(ptx_parser *p, ins *I, const opnd *o, dstlist *d, ir_type dflt) {
+  unsigned rule = I->op < ir_op_count ? sink_rule[I->op] : 0;
   if (o->kind == O_VEC) {
-    for (uint32_t i = 0; i < o->n; i++) dst_add(p, d, &I->pool[o->first + i], dflt);
+    uint32_t sinks = 0;
+    for (uint32_t i = 0; i < o->n; i++) {
+      sinks += I->pool[o->first + i].kind == O_SINK;
+      dst_add(p, d, &I->pool[o->first + i], dflt);
+    }
+    if (o->n && sinks == o->n) sink_refused(p, I, o, "every element of its result vector");
     return;
   }
+  if (o->kind == O_SINK && !o->pair && !(rule & SINK_WHOLE)) sink_refused(p, I, o, "its result");
+  if (o->kind == O_SINK && o->pair && o->var2 != PTX_NONE && !(rule & SINK_FIRST))
+    sink_refused(p, I, o, "the first result of d|p");
   dst_add(p, d, o, dflt);
   if (o->pair && o->var2 != PTX_NONE) {
     if (d->n >= 64) ptx_fail(p, &o->tok, "too many results");
@@ -190,6 +215,7 @@ static void dsts_of(ptx_parser *p, ins *I, const opnd *o, dstlist *d, ir_type df
     /* d|_: the second result is there and discarded.  elect.sync's
      * predicate is its result (9.7.13.14); ptxas 13 refuses d|_ there */
     if (I->op == ir_op_elect) ptx_fail(p, &o->tok, "'elect.sync' needs a predicate result: d|_ discards it");
+    if (!(rule & SINK_SECOND)) sink_refused(p, I, o, "the second result of d|p");
     if (d->n >= 64) ptx_fail(p, &o->tok, "too many results");
     d->var[d->n] = PTX_NONE;
     d->type[d->n++] = ir_type_pred;
@@ -604,6 +630,63 @@ static void build_brx(ptx_parser *p, ins *I) {
 /* call[.uni] [(ret)] , callee, [(args)] [, proto | targets]
  * Forms (9.7.12.4):  call f;  call f, (a, b);  call (r), f, (a);
  *                    call (r), %rd, (a), proto;  call %rd, (), proto; */
+/* A .param variable named as a call operand: its element type, count and
+ * alignment; false for anything else. */
+static bool param_var_shape(const opnd *r, ir_type *type, uint64_t *count, uint32_t *align) {
+  if (r->kind != O_SYM || r->off) return false;
+  if (r->sym->kind == PTX_SYM_GLOBAL &&
+      (r->sym->global->space == IR_SPACE_PARAM || r->sym->global->space == IR_SPACE_PARAM_FUNC) &&
+      r->sym->global->vec <= 1) {
+    *type = (ir_type)r->sym->global->type, *count = r->sym->global->count, *align = r->sym->global->align;
+    return true;
+  }
+  if (r->sym->kind == PTX_SYM_PARAM && r->sym->param->space == IR_SPACE_PARAM_FUNC) {
+    *type = (ir_type)r->sym->param->type, *count = r->sym->param->count, *align = r->sym->param->align;
+    return true;
+  }
+  return false;
+}
+
+/* A direct call's operands against the callee's .param parameters, as
+ * ptxas 13 matches them (one module per case assembled; 6.4, 7.1 "the
+ * arguments ... must match the formal parameters in type, size and
+ * alignment"): a scalar and an array never match ("Type of argument does
+ * not match formal parameter"), scalars match by size (.f32 for .b32, .s32
+ * for .u32), arrays by size and alignment ("Alignment of argument does not
+ * match"), and a register only a scalar of its width.  (The IR records an
+ * array of one element as a scalar: a[1] and a scalar are not told apart.)
+ * Arrays of unknown size are checked in build_call. */
+static void check_call_param(ptx_parser *p, const opnd *r, const ir_param *fp, const ptx_tok *callee, bool ret) {
+  if (fp->space != IR_SPACE_PARAM_FUNC || !fp->count) return;
+  const char *what = ret ? "return parameter" : "parameter";
+  const char *fname = fp->name ? fp->name : "_";
+  uint64_t fbytes = fp->count * (ir_type_bits((ir_type)fp->type) / 8);
+  bool farr = fp->count > 1;
+  ir_type t;
+  uint64_t n;
+  uint32_t al;
+  if (param_var_shape(r, &t, &n, &al)) {
+    uint64_t bytes = n * (ir_type_bits(t) / 8);
+    bool arr = n > 1;
+    if (arr != farr || bytes != fbytes)
+      ptx_fail(p, &r->tok, "'%.*s' (%s of %llu bytes) does not match the %s '%s' of '%.*s' (%s of %llu bytes)",
+               (int)r->tok.len, r->tok.text, arr ? "an array" : "a scalar", (unsigned long long)bytes, what, fname,
+               (int)callee->len, callee->text, farr ? "an array" : "a scalar", (unsigned long long)fbytes);
+    if (arr && al != fp->align)
+      ptx_fail(p, &r->tok, "'%.*s' is aligned to %u bytes: the %s '%s' of '%.*s' is aligned to %u", (int)r->tok.len,
+               r->tok.text, al, what, fname, (int)callee->len, callee->text, fp->align);
+    return;
+  }
+  if (r->kind != O_REG) return;
+  if (farr)
+    ptx_fail(p, &r->tok, "the %s '%s' of '%.*s' is an array of %llu bytes: pass a .param array, not a register", what,
+             fname, (int)callee->len, callee->text, (unsigned long long)fbytes);
+  unsigned rb = ir_type_bits(ptx_var_type(p, r->var));
+  if (rb != ir_type_bits((ir_type)fp->type))
+    ptx_fail(p, &r->tok, "'%.*s' is a %u-bit register: the %s '%s' of '%.*s' is .%s", (int)r->tok.len, r->tok.text,
+             rb, what, fname, (int)callee->len, callee->text, ir_type_name((ir_type)fp->type));
+}
+
 static void build_call(ptx_parser *p, ins *I) {
   uint32_t i = 0;
   const opnd *rets = NULL, *args = NULL, *callee = NULL;
@@ -684,6 +767,13 @@ static void build_call(ptx_parser *p, ins *I) {
                  (int)r->tok.len, r->tok.text, align, fp->name ? fp->name : "_", (int)callee->tok.len,
                  callee->tok.text, fp->align);
     }
+  }
+  if (callee->kind == O_SYM && !shape) {
+    const ir_func *cf = callee->sym->func;
+    for (uint32_t k = 0; args && k < args->n && k < cf->nparams; k++)
+      check_call_param(p, &I->pool[args->first + k], &cf->params[k], &callee->tok, false);
+    for (uint32_t k = 0; rets && k < rets->n && k < cf->nrets; k++)
+      check_call_param(p, &I->pool[rets->first + k], &cf->rets[k], &callee->tok, true);
   }
   /* Return operands that name .param variables are sources (the callee
    * writes them); register return operands are results. */
@@ -825,6 +915,106 @@ static void build_setp(ptx_parser *p, ins *I) {
   dsts_of(p, I, &I->top[0], &d, I->op == ir_op_setp ? ir_type_pred : I->type);
   for (uint32_t i = 1; i < I->ntop; i++) srcs_of(p, I, &I->top[i], &s, &pos);
   emit(p, I, I->op, &d, &s);
+}
+
+/* lop3.BoolOp.b32 d|p, a, b, c, immLut, q (PTX ISA 9.7.8.6, PTX 8.2):
+ * d is lop3's result and "p = (d != 0) BoolOp q", BoolOp .and or .or.  The
+ * predicate is setp's combining form, so the statement becomes lop3 and
+ * setp.ne.BoolOp.b32 p, d, 0, q: the IR has no lop3 with two results.
+ * ptxas 13 refuses d|_ and a plain d ("Predicate output expected"), .xor
+ * ("Illegal operation"), d|p without a BoolOp ("Boolean operation is
+ * required") and a register immLut; it accepts _|p and !q. */
+static void build_lop3_pred(ptx_parser *p, ins *I, ir_boolop bop) {
+  if (bop == IR_BOOL_XOR) ptx_fail(p, &I->at, "'lop3' combines its predicate result with .and or .or, not .xor");
+  if (bop == IR_BOOL_NONE) ptx_fail(p, &I->at, "'lop3' with a predicate result d|p needs .and or .or");
+  if (I->ntop != 6) ptx_fail(p, &I->at, "'lop3.%s' takes 6 operands (d|p, a, b, c, immLut, q), found %u",
+                             bop == IR_BOOL_AND ? "and" : "or", I->ntop);
+  const opnd *od = &I->top[0];
+  if (!od->pair || (od->kind == O_REG && od->var2 == PTX_NONE))
+    ptx_fail(p, &od->tok, "'lop3.%s' needs a predicate result: d|p", bop == IR_BOOL_AND ? "and" : "or");
+  if (I->top[4].kind != O_IMM) ptx_fail(p, &I->top[4].tok, "'lop3': immLut must be an integer constant");
+  if (I->type != ir_type_b32) ptx_fail(p, &I->at, "'lop3' is .b32");
+  dstlist d;
+  d.n = 0;
+  dst_add(p, &d, od, I->type);
+  srclist s;
+  s.n = 0;
+  s.have_off = false;
+  s.off = 0;
+  unsigned pos = 0;
+  for (uint32_t i = 1; i < 5; i++) srcs_of(p, I, &I->top[i], &s, &pos);
+  ir_instr *l = emit(p, I, ir_op_lop3, &d, &s);
+  dstlist dp;
+  dp.n = 1;
+  dp.var[0] = od->var2;
+  dp.type[0] = ptx_var_type(p, od->var2);
+  srclist sp;
+  sp.n = 0;
+  sp.have_off = false;
+  sp.off = 0;
+  src_push(p, &sp, l->dst[0], &I->at);
+  src_push(p, &sp, ir_imm(&p->b, ir_type_b32, 0), &I->at);
+  src_push(p, &sp, ptx_value(p, &I->top[5], ir_type_pred), &I->top[5].tok);
+  I->m.cmp = IR_CMP_NE;
+  I->m.boolop = (uint8_t)bop;
+  emit(p, I, ir_op_setp, &dp, &sp);
+}
+
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 imm (PTX ISA 9.7.19.8): a hint
+ * with no AMD counterpart (cg_emit.c), checked as ptxas 13 checks it:
+ * ".sync modifier required", ".aligned modifier required", and the count
+ * "in range [24..256]" and "multiple of 8". */
+static void build_generic(ptx_parser *p, ins *I);
+static void build_setmaxnreg(ptx_parser *p, ins *I) {
+  if (I->m.atomop != IR_ATOM_INC && I->m.atomop != IR_ATOM_DEC)
+    ptx_fail(p, &I->at, "'setmaxnreg' is setmaxnreg.inc or setmaxnreg.dec");
+  if (!I->m.sync || !I->m.aligned) ptx_fail(p, &I->at, "'setmaxnreg' needs .sync.aligned");
+  if (I->type != ir_type_u32) ptx_fail(p, &I->at, "'setmaxnreg' is .u32");
+  if (I->ntop != 1) ptx_fail(p, &I->at, "'setmaxnreg' takes 1 operand, found %u", I->ntop);
+  const opnd *o = &I->top[0];
+  if (o->kind != O_IMM || o->immk != IMM_INT) ptx_fail(p, &o->tok, "'setmaxnreg': the register count is an integer constant");
+  if (o->imm < 24 || o->imm > 256) ptx_fail(p, &o->tok, "'setmaxnreg': the register count %llu is outside [24, 256]",
+                                            (unsigned long long)o->imm);
+  if (o->imm % 8) ptx_fail(p, &o->tok, "'setmaxnreg': the register count %llu is not a multiple of 8",
+                           (unsigned long long)o->imm);
+  build_generic(p, I);
+}
+
+/* alloca.type ptr, size{, immAlign}; stacksave.type d; stackrestore.type a
+ * (PTX ISA 9.7.17: "Both ptr and size have the same type as the instruction
+ * type", .type = { .u32, .u64 }; immAlign "an integer constant, must be a
+ * power of 2 and must not exceed 2^23").  ptxas 13 also refuses a state
+ * space ("No state space qualifier expected for instruction 'alloca'"),
+ * registers of another width ("Arguments mismatch"), `_` ("Result discard
+ * mode is not allowed") and a constant for stackrestore ("Result register
+ * required"). */
+static void build_stack(ptx_parser *p, ins *I) {
+  const char *name = ir_op_infos[I->op].ptx;
+  if (I->type != ir_type_u32 && I->type != ir_type_u64) ptx_fail(p, &I->at, "'%s' is .u32 or .u64", name);
+  if (I->m.space) ptx_fail(p, &I->at, "'%s' takes no state space: its memory is .local", name);
+  unsigned want = I->op == ir_op_alloca ? 2 : 1;
+  if (I->ntop < want || I->ntop > (I->op == ir_op_alloca ? 3u : 1u))
+    ptx_fail(p, &I->at, "'%s' takes %s", name,
+             I->op == ir_op_alloca ? "ptr, size{, immAlign}" : I->op == ir_op_stacksave ? "one result" : "one operand");
+  unsigned bits = ir_type_bits(I->type);
+  for (uint32_t k = 0; k < I->ntop && k < 2; k++) {
+    const opnd *o = &I->top[k];
+    if (o->kind == O_SINK) ptx_fail(p, &o->tok, "'%s' cannot discard its result with '_'", name);
+    if (o->kind == O_IMM && k == 1) continue;  /* alloca's size */
+    if (o->kind != O_REG || o->neg || o->reg_off || o->pair)
+      ptx_fail(p, &o->tok, "'%s': operand %u must be a register", name, k + 1);
+    if (ir_type_bits(ptx_var_type(p, o->var)) != bits)
+      ptx_fail(p, &o->tok, "'%s.%s': operand %u is a %u-bit register", name, ir_type_name(I->type), k + 1,
+               ir_type_bits(ptx_var_type(p, o->var)));
+  }
+  if (I->ntop == 3) {
+    const opnd *o = &I->top[2];
+    if (o->kind != O_IMM || o->immk != IMM_INT) ptx_fail(p, &o->tok, "'alloca': immAlign is an integer constant");
+    if (!o->imm || (o->imm & (o->imm - 1))) ptx_fail(p, &o->tok, "'alloca': immAlign %llu is not a power of 2",
+                                                     (unsigned long long)o->imm);
+    if (o->imm > (1u << 23)) ptx_fail(p, &o->tok, "'alloca': immAlign %llu exceeds 2^23", (unsigned long long)o->imm);
+  }
+  build_generic(p, I);
 }
 
 /* ---- scalar video operand selectors ---------------------------------------------------- */
@@ -1204,12 +1394,108 @@ static void build_generic(ptx_parser *p, ins *I) {
     d.var[d.n] = p->ssa.cc_var;
     d.type[d.n++] = ir_type_pred;
   }
+  /* cp.async.bulk.shared::cluster.shared::cta [dst], [src], size, [mbar]:
+   * the IR's cp.async.bulk into shared memory reads a generic source (a
+   * global address is one), so the shared::cta source becomes one by cvta
+   * (docs/lowering.md "cp.async.bulk") */
+  if (op == ir_op_cp_async_bulk && I->bulk_src_shared && s.n >= 2) {
+    ir_value *a = s.v[1];
+    if (ir_type_bits((ir_type)a->type) != 64) a = ir_convert(&p->b, ir_type_u64, ir_type_u32, a);
+    s.v[1] = ir_alu1(&p->b, ir_op_cvta, ir_type_u64, a, .space = IR_SPACE_SHARED);
+  }
   if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
   if (ir_video_simd_elems(op) && build_video_simd_selected(p, I, op, &d, &s)) return;
   emit(p, I, op, &d, &s);
 }
 
 /* ---- the statement --------------------------------------------------------------------- */
+
+/* The atom/red forms PTX ISA 9.0 has (9.7.13.5-6), as ptxas 13 checks them
+ * at sm_90, sm_100a and sm_120a (one module per form): no 8-bit type at
+ * all and no 16-bit integer one but atom.cas.b16 ("Unexpected instruction
+ * types", "Arguments mismatch" for exch.b16); vectors (.v2/.v4/.v8, sm_90)
+ * only in .global (or generic) memory ("State space incorrect for feature
+ * 'atom instruction with vector types'"), only of .f32 with .add, and of
+ * .f16/.bf16/.f16x2/.bf16x2 with .add, .min or .max ("Vector qualifier is
+ * not allowed" for integers, .f64, .cas and .exch; ".min requires ..." for
+ * .f32). */
+static void check_atom(ptx_parser *p, const ins *I) {
+  const char *name = ir_op_infos[I->op].ptx;
+  ir_type t = I->type;
+  ir_atomop op = (ir_atomop)I->m.atomop;
+  ir_type_kind k = ir_type_kind_of(t);
+  bool intk = k == IR_TK_UINT || k == IR_TK_SINT || k == IR_TK_BITS;
+  if (ir_type_bits(t) == 8) ptx_fail(p, &I->at, "'%s' has no 8-bit form (.%s)", name, ir_type_name(t));
+  if (ir_type_bits(t) == 16 && intk && !(I->op == ir_op_atom && op == IR_ATOM_CAS && !I->m.vec))
+    ptx_fail(p, &I->at, "'%s.%s.%s': the only 16-bit integer atomic is atom.cas.b16", name, ir_atomop_name(op),
+             ir_type_name(t));
+  if (I->m.vec <= 1) return;
+  if (I->m.space != IR_SPACE_GLOBAL && I->m.space != IR_SPACE_GENERIC)
+    ptx_fail(p, &I->at, "'%s.v%u' is in .global memory only", name, I->m.vec);
+  bool half = t == ir_type_f16 || t == ir_type_bf16 || t == ir_type_f16x2 || t == ir_type_bf16x2;
+  if (t == ir_type_f32 ? op != IR_ATOM_ADD
+                       : !half || (op != IR_ATOM_ADD && op != IR_ATOM_MIN && op != IR_ATOM_MAX))
+    ptx_fail(p, &I->at, "'%s.v%u.%s.%s': vector atomics are .add of .f32 and .add, .min or .max of .f16, .bf16, "
+             ".f16x2 or .bf16x2", name, I->m.vec, ir_type_name(t), ir_atomop_name(op));
+}
+
+/* lop3's .and/.or belong to its predicate result (build_lop3_pred), not
+ * to lop3: taken out of the modifiers before they are decoded. */
+static ir_boolop take_lop3_boolop(ins *I, uint32_t words) {
+  uint32_t nm = I->nmods;
+  if (!nm) return IR_BOOL_NONE;
+  const ptx_tok *w = &I->mtok[words];
+  ir_boolop b = tok_is(w, ".and") ? IR_BOOL_AND : tok_is(w, ".or") ? IR_BOOL_OR : tok_is(w, ".xor") ? IR_BOOL_XOR
+                                                                                               : IR_BOOL_NONE;
+  if (b) {
+    memmove(I->mods, I->mods + 1, (nm - 1) * sizeof I->mods[0]);
+    memmove(I->mtok + words, I->mtok + words + 1, (nm - 1) * sizeof I->mtok[0]);
+    I->nmods = nm - 1;
+  }
+  return b;
+}
+
+/* Step 3: the family's meaning, for an op whose modifiers are known. */
+static void build_family(ptx_parser *p, ins *I, ir_op op, uint8_t mov_vec, ir_boolop lop3_bool) {
+  switch (op) {
+  case ir_op_copy:
+    if (mov_vec > 1) build_mov_vec(p, I, mov_vec);
+    else build_mov(p, I);
+    break;
+  case ir_op_br: build_bra(p, I); break;
+  case ir_op_setmaxnreg: build_setmaxnreg(p, I); break;
+  case ir_op_atom:
+  case ir_op_red:
+    check_atom(p, I);
+    build_generic(p, I);
+    break;
+  case ir_op_alloca:
+  case ir_op_stacksave:
+  case ir_op_stackrestore: build_stack(p, I); break;
+  case ir_op_lop3:
+    if (lop3_bool || (I->ntop && I->top[0].pair)) build_lop3_pred(p, I, lop3_bool);
+    else build_generic(p, I);
+    break;
+  case ir_op_brx: build_brx(p, I); break;
+  case ir_op_call: build_call(p, I); break;
+  case ir_op_ret:
+  case ir_op_exit:
+  case ir_op_trap:
+    if (I->ntop) ptx_fail(p, &I->top[0].tok, "'%s' takes no operands", ir_op_infos[op].ptx);
+    guarded_terminator(p, I, op);
+    break;
+  case ir_op_setp:
+  case ir_op_set: build_setp(p, I); break;
+  case ir_op_bar:
+  case ir_op_bar_red:
+    /* bar.sync and bar.red are barrier.sync.aligned and barrier.red
+     * .aligned (9.7.13.1) */
+    if (I->at.len == 3) I->m.aligned = 1;
+    build_generic(p, I);
+    break;
+  default: build_generic(p, I); break;
+  }
+}
 
 void ptx_parse_instruction(ptx_parser *p) {
   ins *I = p->ins_buf;
@@ -1218,6 +1504,7 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->m = (ir_mods){0};
   I->type = I->type2 = I->type3 = I->type4 = ir_type_none;
   I->ntypes = 0;
+  I->bulk_src_shared = false;
   if (p->tok.kind == PTX_TOK_AT) {
     ptx_next(p);
     I->guarded = true;
@@ -1286,6 +1573,8 @@ void ptx_parse_instruction(ptx_parser *p) {
   I->mfirst = words;   /* mods[k] is the word mtok[mfirst + k] */
   uint32_t nm = I->nmods - words;
   I->nmods = nm;
+  ir_boolop lop3_bool = op == ir_op_lop3 ? take_lop3_boolop(I, words) : IR_BOOL_NONE;
+  nm = I->nmods;
   /* A modifier the family does not know, or one its op does not take
    * (ld.ftz): kept as written, for lowering to name. */
   bool known = op != ir_op_count && op != ir_op_opaque && ptx_decode_mods(p, I);
@@ -1313,6 +1602,8 @@ void ptx_parse_instruction(ptx_parser *p) {
     ptx_next(p);
     return;
   }
+  if (!known && lop3_bool)
+    ptx_fail(p, &I->at, "'lop3' with a predicate result is lop3.BoolOp.b32 (.and or .or)");
   if (!known) {
     /* restore the words for the spelling */
     I->nmods = nm + words;
@@ -1329,30 +1620,6 @@ void ptx_parse_instruction(ptx_parser *p) {
     if (I->top[k].minus)
       ptx_fail(p, &I->top[k].tok, "'%.*s' takes no negated register (only vmad does)", (int)I->at.len, I->at.text);
   }
-  switch (op) {
-  case ir_op_copy:
-    if (mov_vec > 1) build_mov_vec(p, I, mov_vec);
-    else build_mov(p, I);
-    break;
-  case ir_op_br: build_bra(p, I); break;
-  case ir_op_brx: build_brx(p, I); break;
-  case ir_op_call: build_call(p, I); break;
-  case ir_op_ret:
-  case ir_op_exit:
-  case ir_op_trap:
-    if (I->ntop) ptx_fail(p, &I->top[0].tok, "'%s' takes no operands", ir_op_infos[op].ptx);
-    guarded_terminator(p, I, op);
-    break;
-  case ir_op_setp:
-  case ir_op_set: build_setp(p, I); break;
-  case ir_op_bar:
-  case ir_op_bar_red:
-    /* bar.sync and bar.red are barrier.sync.aligned and barrier.red
-     * .aligned (9.7.13.1) */
-    if (I->at.len == 3) I->m.aligned = 1;
-    build_generic(p, I);
-    break;
-  default: build_generic(p, I); break;
-  }
+  build_family(p, I, op, mov_vec, lop3_bool);
   ptx_next(p);
 }

@@ -69,6 +69,9 @@ struct ins {
   ir_mods m;
   ir_type type, type2, type3, type4;
   uint32_t ntypes;
+  /* cp.async.bulk.shared::cluster.shared::cta: the source is shared::cta
+   * (the IR reads it through a generic address, build_generic) */
+  bool bulk_src_shared;
 };
 typedef struct ins ins;
 

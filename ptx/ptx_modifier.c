@@ -106,6 +106,22 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
    * kernels write it after initializing their pipeline barriers). */
   else if (word_is(t, "mbarrier_init")) {
     if (op != ir_op_fence) return false;
+  }
+  /* .multicast::cluster of cp.async.bulk{.tensor} into shared memory
+   * (9.7.9.25.4.1, 9.7.9.25.5.1): the ctaMask operand it adds says so in
+   * the IR (the operand count; ir_ops.def's mods column has no free bit) */
+  else if (word_is(t, "multicast::cluster")) {
+    if (op != ir_op_cp_async_bulk && op != ir_op_cp_async_bulk_tensor) return false;
+  }
+  /* .cta_group::1 (sm_100): the CTA's own shared memory and mbarrier, what
+   * a copy without it does (::2, the peer CTA's, has no meaning here) */
+  else if (word_is(t, "cta_group::1")) {
+    if (op != ir_op_cp_async_bulk_tensor) return false;
+  }
+  /* tensormap.replace's .b1024 (9.7.9.26): the tensor map's size, the only
+   * one there is; the IR's type is new_val's (.b32/.b64) */
+  else if (word_is(t, "b1024")) {
+    if (op != ir_op_tensormap_replace) return false;
   } else if (mma_kind_word(op, t, m)) {
     return true;
   } else return proxy_word(op, t, m);
@@ -114,7 +130,7 @@ static bool ptx_only_word(ir_op op, const ptx_tok *t, ir_mods *m) {
 
 /* A state space word (5.1), where the op gives it another meaning.  True
  * when handled here. */
-static bool space_word(ir_op op, uint8_t sp, ir_mods *m, bool *ok) {
+static bool space_word(ins *I, ir_op op, uint8_t sp, ir_mods *m, bool *ok) {
   /* fence.proxy.async.global / .shared::{cta,cluster} (9.7.13.4): the
    * space names the async proxy's state space */
   if (op == ir_op_fence && m->proxy == IR_PROXY_ASYNC &&
@@ -123,16 +139,19 @@ static bool space_word(ir_op op, uint8_t sp, ir_mods *m, bool *ok) {
                : sp == IR_SPACE_SHARED_CTA ? IR_PROXY_ASYNC_SHARED_CTA : IR_PROXY_ASYNC_SHARED_CLUSTER;
     return true;
   }
-  /* cp.async.bulk: global <-> shared only (the shared::cta ->
-   * shared::cluster copy would need the source's space: kept opaque) */
+  /* cp.async.bulk: global <-> shared, and shared::cta -> shared::cluster
+   * (9.7.9.25.4.1), whose source the builder turns into a generic address
+   * (I->bulk_src_shared); nothing else */
   if (m->space && op == ir_op_cp_async_bulk && (m->space == IR_SPACE_GLOBAL) == (sp == IR_SPACE_GLOBAL)) {
-    *ok = false;
+    if (m->space != IR_SPACE_SHARED_CLUSTER || sp != IR_SPACE_SHARED_CTA || I->bulk_src_shared) *ok = false;
+    else I->bulk_src_shared = true;
     return true;
   }
   /* Copies name the destination's space first (cp.async.shared.global):
    * the first is kept; the source's follows from the op. */
   if (m->space && (op == ir_op_cp_async || op == ir_op_cp_async_bulk || op == ir_op_cp_async_bulk_tensor ||
-                   op == ir_op_cp_reduce_async_bulk || op == ir_op_cp_reduce_async_bulk_tensor))
+                   op == ir_op_cp_reduce_async_bulk || op == ir_op_cp_reduce_async_bulk_tensor ||
+                   op == ir_op_tensormap_cp_fenceproxy))
     return true;
   return false;
 }
@@ -181,7 +200,7 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
     bool ok = true;
     switch ((ir_mod_field)w->field) {
     case ir_mod_space:
-      if (space_word(op, w->value, m, &ok)) {
+      if (space_word(I, op, w->value, m, &ok)) {
         if (!ok) return false;
         continue;
       }

@@ -105,12 +105,32 @@ with tempfile.TemporaryDirectory() as tmp:
 
     unsup = os.path.join(tmp, "u.ptx")
     with open(unsup, "w") as f:
-        f.write(".version 8.0\n.target sm_80\n.address_size 64\n"
+        f.write(".version 8.0\n.target sm_90a\n.address_size 64\n"
                 ".visible .entry t(.param .u64 p)\n{\n  .reg .b32 %r<4>;\n"
-                "  setmaxnreg.inc.sync.aligned.u32 64;\n  ret;\n}\n")
+                "  wgmma.fence.sync.aligned;\n  ret;\n}\n")
     r = run(unsup, "--kernel", "t", "--grid", "1", "--block", "1", "u64:0")
-    check(r.returncode == 1 and "unsupported" in r.stderr and "setmaxnreg" in r.stderr and "u.ptx:7" in r.stderr,
+    check(r.returncode == 1 and "unsupported" in r.stderr and "wgmma.fence" in r.stderr and "u.ptx:7" in r.stderr,
           "unsupported: " + r.stderr)
+
+    # The dynamic stack's launch errors (docs/emulator.md "Calls"): an
+    # alloca past the thread's 64 KiB of local memory, and a stackrestore
+    # to a value outside the frame's stack.
+    stk = os.path.join(tmp, "stack.ptx")
+    with open(stk, "w") as f:
+        f.write(".version 8.5\n.target sm_90\n.address_size 64\n"
+                ".visible .entry overflow(.param .u64 out)\n{\n  .reg .b64 %rd<4>;\n  .reg .b32 %r<2>;\n"
+                "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n"
+                "  add.u64 %rd3, %rd3, 1048576;\n  alloca.u64 %rd2, %rd3;\n  st.global.u64 [%rd1], %rd2;\n"
+                "  ret;\n}\n"
+                ".visible .entry badrestore()\n{\n  .reg .b64 %rd<4>;\n  mov.u64 %rd1, 1048576;\n"
+                "  stackrestore.u64 %rd1;\n  ret;\n}\n")
+    r = run(stk, "--kernel", "overflow", "--grid", "1", "--block", "2", "zero:8")
+    check(r.returncode == 1 and "stack.ptx:12" in r.stderr and "'overflow' (alloca)" in r.stderr and
+          "stack overflow: alloca of 1048576 bytes (aligned to 8) above 0, the thread has 65536 bytes" in r.stderr,
+          "alloca overflow: " + r.stderr)
+    r = run(stk, "--kernel", "badrestore", "--grid", "1", "--block", "1")
+    check(r.returncode == 1 and "stack.ptx:20" in r.stderr and
+          "stackrestore to 0x100000: not a stack pointer of this frame" in r.stderr, "stackrestore: " + r.stderr)
 
     # A texture object: emulate runs lower_tex first.  The descriptor
     # (lower/tex_desc.def) comes from this file; the kernel stores the data

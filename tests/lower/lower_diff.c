@@ -283,28 +283,94 @@ void lower_diff_set_targets(const char *const *names, unsigned n) {
   ndiff_targets = n ? n : 2;
 }
 
-static ir_module *lowered_copy(const ir_module *m, const ir_target *t, pw_diag *d) {
+/* The lowered copies, kept: every launch of a kernel lowers the whole
+ * module again otherwise (K kernels x seeds x block sizes x targets
+ * lowerings of K kernels: most of a differential test's time).  Keyed by
+ * the module's printed text (a module freed and another loaded at the same
+ * address must not hit) and the target; a few entries, oldest replaced.
+ * Reachable from here until exit, so not a leak; a mutex because the
+ * runtime's launches (lower_diff_cuda) may come from several threads. */
+#include <pthread.h>
+enum { LOWERED_CACHE = 8 };
+static struct lowered_entry {
+  char *text;
+  size_t len;
+  const ir_target *t;
+  ir_module *lowered;
+  emu_context *ctx;     /* where `loaded` was loaded (maybe destroyed since) */
+  emu_module *loaded;   /* `lowered` loaded, reused while valid() */
+  unsigned long used;
+} lowered_cache[LOWERED_CACHE];
+static unsigned long lowered_clock;
+static pthread_mutex_t lowered_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether e's loaded module is still loaded in c.  Only this file loads
+ * e->lowered, which lives as long as e, so a module of c's list whose IR is
+ * e->lowered is e's, even if c is a new context at a freed one's address. */
+static bool valid(const struct lowered_entry *e, emu_context *c) {
+  if (e->ctx != c || !e->loaded) return false;
+  for (emu_module *x = c->modules; x; x = x->next)
+    if (x == e->loaded && x->ir == e->lowered) return true;
+  return false;
+}
+
+/* The lowered copy of m for t loaded in c, owned by the cache (NULL, with d
+ * filled or c's error set, when lowering or loading fails).  Reusing the
+ * loaded module is sound because each run starts by copying every variable
+ * of the unlowered module into it (run_variant), and what lowering adds is
+ * .shared (per launch) or the printf variable (set per run). */
+static emu_module *load(emu_context *c, const ir_module *ir, unsigned wave);
+static emu_module *lowered_copy(emu_context *c, const ir_module *m, const ir_target *t, pw_diag *d,
+                                bool *lowering_failed) {
+  *lowering_failed = false;
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   ir_print_module(f, m);
   fclose(f);
-  ir_module *c = ir_parse(m->source_name ? m->source_name : "<module>", text, len, d);
-  free(text);
-  if (!c) return NULL;
-  if (!lower_module(c, t, &(lower_pipeline_options){.diag = d})) {
-    ir_module_destroy(c);
-    return NULL;
+  pthread_mutex_lock(&lowered_lock);
+  struct lowered_entry *e = NULL, *victim = &lowered_cache[0];
+  for (unsigned k = 0; k < LOWERED_CACHE; k++) {
+    struct lowered_entry *x = &lowered_cache[k];
+    if (x->text && x->t == t && x->len == len && !memcmp(x->text, text, len)) e = x;
+    if (x->used < victim->used) victim = x;
   }
-  return c;
+  if (e) {
+    free(text);
+  } else {
+    ir_module *lc = ir_parse(m->source_name ? m->source_name : "<module>", text, len, d);
+    if (lc && !lower_module(lc, t, &(lower_pipeline_options){.diag = d})) {
+      ir_module_destroy(lc);
+      lc = NULL;
+    }
+    if (!lc) {
+      pthread_mutex_unlock(&lowered_lock);
+      free(text);
+      *lowering_failed = true;
+      return NULL;
+    }
+    if (valid(victim, c)) emu_module_unload(victim->loaded);
+    free(victim->text);
+    if (victim->lowered) ir_module_destroy(victim->lowered);
+    *victim = (struct lowered_entry){.text = text, .len = len, .t = t, .lowered = lc};
+    e = victim;
+  }
+  e->used = ++lowered_clock;
+  if (!valid(e, c)) {
+    e->ctx = c;
+    e->loaded = load(c, e->lowered, 0);
+  }
+  emu_module *lm = e->loaded;
+  pthread_mutex_unlock(&lowered_lock);
+  return lm;
 }
 
 /* Loads ir with the wave size forced (0: the module's own). */
-static emu_module *load(emu_context *c, ir_module *ir, unsigned wave) {
+static emu_module *load(emu_context *c, const ir_module *ir, unsigned wave) {
   unsigned forced = c->opt.wave_size;
   c->opt.wave_size = wave;
   emu_module *em = NULL;
-  emu_status s = emu_module_load(c, ir, &em);
+  emu_status s = emu_module_load(c, (ir_module *)ir, &em);   /* read only: it keeps a pointer */
   c->opt.wave_size = forced;
   return s == EMU_OK ? em : NULL;
 }
@@ -339,17 +405,16 @@ emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const cha
       unsigned wave = tg->wave_size;
       pw_diag d;
       pw_diag_init(&d, NULL);
-      ir_module *lir = lowered_copy(m->ir, tg, &d);
-      if (!lir) {
+      bool lowering_failed;
+      emu_module *lm = lowered_copy(c, m->ir, tg, &d, &lowering_failed);
+      if (lowering_failed) {
         fail(st, "%s: kernel %s: lowering for wave%u failed: %.600s", src, kernel, wave, pw_diag_text(&d));
         pw_diag_fini(&d);
         continue;
       }
       pw_diag_fini(&d);
-      emu_module *lm = load(c, lir, 0);
       if (!lm) {
         fail(st, "%s: kernel %s: the wave%u module does not load: %s", src, kernel, wave, emu_error_message(c));
-        ir_module_destroy(lir);
         continue;
       }
       state rw = {0};
@@ -375,8 +440,6 @@ emu_status lower_diff_launch(lower_diff_launch_fn real, emu_module *m, const cha
         state_free(m, &ru);
       }
       state_free(m, &rw);
-      emu_module_unload(lm);
-      ir_module_destroy(lir);
     }
   }
   /* leave memory as the unlowered run left it */

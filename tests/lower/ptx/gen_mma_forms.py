@@ -140,5 +140,78 @@ for al, bl, dt, ct in VOLTA:
         w(f"  st.global.b32 [%rd6+{4 * j}], {v};\n")
     w("DONE:\n  ret;\n}\n")
 
+# Volta's m8n8k4 on MFMA/WMMA (lower/lower_mma_volta.c): signed zeros and non-finite values.
+# A and B elements are mostly zeros of either sign (an all-zero sum then keeps C's sign only if
+# every product is -0: C is -0 for a quarter of the elements), and the lanes of quad-pair 1 put
+# +Inf in their first A element, those of quad-pair 2 a NaN in their second B element: the four
+# quad-pairs' products are independent, so no other quad-pair's D may see them (the WMMA scheme
+# keeps each quad-pair's data out of the others' blocks).  Exact sums: equal in any order.
+SPECIAL = [('row', 'col', 'f32', 'f32'), ('col', 'row', 'f32', 'f32'), ('col', 'row', 'f16', 'f16'),
+           ('row', 'row', 'f32', 'f16'), ('col', 'col', 'f16', 'f16')]
+
+
+def volta_values(j, zeros):
+    """%h<j> (f16) and %f<j> (f32) from the hash in %r<30 + j>: (w & 7) - 4 (A, B) or (w & 15) - 8
+    (C, j >= 8); with zeros, A/B are a signed zero unless bits 8-9 are 0, C is -0 when bits
+    12-13 are 0."""
+    w(f"  mad.lo.u32 %r{30 + j}, %r{10 + j}, -1640531535, {0x7f4a7c15 * (j + 1) & 0xffffffff};\n")
+    w(f"  shr.u32 %r{60 + j}, %r{30 + j}, 20;\n")
+    w(f"  and.b32 %r{60 + j}, %r{60 + j}, {7 if j < 8 else 15};\n")
+    w(f"  sub.s32 %r{60 + j}, %r{60 + j}, {4 if j < 8 else 8};\n")
+    w(f"  cvt.rn.f16.s32 %h{j}, %r{60 + j};\n")
+    w(f"  cvt.rn.f32.s32 %f{j}, %r{60 + j};\n")
+    if not zeros:
+        return
+    if j < 8:
+        w(f"  and.b32 %r90, %r{30 + j}, 768;\n  setp.ne.u32 %p1, %r90, 0;\n")
+        w(f"  shr.u32 %r91, %r{30 + j}, 10;\n  and.b32 %r91, %r91, 1;\n  shl.b32 %r91, %r91, 15;\n")
+        w(f"  cvt.u16.u32 %rs1, %r91;\n  mov.b16 %h{j}, %rs1;\n" .replace("mov.b16", "@%p1 mov.b16"))
+    else:
+        w(f"  and.b32 %r90, %r{30 + j}, 12288;\n  setp.eq.u32 %p1, %r90, 0;\n")
+        w(f"  @%p1 mov.b32 %f{j}, 0f80000000;\n")
+        w(f"  @%p1 mov.b16 %h{j}, 0x8000;\n")
+
+
+def volta_kernel(name, al, bl, dt, ct, zeros=False, diverged=False):
+    w(f"\n.visible .entry mma_{name}(.param .u64 in, .param .u64 out)\n{{\n")
+    w("  .reg .pred %p<4>;\n  .reg .b32 %r<128>;\n  .reg .b64 %rd<16>;\n  .reg .f32 %f<32>;\n"
+      "  .reg .b16 %h<32>;\n  .reg .b16 %rs<4>;\n\n")
+    w(PROLOGUE)
+    for j in range(16):
+        volta_values(j, zeros)
+    if zeros:   # quad-pair 1: +Inf in A's first element; quad-pair 2: NaN in B's second
+        w("  shr.u32 %r92, %r1, 2;\n  and.b32 %r92, %r92, 3;\n")
+        w("  setp.eq.u32 %p2, %r92, 1;\n  @%p2 mov.b16 %h0, 0x7c00;\n")
+        w("  setp.eq.u32 %p2, %r92, 2;\n  @%p2 mov.b16 %h5, 0x7e00;\n")
+    for j in range(4):   # A and B: four .f16x2 of the first eight values
+        w(f"  mov.b32 %r{50 + j}, {{%h{2 * j}, %h{2 * j + 1}}};\n")
+    for j in range(4):   # .f16 C: four .f16x2 of values 8..15
+        w(f"  mov.b32 %r{54 + j}, {{%h{8 + 2 * j}, %h{9 + 2 * j}}};\n")
+    a, b = ['%r50', '%r51'], ['%r52', '%r53']
+    c = [f'%f{8 + j}' for j in range(8)] if ct == 'f32' else [f'%r{54 + j}' for j in range(4)]
+    d = [f'%f{20 + j}' for j in range(8)] if dt == 'f32' else [f'%r{80 + j}' for j in range(4)]
+    mma = f"  mma.sync.aligned.m8n8k4.{al}.{bl}.{dt}.f16.f16.{ct} {{{', '.join(d)}}},\n"
+    if diverged:
+        # odd warps: a loop of (warp) trips adding 1 to C's first element, then the mma; even
+        # warps: another mma site with A and B swapped (a wave64's halves at different sites)
+        c0 = c[0]
+        w("  shr.u32 %r6, %r1, 5;\n  and.b32 %r7, %r6, 1;\n  setp.eq.u32 %p2, %r7, 1;\n  @!%p2 bra EVEN;\n")
+        w("  mov.u32 %r8, 0;\nLOOP:\n  setp.ge.u32 %p3, %r8, %r6;\n  @%p3 bra ODD_MMA;\n")
+        w(f"  add.{'f32' if ct == 'f32' else 'f16x2'} {c0}, {c0}, {'0f3F800000' if ct == 'f32' else '0x3c003c00'};\n")
+        w("  add.u32 %r8, %r8, 1;\n  bra LOOP;\nODD_MMA:\n")
+        w(mma + f"      {{{', '.join(a)}}}, {{{', '.join(b)}}}, {{{', '.join(c)}}};\n  bra STORE;\nEVEN:\n")
+        w(mma + f"      {{{', '.join(b)}}}, {{{', '.join(a)}}}, {{{', '.join(c)}}};\nSTORE:\n")
+    else:
+        w(mma + f"      {{{', '.join(a)}}}, {{{', '.join(b)}}}, {{{', '.join(c)}}};\n")
+    for j, v in enumerate(d):
+        w(f"  st.global.b32 [%rd6+{4 * j}], {v};\n")
+    w("DONE:\n  ret;\n}\n")
+
+
+for al, bl, dt, ct in SPECIAL:
+    volta_kernel(f'm8n8k4_{al}_{bl}_{dt}_{ct}_special', al, bl, dt, ct, zeros=True)
+for al, bl, dt, ct in [('col', 'row', 'f32', 'f32'), ('row', 'col', 'f16', 'f16')]:
+    volta_kernel(f'm8n8k4_{al}_{bl}_{dt}_{ct}_diverged', al, bl, dt, ct, diverged=True)
+
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'mma_forms.ptx'), 'w') as f:
     f.write(''.join(out))
