@@ -4,7 +4,8 @@ tile written natively in HIP with __builtin_amdgcn_mfma_* / _wmma_* (issue 21,
 "Generated code against native").
 
     python3 benchmarks/mma_native_bench.py [--ptxwave build/tools/ptxwave]
-        [--arch gfx942,gfx1100] [--types f16,bf16,tf32,s8,e4m3] [--tiles 8] [--no-mca] [--keep DIR]
+        [--arch gfx942,gfx1100] [--types f16,bf16,tf32,s8,e4m3,f16-ldm,bf16-ldm] [--tiles 8] [--no-mca]
+        [--keep DIR]
 
 Three kernels per (target, type), each with 1 and TILES chained tiles, per
 tile = (TILES-tile kernel - 1-tile kernel) / (TILES - 1) so that the
@@ -20,6 +21,10 @@ accumulator's load and store around the tiles cancel (mma_bench.py's method):
             and calls the builtin, compiled by clang-22 -O3 for the same
             target (quality_bench.py's flags: --cuda-device-only -nogpuinc
             -nogpulib)
+The "-ldm" types (f16-ldm, bf16-ldm) are the tile every GEMM has: A and B of
+each tile by ldmatrix.x4 / .x2 from shared memory (ldm_kernel), against the
+native chain with every lane reading its operands in the instruction's layout
+from LDS (one ds_read per operand and step).
 Native forms (NATIVE below, one row per form): "tile" is one warp's m16n8kK per
 32 lanes as the PTX has it (wave64: the 16-block 4x4 MFMA, each half-wave's
 8 blocks its own tile, the only MFMA whose K stays in the half; wave32: one
@@ -66,7 +71,35 @@ PTX_FORMS = {
 }
 
 
+def ldm_kernel(tiles, t):
+    """The ldmatrix-fed tile (type "f16-ldm", "bf16-ldm"): tile i's A by
+    ldmatrix.x4 and B by ldmatrix.x2 from shared memory (A row-major 16x16,
+    B^T 8x16, 1 KiB per tile), as every GEMM feeds mma.sync; ptxwave loads
+    them straight into AMD's layout (lower_ldm_plan.c)."""
+    shape, dt, ab, cr = PTX_FORMS[t[:-4]]
+    c = [f"%c{i}" for i in range(4)]
+    body = ["  ld.param.u64 %rd1, [p];", "  mov.u32 %r1, %tid.x;", "  mul.wide.u32 %rd2, %r1, 16;",
+            "  add.u64 %rd3, %rd1, %rd2;", f"  ld.global.v4.f32 {{{', '.join(c)}}}, [%rd3];",
+            "  and.b32 %r2, %r1, 15;", "  shl.b32 %r3, %r2, 5;", "  shr.u32 %r4, %r1, 4;", "  and.b32 %r4, %r4, 1;",
+            "  shl.b32 %r4, %r4, 4;", "  mov.u32 %r5, S;", "  add.u32 %r6, %r5, %r3;", "  add.u32 %r6, %r6, %r4;",
+            "  and.b32 %r7, %r1, 7;", "  shl.b32 %r7, %r7, 5;", "  shr.u32 %r8, %r1, 3;", "  and.b32 %r8, %r8, 1;",
+            "  shl.b32 %r8, %r8, 4;", "  add.u32 %r9, %r5, 512;", "  add.u32 %r9, %r9, %r7;", "  add.u32 %r9, %r9, %r8;"]
+    for i in range(tiles):
+        a = [10 + 8 * i + k for k in range(6)]
+        body.append(f"  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, [%r6+{1024 * i}];")
+        body.append(f"  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{%r{a[4]}, %r{a[5]}}}, [%r9+{1024 * i}];")
+        body.append(f"  mma.sync.aligned.{shape}.row.col.{dt}.{ab}.{ab}.{dt} {{{', '.join(c)}}}, "
+                    f"{{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, {{%r{a[4]}, %r{a[5]}}}, {{{', '.join(c)}}};")
+    body.append(f"  st.global.v4.f32 [%rd3], {{{', '.join(c)}}};")
+    body.append("  ret;")
+    return (".version 8.7\n.target sm_89\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            f"  .reg .b32 %r<{10 + 8 * tiles}>;\n  .reg .f32 %c<4>;\n  .reg .b64 %rd<4>;\n"
+            f"  .shared .align 16 .b8 S[{1024 * tiles}];\n" + "\n".join(body) + "\n}\n")
+
+
 def ptx_kernel(tiles, t):
+    if t.endswith("-ldm"):
+        return ldm_kernel(tiles, t)
     shape, dt, ab, cr = PTX_FORMS[t]
     c = [f"%c{i}" for i in range(4)]
     creg = ".f32" if cr == "f" else ".b32"
@@ -148,11 +181,39 @@ NATIVE = {
 }
 
 
+# The ldmatrix-fed tiles' native counterpart: the same builtins, every lane
+# loading its operands in the instruction's layout from LDS (fragment-major,
+# lane stride the operand's size: one ds_read per operand and step).
+for (fam, base) in [("gfx9", "f16"), ("gfx9", "bf16"), ("gfx11", "f16"), ("gfx11", "bf16")]:
+    NATIVE[(fam, base + "-ldm")] = [f[:1] + ("lds",) + f[1:] for f in NATIVE[(fam, base)] if f[0].startswith("tile")]
+
+OPERAND_BYTES = {"h4": 8, "s4": 8, "h16": 32, "s16": 32}
+
+
 def family(arch):
     return "gfx11" if arch.startswith(("gfx11", "gfx12")) else "gfx9"
 
 
+def hip_lds_kernel(tiles, form):
+    name, _, acc, at, bt, steps, call = form
+    sz = OPERAND_BYTES[at]
+    chunk = 64 * sz
+    lines = [HIP_TYPES, 'extern "C" __attribute__((global)) void k(char *p)', "{",
+             f"  static __attribute__((shared)) char lds[{tiles * 2 * steps * chunk}];",
+             "  char *q = p + __builtin_amdgcn_workitem_id_x() * 32;",
+             f"  const char *s = lds + __builtin_amdgcn_workitem_id_x() % 64 * {sz};",
+             f"  {acc} c = *({acc} *)q;"]
+    for i in range(tiles):
+        for j in range(steps):
+            ao, bo = chunk * (2 * steps * i + j), chunk * (2 * steps * i + steps + j)
+            lines.append("  c = " + call.format(a=f"*(const {at} *)(s + {ao})", b=f"*(const {bt} *)(s + {bo})", c="c") + ";")
+    lines += [f"  *({acc} *)q = c;", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def hip_kernel(tiles, form):
+    if form[1] == "lds":
+        return hip_lds_kernel(tiles, form)
     name, acc, at, bt, steps, call = form
     # fragment-major memory: lane stride 32 bytes; step j's A at region +
     # 2048 j, B after the A's (64 lanes x 32 bytes per chunk)
@@ -355,7 +416,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ptxwave", default=os.path.join(ROOT, "build", "tools", "ptxwave"))
     ap.add_argument("--arch", default="gfx942,gfx1100")
-    ap.add_argument("--types", default="f16,bf16,tf32,s8,e4m3")
+    ap.add_argument("--types", default="f16,bf16,tf32,s8,e4m3,f16-ldm,bf16-ldm")
     ap.add_argument("--tiles", type=int, default=8)
     ap.add_argument("--no-mca", action="store_true", help="skip llvm-mca (cycles 0)")
     ap.add_argument("--mca-timeout", type=float, default=60, help="seconds per llvm-mca run (default 60)")
@@ -373,7 +434,7 @@ def main():
     print(f"per tile ({n}-tile kernel minus 1-tile kernel, / {n - 1}); VGPR/AGPR of the {n}-tile kernel; "
           "pw = ptxwave, nat = native HIP, exp = ptxwave --expand-mma; moves = lane moves "
           "(ds_bpermute, ds_swizzle, permlane, DPP)")
-    print(f"{'arch':8} {'type':5} {'native form':28} | {'insts pw':>8} {'nat':>6} {'pw/nat':>6} {'exp':>6} {'exp/pw':>6} |"
+    print(f"{'arch':8} {'type':8} {'native form':28} | {'insts pw':>8} {'nat':>6} {'pw/nat':>6} {'exp':>6} {'exp/pw':>6} |"
           f" {'mca pw':>7} {'nat':>6} {'pw/nat':>6} {'exp':>7} {'exp/pw':>6} | {'mm pw':>5} {'nat':>4} {'moves':>5} |"
           f" {'VGPR/AGPR pw':>12} {'nat':>7} {'exp':>7}")
     ratios = {"insts": [], "cycles": []}
@@ -384,16 +445,16 @@ def main():
             pw, e1 = per_tile(lambda k: compile_ptx(a.ptxwave, arch, k, t, False, tmp), arch, n, tmp, mca)
             ex, e2 = per_tile(lambda k: compile_ptx(a.ptxwave, arch, k, t, True, tmp), arch, n, tmp, mca)
             if not pw or not ex:
-                print(f"{arch:8} {t:5} ptxwave failed: {e1 or e2}")
+                print(f"{arch:8} {t:8} ptxwave failed: {e1 or e2}")
                 continue
             if not forms:
                 forms = [("(none on this target)", None, None, None, 0, None)]
             for idx, form in enumerate(forms):
                 nat = None
-                if form[5]:
+                if form[-1]:
                     nat, err = per_tile(lambda k: compile_native(arch, k, form, idx, t, tmp), arch, n, tmp, mca)
                     if not nat:
-                        print(f"{arch:8} {t:5} {form[0]:28} native failed: {err}")
+                        print(f"{arch:8} {t:8} {form[0]:28} native failed: {err}")
                         continue
                 def r(x, y):
                     return x / y if x is not None and y else float("nan")
@@ -407,7 +468,7 @@ def main():
                     if mca and nc and pw["cycles"] and nc > 0 and pw["cycles"] > 0:
                         ratios["cycles"].append(r(pw["cycles"], nc))
                 nv = f"{nat['vgpr']}/{nat['agpr']}" if nat else "-"
-                print(f"{arch:8} {t:5} {form[0]:28} | {pw['insts']:8.1f} {ni:6.1f} {r(pw['insts'], ni):6.2f}"
+                print(f"{arch:8} {t:8} {form[0]:28} | {pw['insts']:8.1f} {ni:6.1f} {r(pw['insts'], ni):6.2f}"
                       f" {ex['insts']:6.1f} {r(ex['insts'], pw['insts']):6.2f} |"
                       f" {c(pw['cycles'])} {c(nc)} {r(pw['cycles'], nc):6.2f} {c(ex['cycles'])}"
                       f" {r(ex['cycles'], pw['cycles']):6.2f} |"

@@ -132,6 +132,7 @@ typedef struct lower_mma_chain {
     unsigned layout, wave, nc;
   } e[LOWER_MMA_CHAIN_N];
   unsigned next;            /* ring: the oldest entry is replaced */
+  const struct lower_ldm_plan *ldm;   /* ldmatrix results loaded in AMD's layout (NULL: none) */
 } lower_mma_chain;
 bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_chain *chain);
 /* lower_mma_amd.c's lane machinery, for lower_mma_volta.c.  For each lane L of
@@ -185,6 +186,39 @@ void lower_mma_web_before(lower_mma_webs *w, ir_builder *b, const ir_instr *i, l
 void lower_mma_web_after(lower_mma_webs *w, const ir_instr *i, ir_value *const *out, const lower_mma_chain *chain,
                          unsigned chain_next_before);
 void lower_mma_webs_finish(lower_mma_webs *w);
+
+/* ---- ldmatrix loaded straight into AMD's A/B layout (lower_ldm_plan.c decides,
+ * lower_mma_amd.c builds; docs/lowering.md "ldmatrix in AMD's layout") ---- */
+/* Per walk, in the pass's scratch arena: the ldmatrix whose every result is
+ * an A or B operand of mma that lower_mma_amd puts on one scheme (use[]:
+ * each pair of an accepted ldmatrix and one of its mma, sorted by
+ * ldmatrix), and per such mma the AMD A/B registers the ldmatrix built
+ * (pre[], LOWER_LDM_NPRE entries, sorted by mma; NULL entries: gathered
+ * from NVIDIA's registers as before). */
+#define LOWER_LDM_NPRE 64   /* 4 instructions x {A, B} x 8 registers */
+typedef struct lower_ldm_plan {
+  struct lower_ldm_use { const ir_instr *ldm, *mma; } *use;
+  size_t nuse;
+  struct lower_ldm_mma { const ir_instr *mma; ir_value **pre; } *mma;
+  size_t nmma;
+} lower_ldm_plan;
+void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_ldm_plan *out);
+/* The mma users of ldm when it was accepted (use[*first .. *first + n)), else 0. */
+size_t lower_ldm_users(const lower_ldm_plan *p, const ir_instr *ldm, size_t *first);
+/* The A/B registers ldmatrix built for mma (LOWER_LDM_NPRE), or NULL. */
+ir_value **lower_ldm_pre(const lower_ldm_plan *p, const ir_instr *mma);
+/* lower_mma_amd.c: whether mma goes on a scheme of target and every AMD A/B
+ * register of it that reads ldmatrix results (directly, or through phis of
+ * one block with one ldmatrix per edge) reads only those, with row addresses
+ * that are lane functions (nothing built); and the loads of the registers
+ * that read ldm, at b, for every mma of ldm in p, into their pre[] (false:
+ * ldm was not accepted, or, an internal error, the plan's check was wrong). */
+bool lower_mma_amd_ldm_fits(const ir_instr *mma, const char *target);
+bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target);
+/* For mma's AMD registers read through phis of ldmatrix results: a phi of
+ * b32 in the phis' block, operands undefined until each ldmatrix sets its
+ * edges' (lower_mma_amd_ldm_load), into pre[]. */
+void lower_mma_amd_ldm_phis(ir_builder *b, const ir_instr *mma, const char *target, ir_value **pre);
 
 /* lower_mma.c: why a matrix op (mma ldmatrix stmatrix movmatrix, wmma.*,
  * mma.sp, wgmma.*) is not expanded (NULL: it is), and the error that says

@@ -76,6 +76,7 @@ typedef struct mma_state {
   const lower_mma_options *opt;
   const char *target;      /* the module's target: messages, its matrix instructions */
   lower_mma_chain chain;   /* accumulators left in AMD's layout (lower_mma_amd_chained) */
+  lower_ldm_plan ldm;      /* ldmatrix loaded in AMD's layout (lower_ldm_plan.c) */
   lower_mma_volta_cache volta;   /* the scheme of each m8n8k4 .f16 form (lower_mma_volta) */
   lower_mma_webs *webs;    /* ... and across phis (lower_mma_web.c); NULL: none */
 } mma_state;
@@ -831,6 +832,14 @@ const lower_contract lower_mma_contract = {
     .preserves = 0,
 };
 
+/* Whether an ldmatrix built some of mma i's A/B registers in AMD's layout. */
+static bool ldm_loaded(const lower_ldm_plan *p, const ir_instr *i) {
+  ir_value **pre = lower_ldm_pre(p, i);
+  for (unsigned k = 0; pre && k < LOWER_LDM_NPRE; k++)
+    if (pre[k]) return true;
+  return false;
+}
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   mma_state *s = data;
   const char *why = lower_matrix_why(i);
@@ -841,7 +850,16 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     return false;
   }
   switch ((ir_op)i->op) {
-  case ir_op_ldmatrix: case ir_op_stmatrix: return lower_ldst_matrix(b, i, out);
+  case ir_op_ldmatrix:
+    /* straight into the A/B layout of the mma that read it (its results,
+     * which nothing else reads, are left undefined) */
+    if (lower_mma_amd_ldm_load(b, i, &s->ldm, s->target)) return true;
+    if (lower_ldm_users(&s->ldm, i, &(size_t){0})) {   /* the plan's dry run said it fits */
+      lower_error(s->opt->diag, i, "internal error: ldmatrix accepted in AMD's layout could not be built");
+      return false;
+    }
+    return lower_ldst_matrix(b, i, out);
+  case ir_op_stmatrix: return lower_ldst_matrix(b, i, out);
   case ir_op_movmatrix: return lower_movmatrix(b, i, out);
   case ir_op_mma:
     /* AMD's matrix instructions where the target has them (lower_mma_amd.c) */
@@ -856,6 +874,10 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
         return true;
       }
     }
+    if (ldm_loaded(&s->ldm, i)) {   /* lower_ldm_plan's dry run said the scheme takes it */
+      lower_error(s->opt->diag, i, "internal error: mma whose ldmatrix was loaded in AMD's layout left the scheme");
+      return false;
+    }
     return lower_mma_op(b, i, out, s->opt->diag);
   default: return false;
   }
@@ -867,7 +889,11 @@ bool lower_mma(ir_module *m, const lower_mma_options *opt) {
   pw_arena scratch;
   pw_arena_init(&scratch);
   scratch.on_oom = m->arena.on_oom;
-  if (!o.expand_mma) s.webs = lower_mma_webs_begin(m, &scratch, s.target);
+  if (!o.expand_mma) {
+    lower_ldm_plan_build(m, &scratch, s.target, &s.ldm);
+    s.webs = lower_mma_webs_begin(m, &scratch, s.target);
+  }
+  s.chain.ldm = &s.ldm;
   bool progress = lower_walk(m, want, lower_instr, &s);
   lower_mma_webs_finish(s.webs);
   pw_arena_free(&scratch);

@@ -83,7 +83,12 @@ typedef struct scheme {
 typedef struct chain_io {
   ir_value *const *in;   /* the earlier mma's accumulator, or NULL: gather C */
   ir_value **out;        /* where this mma's accumulator goes, or NULL */
+  ir_value *const *pre;  /* A/B registers of the first step loaded by ldmatrix (LDM_PRE), or NULL */
 } chain_io;
+/* The index of register reg of AMD operand ab (0: A, 1: B) of instruction
+ * c among an mma's A/B registers that ldmatrix loaded in the scheme's
+ * layout (lower_ldm_load; LOWER_LDM_NPRE in all) */
+#define LDM_PRE(c, ab, reg) ((c) * 16u + (ab) * 8u + (reg))
 
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
 /* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
@@ -171,6 +176,7 @@ typedef struct amd_ctx {
   ir_value **acc_out;
   bool keep_d;   /* with acc_out: D goes back to NVIDIA's layout too */
   struct lane_memo *memo;   /* lane functions built for this mma (NULL: none kept) */
+  ir_value *const *pre;     /* A/B registers an ldmatrix loaded in this layout (LDM_PRE), or NULL */
 } amd_ctx;
 
 /* The lane functions one mma has built, each reused by the later gathers of
@@ -330,6 +336,42 @@ static bool pick(const ir_mma_form *f, ir_type ta, const char *target, scheme *s
   return false;
 }
 
+/* The lane map of register reg of AMD operand ab (0: A, 1: B) of
+ * instruction c: for each lane, the thread and NVIDIA register (A 0..na-1,
+ * B from na; zero: the constant 0) that hold its elements; false when a
+ * register's parts are split between threads or registers (the scheme does
+ * not fit). */
+static bool ab_map(const scheme *sp, const nv_inv *inv_a, const nv_inv *inv_b, unsigned na, unsigned zero, unsigned c,
+                   unsigned ab, unsigned reg, lane_map *M) {
+  const scheme s = *sp;
+  for (unsigned l = 0; l < 32; l++) {
+    M->src[l] = M->val[l] = ANY;
+    int th = -1, rg = -1;
+    bool ok = true, pad = true;
+    for (unsigned h = 0; h < s.per; h++) {
+      unsigned blk, x, k;
+      ir_amx_ab_elem(s.r, l, reg, h, &blk, &x, &k);
+      nv_elem e = amd_ab(&s, ab, c, blk, x, k);
+      if (e.what == NV_PAD) continue;
+      pad = false;
+      int ln, reg_nv;
+      unsigned el = h;
+      if (e.what == NV_ZERO) {   /* k past the form's K: the constant 0, read in place */
+        ln = (int)l, reg_nv = (int)zero;
+      } else {
+        const nv_inv *v = e.what == NV_A ? inv_a : inv_b;
+        el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
+        reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / s.per);
+      }
+      if (el % s.per != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
+      th = ln, rg = reg_nv;
+    }
+    if (!ok) return false;
+    if (!pad) M->src[l] = (uint8_t)th, M->val[l] = (uint8_t)rg;
+  }
+  return true;
+}
+
 /* Builds the scheme's code for the mma of form f whose A and B registers
  * (A/B elements of types ta, tb) are ab[], its C elements (f32) cv[0..3]
  * (NULL: C = 0), its D elements (the row's C type) into d[0..3] (dry:
@@ -359,32 +401,12 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
     for (unsigned ab = 0; ab < 2; ab++) {
       unsigned nreg = ab ? r->nb : r->na;
       for (unsigned reg = 0; reg < nreg; reg++) {
-        lane_map M;
-        for (unsigned l = 0; l < 32; l++) {
-          M.src[l] = M.val[l] = ANY;
-          int th = -1, rg = -1;
-          bool ok = true, pad = true;
-          for (unsigned h = 0; h < s.per; h++) {
-            unsigned blk, x, k;
-            ir_amx_ab_elem(r, l, reg, h, &blk, &x, &k);
-            nv_elem e = amd_ab(&s, ab, c, blk, x, k);
-            if (e.what == NV_PAD) continue;
-            pad = false;
-            int ln, reg_nv;
-            unsigned el = h;
-            if (e.what == NV_ZERO) {   /* k past the form's K: the constant 0, read in place */
-              ln = (int)l, reg_nv = zero;
-            } else {
-              const nv_inv *v = e.what == NV_A ? &inv_a : &inv_b;
-              el = v->elem[e.row][e.col], ln = v->lane[e.row][e.col];
-              reg_nv = (e.what == NV_A ? 0 : (int)na) + (int)(el / s.per);
-            }
-            if (el % s.per != h || (th >= 0 && (th != ln || rg != reg_nv))) ok = false;
-            th = ln, rg = reg_nv;
-          }
-          if (!ok) return false;   /* the register's parts are split: the scheme does not fit */
-          if (!pad) M.src[l] = (uint8_t)th, M.val[l] = (uint8_t)rg;
+        if (X.pre && X.pre[LDM_PRE(c, ab, reg)]) {   /* loaded by an ldmatrix in this layout */
+          ops[ab][reg] = X.pre[LDM_PRE(c, ab, reg)];
+          continue;
         }
+        lane_map M;
+        if (!ab_map(&s, &inv_a, &inv_b, na, zero, c, ab, reg, &M)) return false;
         ir_value *v = gather(&X, &M, nv);
         if (!v) return false;
         ops[ab][reg] = v;
@@ -417,7 +439,7 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
     }
     ir_value *src[1 + 8 + 8 + 8];
     unsigned n = 0;
-    src[n++] = imm(b, s.row);
+    src[n++] = X.dry ? X.laneid : imm(b, s.row);   /* a dry run builds nothing, not even a constant */
     for (unsigned k = 0; k < r->na; k++) src[n++] = ops[0][k];
     for (unsigned k = 0; k < r->nb; k++) src[n++] = ops[1][k];
     for (unsigned k = 0; k < r->nc; k++) src[n++] = acc[k];
@@ -498,7 +520,8 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
   for (unsigned h = 0; h < steps; h++) {
     bool last = h + 1 == steps;
     X = (amd_ctx){.b = b, .laneid = laneid, .memo = &memo, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
-                  .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last};
+                  .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last,
+                  .pre = !h && io ? io->pre : NULL};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
   return true;
@@ -804,6 +827,247 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
   return true;
 }
 
+/* ---- ldmatrix straight into the scheme's A/B layout (issue 21) ----------
+ * Where every result of an ldmatrix is an A or B operand of mma that go on
+ * this file's f16/bf16 schemes (lower_ldm_plan.c decides), each AMD A/B
+ * register that reads the ldmatrix's results is loaded from shared memory
+ * at the ldmatrix's place in AMD's layout, instead of loading NVIDIA's
+ * fragments and moving them across lanes at the mma.  Thread T's register j
+ * of an ldmatrix (PTX ISA 9.7.14.5.15) is matrix j's row T >> 2, halves
+ * 2 (T & 3) and + 1: the 32-bit word at the row address of lane 8j + (T >> 2)
+ * plus 4 (T & 3); with .trans, the halves at 2 (T >> 2) bytes from the row
+ * addresses of lanes 8j + 2 (T & 3) and + 1.  So an AMD register whose lane
+ * l needs register j(l) of thread T(l) shuffles the *row address* from lane
+ * 8 j(l) + (T(l) >> 2) (one shuffle of a lane function, shared by the
+ * registers that read the same rows) and loads at the lane's offset: the
+ * data shuffles and selects of the gather disappear. */
+typedef struct ldm_memo {
+  ir_value *laneid;
+  lane_memo fn;                          /* lane functions */
+  unsigned na, nl;
+  uint8_t af[16][32], lf[32][65];        /* shuffled row addresses by source lane; loads by (source, byte, width) */
+  ir_value *av[16], *lv[32];
+} ldm_memo;
+
+/* The scheme of mma's plain f16/bf16 path (lower_mma_amd_chained: not tf32,
+ * fp8, scaled or integer), or false. */
+static bool ldm_scheme(const ir_instr *mma, const char *target, scheme *s, const ir_mma_form **fo) {
+  const ir_mma_form *f = ir_mma_find(mma, NULL);
+  if (!target || !f || f->m != 16 || f->cls != IR_MMA_F16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
+  if (!pick(f, (ir_type)mma->type2, target, s)) return false;
+  *fo = f;
+  return true;
+}
+
+/* The row address of lane src[l] for each lane l (ANY: any lane). */
+static ir_value *ldm_addr(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *src) {
+  bool identity = true;
+  for (unsigned l = 0; l < 32; l++) identity &= src[l] == ANY || src[l] == l;
+  if (identity) return ldm->src[0];
+  for (unsigned k = 0; k < mm->na; k++)
+    if (!memcmp(mm->af[k], src, 32)) return mm->av[k];
+  ir_value *f = lane_fn(X, src);
+  if (!f || X->dry) return f;
+  ir_value *a = ldm->src[0], *v;
+  if (ir_type_bits((ir_type)a->type) == 64) {
+    ir_instr *u = ir_build(X->b, ir_op_unpack, ir_type_b64, 1, (ir_value *[]){a}, 2,
+                           (ir_type[]){ir_type_b32, ir_type_b32}, NULL);
+    ir_value *lo = shfl(X, u->dst[0], f), *hi = shfl(X, u->dst[1], f);
+    v = ir_build_value(X->b, ir_op_pack, ir_type_b64, 2, (ir_value *[]){lo, hi}, NULL);
+  } else {
+    v = shfl(X, a, f);
+  }
+  if (mm->na < 16) memcpy(mm->af[mm->na], src, 32), mm->av[mm->na++] = v;
+  return v;
+}
+
+/* The word (t: b32 or b16) each lane l loads at byte[l] from the row address
+ * of lane src[l]. */
+static ir_value *ldm_word(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *src, const uint8_t *byte,
+                          ir_type t) {
+  uint8_t key[65];
+  memcpy(key, src, 32), memcpy(key + 32, byte, 32), key[64] = (uint8_t)t;
+  for (unsigned k = 0; k < mm->nl; k++)
+    if (!memcmp(mm->lf[k], key, 65)) return mm->lv[k];
+  int cst = -1;
+  bool same = true;
+  for (unsigned l = 0; l < 32; l++) {
+    if (byte[l] == ANY) continue;
+    if (cst >= 0 && cst != byte[l]) same = false;
+    cst = byte[l];
+  }
+  ir_value *a = ldm_addr(X, mm, ldm, src);
+  ir_value *off = same ? NULL : lane_fn(X, byte);
+  if (!a || (!same && !off)) return NULL;
+  if (X->dry) return a;
+  ir_builder *b = X->b;
+  if (off)
+    a = ir_type_bits((ir_type)a->type) == 64 ? lower_alu(b, ir_op_add, ir_type_u64, a, lower_zext64(b, off))
+                                             : lower_alu(b, ir_op_add, ir_type_u32, a, off);
+  ir_mods mods = {.space = ldm->mods.space};
+  int64_t disp = ldm->offset + (same && cst > 0 ? cst : 0);
+  ir_value *v = ir_build_mem(b, ir_op_ld, t, a, disp, 0, NULL, 1, &mods)->dst[0];
+  if (mm->nl < 32) memcpy(mm->lf[mm->nl], key, 65), mm->lv[mm->nl++] = v;
+  return v;
+}
+
+/* The register each lane l holds when it is register j[l] of thread th[l]
+ * of ldm (ANY: padding). */
+static ir_value *ldm_reg(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *th, const uint8_t *j) {
+  bool trans = ldm->mods.trans;
+  ir_value *h[2] = {NULL, NULL};
+  for (unsigned k = 0; k < (trans ? 2u : 1u); k++) {
+    uint8_t src[32], byte[32];
+    for (unsigned l = 0; l < 32; l++) {
+      src[l] = byte[l] = ANY;
+      if (th[l] == ANY) continue;
+      unsigned g = th[l] >> 2, t = th[l] & 3;
+      src[l] = (uint8_t)(trans ? 8 * j[l] + 2 * t + k : 8 * j[l] + g);
+      byte[l] = (uint8_t)(trans ? 2 * g : 4 * t);
+    }
+    h[k] = ldm_word(X, mm, ldm, src, byte, trans ? ir_type_b16 : ir_type_b32);
+    if (!h[k]) return NULL;
+  }
+  if (!trans || X->dry) return h[0];
+  return ir_build_value(X->b, ir_op_pack, ir_type_b32, 2, h, NULL);
+}
+
+/* Which register of ldm value v is (-1: none). */
+static int ldm_index(const ir_instr *ldm, const ir_value *v) {
+  for (unsigned k = 0; ldm && k < ldm->ndst; k++)
+    if (ldm->dst[k] == v) return (int)k;
+  return -1;
+}
+/* The ldmatrix whose result v is, or NULL. */
+static const ir_instr *ldm_of(const ir_value *v) {
+  return v->kind == IR_VAL_INSTR && v->def->op == ir_op_ldmatrix ? v->def : NULL;
+}
+/* A phi each of whose operands is an ldmatrix result (a software-pipelined
+ * loop's fragments: the prologue's and the next iteration's), or NULL. */
+static const ir_instr *ldm_phi(const ir_value *v) {
+  if (v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
+  for (unsigned e = 0; e < v->def->nsrc; e++)
+    if (!ldm_of(v->def->src[e])) return NULL;
+  return v->def;
+}
+
+#define LDM_ALL ((const ir_instr *)1)   /* ldm_each: every ldmatrix the mma reads (dry) */
+
+/* For mma on its scheme, every AMD A/B register that reads ldmatrix results
+ * (directly, or through phis of one block whose operands on each edge are
+ * results of one ldmatrix): with ldm NULL, checks that each such register
+ * reads nothing else (or false); with LDM_ALL, also that each of their loads
+ * can be built (dry); with ldm, checks (dry) or builds the loads
+ * of the registers that read ldm: pre[LDM_PRE(c, ab, reg)] directly, or
+ * operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it) for the
+ * edges e on which ldm's results arrive.  False when mma does not go on a
+ * scheme, when a register reads ldmatrix results in some lanes and other
+ * values in others, or when an address is not a lane function. */
+static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_instr *mma, const char *target,
+                     ir_value **pre, ir_builder *phib) {
+  scheme s;
+  const ir_mma_form *f;
+  if (!ldm_scheme(mma, target, &s, &f)) return false;
+  ir_type ta = (ir_type)mma->type2;
+  if (ldm == LDM_ALL) {   /* the whole mma must go on the scheme (as build_checked's dry run) */
+    amd_ctx D = {.dry = true};
+    D.laneid = (ir_value *)&D;
+    ir_value *dry[12], *dd[4];
+    for (unsigned k = 0; k < 12; k++) dry[k] = D.laneid;
+    if (!build(&D, &s, f, ta, ta, dry, dry, dd)) return false;
+  }
+  nv_inv inv_a, inv_b;
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->a), &inv_a);
+  invert(ir_mma_frag_info((ir_mma_frag_id)f->b), &inv_b);
+  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
+  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, ta);
+  for (unsigned c = 0; c < s.ninst; c++)
+    for (unsigned ab = 0; ab < 2; ab++)
+      for (unsigned reg = 0; reg < (ab ? s.r->nb : s.r->na); reg++) {
+        lane_map M;
+        if (!ab_map(&s, &inv_a, &inv_b, na, na + nb + 4, c, ab, reg, &M)) return false;
+        /* what each lane reads: an ldmatrix result (direct), a phi of them, or other */
+        unsigned ndirect = 0, nphi = 0, nother = 0;
+        const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
+        const ir_block *pb = NULL;   /* the block of the phis */
+        bool mixed = false;
+        for (unsigned l = 0; l < 32; l++) {
+          if (M.val[l] == ANY) continue;
+          const ir_value *v = M.val[l] < na + nb ? mma->src[M.val[l]] : NULL;
+          const ir_instr *p = v ? ldm_phi(v) : NULL;
+          if (v && ldm_of(v)) {
+            ndirect++;
+            mixed |= dl && dl != ldm_of(v);
+            dl = ldm_of(v);
+          } else if (p) {
+            nphi++;
+            mixed |= pb && pb != p->block;
+            pb = p->block;
+          } else {
+            nother++;
+          }
+        }
+        if (!ndirect && !nphi) continue;
+        if (mixed || nother || (ndirect && nphi)) return false;
+        if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
+        /* per edge (one pass when direct): the ldmatrix and its registers */
+        for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
+          uint8_t th[32], j[32];
+          const ir_instr *el = ndirect ? dl : NULL;
+          bool same = true;
+          for (unsigned l = 0; l < 32; l++) {
+            th[l] = j[l] = ANY;
+            if (M.val[l] == ANY) continue;
+            const ir_value *v = mma->src[M.val[l]];
+            if (nphi) v = v->def->src[e];
+            same &= !el || el == ldm_of(v);
+            el = ldm_of(v);
+            th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
+          }
+          if (!same) return false;   /* on one edge, two ldmatrix in one register */
+          if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
+          ir_value *v = ldm_reg(X, mm, el, th, j);
+          if (!v) return false;
+          if (X->dry || !pre) continue;
+          if (ndirect) pre[LDM_PRE(c, ab, reg)] = v;
+          else ir_phi_set_src(pre[LDM_PRE(c, ab, reg)]->def, e, v);
+        }
+        if (phib && nphi && !pre[LDM_PRE(c, ab, reg)]) {   /* the register's phi, its operands set per ldmatrix */
+          ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
+          for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
+          pre[LDM_PRE(c, ab, reg)] = q->dst[0];
+        }
+      }
+  return true;
+}
+
+void lower_mma_amd_ldm_phis(ir_builder *b, const ir_instr *mma, const char *target, ir_value **pre) {
+  ldm_memo mm = {0};
+  amd_ctx X = {.dry = true};
+  X.laneid = (ir_value *)&X;
+  (void)ldm_each(&X, &mm, NULL, mma, target, pre, b);
+}
+
+bool lower_mma_amd_ldm_fits(const ir_instr *mma, const char *target) {
+  ldm_memo mm = {0};
+  amd_ctx X = {.dry = true};
+  X.laneid = (ir_value *)&X;
+  return ldm_each(&X, &mm, LDM_ALL, mma, target, NULL, NULL);
+}
+
+bool lower_mma_amd_ldm_load(ir_builder *b, const ir_instr *ldm, const lower_ldm_plan *p, const char *target) {
+  size_t first, n = lower_ldm_users(p, ldm, &first);
+  if (!n) return false;
+  /* lower_ldm_plan's dry run (lower_mma_amd_ldm_fits) checked every map */
+  ldm_memo mm = {.laneid = ir_read_sreg(b, ir_sreg_laneid, 0)};
+  amd_ctx X = {.b = b, .laneid = mm.laneid, .memo = &mm.fn};
+  for (size_t k = 0; k < n; k++) {
+    const ir_instr *mma = p->use[first + k].mma;
+    if (!ldm_each(&X, &mm, ldm, mma, target, lower_ldm_pre(p, mma), NULL)) return false;
+  }
+  return true;
+}
+
 ir_value *lower_mma_amd_gather(ir_builder *b, ir_value *laneid, bool dry, const uint8_t *src, const uint8_t *val,
                                ir_value *const *vals, unsigned counts[2]) {
   amd_ctx X = {.b = b, .dry = dry, .laneid = laneid};
@@ -865,7 +1129,8 @@ bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const cha
    * same bit for bit. */
   bool chained = chain && tc == ir_type_f32 && td == ir_type_f32;
   ir_value *acc[8] = {0};
-  chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL};
+  chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL,
+                 chain && !tf32 && !f8 ? lower_ldm_pre(chain->ldm, i) : NULL};
   if (tf32 ? !lower_tf32(b, i, target, cv, d, &io)
       : f8  ? !lower_f8(b, i, f, target, cv, d, &io)
             : !build_chain(b, &s, f, ta, (ir_value *const *const[]){i->src}, 1, cv, d, &io))
