@@ -248,6 +248,11 @@ bool ptx_decode_mods(ptx_parser *p, ins *I) {
     }
     ir_mods_set(m, (ir_mod_field)w->field, w->value);
   }
+  /* cp{.reduce}.async.bulk.tensor without a mode word is a .tile copy
+   * (9.7.9.25.5.1: .load_mode and the reduction's mode are optional, .tile
+   * the default); CUTLASS's SM90/SM100 TMA copies spell it that way */
+  if ((op == ir_op_cp_async_bulk_tensor || op == ir_op_cp_reduce_async_bulk_tensor) && m->tile == IR_TMODE_NONE)
+    m->tile = IR_TMODE_TILE;
   if (op == ir_op_dp4a || op == ir_op_dp2a) {
     /* dp4a.atype.btype: the result is .s32 if either is signed (9.7.1.23) */
     if (I->ntypes != 2) return false;
