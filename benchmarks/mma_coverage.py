@@ -67,10 +67,15 @@ def kernel(op, operands):
     dst = [d.strip() for d in (first.group(1) if first else operands.split(',')[0]).split(',')]
     body = ['.reg .%s %%%s<%d>;' % (TYPES.get(p, 'b32'), p, n) for p, n in sorted(need.items())]
     body += ['.reg .b64 %cov_p;', '.reg .b32 %cov_w;', 'ld.param.u64 %cov_p, [p];']
+    # every register the instruction reads is loaded, also one it writes
+    # again (nvcc gives C and D the same registers): an undefined C lets
+    # LLVM fold an integer mma's C + product away, matrix instruction and all
+    rest = operands[first.end():] if first else operands.split(',', 1)[-1]
+    reads = set(re.findall(r'%[a-z]+\d+', rest))
     off = 0
     for p, n in regs:
         name = '%%%s%s' % (p, n)
-        if name in dst:
+        if name not in reads:
             continue
         t = TYPES.get(p, 'b32')
         if t == 'pred':
