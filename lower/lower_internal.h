@@ -230,6 +230,9 @@ void lower_matrix_error(pw_diag *d, const ir_instr *i, const char *target, const
 bool lower_const(const ir_value *v, uint64_t *out);
 /* The same through unguarded copies (mov of an immediate into a register). */
 bool lower_const_through_copies(const ir_value *v, uint64_t *out);
+/* Union-find over value ids (p[x] == x: a root; path halving). */
+uint32_t lower_uf_find(uint32_t *p, uint32_t x);
+void lower_uf_unite(uint32_t *p, uint32_t x, uint32_t y);
 ir_value *lower_imm32(ir_builder *b, uint32_t v);
 /* and or xor add sub shl shr mul(.lo) of type t, folded when both operands are
  * constants or one is an identity (x & ~0, x | 0, x + 0, x << 0 ...). */

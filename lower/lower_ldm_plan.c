@@ -67,15 +67,6 @@ static const ir_instr *ldm_phi(const ir_value *v) {
   return v->def;
 }
 
-/* ---- union-find over value ids (an ldmatrix or phi: its first result's) ---- */
-static uint32_t find(uint32_t *p, uint32_t x) {
-  while (p[x] != x) x = p[x] = p[p[x]];
-  return x;
-}
-static void unite(uint32_t *p, uint32_t x, uint32_t y) {
-  x = find(p, x), y = find(p, y);
-  if (x != y) p[x] = y;
-}
 
 /* One function's scan: per value id the uses in all, as an A/B operand of
  * an unguarded mma, as an operand of a phi of ldmatrix results; the order
@@ -97,7 +88,7 @@ static void plan_scan(plan_fn *w, ir_func *f) {
     if (i->op == ir_op_phi && ldm_phi(i->dst[0]))
       for (unsigned e = 0; e < i->nsrc; e++) {
         w->as_phi[i->src[e]->id]++;
-        unite(w->comp, i->dst[0]->id, i->src[e]->def->dst[0]->id);
+        lower_uf_unite(w->comp, i->dst[0]->id, i->src[e]->def->dst[0]->id);
       }
     if (i->op != ir_op_mma || i->guard) continue;
     unsigned nab = ab_regs(i);
@@ -108,7 +99,7 @@ static void plan_scan(plan_fn *w, ir_func *f) {
       w->as_ab[v->id]++;
       const ir_instr *n = ldm_of(v) ? v->def : ldm_phi(v);
       if (!n) continue;
-      if (first >= 0) unite(w->comp, (uint32_t)first, n->dst[0]->id);
+      if (first >= 0) lower_uf_unite(w->comp, (uint32_t)first, n->dst[0]->id);
       first = (int)n->dst[0]->id;
     }
   }
@@ -125,7 +116,7 @@ static void plan_mma(plan_fn *w, const ir_instr *i, const char *target) {
     const ir_instr *p = ldm_phi(v), *L = ldm_of(v);
     if (!L && !p) continue;
     if (!checked) fits = lower_mma_amd_ldm_fits(i, target), checked = true;
-    uint32_t c = find(w->comp, (L ? L : p)->dst[0]->id);
+    uint32_t c = lower_uf_find(w->comp, (L ? L : p)->dst[0]->id);
     if (!fits || (L && w->pos[L->dst[0]->id] >= w->pos[i->dst[0]->id])) w->bad[c] = 1;
   }
 }
@@ -161,9 +152,9 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
         bool bad = i->guard || lower_matrix_why(i) != NULL;
         for (unsigned d = 0; d < i->ndst; d++)
           bad |= w.total[i->dst[d]->id] != w.as_ab[i->dst[d]->id] + w.as_phi[i->dst[d]->id];
-        if (bad) w.bad[find(w.comp, i->dst[0]->id)] = 1;
+        if (bad) w.bad[lower_uf_find(w.comp, i->dst[0]->id)] = 1;
       } else if (i->op == ir_op_phi && ldm_phi(i->dst[0])) {
-        if (w.total[i->dst[0]->id] != w.as_ab[i->dst[0]->id]) w.bad[find(w.comp, i->dst[0]->id)] = 1;
+        if (w.total[i->dst[0]->id] != w.as_ab[i->dst[0]->id]) w.bad[lower_uf_find(w.comp, i->dst[0]->id)] = 1;
       } else if (i->op == ir_op_mma && !i->guard) {
         plan_mma(&w, i, target);
       }
@@ -176,7 +167,7 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
       ir_value **pre = NULL;
       for (unsigned k = 0; k < nab && k < i->nsrc; k++) {
         const ir_instr *p = ldm_phi(i->src[k]), *L = ldm_of(i->src[k]);
-        if ((!L && !p) || w.bad[find(w.comp, (L ? L : p)->dst[0]->id)]) continue;
+        if ((!L && !p) || w.bad[lower_uf_find(w.comp, (L ? L : p)->dst[0]->id)]) continue;
         if (!pre) {
           pre = LOWER_SCRATCH(a, ir_value *, LOWER_LDM_NPRE);
           out->mma = grow(a, out->mma, out->nmma, &mcap, sizeof *out->mma);

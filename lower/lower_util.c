@@ -327,3 +327,14 @@ void lower_lane_loop_end(ir_builder *b, lower_lane_loop *L, ir_value *rem_next, 
   *b = ir_builder_before(L->exit->first);
   b->loc = loc;
 }
+
+/* Union-find over value ids (p[x] == x: a root), with path halving: the
+ * webs of lower_wmma_web.c and the ldmatrix groups of lower_ldm_plan.c. */
+uint32_t lower_uf_find(uint32_t *p, uint32_t x) {
+  while (p[x] != x) x = p[x] = p[p[x]];
+  return x;
+}
+void lower_uf_unite(uint32_t *p, uint32_t x, uint32_t y) {
+  x = lower_uf_find(p, x), y = lower_uf_find(p, y);
+  if (x != y) p[x] = y;
+}

@@ -143,15 +143,6 @@ static unsigned frag_refs(const ir_instr *i, const ir_wmma_form *f, frag_ref *r)
   return n;
 }
 
-/* ---- union-find over value ids ------------------------------------------- */
-static uint32_t find(uint32_t *p, uint32_t x) {
-  while (p[x] != x) x = p[x] = p[p[x]];
-  return x;
-}
-static void unite(uint32_t *p, uint32_t x, uint32_t y) {
-  x = find(p, x), y = find(p, y);
-  if (x != y) p[x] = y;
-}
 
 static bool web_value(const ir_value *v) { return v->kind == IR_VAL_INSTR || v->kind == IR_VAL_PARAM; }
 
@@ -217,7 +208,7 @@ static void web_instr(web_fn *w, ir_instr *i) {
       ir_value *v = refs[k].v;
       if (!in_web(w, v)) continue;
       if (first == UINT32_MAX) first = v->id;
-      unite(w->comp, v->id, first);
+      lower_uf_unite(w->comp, v->id, first);
       if ((w->slot_of[v->id] && w->slot_of[v->id] != refs[k].slot) || !ok) w->bad[v->id] = 1;
       w->slot_of[v->id] = refs[k].slot;
     }
@@ -231,11 +222,11 @@ static void web_instr(web_fn *w, ir_instr *i) {
     if (wm && i->op == ir_op_wmma_store && (k == 0 || k > ir_wmma_nregs(&f, IR_FRAG_D, (ir_type)i->type))) frag = false;
     if (!(wm ? frag : phi || ew || sj) || i->guard || v->kind == IR_VAL_PARAM) w->bad[v->id] = 1;
     if ((phi || ew) && w->web[i->dst[0]->id]) {
-      unite(w->comp, v->id, i->dst[0]->id);
-      unite(w->cls, v->id, i->dst[0]->id);
+      lower_uf_unite(w->comp, v->id, i->dst[0]->id);
+      lower_uf_unite(w->cls, v->id, i->dst[0]->id);
     }
     if (sj)
-      for (unsigned d = 0; d < i->ndst; d++) unite(w->comp, v->id, i->dst[d]->id);
+      for (unsigned d = 0; d < i->ndst; d++) lower_uf_unite(w->comp, v->id, i->dst[d]->id);
   }
   for (unsigned k = 0; k < i->ndst && i->guard; k++) {
     if (w->web[i->dst[k]->id]) w->bad[i->dst[k]->id] = 1;
@@ -259,7 +250,7 @@ static void web_slots(web_fn *w, ir_func *fn) {
   uint32_t N = fn->nvalues;
   for (uint32_t k = 0; k < N; k++) {
     if (!w->web[k] || !w->slot_of[k]) continue;
-    uint32_t c = find(w->cls, k);
+    uint32_t c = lower_uf_find(w->cls, k);
     if (w->cslot[c] && w->cslot[c] != w->slot_of[k]) w->bad[k] = 1;
     w->cslot[c] = w->slot_of[k];
   }
@@ -270,11 +261,11 @@ static void web_slots(web_fn *w, ir_func *fn) {
       if (!sp && !is_join(i)) continue;
       ir_value *whole = sp ? i->src[0] : i->dst[0];
       if (!in_web(w, whole)) continue;
-      uint32_t cw = find(w->cls, whole->id);
+      uint32_t cw = lower_uf_find(w->cls, whole->id);
       for (unsigned h = 0; h < 2; h++) {
         ir_value *half = sp ? i->dst[h] : i->src[h];
         if (!in_web(w, half)) continue;
-        uint32_t ch = find(w->cls, half->id), *cs = w->cslot;
+        uint32_t ch = lower_uf_find(w->cls, half->id), *cs = w->cslot;
         uint32_t want = cs[cw] ? half_slot(cs[cw], h) : 0, parent = cs[ch] ? whole_slot(cs[ch], h) : 0;
         if (want && !cs[ch]) cs[ch] = want, changed = true;
         else if (parent && !cs[cw]) cs[cw] = parent, changed = true;
@@ -284,12 +275,12 @@ static void web_slots(web_fn *w, ir_func *fn) {
   }
   for (uint32_t k = 0; k < N; k++) {
     if (!w->web[k]) continue;
-    uint32_t c = find(w->cls, k);
+    uint32_t c = lower_uf_find(w->cls, k);
     /* no slot: a web value no wmma instruction reaches (cannot happen: be safe) */
     if (!w->cslot[c] || (w->slot_of[k] && w->cslot[c] != w->slot_of[k])) w->bad[k] = 1;
   }
   for (uint32_t k = 0; k < N; k++)
-    if (w->web[k] && w->bad[k]) w->bad[find(w->comp, k)] = 1;
+    if (w->web[k] && w->bad[k]) w->bad[lower_uf_find(w->comp, k)] = 1;
 }
 
 void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, void *), void *data,
@@ -315,7 +306,7 @@ void lower_wmma_webs(ir_module *m, pw_arena *a, bool (*fits)(const ir_instr *, v
       if (!is_wmma(i) || !ir_wmma_find(i, &f, NULL, NULL) || i->guard || !fits(i, data)) continue;
       unsigned n = frag_refs(i, &f, refs);
       bool ok = true;
-      for (unsigned k = 0; k < n && ok; k++) ok = !in_web(&w, refs[k].v) || !w.bad[find(w.comp, refs[k].v->id)];
+      for (unsigned k = 0; k < n && ok; k++) ok = !in_web(&w, refs[k].v) || !w.bad[lower_uf_find(w.comp, refs[k].v->id)];
       if (!ok) continue;
       if (out->n == cap) {
         out->amd = lower_scratch_grow(a, out->amd, out->n, cap ? 2 * cap : 16, sizeof *out->amd);
