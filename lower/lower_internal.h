@@ -195,7 +195,7 @@ void lower_mma_webs_finish(lower_mma_webs *w);
  * ldmatrix), and per such mma the AMD A/B registers the ldmatrix built
  * (pre[], LOWER_LDM_NPRE entries, sorted by mma; NULL entries: gathered
  * from NVIDIA's registers as before). */
-#define LOWER_LDM_NPRE 64   /* 4 instructions x {A, B} x 8 registers */
+#define LOWER_LDM_NPRE 128   /* 2 chained steps (tf32, fp8) x 4 instructions x {A, B} x 8 registers */
 typedef struct lower_ldm_plan {
   struct lower_ldm_use { const ir_instr *ldm, *mma; } *use;
   size_t nuse;

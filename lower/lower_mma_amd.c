@@ -83,12 +83,17 @@ typedef struct scheme {
 typedef struct chain_io {
   ir_value *const *in;   /* the earlier mma's accumulator, or NULL: gather C */
   ir_value **out;        /* where this mma's accumulator goes, or NULL */
-  ir_value *const *pre;  /* A/B registers of the first step loaded by ldmatrix (LDM_PRE), or NULL */
+  ir_value *const *pre;  /* A/B registers loaded by ldmatrix (LDM_PRE, step h at + h LDM_STEP), or NULL */
 } chain_io;
 /* The index of register reg of AMD operand ab (0: A, 1: B) of instruction
  * c among an mma's A/B registers that ldmatrix loaded in the scheme's
- * layout (lower_ldm_load; LOWER_LDM_NPRE in all) */
+ * layout (lower_ldm_load; LOWER_LDM_NPRE in all); step h of a chain (tf32's
+ * hi and lo, fp8 m16n8k32's two k halves) at + h LDM_STEP */
 #define LDM_PRE(c, ab, reg) ((c) * 16u + (ab) * 8u + (reg))
+#define LDM_STEP 64u
+_Static_assert(LOWER_LDM_NPRE >= 2 * LDM_STEP, "two chained steps of ldmatrix-loaded registers");
+static const ir_instr *ldm_of(const ir_value *v);
+static const ir_instr *ldm_phi(const ir_value *v);
 
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
 /* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
@@ -521,7 +526,7 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
     bool last = h + 1 == steps;
     X = (amd_ctx){.b = b, .laneid = laneid, .memo = &memo, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
                   .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last,
-                  .pre = !h && io ? io->pre : NULL};
+                  .pre = io && io->pre ? io->pre + h * LDM_STEP : NULL};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
   return true;
@@ -530,6 +535,12 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
 static ir_value *and32(ir_builder *b, ir_value *x, uint32_t m) { return lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, m)); }
 static ir_value *or32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_or, ir_type_b32, x, y); }
 static ir_value *shr16(ir_builder *b, ir_value *x) { return lower_alu(b, ir_op_shr, ir_type_b32, x, imm(b, 16)); }
+
+/* Whether mma operand v came from an ldmatrix that loaded it straight into
+ * the scheme's layout (io->pre; lower_ldm_plan takes an mma's ldmatrix
+ * operands all or none): its NVIDIA register is left undefined and nothing
+ * reads it, so it is not converted. */
+static bool ldm_fed(const chain_io *io, const ir_value *v) { return io && io->pre && (ldm_of(v) || ldm_phi(v)); }
 
 /* A tf32 operand (its tf32 bits: the low 13 cleared, PTX ISA 9.7.14.5.14)
  * as two bf16, hi + lo = x exactly: hi its top 16 bits (sign, exponent,
@@ -568,13 +579,16 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
   scheme s;
   if (!pick(bf, ir_type_bf16, target, &s)) return false;
   ir_value *ab1[6], *ab2[6];
+  for (unsigned r = 0; r < na + nb; r++) ab1[r] = ab2[r] = i->src[r];   /* ldm_fed: never read */
   for (unsigned r = 0; r < na; r++) {
     ir_value *h, *l;
+    if (ldm_fed(io, i->src[r])) continue;
     split_tf32(b, i->src[r], &h, &l);
     ab1[r] = ab2[r] = or32(b, shr16(b, h), l);
   }
   for (unsigned r = 0; r < nb; r++) {
     ir_value *h, *l;
+    if (ldm_fed(io, i->src[na + r])) continue;
     split_tf32(b, i->src[na + r], &h, &l);
     ab1[na + r] = or32(b, shr16(b, h), h);
     ab2[na + r] = or32(b, shr16(b, l), l);
@@ -687,9 +701,12 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
   if (!pick(hf, ir_type_f16, target, &s)) return false;
   ir_value *ab[2][6];
   for (unsigned h = 0; h < steps; h++) {
-    widen_f8(b, ta, i->src[2 * h], &ab[h][0], &ab[h][2]);
-    widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
-    widen_f8(b, tb, i->src[na + h], &ab[h][4], &ab[h][5]);
+    static const unsigned reg[3] = {0, 1, 0}, vreg[3][2] = {{0, 2}, {1, 3}, {4, 5}};
+    for (unsigned q = 0; q < 3; q++) {
+      ir_value *w = i->src[q < 2 ? 2 * h + reg[q] : na + h];
+      if (ldm_fed(io, w)) ab[h][vreg[q][0]] = ab[h][vreg[q][1]] = w;   /* never read */
+      else widen_f8(b, q < 2 ? ta : tb, w, &ab[h][vreg[q][0]], &ab[h][vreg[q][1]]);
+    }
   }
   return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d, io);
 }
@@ -844,19 +861,72 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
 typedef struct ldm_memo {
   ir_value *laneid;
   lane_memo fn;                          /* lane functions */
-  unsigned na, nl;
+  unsigned na, nl, ncv;
   uint8_t af[16][32], lf[32][65];        /* shuffled row addresses by source lane; loads by (source, byte, width) */
   ir_value *av[16], *lv[32];
+  ir_value *cin[32], *cout[32];          /* conversions (ldm_conv): by loaded word and kind */
+  uint16_t ck[32];
 } ldm_memo;
 
-/* The scheme of mma's plain f16/bf16 path (lower_mma_amd_chained: not tf32,
- * fp8, scaled or integer), or false. */
-static bool ldm_scheme(const ir_instr *mma, const char *target, scheme *s, const ir_mma_form **fo) {
+/* How an mma's A/B registers reach its scheme: the scheme's own f16/bf16
+ * form vf (elements vt), in steps chained steps, each of whose registers is
+ * made in its own thread from one register of the mma (ldm_src): as it is
+ * (f16, bf16), split into bf16 hi/lo (tf32: lower_tf32) or half of a word of
+ * fp8 bytes widened to f16x2 (lower_f8).  Every conversion is per element of
+ * the word it reads, so an AMD lane loads the word (or, fp8, the half) that
+ * its register is made from and converts it in place. */
+enum { LC_COPY, LC_TF32_A, LC_TF32_BH, LC_TF32_BL, LC_F8_LO, LC_F8_HI };
+typedef struct ldm_form {
+  scheme s;
+  const ir_mma_form *f, *vf;
+  ir_type vt, ta, tb;
+  unsigned steps, na, nb, vna, vnb;   /* the mma's A/B registers, the scheme form's */
+} ldm_form;
+
+/* The scheme of mma's path in lower_mma_amd_chained (plain f16/bf16, tf32,
+ * e4m3/e5m2; not scaled, integer or fp6/fp4), or false. */
+static bool ldm_scheme(const ir_instr *mma, const char *target, ldm_form *F) {
   const ir_mma_form *f = ir_mma_find(mma, NULL);
-  if (!target || !f || f->m != 16 || f->cls != IR_MMA_F16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
-  if (!pick(f, (ir_type)mma->type2, target, s)) return false;
-  *fo = f;
-  return true;
+  if (!target || !f || f->m != 16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
+  ir_type ta = (ir_type)mma->type2, tb = (ir_type)mma->type3;
+  *F = (ldm_form){.f = f, .vf = f, .vt = ta, .ta = ta, .tb = tb, .steps = 1};
+  if (f->cls == IR_MMA_TF32) {   /* lower_tf32: hi and lo on the bf16 scheme */
+    F->vf = ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16);
+    F->vt = ir_type_bf16, F->steps = 2;
+  } else if (f->cls == IR_MMA_F8) {   /* lower_f8: 16 k per f16 step */
+    if ((ta != ir_type_e4m3 && ta != ir_type_e5m2) || (tb != ir_type_e4m3 && tb != ir_type_e5m2) ||
+        (f->k != 16 && f->k != 32))
+      return false;
+    F->vf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+    F->vt = ir_type_f16, F->steps = f->k / 16u;
+  } else if (f->cls != IR_MMA_F16) {
+    return false;
+  }
+  if (!F->vf || !pick(F->vf, F->vt, target, &F->s)) return false;
+  F->na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
+  F->nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, tb);
+  F->vna = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)F->vf->a)->nelem, F->vt);
+  F->vnb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)F->vf->b)->nelem, F->vt);
+  return F->steps * LDM_STEP <= LOWER_LDM_NPRE;
+}
+
+/* Which register *r of the mma register v (0 .. vna + vnb - 1) of the
+ * scheme's form in step h is made from, and how (LC_*): lower_tf32's A
+ * {hi, lo} of a_r, B {bh, bh} (step 0) and {bl, bl} (step 1) of b_r;
+ * lower_f8's step h f16 A registers 0, 1, 2, 3 = the low halves of fp8 A
+ * registers 2h, 2h + 1 and their high halves, B registers 4, 5 = the
+ * halves of fp8 B register h. */
+static unsigned ldm_src(const ldm_form *F, unsigned h, unsigned v, unsigned *r) {
+  if (F->f->cls == IR_MMA_TF32) {
+    *r = v;
+    return v < F->na ? LC_TF32_A : h ? LC_TF32_BL : LC_TF32_BH;
+  }
+  if (F->f->cls == IR_MMA_F8) {
+    *r = v < 4 ? 2 * h + (v & 1) : F->na + h;
+    return (v < 4 ? v >> 1 : v - 4) ? LC_F8_HI : LC_F8_LO;
+  }
+  *r = v;
+  return LC_COPY;
 }
 
 /* The row address of lane src[l] for each lane l (ANY: any lane). */
@@ -912,9 +982,21 @@ static ir_value *ldm_word(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const u
 }
 
 /* The register each lane l holds when it is register j[l] of thread th[l]
- * of ldm (ANY: padding). */
-static ir_value *ldm_reg(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *th, const uint8_t *j) {
+ * of ldm (ANY: padding); with half (not .trans), only its 16-bit half
+ * half[l] (fp8 bytes 2 half[l] and + 1). */
+static ir_value *ldm_reg(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *th, const uint8_t *j,
+                         const uint8_t *half) {
   bool trans = ldm->mods.trans;
+  if (half && !trans) {
+    uint8_t src[32], byte[32];
+    for (unsigned l = 0; l < 32; l++) {
+      src[l] = byte[l] = ANY;
+      if (th[l] == ANY) continue;
+      src[l] = (uint8_t)(8 * j[l] + (th[l] >> 2));
+      byte[l] = (uint8_t)(4 * (th[l] & 3) + 2 * half[l]);
+    }
+    return ldm_word(X, mm, ldm, src, byte, ir_type_b16);
+  }
   ir_value *h[2] = {NULL, NULL};
   for (unsigned k = 0; k < (trans ? 2u : 1u); k++) {
     uint8_t src[32], byte[32];
@@ -951,93 +1033,174 @@ static const ir_instr *ldm_phi(const ir_value *v) {
   return v->def;
 }
 
+/* Conversion conv (LC_*) of the word w each lane loaded, in the lane:
+ * lower_tf32's split_tf32 and packing, lower_f8's widen_f8 of the half
+ * (w itself when b16: the lane loaded only that half), t the fp8 type.
+ * Built once per (w, kind) for the ldmatrix. */
+static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, ir_type t, bool b16) {
+  if (conv == LC_COPY || X->dry) return w;
+  enum { K_HI = 8, K_LO, K_UNPACK };   /* the memo's inner steps: split_tf32's hi and lo, the fp8 word's halves */
+  ir_builder *b = X->b;
+  ir_value *hl[2] = {NULL, NULL}, *x = w;
+  for (unsigned k = 0; k < mm->ncv; k++) {
+    if (mm->cin[k] != w) continue;
+    uint16_t c = mm->ck[k];
+    if (c == (uint16_t)(conv | (unsigned)t << 4 | (unsigned)b16 << 15)) return mm->cout[k];
+    if (c == K_HI) hl[0] = mm->cout[k];
+    if (c == K_LO) hl[1] = mm->cout[k];
+    if (c == K_UNPACK) x = mm->cout[k];
+  }
+#define MEMO(kind, v) (mm->ncv < 32 ? (mm->cin[mm->ncv] = w, mm->ck[mm->ncv] = (uint16_t)(kind), mm->cout[mm->ncv++] = (v)) : (v))
+  ir_value *v;
+  if (conv == LC_F8_LO || conv == LC_F8_HI) {
+    if (!b16) {
+      if (x == w)
+        x = MEMO(K_UNPACK, ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16},
+                                    NULL)->dst[0]);
+      x = x->def->dst[conv == LC_F8_HI];
+    }
+    v = ir_convert(b, ir_type_f16x2, t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2, x, .rnd = IR_RND_RN);
+  } else {
+    if (!hl[0]) {
+      split_tf32(b, w, &hl[0], &hl[1]);
+      MEMO(K_HI, hl[0]), MEMO(K_LO, hl[1]);
+    }
+    v = conv == LC_TF32_A ? or32(b, shr16(b, hl[0]), hl[1]) : or32(b, shr16(b, hl[conv == LC_TF32_BL]), hl[conv == LC_TF32_BL]);
+  }
+  return MEMO(conv | (unsigned)t << 4 | (unsigned)b16 << 15, v);
+#undef MEMO
+}
+
 #define LDM_ALL ((const ir_instr *)1)   /* ldm_each: every ldmatrix the mma reads (dry) */
 
-/* For mma on its scheme, every AMD A/B register that reads ldmatrix results
- * (directly, or through phis of one block whose operands on each edge are
- * results of one ldmatrix): with ldm NULL, checks that each such register
- * reads nothing else (or false); with LDM_ALL, also that each of their loads
- * can be built (dry); with ldm, checks (dry) or builds the loads
- * of the registers that read ldm: pre[LDM_PRE(c, ab, reg)] directly, or
- * operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it) for the
- * edges e on which ldm's results arrive.  False when mma does not go on a
- * scheme, when a register reads ldmatrix results in some lanes and other
- * values in others, or when an address is not a lane function. */
+/* For mma on its scheme, every AMD A/B register (of every step of its
+ * chain: ldm_form) that reads ldmatrix results (directly, or through phis of
+ * one block whose operands on each edge are results of one ldmatrix): with
+ * ldm NULL, checks that each such register reads nothing else (or false);
+ * with LDM_ALL, also that each of their loads can be built (dry); with ldm,
+ * checks (dry) or builds the loads (and the per-lane conversions) of the
+ * registers that read ldm: pre[LDM_PRE(c, ab, reg) + h LDM_STEP] directly,
+ * or operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it; the
+ * registers of two steps made alike from the same registers share one) for
+ * the edges e on which ldm's results arrive.  False when mma does not go on
+ * a scheme, when a register reads ldmatrix results in some lanes and other
+ * values in others, when a converted register comes from a .trans ldmatrix
+ * (its 16-bit transposition splits the words), or when an address is not a
+ * lane function. */
 static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_instr *mma, const char *target,
                      ir_value **pre, ir_builder *phib) {
-  scheme s;
-  const ir_mma_form *f;
-  if (!ldm_scheme(mma, target, &s, &f)) return false;
-  ir_type ta = (ir_type)mma->type2;
+  ldm_form F;
+  if (!ldm_scheme(mma, target, &F)) return false;
+  const scheme s = F.s;
   if (ldm == LDM_ALL) {   /* the whole mma must go on the scheme (as build_checked's dry run) */
     amd_ctx D = {.dry = true};
     D.laneid = (ir_value *)&D;
     ir_value *dry[12], *dd[4];
     for (unsigned k = 0; k < 12; k++) dry[k] = D.laneid;
-    if (!build(&D, &s, f, ta, ta, dry, dry, dd)) return false;
+    if (!build(&D, &s, F.vf, F.vt, F.vt, dry, dry, dd)) return false;
   }
   nv_inv inv_a, inv_b;
-  invert(ir_mma_frag_info((ir_mma_frag_id)f->a), &inv_a);
-  invert(ir_mma_frag_info((ir_mma_frag_id)f->b), &inv_b);
-  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
-  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, ta);
-  for (unsigned c = 0; c < s.ninst; c++)
-    for (unsigned ab = 0; ab < 2; ab++)
-      for (unsigned reg = 0; reg < (ab ? s.r->nb : s.r->na); reg++) {
-        lane_map M;
-        if (!ab_map(&s, &inv_a, &inv_b, na, na + nb + 4, c, ab, reg, &M)) return false;
-        /* what each lane reads: an ldmatrix result (direct), a phi of them, or other */
-        unsigned ndirect = 0, nphi = 0, nother = 0;
-        const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
-        const ir_block *pb = NULL;   /* the block of the phis */
-        bool mixed = false;
-        for (unsigned l = 0; l < 32; l++) {
-          if (M.val[l] == ANY) continue;
-          const ir_value *v = M.val[l] < na + nb ? mma->src[M.val[l]] : NULL;
-          const ir_instr *p = v ? ldm_phi(v) : NULL;
-          if (v && ldm_of(v)) {
-            ndirect++;
-            mixed |= dl && dl != ldm_of(v);
-            dl = ldm_of(v);
-          } else if (p) {
-            nphi++;
-            mixed |= pb && pb != p->block;
-            pb = p->block;
-          } else {
-            nother++;
-          }
-        }
-        if (!ndirect && !nphi) continue;
-        if (mixed || nother || (ndirect && nphi)) return false;
-        if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
-        /* per edge (one pass when direct): the ldmatrix and its registers */
-        for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
-          uint8_t th[32], j[32];
-          const ir_instr *el = ndirect ? dl : NULL;
-          bool same = true;
+  invert(ir_mma_frag_info((ir_mma_frag_id)F.vf->a), &inv_a);
+  invert(ir_mma_frag_info((ir_mma_frag_id)F.vf->b), &inv_b);
+  const unsigned vn = F.vna + F.vnb;
+  /* the phis made here, by what their lanes read (ldm_each's maps): two
+   * steps' registers made alike from the same registers share one */
+  unsigned nphis = 0;
+  uint16_t phi_slot[LOWER_LDM_NPRE];
+  uint8_t phi_key[LOWER_LDM_NPRE][96];
+  for (unsigned h = 0; h < F.steps; h++)
+    for (unsigned c = 0; c < s.ninst; c++)
+      for (unsigned ab = 0; ab < 2; ab++)
+        for (unsigned reg = 0; reg < (ab ? s.r->nb : s.r->na); reg++) {
+          const unsigned slot = h * LDM_STEP + LDM_PRE(c, ab, reg);
+          lane_map M;
+          if (!ab_map(&s, &inv_a, &inv_b, F.vna, vn + 4, c, ab, reg, &M)) return false;
+          /* what each lane reads: an ldmatrix result (direct), a phi of them, or other;
+           * the mma register it is made from (nr) and how (cv) */
+          unsigned ndirect = 0, nphi = 0, nother = 0;
+          const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
+          const ir_block *pb = NULL;   /* the block of the phis */
+          bool mixed = false;
+          uint8_t nr[32], cv[32], half[32];
+          int conv = -1;
           for (unsigned l = 0; l < 32; l++) {
-            th[l] = j[l] = ANY;
+            nr[l] = cv[l] = half[l] = ANY;
             if (M.val[l] == ANY) continue;
-            const ir_value *v = mma->src[M.val[l]];
-            if (nphi) v = v->def->src[e];
-            same &= !el || el == ldm_of(v);
-            el = ldm_of(v);
-            th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
+            const ir_value *v = NULL;
+            if (M.val[l] < vn) {
+              unsigned r;
+              cv[l] = (uint8_t)ldm_src(&F, h, M.val[l], &r);
+              nr[l] = (uint8_t)r, v = mma->src[r];
+              half[l] = cv[l] == LC_F8_HI;
+            }
+            const ir_instr *p = v ? ldm_phi(v) : NULL;
+            if (v && ldm_of(v)) {
+              ndirect++;
+              mixed |= dl && dl != ldm_of(v);
+              dl = ldm_of(v);
+            } else if (p) {
+              nphi++;
+              mixed |= pb && pb != p->block;
+              pb = p->block;
+            } else {
+              nother++;
+              continue;
+            }
+            /* one conversion per register, but for fp8's halves (a b16 load each) */
+            int k = cv[l] == LC_F8_HI ? LC_F8_LO : cv[l];
+            mixed |= conv >= 0 && conv != k;
+            conv = k;
           }
-          if (!same) return false;   /* on one edge, two ldmatrix in one register */
-          if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
-          ir_value *v = ldm_reg(X, mm, el, th, j);
-          if (!v) return false;
-          if (X->dry || !pre) continue;
-          if (ndirect) pre[LDM_PRE(c, ab, reg)] = v;
-          else ir_phi_set_src(pre[LDM_PRE(c, ab, reg)]->def, e, v);
+          if (!ndirect && !nphi) continue;
+          if (mixed || nother || (ndirect && nphi)) return false;
+          /* fp8 with one half in every lane: the word loaded (shared with the
+           * register of the other half), the half taken; else a b16 load each */
+          uint8_t h0 = ANY;
+          ir_type t = F.ta;
+          for (unsigned l = 0; l < 32 && h0 == ANY; l++)
+            if (nr[l] != ANY) h0 = half[l], t = nr[l] < F.na ? F.ta : F.tb;
+          bool whole = true;
+          for (unsigned l = 0; l < 32; l++) whole &= nr[l] == ANY || half[l] == h0;
+          if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
+          if (phib && nphi && !pre[slot]) {   /* the register's phi, its operands set per ldmatrix */
+            uint8_t key[96];
+            memcpy(key, M.src, 32), memcpy(key + 32, nr, 32), memcpy(key + 64, cv, 32);
+            for (unsigned k = 0; k < nphis && !pre[slot]; k++)
+              if (!memcmp(phi_key[k], key, 96)) pre[slot] = pre[phi_slot[k]];
+            if (!pre[slot]) {
+              ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
+              for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
+              pre[slot] = q->dst[0];
+              memcpy(phi_key[nphis], key, 96), phi_slot[nphis++] = (uint16_t)slot;
+            }
+          }
+          /* per edge (one pass when direct): the ldmatrix and its registers */
+          for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
+            uint8_t th[32], j[32];
+            const ir_instr *el = ndirect ? dl : NULL;
+            bool same = true;
+            for (unsigned l = 0; l < 32; l++) {
+              th[l] = j[l] = ANY;
+              if (M.val[l] == ANY) continue;
+              const ir_value *v = mma->src[nr[l]];
+              if (nphi) v = v->def->src[e];
+              same &= !el || el == ldm_of(v);
+              el = ldm_of(v);
+              th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
+            }
+            if (!same) return false;   /* on one edge, two ldmatrix in one register */
+            if (conv != LC_COPY && el->mods.trans) return false;
+            if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
+            bool b16 = conv == LC_F8_LO && !whole;
+            ir_value *v = ldm_reg(X, mm, el, th, j, b16 ? half : NULL);
+            if (!v) return false;
+            if (X->dry || !pre) continue;
+            unsigned k = conv == LC_F8_LO && whole && h0 ? LC_F8_HI : (unsigned)conv;
+            v = ldm_conv(X, mm, v, k, t, b16);
+            if (ndirect) pre[slot] = v;
+            else ir_phi_set_src(pre[slot]->def, e, v);
+          }
         }
-        if (phib && nphi && !pre[LDM_PRE(c, ab, reg)]) {   /* the register's phi, its operands set per ldmatrix */
-          ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
-          for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
-          pre[LDM_PRE(c, ab, reg)] = q->dst[0];
-        }
-      }
   return true;
 }
 
@@ -1130,7 +1293,7 @@ bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const cha
   bool chained = chain && tc == ir_type_f32 && td == ir_type_f32;
   ir_value *acc[8] = {0};
   chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL,
-                 chain && !tf32 && !f8 ? lower_ldm_pre(chain->ldm, i) : NULL};
+                 chain ? lower_ldm_pre(chain->ldm, i) : NULL};
   if (tf32 ? !lower_tf32(b, i, target, cv, d, &io)
       : f8  ? !lower_f8(b, i, f, target, cv, d, &io)
             : !build_chain(b, &s, f, ta, (ir_value *const *const[]){i->src}, 1, cv, d, &io))
