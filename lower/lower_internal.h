@@ -203,6 +203,12 @@ typedef struct lower_ldm_plan {
   size_t nmma;
 } lower_ldm_plan;
 void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_ldm_plan *out);
+/* The ldmatrix result v is made from in its own thread: v itself, or the
+ * result of a few unguarded per-thread instructions (no memory, side
+ * effect, warp operation or special register; at most 4 operands) whose
+ * operands are immediates and values made from that same result; NULL
+ * otherwise. */
+const ir_value *lower_ldm_root(const ir_value *v);
 /* The mma users of ldm when it was accepted (use[*first .. *first + n)), else 0. */
 size_t lower_ldm_users(const lower_ldm_plan *p, const ir_instr *ldm, size_t *first);
 /* The A/B registers ldmatrix built for mma (LOWER_LDM_NPRE), or NULL. */

@@ -866,6 +866,9 @@ typedef struct ldm_memo {
   ir_value *av[16], *lv[32];
   ir_value *cin[32], *cout[32];          /* conversions (ldm_conv): by loaded word and kind */
   uint16_t ck[32];
+  unsigned ne;                           /* per-thread arithmetic applied (ldm_apply): by value and word */
+  const ir_value *ev[128];
+  ir_value *ew[128], *eout[128];
 } ldm_memo;
 
 /* How an mma's A/B registers reach its scheme: the scheme's own f16/bf16
@@ -1020,11 +1023,45 @@ static int ldm_index(const ir_instr *ldm, const ir_value *v) {
     if (ldm->dst[k] == v) return (int)k;
   return -1;
 }
-/* The ldmatrix whose result v is, or NULL. */
+/* The ldmatrix whose result v is made from in its thread (lower_ldm_root:
+ * the result itself or per-thread arithmetic on it), or NULL. */
 static const ir_instr *ldm_of(const ir_value *v) {
-  return v->kind == IR_VAL_INSTR && v->def->op == ir_op_ldmatrix ? v->def : NULL;
+  const ir_value *r = lower_ldm_root(v);
+  return r ? r->def : NULL;
 }
-/* A phi each of whose operands is an ldmatrix result (a software-pipelined
+/* Whether a (made from the ldmatrix result ra) and b (from rb) are the same
+ * instructions on their roots: then a lane that loaded either root's word
+ * applies a's instructions to it. */
+static bool expr_alike(const ir_value *a, const ir_value *ra, const ir_value *b, const ir_value *rb) {
+  if (a == ra || b == rb) return a == ra && b == rb;
+  if (a->kind != b->kind || a->type != b->type || a->index != b->index) return false;
+  if (a->kind == IR_VAL_CONST) return a->imm == b->imm;
+  if (a->kind != IR_VAL_INSTR) return false;
+  const ir_instr *x = a->def, *y = b->def;
+  if (x->op != y->op || x->type != y->type || x->type2 != y->type2 || x->type3 != y->type3 || x->type4 != y->type4 ||
+      x->nsrc != y->nsrc || x->ndst != y->ndst || x->offset != y->offset || x->sreg != y->sreg ||
+      x->sreg_comp != y->sreg_comp || memcmp(&x->mods, &y->mods, sizeof x->mods))
+    return false;
+  for (unsigned k = 0; k < x->nsrc; k++)
+    if (!expr_alike(x->src[k], ra, y->src[k], rb)) return false;
+  return true;
+}
+/* v's per-thread arithmetic on its ldmatrix result root, applied to the word
+ * w a lane loaded for it: copies of the instructions at the builder (their
+ * operands immediates or made from root: lower_ldm_root), once per (v, w). */
+static ir_value *ldm_apply(amd_ctx *X, ldm_memo *mm, const ir_value *v, const ir_value *root, ir_value *w) {
+  if (v == root) return w;
+  if (v->kind != IR_VAL_INSTR) return (ir_value *)v;
+  for (unsigned k = 0; k < mm->ne; k++)
+    if (mm->ev[k] == v && mm->ew[k] == w) return mm->eout[k];
+  const ir_instr *i = v->def;
+  ir_value *src[4];
+  for (unsigned k = 0; k < i->nsrc; k++) src[k] = ldm_apply(X, mm, i->src[k], root, w);
+  ir_value *r = ir_clone(X->b, i, src, NULL)->dst[v->index];
+  if (mm->ne < 128) mm->ev[mm->ne] = v, mm->ew[mm->ne] = w, mm->eout[mm->ne++] = r;
+  return r;
+}
+/* A phi each of whose operands is made from an ldmatrix result (a software-pipelined
  * loop's fragments: the prologue's and the next iteration's), or NULL. */
 static const ir_instr *ldm_phi(const ir_value *v) {
   if (v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
@@ -1178,24 +1215,30 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
           for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
             uint8_t th[32], j[32];
             const ir_instr *el = ndirect ? dl : NULL;
+            const ir_value *rv = NULL, *rr = NULL;   /* the first lane's value and its ldmatrix result */
             bool same = true;
             for (unsigned l = 0; l < 32; l++) {
               th[l] = j[l] = ANY;
               if (M.val[l] == ANY) continue;
               const ir_value *v = mma->src[nr[l]];
               if (nphi) v = v->def->src[e];
-              same &= !el || el == ldm_of(v);
-              el = ldm_of(v);
-              th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
+              const ir_value *r = lower_ldm_root(v);
+              same &= !el || el == r->def;
+              el = r->def;
+              if (!rv) rv = v, rr = r;
+              same &= expr_alike(rv, rr, v, r);   /* every lane the same arithmetic on its word */
+              th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, r);
             }
-            if (!same) return false;   /* on one edge, two ldmatrix in one register */
+            if (!same) return false;   /* on one edge, two ldmatrix (or two computations) in one register */
             if (conv != LC_COPY && el->mods.trans) return false;
+            if (rv != rr && conv == LC_F8_LO && !whole) return false;   /* arithmetic on the whole word */
             if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
             bool b16 = conv == LC_F8_LO && !whole;
             ir_value *v = ldm_reg(X, mm, el, th, j, b16 ? half : NULL);
             if (!v) return false;
             if (X->dry || !pre) continue;
             unsigned k = conv == LC_F8_LO && whole && h0 ? LC_F8_HI : (unsigned)conv;
+            v = ldm_apply(X, mm, rv, rr, v);
             v = ldm_conv(X, mm, v, k, t, b16);
             if (ndirect) pre[slot] = v;
             else ir_phi_set_src(pre[slot]->def, e, v);

@@ -35,7 +35,12 @@ HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding tf32 and fp8 mma.sync (9.7.1
 //   4 fallback: an A ldmatrix.x4 whose register is also stored (NVIDIA's layout kept
 //     for it and for the B ldmatrix.x2 of its mma)
 //   and, in the _loop kernels, a software-pipelined K loop whose fragments
-//   reach the mma through phis.
+//   reach the mma through phis; mma_ldm_tf32_round rounds each tf32 register
+//   per thread between ldmatrix and mma as cuSPARSE does (A: +-(2 or 3) +
+//   b/128 with random low 13 bits, rounded up one tf32 ulp where bit 12 is
+//   set; B: integers -4..3), directly, through a loop's phis and with a
+//   rounded value also stored; mma_ldm_e4m3_neg negates the fp8 A bytes
+//   (xor 0x80808080) between them.
 .version 8.7
 .target sm_89
 .address_size 64
@@ -51,6 +56,30 @@ FILL = {
   cvt.rn.f32.s32 %g1, %t1;
   fma.rn.f32 %g2, %g1, 0f3C000000, %g0;   // a + b / 128, exact
   mov.b32 {dst}, %g2;
+""",
+    # +-(2 or 3) + b/128 with random low 13 bits: cuSPARSE's rounding (+ 4096
+    # unless inf/NaN) moves the value up one tf32 ulp where bit 12 is set
+    "tf32r": lambda dst: f"""  and.b32 %t0, %r20, 1;
+  shr.u32 %t1, %r20, 1;
+  and.b32 %t1, %t1, 1;
+  add.u32 %t1, %t1, 2;
+  setp.ne.u32 %p3, %t0, 0;
+  @%p3 neg.s32 %t1, %t1;
+  shr.u32 %t2, %r20, 3;
+  and.b32 %t2, %t2, 7;
+  cvt.rn.f32.s32 %g0, %t1;
+  cvt.rn.f32.s32 %g1, %t2;
+  fma.rn.f32 %g2, %g1, 0f3C000000, %g0;
+  mov.b32 %t3, %g2;
+  shr.u32 %t2, %r20, 8;
+  and.b32 %t2, %t2, 0x1fff;
+  or.b32 {dst}, %t3, %t2;
+""",
+    # integers -4 .. 3 (B of the rounding kernel: the rounding leaves them)
+    "int": lambda dst: f"""  and.b32 %t0, %r20, 7;
+  sub.s32 %t0, %t0, 4;
+  cvt.rn.f32.s32 %g0, %t0;
+  mov.b32 {dst}, %g0;
 """,
     # s eeee mmm: exponent field 5 + ((w >> 3) & 3), every byte
     "e4m3": lambda dst: f"""  and.b32 %t0, %r20, 0x87878787;
@@ -77,7 +106,7 @@ def prologue(name, ta, tb):
     o = [f"""
 .visible .entry {name}(.param .u64 in, .param .u64 out)
 {{
-  .reg .pred %p<4>;
+  .reg .pred %p<40>;
   .reg .b32 %t<4>;
   .reg .f32 %g<4>;
   .reg .b32 %r<200>;
@@ -218,6 +247,85 @@ DONE:
     return "".join(o)
 
 
+def rnd(dst, src, k):
+    """cuSPARSE's cvt.rna.tf32.f32 written out (libcusparse c0162): + 4096
+    unless |x| is inf or NaN, between the ldmatrix and the mma."""
+    return (f"  add.s32 %r{150+k}, {src}, 4096;\n  mov.b32 %f{60+k}, {src};\n  abs.f32 %f{70+k}, %f{60+k};\n"
+            f"  setp.geu.f32 %p{10+k}, %f{70+k}, 0f7F800000;\n  selp.b32 {dst}, {src}, %r{150+k}, %p{10+k};\n")
+
+
+def round_kernel(name):
+    """tf32 operands rounded per thread between ldmatrix and mma (A: values
+    with random low bits, B: integers): the lanes load the words and round
+    them as the threads did; a pipelined loop whose phis merge rounded
+    values; a rounded value also stored (NVIDIA's layout kept)."""
+    o = [prologue(name, "tf32r", "int")]
+    w = o.append
+    w("""  add.u32 %r50, %r10, %r34;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r51, %r52, %r53, %r54}, [%r50];
+  add.u32 %r55, %r11, %r39;
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r56, %r57}, [%r55];
+""")
+    for k, r in enumerate([51, 52, 53, 54, 56, 57]):
+        w(rnd(f"%r{130+k}", f"%r{r}", k))
+    w(mma("tf32", "tf32", 8, "%f10, %f11, %f12, %f13", "%r130, %r131, %r132, %r133", "%r134, %r135",
+          "%f0, %f1, %f2, %f3"))
+    w("  st.global.v4.f32 [%rd6], {%f10, %f11, %f12, %f13};\n")
+    w("""  // fallback: a rounded register also stored
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r91, %r92, %r93, %r94}, [%r50];
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r95, %r96}, [%r55];
+""")
+    for k, r in enumerate([91, 92, 93, 94]):
+        w(rnd(f"%r{140+k}", f"%r{r}", 6 + k))
+    w(mma("tf32", "tf32", 8, "%f30, %f31, %f32, %f33", "%r140, %r141, %r142, %r143", "%r95, %r96",
+          "%f0, %f1, %f2, %f3"))
+    w("  st.global.v4.f32 [%rd6+80], {%f30, %f31, %f32, %f33};\n  st.global.u32 [%rd6+96], %r142;\n")
+    w("  // loop: A rounded, the phis merge rounded values\n")
+    for k, r in enumerate([51, 52, 53, 54]):
+        w(rnd(f"%r{160+k}", f"%r{r}", 10 + k))
+    w("  mov.u32 %r120, 0;\nLOOP:\n")
+    w(mma("tf32", "tf32", 8, "%f0, %f1, %f2, %f3", "%r160, %r161, %r162, %r163", "%r56, %r57", "%f0, %f1, %f2, %f3"))
+    w("""  add.u32 %r120, %r120, 1;
+  and.b32 %r121, %r120, 1;
+  shl.b32 %r122, %r121, 4;
+  add.u32 %r123, %r50, %r122;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r51, %r52, %r53, %r54}, [%r123];
+""")
+    for k, r in enumerate([51, 52, 53, 54]):
+        w(rnd(f"%r{160+k}", f"%r{r}", 14 + k))
+    w("""  add.u32 %r124, %r55, %r122;
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r56, %r57}, [%r124];
+  setp.lt.u32 %p2, %r120, 3;
+  @%p2 bra LOOP;
+  st.global.v4.f32 [%rd6+128], {%f0, %f1, %f2, %f3};
+DONE:
+  ret;
+}
+""")
+    return "".join(o)
+
+
+def neg_kernel(name):
+    """fp8 A negated per thread (every byte's sign, xor 0x80808080) between
+    ldmatrix and mma: per element, so the lanes negate the words they load."""
+    o = [prologue(name, "e4m3", "e5m2")]
+    w = o.append
+    w("""  add.u32 %r50, %r10, %r34;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r51, %r52, %r53, %r54}, [%r50];
+  add.u32 %r55, %r11, %r39;
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r56, %r57}, [%r55];
+  xor.b32 %r130, %r51, 0x80808080;
+  xor.b32 %r131, %r52, 0x80808080;
+  xor.b32 %r132, %r53, 0x80808080;
+  xor.b32 %r133, %r54, 0x80808080;
+""")
+    w(mma("e4m3", "e5m2", 32, "%f10, %f11, %f12, %f13", "%r130, %r131, %r132, %r133", "%r56, %r57",
+          "%f0, %f1, %f2, %f3"))
+    w("  st.global.v4.f32 [%rd6], {%f10, %f11, %f12, %f13};\nDONE:\n  ret;\n}\n")
+    return "".join(o)
+
+
 print(HEAD + kernel("mma_ldm_tf32", "tf32", "tf32") + kernel("mma_ldm_e4m3", "e4m3", "e4m3")
       + kernel("mma_ldm_e4m3_e5m2", "e4m3", "e5m2") + kernel("mma_ldm_e5m2_e4m3", "e5m2", "e4m3")
-      + loop_kernel("mma_ldm_loop_tf32", "tf32") + loop_kernel("mma_ldm_loop_e4m3", "e4m3"), end="")
+      + loop_kernel("mma_ldm_loop_tf32", "tf32") + loop_kernel("mma_ldm_loop_e4m3", "e4m3")
+      + round_kernel("mma_ldm_tf32_round") + neg_kernel("mma_ldm_e4m3_neg"), end="")
