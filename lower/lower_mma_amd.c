@@ -83,7 +83,8 @@ typedef struct scheme {
 typedef struct chain_io {
   ir_value *const *in;   /* the earlier mma's accumulator, or NULL: gather C */
   ir_value **out;        /* where this mma's accumulator goes, or NULL */
-  ir_value *const *pre;  /* A/B registers loaded by ldmatrix (LDM_PRE, step h at + h LDM_STEP), or NULL */
+  ir_value *const *pre;  /* A/B words loaded by ldmatrix (LDM_PRE, step h at + h LDM_STEP), or NULL */
+  const ir_instr *mma;   /* with pre: the mma (its registers' conversions: ldm_form) */
 } chain_io;
 /* The index of register reg of AMD operand ab (0: A, 1: B) of instruction
  * c among an mma's A/B registers that ldmatrix loaded in the scheme's
@@ -94,6 +95,8 @@ typedef struct chain_io {
 _Static_assert(LOWER_LDM_NPRE >= 2 * LDM_STEP, "two chained steps of ldmatrix-loaded registers");
 static const ir_instr *ldm_of(const ir_value *v);
 static const ir_instr *ldm_phi(const ir_value *v);
+typedef struct ldm_form ldm_form;
+typedef struct ldm_memo ldm_memo;
 
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
 /* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
@@ -181,8 +184,18 @@ typedef struct amd_ctx {
   ir_value **acc_out;
   bool keep_d;   /* with acc_out: D goes back to NVIDIA's layout too */
   struct lane_memo *memo;   /* lane functions built for this mma (NULL: none kept) */
-  ir_value *const *pre;     /* A/B registers an ldmatrix loaded in this layout (LDM_PRE), or NULL */
+  ir_value *const *pre;     /* A/B words an ldmatrix loaded in this layout (LDM_PRE), or NULL */
+  const ldm_form *lf;       /* with pre: how each register is made from its word (ldm_at_mma) */
+  unsigned step;            /* ... in this step of the chain */
+  ldm_memo *cm;             /* ... the conversions built for this mma */
 } amd_ctx;
+
+/* Register reg of AMD operand ab of instruction c made from w, the word its
+ * ldmatrix loaded for it (lower_mma_amd_ldm_load): the per-element conversion
+ * of the mma's path (ldm_src), at the mma. */
+static ir_value *ldm_at_mma(amd_ctx *X, const nv_inv *inv_a, const nv_inv *inv_b, unsigned c, unsigned ab,
+                            unsigned reg, ir_value *w);
+static bool ldm_form_init(const ir_instr *mma, ldm_form *F);
 
 /* The lane functions one mma has built, each reused by the later gathers of
  * the same mma (its code is one straight run in one block, so the first
@@ -194,6 +207,35 @@ typedef struct lane_memo {
   uint8_t f[24][32];
   ir_value *v[24];
 } lane_memo;
+
+typedef struct ldm_memo {
+  ir_value *laneid;
+  lane_memo fn;                          /* lane functions */
+  unsigned na, nl, ncv;
+  uint8_t af[16][32], lf[32][65];        /* shuffled row addresses by source lane; loads by (source, byte, width) */
+  ir_value *av[16], *lv[32];
+  ir_value *cin[32], *cout[32];          /* conversions (ldm_conv): by loaded word and kind */
+  uint16_t ck[32];
+  unsigned ne;                           /* per-thread arithmetic applied (ldm_apply): by value and word */
+  const ir_value *ev[128];
+  ir_value *ew[128], *eout[128];
+} ldm_memo;
+
+/* How an mma's A/B registers reach its scheme: the scheme's own f16/bf16
+ * form vf (elements vt), in steps chained steps, each of whose registers is
+ * made in its own thread from one register of the mma (ldm_src): as it is
+ * (f16, bf16), split into bf16 hi/lo (tf32: lower_tf32) or half of a word of
+ * fp8 bytes widened to f16x2 (lower_f8).  Every conversion is per element of
+ * the word it reads, so an AMD lane loads the word (or, fp8, the half) that
+ * its register is made from and converts it in place. */
+enum { LC_COPY, LC_TF32_A, LC_TF32_BH, LC_TF32_BL, LC_F8_LO, LC_F8_HI };
+typedef struct ldm_form {
+  scheme s;
+  const ir_mma_form *f, *vf;
+  ir_type vt, ta, tb;
+  unsigned steps, na, nb, vna, vnb;   /* the mma's A/B registers, the scheme form's */
+} ldm_form;
+
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
 
@@ -407,7 +449,8 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
       unsigned nreg = ab ? r->nb : r->na;
       for (unsigned reg = 0; reg < nreg; reg++) {
         if (X.pre && X.pre[LDM_PRE(c, ab, reg)]) {   /* loaded by an ldmatrix in this layout */
-          ops[ab][reg] = X.pre[LDM_PRE(c, ab, reg)];
+          ops[ab][reg] = X.lf ? ldm_at_mma(&X, &inv_a, &inv_b, c, ab, reg, X.pre[LDM_PRE(c, ab, reg)])
+                              : X.pre[LDM_PRE(c, ab, reg)];
           continue;
         }
         lane_map M;
@@ -522,11 +565,15 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
   ir_value *laneid = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *acc[2][8];
   lane_memo memo = {0};
+  ldm_form lf;
+  ldm_memo cm;
+  bool conv = io && io->pre && ldm_form_init(io->mma, &lf);
+  if (conv) cm = (ldm_memo){0}, lf.s = *s;
   for (unsigned h = 0; h < steps; h++) {
     bool last = h + 1 == steps;
     X = (amd_ctx){.b = b, .laneid = laneid, .memo = &memo, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
                   .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last,
-                  .pre = io && io->pre ? io->pre + h * LDM_STEP : NULL};
+                  .pre = io && io->pre ? io->pre + h * LDM_STEP : NULL, .lf = conv ? &lf : NULL, .step = h, .cm = &cm};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
   return true;
@@ -858,39 +905,11 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
  * 8 j(l) + (T(l) >> 2) (one shuffle of a lane function, shared by the
  * registers that read the same rows) and loads at the lane's offset: the
  * data shuffles and selects of the gather disappear. */
-typedef struct ldm_memo {
-  ir_value *laneid;
-  lane_memo fn;                          /* lane functions */
-  unsigned na, nl, ncv;
-  uint8_t af[16][32], lf[32][65];        /* shuffled row addresses by source lane; loads by (source, byte, width) */
-  ir_value *av[16], *lv[32];
-  ir_value *cin[32], *cout[32];          /* conversions (ldm_conv): by loaded word and kind */
-  uint16_t ck[32];
-  unsigned ne;                           /* per-thread arithmetic applied (ldm_apply): by value and word */
-  const ir_value *ev[128];
-  ir_value *ew[128], *eout[128];
-} ldm_memo;
-
-/* How an mma's A/B registers reach its scheme: the scheme's own f16/bf16
- * form vf (elements vt), in steps chained steps, each of whose registers is
- * made in its own thread from one register of the mma (ldm_src): as it is
- * (f16, bf16), split into bf16 hi/lo (tf32: lower_tf32) or half of a word of
- * fp8 bytes widened to f16x2 (lower_f8).  Every conversion is per element of
- * the word it reads, so an AMD lane loads the word (or, fp8, the half) that
- * its register is made from and converts it in place. */
-enum { LC_COPY, LC_TF32_A, LC_TF32_BH, LC_TF32_BL, LC_F8_LO, LC_F8_HI };
-typedef struct ldm_form {
-  scheme s;
-  const ir_mma_form *f, *vf;
-  ir_type vt, ta, tb;
-  unsigned steps, na, nb, vna, vnb;   /* the mma's A/B registers, the scheme form's */
-} ldm_form;
-
-/* The scheme of mma's path in lower_mma_amd_chained (plain f16/bf16, tf32,
- * e4m3/e5m2; not scaled, integer or fp6/fp4), or false. */
-static bool ldm_scheme(const ir_instr *mma, const char *target, ldm_form *F) {
+/* mma's path in lower_mma_amd_chained as an ldm_form (plain f16/bf16, tf32,
+ * e4m3/e5m2; not scaled, integer or fp6/fp4), but for the scheme; or false. */
+static bool ldm_form_init(const ir_instr *mma, ldm_form *F) {
   const ir_mma_form *f = ir_mma_find(mma, NULL);
-  if (!target || !f || f->m != 16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
+  if (!f || f->m != 16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
   ir_type ta = (ir_type)mma->type2, tb = (ir_type)mma->type3;
   *F = (ldm_form){.f = f, .vf = f, .vt = ta, .ta = ta, .tb = tb, .steps = 1};
   if (f->cls == IR_MMA_TF32) {   /* lower_tf32: hi and lo on the bf16 scheme */
@@ -905,12 +924,17 @@ static bool ldm_scheme(const ir_instr *mma, const char *target, ldm_form *F) {
   } else if (f->cls != IR_MMA_F16) {
     return false;
   }
-  if (!F->vf || !pick(F->vf, F->vt, target, &F->s)) return false;
+  if (!F->vf || F->steps * LDM_STEP > LOWER_LDM_NPRE) return false;
   F->na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
   F->nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, tb);
   F->vna = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)F->vf->a)->nelem, F->vt);
   F->vnb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)F->vf->b)->nelem, F->vt);
-  return F->steps * LDM_STEP <= LOWER_LDM_NPRE;
+  return true;
+}
+
+/* The same with the scheme on target, or false. */
+static bool ldm_scheme(const ir_instr *mma, const char *target, ldm_form *F) {
+  return target && ldm_form_init(mma, F) && pick(F->vf, F->vt, target, &F->s);
 }
 
 /* Which register *r of the mma register v (0 .. vna + vnb - 1) of the
@@ -985,21 +1009,9 @@ static ir_value *ldm_word(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const u
 }
 
 /* The register each lane l holds when it is register j[l] of thread th[l]
- * of ldm (ANY: padding); with half (not .trans), only its 16-bit half
- * half[l] (fp8 bytes 2 half[l] and + 1). */
-static ir_value *ldm_reg(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *th, const uint8_t *j,
-                         const uint8_t *half) {
+ * of ldm (ANY: padding). */
+static ir_value *ldm_reg(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const uint8_t *th, const uint8_t *j) {
   bool trans = ldm->mods.trans;
-  if (half && !trans) {
-    uint8_t src[32], byte[32];
-    for (unsigned l = 0; l < 32; l++) {
-      src[l] = byte[l] = ANY;
-      if (th[l] == ANY) continue;
-      src[l] = (uint8_t)(8 * j[l] + (th[l] >> 2));
-      byte[l] = (uint8_t)(4 * (th[l] & 3) + 2 * half[l]);
-    }
-    return ldm_word(X, mm, ldm, src, byte, ir_type_b16);
-  }
   ir_value *h[2] = {NULL, NULL};
   for (unsigned k = 0; k < (trans ? 2u : 1u); k++) {
     uint8_t src[32], byte[32];
@@ -1071,10 +1083,9 @@ static const ir_instr *ldm_phi(const ir_value *v) {
 }
 
 /* Conversion conv (LC_*) of the word w each lane loaded, in the lane:
- * lower_tf32's split_tf32 and packing, lower_f8's widen_f8 of the half
- * (w itself when b16: the lane loaded only that half), t the fp8 type.
- * Built once per (w, kind) for the ldmatrix. */
-static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, ir_type t, bool b16) {
+ * lower_tf32's split_tf32 and packing, lower_f8's widen_f8 of the half, t
+ * the fp8 type.  Built once per (w, kind) for the mma. */
+static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, ir_type t) {
   if (conv == LC_COPY || X->dry) return w;
   enum { K_HI = 8, K_LO, K_UNPACK };   /* the memo's inner steps: split_tf32's hi and lo, the fp8 word's halves */
   ir_builder *b = X->b;
@@ -1082,7 +1093,7 @@ static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, 
   for (unsigned k = 0; k < mm->ncv; k++) {
     if (mm->cin[k] != w) continue;
     uint16_t c = mm->ck[k];
-    if (c == (uint16_t)(conv | (unsigned)t << 4 | (unsigned)b16 << 15)) return mm->cout[k];
+    if (c == (uint16_t)(conv | (unsigned)t << 4)) return mm->cout[k];
     if (c == K_HI) hl[0] = mm->cout[k];
     if (c == K_LO) hl[1] = mm->cout[k];
     if (c == K_UNPACK) x = mm->cout[k];
@@ -1090,12 +1101,10 @@ static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, 
 #define MEMO(kind, v) (mm->ncv < 32 ? (mm->cin[mm->ncv] = w, mm->ck[mm->ncv] = (uint16_t)(kind), mm->cout[mm->ncv++] = (v)) : (v))
   ir_value *v;
   if (conv == LC_F8_LO || conv == LC_F8_HI) {
-    if (!b16) {
-      if (x == w)
-        x = MEMO(K_UNPACK, ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16},
-                                    NULL)->dst[0]);
-      x = x->def->dst[conv == LC_F8_HI];
-    }
+    if (x == w)
+      x = MEMO(K_UNPACK, ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16},
+                                  NULL)->dst[0]);
+    x = x->def->dst[conv == LC_F8_HI];
     v = ir_convert(b, ir_type_f16x2, t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2, x, .rnd = IR_RND_RN);
   } else {
     if (!hl[0]) {
@@ -1104,8 +1113,21 @@ static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, 
     }
     v = conv == LC_TF32_A ? or32(b, shr16(b, hl[0]), hl[1]) : or32(b, shr16(b, hl[conv == LC_TF32_BL]), hl[conv == LC_TF32_BL]);
   }
-  return MEMO(conv | (unsigned)t << 4 | (unsigned)b16 << 15, v);
+  return MEMO(conv | (unsigned)t << 4, v);
 #undef MEMO
+}
+
+static ir_value *ldm_at_mma(amd_ctx *X, const nv_inv *inv_a, const nv_inv *inv_b, unsigned c, unsigned ab,
+                            unsigned reg, ir_value *w) {
+  const ldm_form *F = X->lf;
+  lane_map M;
+  if (X->dry || !ab_map(&F->s, inv_a, inv_b, F->vna, F->vna + F->vnb + 4, c, ab, reg, &M)) return w;
+  for (unsigned l = 0; l < 32; l++) {   /* one conversion in every lane (ldm_each checked) */
+    if (M.val[l] == ANY || M.val[l] >= F->vna + F->vnb) continue;
+    unsigned r, k = ldm_src(F, X->step, M.val[l], &r);
+    return ldm_conv(X, X->cm, w, k, r < F->na ? F->ta : F->tb);
+  }
+  return w;
 }
 
 #define LDM_ALL ((const ir_instr *)1)   /* ldm_each: every ldmatrix the mma reads (dry) */
@@ -1115,15 +1137,20 @@ static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, 
  * one block whose operands on each edge are results of one ldmatrix): with
  * ldm NULL, checks that each such register reads nothing else (or false);
  * with LDM_ALL, also that each of their loads can be built (dry); with ldm,
- * checks (dry) or builds the loads (and the per-lane conversions) of the
- * registers that read ldm: pre[LDM_PRE(c, ab, reg) + h LDM_STEP] directly,
- * or operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it; the
- * registers of two steps made alike from the same registers share one) for
- * the edges e on which ldm's results arrive.  False when mma does not go on
- * a scheme, when a register reads ldmatrix results in some lanes and other
- * values in others, when a converted register comes from a .trans ldmatrix
- * (its 16-bit transposition splits the words), or when an address is not a
- * lane function. */
+ * checks (dry) or builds the loads (and the per-thread arithmetic between
+ * ldmatrix and mma: ldm_apply) of the registers that read ldm:
+ * pre[LDM_PRE(c, ab, reg) + h LDM_STEP] directly, or operand e of the phi
+ * pre[] holds (lower_mma_amd_ldm_phis made it; registers that read the same
+ * words share one) for the edges e on which ldm's results arrive.  pre[]
+ * holds the words: the tf32 split and the fp8 widening are made at the mma
+ * (ldm_at_mma), as lower_tf32/lower_f8 make them, so that what lives from
+ * the ldmatrix to the mma (and around a pipelined loop) is one word per
+ * register, not its hi/lo or f16 halves.  False when mma does not go on a
+ * scheme, when a register reads ldmatrix results in some lanes and other
+ * values in others, when an fp8 register's lanes read different halves of
+ * their words (no scheme does), when a converted register comes from a
+ * .trans ldmatrix (its 16-bit transposition splits the words), or when an
+ * address is not a lane function. */
 static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_instr *mma, const char *target,
                      ir_value **pre, ir_builder *phib) {
   ldm_form F;
@@ -1140,11 +1167,15 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
   invert(ir_mma_frag_info((ir_mma_frag_id)F.vf->a), &inv_a);
   invert(ir_mma_frag_info((ir_mma_frag_id)F.vf->b), &inv_b);
   const unsigned vn = F.vna + F.vnb;
-  /* the phis made here, by what their lanes read (ldm_each's maps): two
-   * steps' registers made alike from the same registers share one */
+  /* the phis made here, by the words their lanes read: the registers of two
+   * steps (tf32 A; B's hi and lo) or of two fp8 halves share one */
   unsigned nphis = 0;
   uint16_t phi_slot[LOWER_LDM_NPRE];
-  uint8_t phi_key[LOWER_LDM_NPRE][96];
+  uint8_t phi_key[LOWER_LDM_NPRE][64];
+  /* LDM_ALL: the words a lane loads (distinct (source lanes, mma register)
+   * maps over all registers) and the mma registers they come from */
+  unsigned nwords = 0, conv_any = 0;
+  uint8_t word_key[LOWER_LDM_NPRE][64], nv_read[16] = {0};
   for (unsigned h = 0; h < F.steps; h++)
     for (unsigned c = 0; c < s.ninst; c++)
       for (unsigned ab = 0; ab < 2; ab++)
@@ -1158,17 +1189,16 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
           const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
           const ir_block *pb = NULL;   /* the block of the phis */
           bool mixed = false;
-          uint8_t nr[32], cv[32], half[32];
+          uint8_t nr[32], cv[32];
           int conv = -1;
           for (unsigned l = 0; l < 32; l++) {
-            nr[l] = cv[l] = half[l] = ANY;
+            nr[l] = cv[l] = ANY;
             if (M.val[l] == ANY) continue;
             const ir_value *v = NULL;
             if (M.val[l] < vn) {
               unsigned r;
               cv[l] = (uint8_t)ldm_src(&F, h, M.val[l], &r);
               nr[l] = (uint8_t)r, v = mma->src[r];
-              half[l] = cv[l] == LC_F8_HI;
             }
             const ir_instr *p = v ? ldm_phi(v) : NULL;
             if (v && ldm_of(v)) {
@@ -1183,32 +1213,33 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
               nother++;
               continue;
             }
-            /* one conversion per register, but for fp8's halves (a b16 load each) */
-            int k = cv[l] == LC_F8_HI ? LC_F8_LO : cv[l];
-            mixed |= conv >= 0 && conv != k;
-            conv = k;
+            /* one conversion in every lane (ldm_at_mma), fp8 one half */
+            mixed |= conv >= 0 && conv != cv[l];
+            conv = cv[l];
           }
           if (!ndirect && !nphi) continue;
           if (mixed || nother || (ndirect && nphi)) return false;
-          /* fp8 with one half in every lane: the word loaded (shared with the
-           * register of the other half), the half taken; else a b16 load each */
-          uint8_t h0 = ANY;
-          ir_type t = F.ta;
-          for (unsigned l = 0; l < 32 && h0 == ANY; l++)
-            if (nr[l] != ANY) h0 = half[l], t = nr[l] < F.na ? F.ta : F.tb;
-          bool whole = true;
-          for (unsigned l = 0; l < 32; l++) whole &= nr[l] == ANY || half[l] == h0;
+          if (ldm == LDM_ALL) {
+            uint8_t key[64];
+            memcpy(key, M.src, 32), memcpy(key + 32, nr, 32);
+            unsigned k = 0;
+            while (k < nwords && memcmp(word_key[k], key, 64)) k++;
+            if (k == nwords) memcpy(word_key[nwords++], key, 64);
+            for (unsigned l = 0; l < 32; l++)
+              if (nr[l] != ANY && nr[l] < 16) nv_read[nr[l]] = 1;
+            conv_any |= conv != LC_COPY;
+          }
           if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
           if (phib && nphi && !pre[slot]) {   /* the register's phi, its operands set per ldmatrix */
-            uint8_t key[96];
-            memcpy(key, M.src, 32), memcpy(key + 32, nr, 32), memcpy(key + 64, cv, 32);
+            uint8_t key[64];
+            memcpy(key, M.src, 32), memcpy(key + 32, nr, 32);
             for (unsigned k = 0; k < nphis && !pre[slot]; k++)
-              if (!memcmp(phi_key[k], key, 96)) pre[slot] = pre[phi_slot[k]];
+              if (!memcmp(phi_key[k], key, 64)) pre[slot] = pre[phi_slot[k]];
             if (!pre[slot]) {
               ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
               for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
               pre[slot] = q->dst[0];
-              memcpy(phi_key[nphis], key, 96), phi_slot[nphis++] = (uint16_t)slot;
+              memcpy(phi_key[nphis], key, 64), phi_slot[nphis++] = (uint16_t)slot;
             }
           }
           /* per edge (one pass when direct): the ldmatrix and its registers */
@@ -1231,19 +1262,30 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
             }
             if (!same) return false;   /* on one edge, two ldmatrix (or two computations) in one register */
             if (conv != LC_COPY && el->mods.trans) return false;
-            if (rv != rr && conv == LC_F8_LO && !whole) return false;   /* arithmetic on the whole word */
             if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
-            bool b16 = conv == LC_F8_LO && !whole;
-            ir_value *v = ldm_reg(X, mm, el, th, j, b16 ? half : NULL);
+            ir_value *v = ldm_reg(X, mm, el, th, j);
             if (!v) return false;
             if (X->dry || !pre) continue;
-            unsigned k = conv == LC_F8_LO && whole && h0 ? LC_F8_HI : (unsigned)conv;
             v = ldm_apply(X, mm, rv, rr, v);
-            v = ldm_conv(X, mm, v, k, t, b16);
             if (ndirect) pre[slot] = v;
             else ir_phi_set_src(pre[slot]->def, e, v);
           }
         }
+  if (ldm == LDM_ALL && conv_any) {
+    /* tf32/fp8: each lane converts every word it loads, so a scheme that
+     * replicates the operands across lanes (wave64 4x4x4: A twice, B four
+     * times; RDNA3's WMMA: both halves of the wave) converts each element
+     * several times where the threads converted it once before moving it.
+     * Measured per tile (docs/codegen.md, 2026-12-03): with 16 words per lane
+     * for 6 thread registers (gfx90a-gfx950, gfx1100) the conversions cost
+     * more than the lane moves they replace (llvm-mca +50 % and more, compile
+     * time +15-40 %); with RDNA4's 8 (gfx1200/gfx1201) the tile is a third
+     * faster.  So converted forms are loaded in AMD's layout only where a lane
+     * loads fewer than twice the words a thread holds. */
+    unsigned nnv = 0;
+    for (unsigned k = 0; k < 16; k++) nnv += nv_read[k];
+    if (nwords >= 2 * nnv) return false;
+  }
   return true;
 }
 
@@ -1336,7 +1378,7 @@ bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const cha
   bool chained = chain && tc == ir_type_f32 && td == ir_type_f32;
   ir_value *acc[8] = {0};
   chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL,
-                 chain ? lower_ldm_pre(chain->ldm, i) : NULL};
+                 chain ? lower_ldm_pre(chain->ldm, i) : NULL, i};
   if (tf32 ? !lower_tf32(b, i, target, cv, d, &io)
       : f8  ? !lower_f8(b, i, f, target, cv, d, &io)
             : !build_chain(b, &s, f, ta, (ir_value *const *const[]){i->src}, 1, cv, d, &io))
