@@ -1278,7 +1278,7 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
      * several times where the threads converted it once before moving it.
      * Measured per tile (docs/codegen.md, 2026-12-03): with 16 words per lane
      * for 6 thread registers (gfx90a-gfx950, gfx1100) the conversions cost
-     * more than the lane moves they replace (llvm-mca +50 % and more, compile
+     * more than the lane moves they replace (llvm-mca +48-133 %, compile
      * time +15-40 %); with RDNA4's 8 (gfx1200/gfx1201) the tile is a third
      * faster.  So converted forms are loaded in AMD's layout only where a lane
      * loads fewer than twice the words a thread holds. */
