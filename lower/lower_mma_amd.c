@@ -226,8 +226,8 @@ typedef struct ldm_memo {
  * made in its own thread from one register of the mma (ldm_src): as it is
  * (f16, bf16), split into bf16 hi/lo (tf32: lower_tf32) or half of a word of
  * fp8 bytes widened to f16x2 (lower_f8).  Every conversion is per element of
- * the word it reads, so an AMD lane loads the word (or, fp8, the half) that
- * its register is made from and converts it in place. */
+ * the word it reads, so an AMD lane loads the word its register is made from
+ * (at the ldmatrix) and converts it itself (at the mma: ldm_at_mma). */
 enum { LC_COPY, LC_TF32_A, LC_TF32_BH, LC_TF32_BL, LC_F8_LO, LC_F8_HI };
 typedef struct ldm_form {
   scheme s;
