@@ -38,8 +38,9 @@ HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding tf32 and fp8 mma.sync (9.7.1
 //   reach the mma through phis; mma_ldm_tf32_round rounds each tf32 register
 //   per thread between ldmatrix and mma as cuSPARSE does (A: +-(2 or 3) +
 //   b/128 with random low 13 bits, rounded up one tf32 ulp where bit 12 is
-//   set; B: integers -4..3), directly, through a loop's phis and with a
-//   rounded value also stored; mma_ldm_e4m3_neg negates the fp8 A bytes
+//   set; B: integers -4..3), directly, through a loop's phis, with a
+//   rounded value also stored, and with only rows g rounded (refused: an AMD
+//   register would compute two ways); mma_ldm_e4m3_neg negates the fp8 A bytes
 //   (xor 0x80808080) between them.
 .version 8.7
 .target sm_89
@@ -280,6 +281,15 @@ def round_kernel(name):
     w(mma("tf32", "tf32", 8, "%f30, %f31, %f32, %f33", "%r140, %r141, %r142, %r143", "%r95, %r96",
           "%f0, %f1, %f2, %f3"))
     w("  st.global.v4.f32 [%rd6+80], {%f30, %f31, %f32, %f33};\n  st.global.u32 [%rd6+96], %r142;\n")
+    w("""  // rows g rounded, rows g + 8 not: an AMD register holding both computes two ways (refused)
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r171, %r172, %r173, %r174}, [%r50];
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r175, %r176}, [%r55];
+""")
+    for k, r in enumerate([171, 173]):
+        w(rnd(f"%r{177+k}", f"%r{r}", 18 + k))
+    w(mma("tf32", "tf32", 8, "%f34, %f35, %f36, %f37", "%r177, %r172, %r178, %r174", "%r175, %r176",
+          "%f0, %f1, %f2, %f3"))
+    w("  st.global.v4.f32 [%rd6+160], {%f34, %f35, %f36, %f37};\n")
     w("  // loop: A rounded, the phis merge rounded values\n")
     for k, r in enumerate([51, 52, 53, 54]):
         w(rnd(f"%r{160+k}", f"%r{r}", 10 + k))
