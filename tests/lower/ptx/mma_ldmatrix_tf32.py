@@ -41,7 +41,8 @@ HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding tf32 and fp8 mma.sync (9.7.1
 //   set; B: integers -4..3), directly, through a loop's phis, with a
 //   rounded value also stored, and with only rows g rounded (refused: an AMD
 //   register would compute two ways); mma_ldm_e4m3_neg negates the fp8 A bytes
-//   (xor 0x80808080) between them.
+//   (xor 0x80808080) between them, mma_ldm_f16_arith the f16 A halves (and
+//   doubles B with add.f16x2), taken on every target.
 .version 8.7
 .target sm_89
 .address_size 64
@@ -82,6 +83,16 @@ FILL = {
   cvt.rn.f32.s32 %g0, %t0;
   mov.b32 {dst}, %g0;
 """,
+    # two f16 integers -4 .. 3 (the f16 kernel with per-thread arithmetic)
+    "f16": lambda dst: f"""  and.b32 %t0, %r20, 7;
+  sub.s32 %t0, %t0, 4;
+  shr.u32 %t1, %r20, 4;
+  and.b32 %t1, %t1, 7;
+  sub.s32 %t1, %t1, 4;
+  cvt.rn.f16.s32 %h0, %t0;
+  cvt.rn.f16.s32 %h1, %t1;
+  mov.b32 {dst}, {{%h0, %h1}};
+""",
     # s eeee mmm: exponent field 5 + ((w >> 3) & 3), every byte
     "e4m3": lambda dst: f"""  and.b32 %t0, %r20, 0x87878787;
   and.b32 %t1, %r20, 0x18181818;
@@ -109,6 +120,7 @@ def prologue(name, ta, tb):
 {{
   .reg .pred %p<40>;
   .reg .b32 %t<4>;
+  .reg .b16 %h<4>;
   .reg .f32 %g<4>;
   .reg .b32 %r<200>;
   .reg .f32 %f<100>;
@@ -335,7 +347,31 @@ def neg_kernel(name):
     return "".join(o)
 
 
+def f16_neg_kernel(name):
+    """f16 A negated per thread (xor 0x80008000) and B doubled (add.f16x2 b, b)
+    between ldmatrix and mma: followed on every target (f16 needs no
+    conversion, so no target refuses it)."""
+    o = [prologue(name, "f16", "f16")]
+    w = o.append
+    w("""  add.u32 %r50, %r10, %r34;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r51, %r52, %r53, %r54}, [%r50];
+  add.u32 %r55, %r11, %r39;
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r56, %r57}, [%r55];
+  xor.b32 %r130, %r51, 0x80008000;
+  xor.b32 %r131, %r52, 0x80008000;
+  xor.b32 %r132, %r53, 0x80008000;
+  xor.b32 %r133, %r54, 0x80008000;
+  add.rn.f16x2 %r134, %r56, %r56;
+  add.rn.f16x2 %r135, %r57, %r57;
+""")
+    w(mma("f16", "f16", 16, "%f10, %f11, %f12, %f13", "%r130, %r131, %r132, %r133", "%r134, %r135",
+          "%f0, %f1, %f2, %f3"))
+    w("  st.global.v4.f32 [%rd6], {%f10, %f11, %f12, %f13};\nDONE:\n  ret;\n}\n")
+    return "".join(o)
+
+
 print(HEAD + kernel("mma_ldm_tf32", "tf32", "tf32") + kernel("mma_ldm_e4m3", "e4m3", "e4m3")
       + kernel("mma_ldm_e4m3_e5m2", "e4m3", "e5m2") + kernel("mma_ldm_e5m2_e4m3", "e5m2", "e4m3")
       + loop_kernel("mma_ldm_loop_tf32", "tf32") + loop_kernel("mma_ldm_loop_e4m3", "e4m3")
-      + round_kernel("mma_ldm_tf32_round") + neg_kernel("mma_ldm_e4m3_neg"), end="")
+      + round_kernel("mma_ldm_tf32_round") + neg_kernel("mma_ldm_e4m3_neg") + f16_neg_kernel("mma_ldm_f16_arith"),
+      end="")
