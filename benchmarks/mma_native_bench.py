@@ -4,7 +4,7 @@ tile written natively in HIP with __builtin_amdgcn_mfma_* / _wmma_* (issue 21,
 "Generated code against native").
 
     python3 benchmarks/mma_native_bench.py [--ptxwave build/tools/ptxwave]
-        [--arch gfx942,gfx1100] [--types f16,bf16,tf32,s8,e4m3,f16-ldm,bf16-ldm] [--tiles 8] [--no-mca]
+        [--arch gfx942,gfx1100] [--types f16,bf16,tf32,s8,e4m3,f16-ldm,bf16-ldm,tf32-ldm,e4m3-ldm] [--tiles 8] [--no-mca]
         [--keep DIR]
 
 Three kernels per (target, type), each with 1 and TILES chained tiles, per
@@ -21,10 +21,12 @@ accumulator's load and store around the tiles cancel (mma_bench.py's method):
             and calls the builtin, compiled by clang-22 -O3 for the same
             target (quality_bench.py's flags: --cuda-device-only -nogpuinc
             -nogpulib)
-The "-ldm" types (f16-ldm, bf16-ldm) are the tile every GEMM has: A and B of
-each tile by ldmatrix.x4 / .x2 from shared memory (ldm_kernel), against the
-native chain with every lane reading its operands in the instruction's layout
-from LDS (one ds_read per operand and step).
+The "-ldm" types (f16-ldm, bf16-ldm; tf32-ldm, e4m3-ldm) are the tile every
+GEMM has: A and B of each tile by ldmatrix.x4 / .x2 from shared memory
+(ldm_kernel), against the native chain with every lane reading its operands in
+the instruction's layout from LDS (one ds_read per operand and step; tf32-ldm
+and e4m3-ldm have no native row: run them with --ptxwave of two builds to
+compare those, docs/codegen.md "ldmatrix of tf32 and fp8").
 Native forms (NATIVE below, one row per form): "tile" is one warp's m16n8kK per
 32 lanes as the PTX has it (wave64: the 16-block 4x4 MFMA, each half-wave's
 8 blocks its own tile, the only MFMA whose K stays in the half; wave32: one

@@ -194,8 +194,9 @@ void lower_mma_webs_finish(lower_mma_webs *w);
  * each pair of an accepted ldmatrix and one of its mma, sorted by
  * ldmatrix), and per such mma the AMD A/B registers the ldmatrix built
  * (pre[], LOWER_LDM_NPRE entries, sorted by mma; NULL entries: gathered
- * from NVIDIA's registers as before). */
-#define LOWER_LDM_NPRE 64   /* 4 instructions x {A, B} x 8 registers */
+ * from NVIDIA's registers as before; for tf32/fp8 the words the registers
+ * are made from, converted at the mma). */
+#define LOWER_LDM_NPRE 128   /* 2 chained steps (tf32, fp8) x 4 instructions x {A, B} x 8 registers */
 typedef struct lower_ldm_plan {
   struct lower_ldm_use { const ir_instr *ldm, *mma; } *use;
   size_t nuse;
@@ -203,6 +204,12 @@ typedef struct lower_ldm_plan {
   size_t nmma;
 } lower_ldm_plan;
 void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_ldm_plan *out);
+/* The ldmatrix result v is made from in its own thread: v itself, or the
+ * result of a few unguarded per-thread instructions (no memory, side
+ * effect, warp operation or special register; at most 4 operands) whose
+ * operands are immediates and values made from that same result; NULL
+ * otherwise. */
+const ir_value *lower_ldm_root(const ir_value *v);
 /* The mma users of ldm when it was accepted (use[*first .. *first + n)), else 0. */
 size_t lower_ldm_users(const lower_ldm_plan *p, const ir_instr *ldm, size_t *first);
 /* The A/B registers ldmatrix built for mma (LOWER_LDM_NPRE), or NULL. */
@@ -210,7 +217,8 @@ ir_value **lower_ldm_pre(const lower_ldm_plan *p, const ir_instr *mma);
 /* lower_mma_amd.c: whether mma goes on a scheme of target and every AMD A/B
  * register of it that reads ldmatrix results (directly, or through phis of
  * one block with one ldmatrix per edge) reads only those, with row addresses
- * that are lane functions (nothing built); and the loads of the registers
+ * that are lane functions (nothing built; tf32/fp8 only where a lane loads
+ * fewer than twice the words a thread holds); and the loads of the registers
  * that read ldm, at b, for every mma of ldm in p, into their pre[] (false:
  * ldm was not accepted, or, an internal error, the plan's check was wrong). */
 bool lower_mma_amd_ldm_fits(const ir_instr *mma, const char *target);

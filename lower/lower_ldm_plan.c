@@ -2,6 +2,12 @@
  * the A/B layout of AMD's matrix instruction (lower_mma_amd.c builds the
  * loads; docs/lowering.md, "ldmatrix in AMD's layout").
  *
+ * An ldmatrix result may reach the mma through a few per-thread instructions
+ * (lower_ldm_root: cuSPARSE rounds tf32 operands with an add, abs, setp and
+ * selp); those count as part of the ldmatrix (each of their results read
+ * only by mma A/B operands, phis, or more of them), and the AMD lane applies
+ * them to the word it loads.
+ *
  * Per function, ldmatrix instructions, the phis that merge their results (a
  * software-pipelined K loop: the prologue's fragments and those the loop
  * loads for its next step before the back edge) and the mma that read
@@ -14,8 +20,9 @@
  *     ldmatrix results (a shfl, a store, a movmatrix, a C operand, a keep
  *     value: that reader needs NVIDIA's fragment);
  *   - such a phi is read by anything but A/B operands of unguarded mma;
- *   - an mma of the component does not go on one of lower_mma_amd's f16/bf16
- *     schemes on the target, or one of its AMD A/B registers reads these
+ *   - an mma of the component does not go on one of lower_mma_amd's schemes
+ *     with A/B made per element (f16, bf16; tf32 split into bf16 hi/lo; e4m3
+ *     and e5m2 widened to f16), or one of its AMD A/B registers reads these
  *     values in some lanes and others in others, or (through phis) two
  *     ldmatrix on one edge (lower_mma_amd_ldm_fits: a dry run);
  *   - an mma reads an ldmatrix result directly and comes first in the
@@ -23,7 +30,7 @@
  *     and recorded for the mma that comes later; through phis the order
  *     does not matter: the register's phi is made here and each ldmatrix
  *     fills the operands of its edges).
- * Not yet: the tf32/fp8 mma forms, phis of phis.
+ * Not yet: phis of phis, arithmetic after a phi, tf32/fp8 from .trans.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +62,47 @@ static void count(uint32_t *n, const ir_value *v) {
   if (v && v->kind == IR_VAL_INSTR) n[v->id]++;
 }
 
-/* An ldmatrix result, or NULL. */
-static const ir_instr *ldm_of(const ir_value *v) {
-  return v && v->kind == IR_VAL_INSTR && v->def->op == ir_op_ldmatrix ? v->def : NULL;
+/* At most this many instructions between an ldmatrix result and the mma
+ * operand made from it (cuSPARSE's rounding to tf32: add, mov, abs, setp,
+ * selp). */
+#define LDM_EXPR_MAX 8
+
+static const ir_value *root_rec(const ir_value *v, unsigned *budget) {
+  if (!v || v->kind != IR_VAL_INSTR) return NULL;
+  const ir_instr *i = v->def;
+  if (i->op == ir_op_ldmatrix) return v;
+  /* flags 0: no memory, side effect, warp or matrix operation, no trap
+   * (a special register read has no operand: never reached from a root) */
+  if (!*budget || i->guard || i->op == ir_op_phi || i->ndst != 1 || !i->nsrc || i->nsrc > 4 ||
+      ir_op_infos[i->op].flags)
+    return NULL;
+  (*budget)--;
+  const ir_value *r = NULL;
+  for (unsigned k = 0; k < i->nsrc; k++) {
+    if (i->src[k]->kind == IR_VAL_CONST) continue;
+    const ir_value *x = root_rec(i->src[k], budget);
+    if (!x || (r && r != x)) return NULL;
+    r = x;
+  }
+  return r;
 }
-/* An unguarded phi all of whose operands are ldmatrix results, or NULL. */
+
+/* Per-thread arithmetic on one ldmatrix register (cuSPARSE rounds each
+ * tf32 operand to nearest, ties away, with an integer add, abs, setp and
+ * selp between the ldmatrix and the mma) is per element as the tf32 split
+ * and the fp8 widening are: an AMD lane that loads the register's word
+ * applies the same instructions to it (lower_mma_amd.c, ldm_apply). */
+const ir_value *lower_ldm_root(const ir_value *v) {
+  unsigned budget = LDM_EXPR_MAX;
+  return root_rec(v, &budget);
+}
+
+/* The ldmatrix a value is made from (lower_ldm_root), or NULL. */
+static const ir_instr *ldm_of(const ir_value *v) {
+  const ir_value *r = lower_ldm_root(v);
+  return r ? r->def : NULL;
+}
+/* An unguarded phi all of whose operands are made from ldmatrix results, or NULL. */
 static const ir_instr *ldm_phi(const ir_value *v) {
   if (!v || v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
   for (unsigned e = 0; e < v->def->nsrc; e++)
@@ -73,9 +116,14 @@ static const ir_instr *ldm_phi(const ir_value *v) {
  * of ldmatrix and mma; the components (an mma joins every ldmatrix and phi
  * it reads as A/B, a phi the ldmatrix it merges), and which are bad. */
 typedef struct plan_fn {
-  uint32_t *total, *as_ab, *as_phi, *pos, *comp;
+  uint32_t *total, *as_ab, *as_phi, *as_expr, *pos, *comp;
   uint8_t *bad;
 } plan_fn;
+
+/* Whether i is arithmetic on an ldmatrix result (lower_ldm_root), not the ldmatrix itself. */
+static bool is_expr(const ir_instr *i) {
+  return i->op != ir_op_ldmatrix && i->op != ir_op_phi && i->ndst == 1 && ldm_of(i->dst[0]);
+}
 
 static void plan_scan(plan_fn *w, ir_func *f) {
   uint32_t at = 0;
@@ -88,8 +136,13 @@ static void plan_scan(plan_fn *w, ir_func *f) {
     if (i->op == ir_op_phi && ldm_phi(i->dst[0]))
       for (unsigned e = 0; e < i->nsrc; e++) {
         w->as_phi[i->src[e]->id]++;
-        lower_uf_unite(w->comp, i->dst[0]->id, i->src[e]->def->dst[0]->id);
+        lower_uf_unite(w->comp, i->dst[0]->id, ldm_of(i->src[e])->dst[0]->id);
       }
+    if (is_expr(i)) {   /* its operands' other uses, its root's component */
+      for (unsigned k = 0; k < i->nsrc; k++)
+        if (i->src[k]->kind == IR_VAL_INSTR) w->as_expr[i->src[k]->id]++;
+      lower_uf_unite(w->comp, i->dst[0]->id, ldm_of(i->dst[0])->dst[0]->id);
+    }
     if (i->op != ir_op_mma || i->guard) continue;
     unsigned nab = ab_regs(i);
     int first = -1;
@@ -97,7 +150,7 @@ static void plan_scan(plan_fn *w, ir_func *f) {
       const ir_value *v = i->src[k];
       if (v->kind != IR_VAL_INSTR) continue;
       w->as_ab[v->id]++;
-      const ir_instr *n = ldm_of(v) ? v->def : ldm_phi(v);
+      const ir_instr *n = ldm_of(v) ? ldm_of(v) : ldm_phi(v);
       if (!n) continue;
       if (first >= 0) lower_uf_unite(w->comp, (uint32_t)first, n->dst[0]->id);
       first = (int)n->dst[0]->id;
@@ -140,7 +193,8 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
     if (!any) continue;
     size_t nv = f->nvalues + 1;
     plan_fn w = {LOWER_SCRATCH(a, uint32_t, nv), LOWER_SCRATCH(a, uint32_t, nv), LOWER_SCRATCH(a, uint32_t, nv),
-                 LOWER_SCRATCH(a, uint32_t, nv), LOWER_SCRATCH(a, uint32_t, nv), LOWER_SCRATCH(a, uint8_t, nv)};
+                 LOWER_SCRATCH(a, uint32_t, nv), LOWER_SCRATCH(a, uint32_t, nv), LOWER_SCRATCH(a, uint32_t, nv),
+                 LOWER_SCRATCH(a, uint8_t, nv)};
     for (uint32_t k = 0; k < nv; k++) w.comp[k] = k;
     plan_scan(&w, f);
     /* bad: an ldmatrix read by anything but mma A/B operands and phis of
@@ -148,10 +202,10 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
      * phi read by anything but mma A/B operands; an mma the scheme does not
      * take with these operands */
     ir_foreach_block(f, blk) ir_foreach_instr(blk, i) {
-      if (i->op == ir_op_ldmatrix) {
-        bool bad = i->guard || lower_matrix_why(i) != NULL;
+      if (i->op == ir_op_ldmatrix || is_expr(i)) {
+        bool bad = i->guard || (i->op == ir_op_ldmatrix && lower_matrix_why(i) != NULL);
         for (unsigned d = 0; d < i->ndst; d++)
-          bad |= w.total[i->dst[d]->id] != w.as_ab[i->dst[d]->id] + w.as_phi[i->dst[d]->id];
+          bad |= w.total[i->dst[d]->id] != w.as_ab[i->dst[d]->id] + w.as_phi[i->dst[d]->id] + w.as_expr[i->dst[d]->id];
         if (bad) w.bad[lower_uf_find(w.comp, i->dst[0]->id)] = 1;
       } else if (i->op == ir_op_phi && ldm_phi(i->dst[0])) {
         if (w.total[i->dst[0]->id] != w.as_ab[i->dst[0]->id]) w.bad[lower_uf_find(w.comp, i->dst[0]->id)] = 1;
@@ -177,7 +231,7 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
         }
         for (unsigned e = 0; e < (p ? p->nsrc : 1u); e++) {
           out->use = grow(a, out->use, out->nuse, &ucap, sizeof *out->use);
-          out->use[out->nuse++] = (struct lower_ldm_use){p ? p->src[e]->def : L, i};
+          out->use[out->nuse++] = (struct lower_ldm_use){p ? ldm_of(p->src[e]) : L, i};
         }
       }
     }

@@ -83,12 +83,20 @@ typedef struct scheme {
 typedef struct chain_io {
   ir_value *const *in;   /* the earlier mma's accumulator, or NULL: gather C */
   ir_value **out;        /* where this mma's accumulator goes, or NULL */
-  ir_value *const *pre;  /* A/B registers of the first step loaded by ldmatrix (LDM_PRE), or NULL */
+  ir_value *const *pre;  /* A/B words loaded by ldmatrix (LDM_PRE, step h at + h LDM_STEP), or NULL */
+  const ir_instr *mma;   /* with pre: the mma (its registers' conversions: ldm_form) */
 } chain_io;
 /* The index of register reg of AMD operand ab (0: A, 1: B) of instruction
  * c among an mma's A/B registers that ldmatrix loaded in the scheme's
- * layout (lower_ldm_load; LOWER_LDM_NPRE in all) */
+ * layout (lower_ldm_load; LOWER_LDM_NPRE in all); step h of a chain (tf32's
+ * hi and lo, fp8 m16n8k32's two k halves) at + h LDM_STEP */
 #define LDM_PRE(c, ab, reg) ((c) * 16u + (ab) * 8u + (reg))
+#define LDM_STEP 64u
+_Static_assert(LOWER_LDM_NPRE >= 2 * LDM_STEP, "two chained steps of ldmatrix-loaded registers");
+static const ir_instr *ldm_of(const ir_value *v);
+static const ir_instr *ldm_phi(const ir_value *v);
+typedef struct ldm_form ldm_form;
+typedef struct ldm_memo ldm_memo;
 
 /* ---- the schemes: AMD (instruction c, block, index, k) -> NVIDIA -------- */
 /* warp-local block: lanes of the warp only (wave64 4x4x4_16b: blocks 8w..8w+7) */
@@ -176,8 +184,18 @@ typedef struct amd_ctx {
   ir_value **acc_out;
   bool keep_d;   /* with acc_out: D goes back to NVIDIA's layout too */
   struct lane_memo *memo;   /* lane functions built for this mma (NULL: none kept) */
-  ir_value *const *pre;     /* A/B registers an ldmatrix loaded in this layout (LDM_PRE), or NULL */
+  ir_value *const *pre;     /* A/B words an ldmatrix loaded in this layout (LDM_PRE), or NULL */
+  const ldm_form *lf;       /* with pre: how each register is made from its word (ldm_at_mma) */
+  unsigned step;            /* ... in this step of the chain */
+  ldm_memo *cm;             /* ... the conversions built for this mma */
 } amd_ctx;
+
+/* Register reg of AMD operand ab of instruction c made from w, the word its
+ * ldmatrix loaded for it (lower_mma_amd_ldm_load): the per-element conversion
+ * of the mma's path (ldm_src), at the mma. */
+static ir_value *ldm_at_mma(amd_ctx *X, const nv_inv *inv_a, const nv_inv *inv_b, unsigned c, unsigned ab,
+                            unsigned reg, ir_value *w);
+static bool ldm_form_init(const ir_instr *mma, ldm_form *F);
 
 /* The lane functions one mma has built, each reused by the later gathers of
  * the same mma (its code is one straight run in one block, so the first
@@ -189,6 +207,35 @@ typedef struct lane_memo {
   uint8_t f[24][32];
   ir_value *v[24];
 } lane_memo;
+
+typedef struct ldm_memo {
+  ir_value *laneid;
+  lane_memo fn;                          /* lane functions */
+  unsigned na, nl, ncv;
+  uint8_t af[16][32], lf[32][65];        /* shuffled row addresses by source lane; loads by (source, byte, width) */
+  ir_value *av[16], *lv[32];
+  ir_value *cin[32], *cout[32];          /* conversions (ldm_conv): by loaded word and kind */
+  uint16_t ck[32];
+  unsigned ne;                           /* per-thread arithmetic applied (ldm_apply): by value and word */
+  const ir_value *ev[128];
+  ir_value *ew[128], *eout[128];
+} ldm_memo;
+
+/* How an mma's A/B registers reach its scheme: the scheme's own f16/bf16
+ * form vf (elements vt), in steps chained steps, each of whose registers is
+ * made in its own thread from one register of the mma (ldm_src): as it is
+ * (f16, bf16), split into bf16 hi/lo (tf32: lower_tf32) or half of a word of
+ * fp8 bytes widened to f16x2 (lower_f8).  Every conversion is per element of
+ * the word it reads, so an AMD lane loads the word its register is made from
+ * (at the ldmatrix) and converts it itself (at the mma: ldm_at_mma). */
+enum { LC_COPY, LC_TF32_A, LC_TF32_BH, LC_TF32_BL, LC_F8_LO, LC_F8_HI };
+typedef struct ldm_form {
+  scheme s;
+  const ir_mma_form *f, *vf;
+  ir_type vt, ta, tb;
+  unsigned steps, na, nb, vna, vnb;   /* the mma's A/B registers, the scheme form's */
+} ldm_form;
+
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
 
@@ -402,7 +449,8 @@ static bool build(amd_ctx *ctx, const scheme *sp, const ir_mma_form *f, ir_type 
       unsigned nreg = ab ? r->nb : r->na;
       for (unsigned reg = 0; reg < nreg; reg++) {
         if (X.pre && X.pre[LDM_PRE(c, ab, reg)]) {   /* loaded by an ldmatrix in this layout */
-          ops[ab][reg] = X.pre[LDM_PRE(c, ab, reg)];
+          ops[ab][reg] = X.lf ? ldm_at_mma(&X, &inv_a, &inv_b, c, ab, reg, X.pre[LDM_PRE(c, ab, reg)])
+                              : X.pre[LDM_PRE(c, ab, reg)];
           continue;
         }
         lane_map M;
@@ -517,11 +565,15 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
   ir_value *laneid = ir_read_sreg(b, ir_sreg_laneid, 0);
   ir_value *acc[2][8];
   lane_memo memo = {0};
+  ldm_form lf;
+  ldm_memo cm;
+  bool conv = io && io->pre && ldm_form_init(io->mma, &lf);
+  if (conv) cm = (ldm_memo){0}, lf.s = *s;
   for (unsigned h = 0; h < steps; h++) {
     bool last = h + 1 == steps;
     X = (amd_ctx){.b = b, .laneid = laneid, .memo = &memo, .acc_in = h ? acc[(h - 1) & 1] : io ? io->in : NULL,
                   .acc_out = !last ? acc[h & 1] : io ? io->out : NULL, .keep_d = last,
-                  .pre = !h && io ? io->pre : NULL};
+                  .pre = io && io->pre ? io->pre + h * LDM_STEP : NULL, .lf = conv ? &lf : NULL, .step = h, .cm = &cm};
     if (!build(&X, s, f, ta, ta, ab[h], cv, d)) return false;
   }
   return true;
@@ -530,6 +582,12 @@ static bool build_chain(ir_builder *b, const scheme *s, const ir_mma_form *f, ir
 static ir_value *and32(ir_builder *b, ir_value *x, uint32_t m) { return lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, m)); }
 static ir_value *or32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_or, ir_type_b32, x, y); }
 static ir_value *shr16(ir_builder *b, ir_value *x) { return lower_alu(b, ir_op_shr, ir_type_b32, x, imm(b, 16)); }
+
+/* Whether mma operand v came from an ldmatrix that loaded it straight into
+ * the scheme's layout (io->pre; lower_ldm_plan takes an mma's ldmatrix
+ * operands all or none): its NVIDIA register is left undefined and nothing
+ * reads it, so it is not converted. */
+static bool ldm_fed(const chain_io *io, const ir_value *v) { return io && io->pre && (ldm_of(v) || ldm_phi(v)); }
 
 /* A tf32 operand (its tf32 bits: the low 13 cleared, PTX ISA 9.7.14.5.14)
  * as two bf16, hi + lo = x exactly: hi its top 16 bits (sign, exponent,
@@ -568,13 +626,16 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
   scheme s;
   if (!pick(bf, ir_type_bf16, target, &s)) return false;
   ir_value *ab1[6], *ab2[6];
+  for (unsigned r = 0; r < na + nb; r++) ab1[r] = ab2[r] = i->src[r];   /* ldm_fed: never read */
   for (unsigned r = 0; r < na; r++) {
     ir_value *h, *l;
+    if (ldm_fed(io, i->src[r])) continue;
     split_tf32(b, i->src[r], &h, &l);
     ab1[r] = ab2[r] = or32(b, shr16(b, h), l);
   }
   for (unsigned r = 0; r < nb; r++) {
     ir_value *h, *l;
+    if (ldm_fed(io, i->src[na + r])) continue;
     split_tf32(b, i->src[na + r], &h, &l);
     ab1[na + r] = or32(b, shr16(b, h), h);
     ab2[na + r] = or32(b, shr16(b, l), l);
@@ -687,9 +748,12 @@ static bool lower_f8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const cha
   if (!pick(hf, ir_type_f16, target, &s)) return false;
   ir_value *ab[2][6];
   for (unsigned h = 0; h < steps; h++) {
-    widen_f8(b, ta, i->src[2 * h], &ab[h][0], &ab[h][2]);
-    widen_f8(b, ta, i->src[2 * h + 1], &ab[h][1], &ab[h][3]);
-    widen_f8(b, tb, i->src[na + h], &ab[h][4], &ab[h][5]);
+    static const unsigned reg[3] = {0, 1, 0}, vreg[3][2] = {{0, 2}, {1, 3}, {4, 5}};
+    for (unsigned q = 0; q < 3; q++) {
+      ir_value *w = i->src[q < 2 ? 2 * h + reg[q] : na + h];
+      if (ldm_fed(io, w)) ab[h][vreg[q][0]] = ab[h][vreg[q][1]] = w;   /* never read */
+      else widen_f8(b, q < 2 ? ta : tb, w, &ab[h][vreg[q][0]], &ab[h][vreg[q][1]]);
+    }
   }
   return build_chain(b, &s, hf, ir_type_f16, (ir_value *const *const[]){ab[0], ab[1]}, steps, cv, d, io);
 }
@@ -841,22 +905,55 @@ static bool lower_scaled(ir_builder *b, ir_instr *i, const ir_mma_form *f, const
  * 8 j(l) + (T(l) >> 2) (one shuffle of a lane function, shared by the
  * registers that read the same rows) and loads at the lane's offset: the
  * data shuffles and selects of the gather disappear. */
-typedef struct ldm_memo {
-  ir_value *laneid;
-  lane_memo fn;                          /* lane functions */
-  unsigned na, nl;
-  uint8_t af[16][32], lf[32][65];        /* shuffled row addresses by source lane; loads by (source, byte, width) */
-  ir_value *av[16], *lv[32];
-} ldm_memo;
-
-/* The scheme of mma's plain f16/bf16 path (lower_mma_amd_chained: not tf32,
- * fp8, scaled or integer), or false. */
-static bool ldm_scheme(const ir_instr *mma, const char *target, scheme *s, const ir_mma_form **fo) {
+/* mma's path in lower_mma_amd_chained as an ldm_form (plain f16/bf16, tf32,
+ * e4m3/e5m2; not scaled, integer or fp6/fp4), but for the scheme; or false. */
+static bool ldm_form_init(const ir_instr *mma, ldm_form *F) {
   const ir_mma_form *f = ir_mma_find(mma, NULL);
-  if (!target || !f || f->m != 16 || f->cls != IR_MMA_F16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
-  if (!pick(f, (ir_type)mma->type2, target, s)) return false;
-  *fo = f;
+  if (!f || f->m != 16 || ir_mma_scale_vec(mma->mods.mmakind)) return false;
+  ir_type ta = (ir_type)mma->type2, tb = (ir_type)mma->type3;
+  *F = (ldm_form){.f = f, .vf = f, .vt = ta, .ta = ta, .tb = tb, .steps = 1};
+  if (f->cls == IR_MMA_TF32) {   /* lower_tf32: hi and lo on the bf16 scheme */
+    F->vf = ir_mma_form_of(f->k == 4 ? IR_SHAPE_M16N8K8 : IR_SHAPE_M16N8K16, IR_MMA_F16);
+    F->vt = ir_type_bf16, F->steps = 2;
+  } else if (f->cls == IR_MMA_F8) {   /* lower_f8: 16 k per f16 step */
+    if ((ta != ir_type_e4m3 && ta != ir_type_e5m2) || (tb != ir_type_e4m3 && tb != ir_type_e5m2) ||
+        (f->k != 16 && f->k != 32))
+      return false;
+    F->vf = ir_mma_form_of(IR_SHAPE_M16N8K16, IR_MMA_F16);
+    F->vt = ir_type_f16, F->steps = f->k / 16u;
+  } else if (f->cls != IR_MMA_F16) {
+    return false;
+  }
+  if (!F->vf || F->steps * LDM_STEP > LOWER_LDM_NPRE) return false;
+  F->na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
+  F->nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, tb);
+  F->vna = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)F->vf->a)->nelem, F->vt);
+  F->vnb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)F->vf->b)->nelem, F->vt);
   return true;
+}
+
+/* The same with the scheme on target, or false. */
+static bool ldm_scheme(const ir_instr *mma, const char *target, ldm_form *F) {
+  return target && ldm_form_init(mma, F) && pick(F->vf, F->vt, target, &F->s);
+}
+
+/* Which register *r of the mma register v (0 .. vna + vnb - 1) of the
+ * scheme's form in step h is made from, and how (LC_*): lower_tf32's A
+ * {hi, lo} of a_r, B {bh, bh} (step 0) and {bl, bl} (step 1) of b_r;
+ * lower_f8's step h f16 A registers 0, 1, 2, 3 = the low halves of fp8 A
+ * registers 2h, 2h + 1 and their high halves, B registers 4, 5 = the
+ * halves of fp8 B register h. */
+static unsigned ldm_src(const ldm_form *F, unsigned h, unsigned v, unsigned *r) {
+  if (F->f->cls == IR_MMA_TF32) {
+    *r = v;
+    return v < F->na ? LC_TF32_A : h ? LC_TF32_BL : LC_TF32_BH;
+  }
+  if (F->f->cls == IR_MMA_F8) {
+    *r = v < 4 ? 2 * h + (v & 1) : F->na + h;
+    return (v < 4 ? v >> 1 : v - 4) ? LC_F8_HI : LC_F8_LO;
+  }
+  *r = v;
+  return LC_COPY;
 }
 
 /* The row address of lane src[l] for each lane l (ANY: any lane). */
@@ -938,11 +1035,45 @@ static int ldm_index(const ir_instr *ldm, const ir_value *v) {
     if (ldm->dst[k] == v) return (int)k;
   return -1;
 }
-/* The ldmatrix whose result v is, or NULL. */
+/* The ldmatrix whose result v is made from in its thread (lower_ldm_root:
+ * the result itself or per-thread arithmetic on it), or NULL. */
 static const ir_instr *ldm_of(const ir_value *v) {
-  return v->kind == IR_VAL_INSTR && v->def->op == ir_op_ldmatrix ? v->def : NULL;
+  const ir_value *r = lower_ldm_root(v);
+  return r ? r->def : NULL;
 }
-/* A phi each of whose operands is an ldmatrix result (a software-pipelined
+/* Whether a (made from the ldmatrix result ra) and b (from rb) are the same
+ * instructions on their roots: then a lane that loaded either root's word
+ * applies a's instructions to it. */
+static bool expr_alike(const ir_value *a, const ir_value *ra, const ir_value *b, const ir_value *rb) {
+  if (a == ra || b == rb) return a == ra && b == rb;
+  if (a->kind != b->kind || a->type != b->type || a->index != b->index) return false;
+  if (a->kind == IR_VAL_CONST) return a->imm == b->imm;
+  if (a->kind != IR_VAL_INSTR) return false;
+  const ir_instr *x = a->def, *y = b->def;
+  if (x->op != y->op || x->type != y->type || x->type2 != y->type2 || x->type3 != y->type3 || x->type4 != y->type4 ||
+      x->nsrc != y->nsrc || x->ndst != y->ndst || x->offset != y->offset || x->sreg != y->sreg ||
+      x->sreg_comp != y->sreg_comp || memcmp(&x->mods, &y->mods, sizeof x->mods))
+    return false;
+  for (unsigned k = 0; k < x->nsrc; k++)
+    if (!expr_alike(x->src[k], ra, y->src[k], rb)) return false;
+  return true;
+}
+/* v's per-thread arithmetic on its ldmatrix result root, applied to the word
+ * w a lane loaded for it: copies of the instructions at the builder (their
+ * operands immediates or made from root: lower_ldm_root), once per (v, w). */
+static ir_value *ldm_apply(amd_ctx *X, ldm_memo *mm, const ir_value *v, const ir_value *root, ir_value *w) {
+  if (v == root) return w;
+  if (v->kind != IR_VAL_INSTR) return (ir_value *)v;
+  for (unsigned k = 0; k < mm->ne; k++)
+    if (mm->ev[k] == v && mm->ew[k] == w) return mm->eout[k];
+  const ir_instr *i = v->def;
+  ir_value *src[4];
+  for (unsigned k = 0; k < i->nsrc; k++) src[k] = ldm_apply(X, mm, i->src[k], root, w);
+  ir_value *r = ir_clone(X->b, i, src, NULL)->dst[v->index];
+  if (mm->ne < 128) mm->ev[mm->ne] = v, mm->ew[mm->ne] = w, mm->eout[mm->ne++] = r;
+  return r;
+}
+/* A phi each of whose operands is made from an ldmatrix result (a software-pipelined
  * loop's fragments: the prologue's and the next iteration's), or NULL. */
 static const ir_instr *ldm_phi(const ir_value *v) {
   if (v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
@@ -951,93 +1082,210 @@ static const ir_instr *ldm_phi(const ir_value *v) {
   return v->def;
 }
 
+/* Conversion conv (LC_*) of the word w each lane loaded, in the lane:
+ * lower_tf32's split_tf32 and packing, lower_f8's widen_f8 of the half, t
+ * the fp8 type.  Built once per (w, kind) for the mma. */
+static ir_value *ldm_conv(amd_ctx *X, ldm_memo *mm, ir_value *w, unsigned conv, ir_type t) {
+  if (conv == LC_COPY || X->dry) return w;
+  enum { K_HI = 8, K_LO, K_UNPACK };   /* the memo's inner steps: split_tf32's hi and lo, the fp8 word's halves */
+  ir_builder *b = X->b;
+  ir_value *hl[2] = {NULL, NULL}, *x = w;
+  for (unsigned k = 0; k < mm->ncv; k++) {
+    if (mm->cin[k] != w) continue;
+    uint16_t c = mm->ck[k];
+    if (c == (uint16_t)(conv | (unsigned)t << 4)) return mm->cout[k];
+    if (c == K_HI) hl[0] = mm->cout[k];
+    if (c == K_LO) hl[1] = mm->cout[k];
+    if (c == K_UNPACK) x = mm->cout[k];
+  }
+#define MEMO(kind, v) (mm->ncv < 32 ? (mm->cin[mm->ncv] = w, mm->ck[mm->ncv] = (uint16_t)(kind), mm->cout[mm->ncv++] = (v)) : (v))
+  ir_value *v;
+  if (conv == LC_F8_LO || conv == LC_F8_HI) {
+    if (x == w)
+      x = MEMO(K_UNPACK, ir_build(b, ir_op_unpack, ir_type_b32, 1, &w, 2, (ir_type[]){ir_type_b16, ir_type_b16},
+                                  NULL)->dst[0]);
+    x = x->def->dst[conv == LC_F8_HI];
+    v = ir_convert(b, ir_type_f16x2, t == ir_type_e4m3 ? ir_type_e4m3x2 : ir_type_e5m2x2, x, .rnd = IR_RND_RN);
+  } else {
+    if (!hl[0]) {
+      split_tf32(b, w, &hl[0], &hl[1]);
+      MEMO(K_HI, hl[0]), MEMO(K_LO, hl[1]);
+    }
+    v = conv == LC_TF32_A ? or32(b, shr16(b, hl[0]), hl[1]) : or32(b, shr16(b, hl[conv == LC_TF32_BL]), hl[conv == LC_TF32_BL]);
+  }
+  return MEMO(conv | (unsigned)t << 4, v);
+#undef MEMO
+}
+
+static ir_value *ldm_at_mma(amd_ctx *X, const nv_inv *inv_a, const nv_inv *inv_b, unsigned c, unsigned ab,
+                            unsigned reg, ir_value *w) {
+  const ldm_form *F = X->lf;
+  lane_map M;
+  if (X->dry || !ab_map(&F->s, inv_a, inv_b, F->vna, F->vna + F->vnb + 4, c, ab, reg, &M)) return w;
+  for (unsigned l = 0; l < 32; l++) {   /* one conversion in every lane (ldm_each checked) */
+    if (M.val[l] == ANY || M.val[l] >= F->vna + F->vnb) continue;
+    unsigned r, k = ldm_src(F, X->step, M.val[l], &r);
+    return ldm_conv(X, X->cm, w, k, r < F->na ? F->ta : F->tb);
+  }
+  return w;
+}
+
 #define LDM_ALL ((const ir_instr *)1)   /* ldm_each: every ldmatrix the mma reads (dry) */
 
-/* For mma on its scheme, every AMD A/B register that reads ldmatrix results
- * (directly, or through phis of one block whose operands on each edge are
- * results of one ldmatrix): with ldm NULL, checks that each such register
- * reads nothing else (or false); with LDM_ALL, also that each of their loads
- * can be built (dry); with ldm, checks (dry) or builds the loads
- * of the registers that read ldm: pre[LDM_PRE(c, ab, reg)] directly, or
- * operand e of the phi pre[] holds (lower_mma_amd_ldm_phis made it) for the
- * edges e on which ldm's results arrive.  False when mma does not go on a
+/* For mma on its scheme, every AMD A/B register (of every step of its
+ * chain: ldm_form) that reads ldmatrix results (directly, or through phis of
+ * one block whose operands on each edge are results of one ldmatrix): with
+ * ldm NULL, checks that each such register reads nothing else (or false);
+ * with LDM_ALL, also that each of their loads can be built (dry); with ldm,
+ * checks (dry) or builds the loads (and the per-thread arithmetic between
+ * ldmatrix and mma: ldm_apply) of the registers that read ldm:
+ * pre[LDM_PRE(c, ab, reg) + h LDM_STEP] directly, or operand e of the phi
+ * pre[] holds (lower_mma_amd_ldm_phis made it; registers that read the same
+ * words share one) for the edges e on which ldm's results arrive.  pre[]
+ * holds the words: the tf32 split and the fp8 widening are made at the mma
+ * (ldm_at_mma), as lower_tf32/lower_f8 make them, so that what lives from
+ * the ldmatrix to the mma (and around a pipelined loop) is one word per
+ * register, not its hi/lo or f16 halves.  False when mma does not go on a
  * scheme, when a register reads ldmatrix results in some lanes and other
- * values in others, or when an address is not a lane function. */
+ * values in others, when an fp8 register's lanes read different halves of
+ * their words (no scheme does), when a converted register comes from a
+ * .trans ldmatrix (its 16-bit transposition splits the words), or when an
+ * address is not a lane function. */
 static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_instr *mma, const char *target,
                      ir_value **pre, ir_builder *phib) {
-  scheme s;
-  const ir_mma_form *f;
-  if (!ldm_scheme(mma, target, &s, &f)) return false;
-  ir_type ta = (ir_type)mma->type2;
+  ldm_form F;
+  if (!ldm_scheme(mma, target, &F)) return false;
+  const scheme s = F.s;
   if (ldm == LDM_ALL) {   /* the whole mma must go on the scheme (as build_checked's dry run) */
     amd_ctx D = {.dry = true};
     D.laneid = (ir_value *)&D;
     ir_value *dry[12], *dd[4];
     for (unsigned k = 0; k < 12; k++) dry[k] = D.laneid;
-    if (!build(&D, &s, f, ta, ta, dry, dry, dd)) return false;
+    if (!build(&D, &s, F.vf, F.vt, F.vt, dry, dry, dd)) return false;
   }
   nv_inv inv_a, inv_b;
-  invert(ir_mma_frag_info((ir_mma_frag_id)f->a), &inv_a);
-  invert(ir_mma_frag_info((ir_mma_frag_id)f->b), &inv_b);
-  unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
-  unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, ta);
-  for (unsigned c = 0; c < s.ninst; c++)
-    for (unsigned ab = 0; ab < 2; ab++)
-      for (unsigned reg = 0; reg < (ab ? s.r->nb : s.r->na); reg++) {
-        lane_map M;
-        if (!ab_map(&s, &inv_a, &inv_b, na, na + nb + 4, c, ab, reg, &M)) return false;
-        /* what each lane reads: an ldmatrix result (direct), a phi of them, or other */
-        unsigned ndirect = 0, nphi = 0, nother = 0;
-        const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
-        const ir_block *pb = NULL;   /* the block of the phis */
-        bool mixed = false;
-        for (unsigned l = 0; l < 32; l++) {
-          if (M.val[l] == ANY) continue;
-          const ir_value *v = M.val[l] < na + nb ? mma->src[M.val[l]] : NULL;
-          const ir_instr *p = v ? ldm_phi(v) : NULL;
-          if (v && ldm_of(v)) {
-            ndirect++;
-            mixed |= dl && dl != ldm_of(v);
-            dl = ldm_of(v);
-          } else if (p) {
-            nphi++;
-            mixed |= pb && pb != p->block;
-            pb = p->block;
-          } else {
-            nother++;
-          }
-        }
-        if (!ndirect && !nphi) continue;
-        if (mixed || nother || (ndirect && nphi)) return false;
-        if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
-        /* per edge (one pass when direct): the ldmatrix and its registers */
-        for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
-          uint8_t th[32], j[32];
-          const ir_instr *el = ndirect ? dl : NULL;
-          bool same = true;
+  invert(ir_mma_frag_info((ir_mma_frag_id)F.vf->a), &inv_a);
+  invert(ir_mma_frag_info((ir_mma_frag_id)F.vf->b), &inv_b);
+  const unsigned vn = F.vna + F.vnb;
+  /* the phis made here, by the words their lanes read: the registers of two
+   * steps (tf32 A; B's hi and lo) or of two fp8 halves share one */
+  unsigned nphis = 0;
+  uint16_t phi_slot[LOWER_LDM_NPRE];
+  uint8_t phi_key[LOWER_LDM_NPRE][64];
+  /* LDM_ALL: the words a lane loads (distinct (source lanes, mma register)
+   * maps over all registers) and the mma registers they come from */
+  unsigned nwords = 0, conv_any = 0;
+  uint8_t word_key[LOWER_LDM_NPRE][64], nv_read[16] = {0};
+  for (unsigned h = 0; h < F.steps; h++)
+    for (unsigned c = 0; c < s.ninst; c++)
+      for (unsigned ab = 0; ab < 2; ab++)
+        for (unsigned reg = 0; reg < (ab ? s.r->nb : s.r->na); reg++) {
+          const unsigned slot = h * LDM_STEP + LDM_PRE(c, ab, reg);
+          lane_map M;
+          if (!ab_map(&s, &inv_a, &inv_b, F.vna, vn + 4, c, ab, reg, &M)) return false;
+          /* what each lane reads: an ldmatrix result (direct), a phi of them, or other;
+           * the mma register it is made from (nr) and how (cv) */
+          unsigned ndirect = 0, nphi = 0, nother = 0;
+          const ir_instr *dl = NULL;   /* the one ldmatrix read directly */
+          const ir_block *pb = NULL;   /* the block of the phis */
+          bool mixed = false;
+          uint8_t nr[32], cv[32];
+          int conv = -1;
           for (unsigned l = 0; l < 32; l++) {
-            th[l] = j[l] = ANY;
+            nr[l] = cv[l] = ANY;
             if (M.val[l] == ANY) continue;
-            const ir_value *v = mma->src[M.val[l]];
-            if (nphi) v = v->def->src[e];
-            same &= !el || el == ldm_of(v);
-            el = ldm_of(v);
-            th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, v);
+            const ir_value *v = NULL;
+            if (M.val[l] < vn) {
+              unsigned r;
+              cv[l] = (uint8_t)ldm_src(&F, h, M.val[l], &r);
+              nr[l] = (uint8_t)r, v = mma->src[r];
+            }
+            const ir_instr *p = v ? ldm_phi(v) : NULL;
+            if (v && ldm_of(v)) {
+              ndirect++;
+              mixed |= dl && dl != ldm_of(v);
+              dl = ldm_of(v);
+            } else if (p) {
+              nphi++;
+              mixed |= pb && pb != p->block;
+              pb = p->block;
+            } else {
+              nother++;
+              continue;
+            }
+            /* one conversion in every lane (ldm_at_mma), fp8 one half */
+            mixed |= conv >= 0 && conv != cv[l];
+            conv = cv[l];
           }
-          if (!same) return false;   /* on one edge, two ldmatrix in one register */
-          if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
-          ir_value *v = ldm_reg(X, mm, el, th, j);
-          if (!v) return false;
-          if (X->dry || !pre) continue;
-          if (ndirect) pre[LDM_PRE(c, ab, reg)] = v;
-          else ir_phi_set_src(pre[LDM_PRE(c, ab, reg)]->def, e, v);
+          if (!ndirect && !nphi) continue;
+          if (mixed || nother || (ndirect && nphi)) return false;
+          if (ldm == LDM_ALL) {
+            uint8_t key[64];
+            memcpy(key, M.src, 32), memcpy(key + 32, nr, 32);
+            unsigned k = 0;
+            while (k < nwords && memcmp(word_key[k], key, 64)) k++;
+            if (k == nwords) memcpy(word_key[nwords++], key, 64);
+            for (unsigned l = 0; l < 32; l++)
+              if (nr[l] != ANY && nr[l] < 16) nv_read[nr[l]] = 1;
+            conv_any |= conv != LC_COPY;
+          }
+          if (ndirect && ldm != LDM_ALL && (!ldm || dl != ldm)) continue;   /* another ldmatrix's register */
+          if (phib && nphi && !pre[slot]) {   /* the register's phi, its operands set per ldmatrix */
+            uint8_t key[64];
+            memcpy(key, M.src, 32), memcpy(key + 32, nr, 32);
+            for (unsigned k = 0; k < nphis && !pre[slot]; k++)
+              if (!memcmp(phi_key[k], key, 64)) pre[slot] = pre[phi_slot[k]];
+            if (!pre[slot]) {
+              ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
+              for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
+              pre[slot] = q->dst[0];
+              memcpy(phi_key[nphis], key, 64), phi_slot[nphis++] = (uint16_t)slot;
+            }
+          }
+          /* per edge (one pass when direct): the ldmatrix and its registers */
+          for (unsigned e = 0; e < (nphi ? pb->npreds : 1u); e++) {
+            uint8_t th[32], j[32];
+            const ir_instr *el = ndirect ? dl : NULL;
+            const ir_value *rv = NULL, *rr = NULL;   /* the first lane's value and its ldmatrix result */
+            bool same = true;
+            for (unsigned l = 0; l < 32; l++) {
+              th[l] = j[l] = ANY;
+              if (M.val[l] == ANY) continue;
+              const ir_value *v = mma->src[nr[l]];
+              if (nphi) v = v->def->src[e];
+              const ir_value *r = lower_ldm_root(v);
+              same &= !el || el == r->def;
+              el = r->def;
+              if (!rv) rv = v, rr = r;
+              same &= expr_alike(rv, rr, v, r);   /* every lane the same arithmetic on its word */
+              th[l] = M.src[l], j[l] = (uint8_t)ldm_index(el, r);
+            }
+            if (!same) return false;   /* on one edge, two ldmatrix (or two computations) in one register */
+            if (conv != LC_COPY && el->mods.trans) return false;
+            if (ldm != LDM_ALL && (!ldm || el != ldm)) continue;
+            ir_value *v = ldm_reg(X, mm, el, th, j);
+            if (!v) return false;
+            if (X->dry || !pre) continue;
+            v = ldm_apply(X, mm, rv, rr, v);
+            if (ndirect) pre[slot] = v;
+            else ir_phi_set_src(pre[slot]->def, e, v);
+          }
         }
-        if (phib && nphi && !pre[LDM_PRE(c, ab, reg)]) {   /* the register's phi, its operands set per ldmatrix */
-          ir_instr *q = ir_phi(phib, (ir_block *)pb, ir_type_b32, pb->npreds);
-          for (unsigned e = 0; e < pb->npreds; e++) ir_phi_set_src(q, e, ir_undef(phib, ir_type_b32));
-          pre[LDM_PRE(c, ab, reg)] = q->dst[0];
-        }
-      }
+  if (ldm == LDM_ALL && conv_any) {
+    /* tf32/fp8: each lane converts every word it loads, so a scheme that
+     * replicates the operands across lanes (wave64 4x4x4: A twice, B four
+     * times; RDNA3's WMMA: both halves of the wave) converts each element
+     * several times where the threads converted it once before moving it.
+     * Measured per tile (docs/codegen.md, 2026-12-03): with 16 words per lane
+     * for 6 thread registers (gfx90a-gfx950, gfx1100) the conversions cost
+     * more than the lane moves they replace (llvm-mca +48-133 %, compile
+     * time +15-40 %); with RDNA4's 8 (gfx1200/gfx1201) the tile is a third
+     * faster.  So converted forms are loaded in AMD's layout only where a lane
+     * loads fewer than twice the words a thread holds. */
+    unsigned nnv = 0;
+    for (unsigned k = 0; k < 16; k++) nnv += nv_read[k];
+    if (nwords >= 2 * nnv) return false;
+  }
   return true;
 }
 
@@ -1130,7 +1378,7 @@ bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const cha
   bool chained = chain && tc == ir_type_f32 && td == ir_type_f32;
   ir_value *acc[8] = {0};
   chain_io io = {chained ? chain_find(chain, cv, &s, b->block) : NULL, chained ? acc : NULL,
-                 chain && !tf32 && !f8 ? lower_ldm_pre(chain->ldm, i) : NULL};
+                 chain ? lower_ldm_pre(chain->ldm, i) : NULL, i};
   if (tf32 ? !lower_tf32(b, i, target, cv, d, &io)
       : f8  ? !lower_f8(b, i, f, target, cv, d, &io)
             : !build_chain(b, &s, f, ta, (ir_value *const *const[]){i->src}, 1, cv, d, &io))
