@@ -566,8 +566,9 @@ const char *emu_sel_wmma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
  *
  * WMMA_GFX11 requires lanes 16-31 to repeat lanes 0-15 in A and B (RDNA3
  * ISA, WMMA): where they differ the hardware's result is undefined, and
- * here the rows (A) or columns (B) that read them are the canonical NaN,
- * so a lowering that forgets the repetition fails its tests. */
+ * here the rows (A) or columns (B) that read them are the canonical NaN
+ * (INT32_MIN for the iu8 rows), so a lowering that forgets the repetition
+ * fails its tests. */
 #define AMX_MAX_BLK 16
 #define AMX_MAX_DIM 16
 
@@ -628,6 +629,10 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
       ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
       bool bad = Abad[blk][i] || Bbad[blk][j];
       if (r->tc == ir_type_s32) {   /* exact products and sum, wrapping at 32 bits (no clamp) */
+        if (bad) {   /* RDNA3's repetition broken: INT32_MIN stands for the undefined result */
+          d[l] = 0x80000000u;
+          continue;
+        }
         int64_t s = Ci[blk][i][j];
         for (unsigned k = 0; k < r->k; k++) s += (int64_t)Am[blk][i][k] * (int64_t)Bm[blk][j][k];
         d[l] = (uint32_t)(uint64_t)s;

@@ -148,7 +148,7 @@ static unsigned run_row(unsigned row, int break_lane) {
         if (i32) memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &v, 4);
         else memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &f, 4);
       }
-  if (break_lane >= 0) in[(unsigned)break_lane] ^= 0x3c00u;   /* + 1.0 in the low half: another value */
+  if (break_lane >= 0) in[(unsigned)break_lane] ^= 0x3c00u;   /* another value: + 1.0 in the low half, byte 1 of bytes */
   char *text = kernel_text(row);
   pw_diag d;
   pw_diag_init(&d, NULL);
@@ -196,7 +196,8 @@ static unsigned run_row(unsigned row, int break_lane) {
         place p = cd_place(lay, b, i, j);
         float got;
         memcpy(&got, &out[p.gpr * W + p.lane[0]], 4);
-        if (i32) got = (float)(int32_t)out[p.gpr * W + p.lane[0]];   /* |D| < 16 * 255 * 255 + 4 < 2^24: exact */
+        if (i32) got = out[p.gpr * W + p.lane[0]] == 0x80000000u ? NAN   /* the iu8 rows' undefined result */
+                     : (float)(int32_t)out[p.gpr * W + p.lane[0]];   /* |D| < 16 * 255 * 255 + 4 < 2^24: exact */
         if (isnan(got)) {
           row_nan = true;
           continue;
@@ -225,6 +226,9 @@ START_TEST(gfx11_repetition) {
   /* lane 20 holds A row 4 again (lane 4's copy): changing it poisons row 4 only */
   ck_assert_uint_eq(run_row(IR_AMX_wmma_f32_16x16x16_f16, 20), 1);
   ck_assert_uint_eq(run_row(IR_AMX_wmma_f32_16x16x16_f16, 4), 1);
+  /* the iu8 rows: INT32_MIN in place of NaN */
+  ck_assert_uint_eq(run_row(IR_AMX_wmma_i32_16x16x16_iu8, 20), 1);
+  ck_assert_uint_eq(run_row(IR_AMX_wmma_i32_16x16x16_iu8_u8u8, 4), 1);
 }
 END_TEST
 
