@@ -11,8 +11,9 @@
  *   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as two bf16
  *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
  *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
- *   on the i8 MFMA or RDNA3's iu8 WMMA from C = 0, C added after (wrapping
- *   or clamped; lower_i8), and
+ *   on the i8 MFMA (u8 split) or RDNA3's / RDNA4's iu8 WMMA (u8 read
+ *   unsigned: the row of the operands' signs) from C = 0, C added after
+ *   (wrapping or clamped; lower_i8), and
  *   mma.sync.aligned.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
  *   as two (one) m16n8k16 .f16 of the bytes widened to f16 in their own
  *   thread (lower_f8).
@@ -600,6 +601,8 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
  *     sum a b = sum as b + 256 sum ha b,
  * ha taken per byte as (w >> 7) & 0x01010101: one more chain of MFMA per
  * unsigned operand (three more for u8 x u8), each exact. */
+/* The WMMA scheme s on the row of target for NVIDIA's A/B types ta, tb (the
+ * same layout; s unchanged where there is none, and for the MFMA). */
 static void i8_row(const char *target, ir_type ta, ir_type tb, scheme *s) {
   if (!s->transposed) return;
   int row = ir_amx_find_ab(target, tb, ta, ir_type_s32, s->r->m, s->r->n, s->r->k);
