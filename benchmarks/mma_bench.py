@@ -18,7 +18,9 @@ instructions (-iterations=1: a static estimate that treats the code as
 straight-line; it knows the MFMA/WMMA latencies of LLVM's scheduling
 model).  f16 and bf16 (m16n8k16) and e4m3 (m16n8k32: the same four A and
 two B registers, its bytes widened to f16 in their own thread and run as two
-f16 m16n8k16 steps; --types), and Volta's m8n8k4 .f16 (--types
+f16 m16n8k16 steps; --types), the integer m16n8k32 .s32 forms (--types s8,
+u8, or A.B such as u8.s8: the i8 MFMA, RDNA's iu8 WMMA with its sign
+flags), and Volta's m8n8k4 .f16 (--types
 m8n8k4.AL.BL.DT.CT, e.g. m8n8k4.col.row.f32.f32, cuBLAS's form:
 lower/lower_mma_volta.c; a tile is one m8n8k4, D chained into C).  Nothing is
 asserted: this is a measurement.
@@ -34,26 +36,33 @@ from quality_bench import kernel_code, kernel_notes, mca_cycles, run  # noqa: E4
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+INT8 = ("s8", "u8")
+
+
 def kernel(tiles, t):
-    """PTX of kernel k: `tiles` chained mma.m16n8k16.f32.T.T.f32 (fp8: m16n8k32)."""
-    shape = "m16n8k32" if t in ("e4m3", "e5m2") else "m16n8k16"
+    """PTX of kernel k: `tiles` chained mma.m16n8k16.f32.T.T.f32 (fp8: m16n8k32); the integer
+    types m16n8k32.s32.A.B.s32 (t "s8", "u8", or "A.B" for a mix such as "u8.s8")."""
+    ta, tb = t.split(".") if "." in t else (t, t)
+    integer = ta in INT8
+    shape = "m16n8k32" if t in ("e4m3", "e5m2") or integer else "m16n8k16"
+    dt, ld = ("s32", "u32") if integer else ("f32", "f32")
     body = []
     body.append("  ld.param.u64 %rd1, [p];")
     body.append("  mov.u32 %r1, %tid.x;")
     body.append("  mul.wide.u32 %rd2, %r1, 16;")
     body.append("  add.u64 %rd3, %rd1, %rd2;")
-    body.append("  ld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd3];")
+    body.append(f"  ld.global.v4.{ld} {{%f0, %f1, %f2, %f3}}, [%rd3];")
     for i in range(tiles):
         off = 4096 * (i + 1)
         a = [10 + 8 * i + k for k in range(6)]
         body.append(f"  ld.global.v4.u32 {{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, [%rd3+{off}];")
         body.append(f"  ld.global.v2.u32 {{%r{a[4]}, %r{a[5]}}}, [%rd3+{off + 2048}];")
-        body.append(f"  mma.sync.aligned.{shape}.row.col.f32.{t}.{t}.f32 {{%f0, %f1, %f2, %f3}}, "
+        body.append(f"  mma.sync.aligned.{shape}.row.col.{dt}.{ta}.{tb}.{dt} {{%f0, %f1, %f2, %f3}}, "
                     f"{{%r{a[0]}, %r{a[1]}, %r{a[2]}, %r{a[3]}}}, {{%r{a[4]}, %r{a[5]}}}, {{%f0, %f1, %f2, %f3}};")
-    body.append("  st.global.v4.f32 [%rd3], {%f0, %f1, %f2, %f3};")
+    body.append(f"  st.global.v4.{ld} [%rd3], {{%f0, %f1, %f2, %f3}};")
     body.append("  ret;")
     return (".version 8.7\n.target sm_89\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-            f"  .reg .b32 %r<{10 + 8 * tiles}>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<4>;\n"
+            f"  .reg .b32 %r<{10 + 8 * tiles}>;\n  .reg .{'b32' if integer else 'f32'} %f<4>;\n  .reg .b64 %rd<4>;\n"
             + "\n".join(body) + "\n}\n")
 
 

@@ -12,8 +12,9 @@ tile = (TILES-tile kernel - 1-tile kernel) / (TILES - 1) so that the
 accumulator's load and store around the tiles cancel (mma_bench.py's method):
   ptxwave   mma_bench.py's PTX kernel (every thread loads its NVIDIA fragments
             of each tile from global memory, D_t = A_t B_t + D_{t-1}), here
-            extended to tf32 (m16n8k8) and s8 (m16n8k32), through `ptxwave
-            compile --emit hsaco`
+            extended to tf32 (m16n8k8) and s8 and u8 (m16n8k32; u8 not
+            among the default --types), through `ptxwave compile --emit
+            hsaco`
   expand    the same PTX with --expand-mma (today's per-thread expansion)
   native    the same chain written in HIP as a HIP programmer would: every
             lane loads its operands already in the layout of AMD's instruction
@@ -69,6 +70,7 @@ PTX_FORMS = {
     "bf16": ("m16n8k16", "f32", "bf16", "f"),
     "tf32": ("m16n8k8", "f32", "tf32", "f"),
     "s8": ("m16n8k32", "s32", "s8", "r"),
+    "u8": ("m16n8k32", "s32", "u8", "r"),
     "e4m3": ("m16n8k32", "f32", "e4m3", "f"),
 }
 
@@ -174,6 +176,11 @@ NATIVE = {
     ("gfx11", "s8"): [
         ("tile 2x(wmma 16x16x16_iu8)", "i8", "i4", "i4", 2,
          "__builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(true, {a}, true, {b}, {c}, false)"),
+    ],
+    # u8: the same WMMA with both sign flags clear (CDNA's i8 MFMA has none: no native row there)
+    ("gfx11", "u8"): [
+        ("tile 2x(wmma 16x16x16_iu8 u8)", "i8", "i4", "i4", 2,
+         "__builtin_amdgcn_wmma_i32_16x16x16_iu8_w32(false, {a}, false, {b}, {c}, false)"),
     ],
     # no tf32/f32 WMMA on RDNA3: a lane computes 2 rows x 2 columns of the
     # 16x8 tile over k 8 (A: its two rows, B: its two columns, 16 f32 each)

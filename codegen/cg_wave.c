@@ -130,7 +130,7 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
   const ir_amx_info *r = ir_amx_info_of((unsigned)i->src[0]->imm);
-  bool i8 = r->ta == ir_type_s8;
+  bool i8 = r->ta == ir_type_s8 || r->ta == ir_type_u8;
   LLVMTypeRef et = r->ta == ir_type_bf16 ? c->i16 : c->f16, ct = r->tc == ir_type_s32 ? c->i32 : c->f32;
   LLVMValueRef vec[3];
   unsigned first[3] = {1, 1u + r->na, 1u + r->na + r->nb}, count[3] = {r->na, r->nb, r->nc};
@@ -150,10 +150,13 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
     LLVMValueRef args[6] = {vec[0], vec[1], vec[2], c->i32_0, c->i32_0, c->i32_0};
     d = cg_intrinsic(c, r->llvm, NULL, 0, args, 6, true);
   } else if (i8) {
-    /* llvm.amdgcn.wmma.i32.16x16x16.iu8(i1 A signed, A, i1 B signed, B, C, i1 clamp) */
+    /* llvm.amdgcn.wmma.i32.16x16x16.iu8(i1 A signed, A, i1 B signed, B, C, i1 clamp): each
+     * sign flag the row's type of that operand (s8 1, u8 0: the ISA's NEG_LO[0] / NEG_LO[1],
+     * which llc prints as neg_lo:[A,B,0]) */
     LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(c->i32));
-    LLVMValueRef yes = LLVMConstInt(i1, 1, 0), no = LLVMConstInt(i1, 0, 0);
-    LLVMValueRef args[6] = {yes, vec[0], yes, vec[1], vec[2], no};
+    LLVMValueRef no = LLVMConstInt(i1, 0, 0);
+    LLVMValueRef args[6] = {LLVMConstInt(i1, ir_amx_signed(r, false), 0), vec[0], LLVMConstInt(i1, ir_amx_signed(r, true), 0),
+                            vec[1], vec[2], no};
     LLVMTypeRef types[2] = {LLVMTypeOf(vec[2]), LLVMTypeOf(vec[0])};
     d = cg_intrinsic(c, r->llvm, types, 2, args, 6, true);
   } else {

@@ -559,11 +559,16 @@ const char *emu_sel_wmma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
  * in which order or at which internal precision the hardware adds the K
  * products of a block beyond accumulating in f32, so tests use inputs whose
  * sums are exact in any order.  NaN results are the canonical NaN.
+ * Integer rows: each byte of A read as the row's ta says, of B as its tb
+ * (s8 signed, u8 unsigned: the iu8 WMMA's sign flags, ir_amd_matrix.def),
+ * products and sum exact, + C wrapping at 32 bits (the clamp bit is never
+ * set: lower/ clamps after).
  *
  * WMMA_GFX11 requires lanes 16-31 to repeat lanes 0-15 in A and B (RDNA3
  * ISA, WMMA): where they differ the hardware's result is undefined, and
- * here the rows (A) or columns (B) that read them are the canonical NaN,
- * so a lowering that forgets the repetition fails its tests. */
+ * here the rows (A) or columns (B) that read them are the canonical NaN
+ * (INT32_MIN for the iu8 rows), so a lowering that forgets the repetition
+ * fails its tests. */
 #define AMX_MAX_BLK 16
 #define AMX_MAX_DIM 16
 
@@ -600,9 +605,11 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
           if (set[blk][idx][k] && bits[blk][idx][k] != e) (ab ? Bbad : Abad)[blk][idx] = true;
           set[blk][idx][k] = 1;
           bits[blk][idx][k] = e;
-          mat[blk][idx][k] = r->ta == ir_type_bf16 ? emu_bf16_to_f32(e)
-                           : r->ta == ir_type_s8 ? (float)(int8_t)(uint8_t)e
-                                                 : emu_f16_to_f32(e);
+          ir_type t = (ir_type)(ab ? r->tb : r->ta);   /* the iu8 WMMA: each operand's own sign */
+          mat[blk][idx][k] = t == ir_type_bf16 ? emu_bf16_to_f32(e)
+                           : t == ir_type_s8   ? (float)(int8_t)(uint8_t)e
+                           : t == ir_type_u8   ? (float)(uint8_t)e
+                                               : emu_f16_to_f32(e);
         }
     }
   }
@@ -622,6 +629,10 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
       ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
       bool bad = Abad[blk][i] || Bbad[blk][j];
       if (r->tc == ir_type_s32) {   /* exact products and sum, wrapping at 32 bits (no clamp) */
+        if (bad) {   /* RDNA3's repetition broken: INT32_MIN stands for the undefined result */
+          d[l] = 0x80000000u;
+          continue;
+        }
         int64_t s = Ci[blk][i][j];
         for (unsigned k = 0; k < r->k; k++) s += (int64_t)Am[blk][i][k] * (int64_t)Bm[blk][j][k];
         d[l] = (uint32_t)(uint64_t)s;
@@ -641,7 +652,8 @@ const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
     return emu_dfmt(d, "wave_mma %s with %u operands and %u results", r->name, i->nsrc, i->ndst);
   if (r->blocks > AMX_MAX_BLK || r->m > AMX_MAX_DIM || r->n > AMX_MAX_DIM || r->k > AMX_MAX_DIM ||
       !((r->tc == ir_type_f32 && (r->ta == ir_type_f16 || r->ta == ir_type_bf16)) ||
-        (r->tc == ir_type_s32 && r->ta == ir_type_s8)))
+        (r->tc == ir_type_s32 && (r->ta == ir_type_s8 || r->ta == ir_type_u8) &&
+         (r->tb == ir_type_s8 || r->tb == ir_type_u8))))
     return emu_dfmt(d, "wave_mma %s: a shape or type the emulator does not run", r->name);
   in->sub = (uint8_t)i->src[0]->imm;
   in->fn = h_wave_mma;

@@ -43,15 +43,17 @@ typedef enum ir_amx_layout {
 
 typedef enum ir_amx_id {
 #define IR_AMD_MATRIX(name, ...) IR_AMX_##name,
+#define IR_AMD_MATRIX_AB(name, ...) IR_AMX_##name,
 #include "ir_amd_matrix.def"
 #undef IR_AMD_MATRIX
+#undef IR_AMD_MATRIX_AB
   IR_AMX_COUNT
 } ir_amx_id;
 
 typedef struct ir_amx_info {
   const char *name, *llvm;
   uint8_t m, n, k, blocks;
-  uint8_t ta, tc;          /* ir_type */
+  uint8_t ta, tb, tc;      /* ir_type: A's, B's, C/D's elements (tb = ta but in IR_AMD_MATRIX_AB rows) */
   uint8_t na, nb, nc;      /* registers per lane */
   uint8_t wave;
   uint8_t layout;          /* ir_amx_layout */
@@ -62,9 +64,12 @@ typedef struct ir_amx_info {
 static inline const ir_amx_info *ir_amx_info_of(unsigned id) {
   static const ir_amx_info rows[] = {
 #define IR_AMD_MATRIX(nm, ll, M, N, K, bl, ta, tc, na, nb, nc, w, lay, tg, c2, c3, r3, r4) \
-  {#nm, ll, M, N, K, bl, ir_type_##ta, ir_type_##tc, na, nb, nc, w, IR_AMX_L_##lay, tg, c2, c3, r3, r4},
+  {#nm, ll, M, N, K, bl, ir_type_##ta, ir_type_##ta, ir_type_##tc, na, nb, nc, w, IR_AMX_L_##lay, tg, c2, c3, r3, r4},
+#define IR_AMD_MATRIX_AB(nm, ll, M, N, K, bl, ta, tb, tc, na, nb, nc, w, lay, tg, c2, c3, r3, r4) \
+  {#nm, ll, M, N, K, bl, ir_type_##ta, ir_type_##tb, ir_type_##tc, na, nb, nc, w, IR_AMX_L_##lay, tg, c2, c3, r3, r4},
 #include "ir_amd_matrix.def"
 #undef IR_AMD_MATRIX
+#undef IR_AMD_MATRIX_AB
   };
   return id < IR_AMX_COUNT ? &rows[id] : NULL;
 }
@@ -79,16 +84,28 @@ static inline bool ir_amx_on_target(unsigned id, const char *target) {
   return false;
 }
 
-/* The row of that kind (A/B type ta, C/D type tc, M N K of one block) on
- * target, or -1. */
-static inline int ir_amx_find(const char *target, ir_type ta, ir_type tc, unsigned m, unsigned n, unsigned k) {
+/* The row of that kind (A type ta, B type tb, C/D type tc, M N K of one
+ * block) on target, or -1. */
+static inline int ir_amx_find_ab(const char *target, ir_type ta, ir_type tb, ir_type tc, unsigned m, unsigned n,
+                                 unsigned k) {
   for (unsigned id = 0; id < IR_AMX_COUNT; id++) {
     const ir_amx_info *r = ir_amx_info_of(id);
-    if (r->ta == ta && r->tc == tc && r->m == m && r->n == n && r->k == k && ir_amx_on_target(id, target))
+    if (r->ta == ta && r->tb == tb && r->tc == tc && r->m == m && r->n == n && r->k == k &&
+        ir_amx_on_target(id, target))
       return (int)id;
   }
   return -1;
 }
+
+/* The row of that kind with A and B both of type ta, or -1. */
+static inline int ir_amx_find(const char *target, ir_type ta, ir_type tc, unsigned m, unsigned n, unsigned k) {
+  return ir_amx_find_ab(target, ta, ta, tc, m, n, k);
+}
+
+/* Whether the row reads A's (b: B's) elements as signed integers: the iu8
+ * WMMA's sign flag for that operand (ir_amd_matrix.def); true for the
+ * signed-only i8 MFMA and the float rows, which have no such flag. */
+static inline bool ir_amx_signed(const ir_amx_info *r, bool b) { return (b ? r->tb : r->ta) != ir_type_u8; }
 
 /* The element of A (or B: idx is then the column j) that lane `lane`
  * holds in part `half` of its register `reg` (a half of f16/bf16, a byte
@@ -129,7 +146,8 @@ static inline void ir_amx_cd_elem(const ir_amx_info *r, unsigned lane, unsigned 
   *blk = *i = *j = 0;
 }
 
-/* Bits of one A/B element (16: two per register, low half first). */
+/* Bits of one A/B element (16: two per register, low half first; A and B
+ * alike in every row). */
 static inline unsigned ir_amx_ab_bits(const ir_amx_info *r) { return ir_type_bits((ir_type)r->ta); }
 
 #endif

@@ -11,8 +11,9 @@
  *   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 as two bf16
  *   m16n8k16 of a per-thread hi/lo split (lower_tf32, below), and
  *   mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
- *   on the i8 MFMA or RDNA3's iu8 WMMA from C = 0, C added after (wrapping
- *   or clamped; lower_i8), and
+ *   on the i8 MFMA (u8 split) or RDNA3's / RDNA4's iu8 WMMA (u8 read
+ *   unsigned: the row of the operands' signs) from C = 0, C added after
+ *   (wrapping or clamped; lower_i8), and
  *   mma.sync.aligned.m16n8k{32,16}.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}
  *   as two (one) m16n8k16 .f16 of the bytes widened to f16 in their own
  *   thread (lower_f8).
@@ -354,8 +355,9 @@ static ir_value *gather(amd_ctx *X, const lane_map *M, ir_value *const *vals) {
  * accumulation; f16 C and D are converted around it) on target, or false. */
 static bool pick(const ir_mma_form *f, ir_type ta, const char *target, scheme *s) {
   if (f && f->cls == IR_MMA_I8) {
-    /* the i8 MFMA and WMMA multiply signed bytes here: u8 operands are split
-     * (lower_i8).  WMMA: transposed like f16, one instruction per 16 k */
+    /* the signed x signed row: the i8 MFMA (u8 operands split) or the iu8
+     * WMMA (lower_i8 takes the row of the operands' signs).  WMMA:
+     * transposed like f16, one instruction per 16 k */
     (void)ta;
     int row = ir_amx_find(target, ir_type_s8, ir_type_s32, 4, 4, 4);
     if (row >= 0) {
@@ -643,17 +645,40 @@ static bool lower_tf32(ir_builder *b, ir_instr *i, const char *target, ir_value 
   return build_chain(b, &s, bf, ir_type_bf16, (ir_value *const *const[]){ab1, ab2}, 2, cv, d, io);
 }
 
-/* s8/u8 -> s32 on the i8 MFMA (signed bytes): the products' sum from C = 0
+/* s8/u8 -> s32 on the i8 MFMA or the iu8 WMMA: the products' sum from C = 0
  * (at most 32 * 255 * 255 in magnitude: exact, no wrap), then + C as the
  * expansion adds it: wrapping, or clamped with .satfinite (PTX ISA
- * 9.7.14.5.14).  A u8 byte a is as + 256 ha with as the same byte read
- * signed and ha = a >> 7, so for u8 A (and likewise B)
+ * 9.7.14.5.14).
+ *
+ * The iu8 WMMA reads each operand signed or unsigned as its row says
+ * (ir_amd_matrix.def's IR_AMD_MATRIX_AB rows): i8_row takes the row whose
+ * operand types are the mma's, so .u8 costs nothing there.  The scheme is
+ * transposed (WMMA's A is B^T, its B is A^T), so NVIDIA's A type is the
+ * row's tb and NVIDIA's B type its ta.
+ *
+ * The i8 MFMA multiplies signed bytes only.  A u8 byte a is as + 256 ha
+ * with as the same byte read signed and ha = a >> 7, so for u8 A (and
+ * likewise B)
  *     sum a b = sum as b + 256 sum ha b,
  * ha taken per byte as (w >> 7) & 0x01010101: one more chain of MFMA per
  * unsigned operand (three more for u8 x u8), each exact. */
-static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const scheme *s, unsigned na, unsigned nb,
-                     ir_value **out) {
-  bool ua = (ir_type)i->type2 == ir_type_u8, ub = (ir_type)i->type3 == ir_type_u8;
+/* The WMMA scheme s on the row of target for NVIDIA's A/B types ta, tb (the
+ * same layout; s unchanged where there is none, and for the MFMA). */
+static void i8_row(const char *target, ir_type ta, ir_type tb, scheme *s) {
+  if (!s->transposed) return;
+  int row = ir_amx_find_ab(target, tb, ta, ir_type_s32, s->r->m, s->r->n, s->r->k);
+  if (row < 0 || ir_amx_info_of((unsigned)row)->layout != s->r->layout) return;
+  s->r = ir_amx_info_of((unsigned)row), s->row = (unsigned)row;
+}
+
+static bool lower_i8(ir_builder *b, ir_instr *i, const ir_mma_form *f, const scheme *s0, unsigned na, unsigned nb,
+                     const char *target, ir_value **out) {
+  ir_type ta = (ir_type)i->type2, tb = (ir_type)i->type3;
+  scheme sv = *s0, *s = &sv;
+  i8_row(target, ta, tb, s);
+  /* an unsigned operand the row reads signed: split (NVIDIA's A is the row's B when transposed) */
+  bool ua = ta == ir_type_u8 && ir_amx_signed(s->r, s->transposed);
+  bool ub = tb == ir_type_u8 && ir_amx_signed(s->r, !s->transposed);
   ir_value *lo[8], *hi[8];
   for (unsigned k = 0; k < na + nb; k++) {
     lo[k] = i->src[k];
@@ -1353,7 +1378,7 @@ bool lower_mma_amd_chained(ir_builder *b, ir_instr *i, ir_value **out, const cha
     return false;
   unsigned na = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->a)->nelem, ta);
   unsigned nb = ir_mma_nregs(ir_mma_frag_info((ir_mma_frag_id)f->b)->nelem, (ir_type)i->type3);
-  if (f->cls == IR_MMA_I8) return lower_i8(b, i, f, &s, na, nb, out);
+  if (f->cls == IR_MMA_I8) return lower_i8(b, i, f, &s, na, nb, target, out);
   /* C as four f32: f16 C widened (exact), and D rounded to f16 once at the
    * end, as the expansion and the emulator do */
   ir_value *cv[4], *d[4];

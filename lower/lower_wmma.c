@@ -336,7 +336,7 @@ static int amd_row(const wmma_state *s, const ir_wmma_form *f, ir_type ta) {
 static bool amd_frag_fits(const ir_amx_info *r, const ir_wmma_form *f, unsigned frag, ir_type t) {
   unsigned n = ir_wmma_nregs(f, frag, t);
   if (frag == IR_FRAG_A) return r->na <= n && r->ta == t;
-  if (frag == IR_FRAG_B) return r->nb <= n && r->ta == t;
+  if (frag == IR_FRAG_B) return r->nb <= n && r->tb == t;
   if (t == ir_type_f32) return r->nc <= n;
   return t == ir_type_f16 && r->nc <= 2 * n && r->nc % 2 == 0;
 }

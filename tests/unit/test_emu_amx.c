@@ -37,10 +37,11 @@ typedef struct place { unsigned lane[2], nlanes, gpr, half; } place;
 
 /* Where element [b][x][k] of A (x = i) or of B (x = j) goes; bits: of an
  * element (16, or 8 for the i8 MFMA: "GPR k / 4, bits 8 (k % 4)"). */
-/* The bits of a small integer as an element of row r's A/B type. */
-static uint16_t elem_of(const ir_amx_info *r, int v) {
-  if (r->ta == ir_type_s8) return (uint8_t)(int8_t)v;
-  return r->ta == ir_type_bf16 ? bf16_of(v) : f16_of(v);
+/* The bits of an integer as an element of type t (a row's ta or tb). */
+static uint16_t elem_of(ir_type t, int v) {
+  if (t == ir_type_s8) return (uint8_t)(int8_t)v;
+  if (t == ir_type_u8) return (uint8_t)v;
+  return t == ir_type_bf16 ? bf16_of(v) : f16_of(v);
 }
 
 static place ab_place(ir_amx_layout lay, unsigned bits, unsigned b, unsigned x, unsigned k) {
@@ -97,9 +98,18 @@ static char *kernel_text(unsigned row) {
 }
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static int small(void) {
+static uint64_t rng(void) {
   rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
-  return (int)(rng_state % 9) - 4;
+  return rng_state;
+}
+static int small(void) { return (int)(rng() % 9) - 4; }
+/* A value of an A/B element of type t: small for the float types (exact
+ * sums), the whole range for the bytes (s8 -128..127, u8 0..255, half of
+ * them >= 128: read as signed they would be negative) */
+static int value_of(ir_type t) {
+  if (t == ir_type_s8) return (int)(rng() % 256) - 128;
+  if (t == ir_type_u8) return (int)(rng() % 256);
+  return small();
 }
 
 /* Runs row with random small-integer matrices; break_lane >= 0 changes that
@@ -114,17 +124,18 @@ static unsigned run_row(unsigned row, int break_lane) {
   uint32_t *in = calloc(nin * W, 4), *out = calloc(r->nc * W, 4);
   for (unsigned b = 0; b < r->blocks; b++)
     for (unsigned x = 0; x < 16; x++)
-      for (unsigned y = 0; y < 16; y++) A[b][x][y] = small(), B[b][x][y] = small(), C[b][x][y] = small();
+      for (unsigned y = 0; y < 16; y++)
+        A[b][x][y] = value_of((ir_type)r->ta), B[b][x][y] = value_of((ir_type)r->tb), C[b][x][y] = small();
   for (unsigned b = 0; b < r->blocks; b++)
     for (unsigned k = 0; k < r->k; k++) {
       for (unsigned i = 0; i < r->m; i++) {
         place p = ab_place(lay, bits, b, i, k);
-        uint16_t e = elem_of(r, A[b][i][k]);
+        uint16_t e = elem_of((ir_type)r->ta, A[b][i][k]);
         for (unsigned q = 0; q < p.nlanes; q++) in[p.gpr * W + p.lane[q]] |= (uint32_t)e << (bits * p.half);
       }
       for (unsigned j = 0; j < r->n; j++) {
         place p = ab_place(lay, bits, b, j, k);
-        uint16_t e = elem_of(r, B[b][k][j]);
+        uint16_t e = elem_of((ir_type)r->tb, B[b][k][j]);
         for (unsigned q = 0; q < p.nlanes; q++) in[(r->na + p.gpr) * W + p.lane[q]] |= (uint32_t)e << (bits * p.half);
       }
     }
@@ -137,7 +148,7 @@ static unsigned run_row(unsigned row, int break_lane) {
         if (i32) memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &v, 4);
         else memcpy(&in[(r->na + r->nb + p.gpr) * W + p.lane[0]], &f, 4);
       }
-  if (break_lane >= 0) in[(unsigned)break_lane] ^= 0x3c00u;   /* + 1.0 in the low half: another value */
+  if (break_lane >= 0) in[(unsigned)break_lane] ^= 0x3c00u;   /* another value: + 1.0 in the low half, byte 1 of bytes */
   char *text = kernel_text(row);
   pw_diag d;
   pw_diag_init(&d, NULL);
@@ -185,7 +196,8 @@ static unsigned run_row(unsigned row, int break_lane) {
         place p = cd_place(lay, b, i, j);
         float got;
         memcpy(&got, &out[p.gpr * W + p.lane[0]], 4);
-        if (i32) got = (float)(int32_t)out[p.gpr * W + p.lane[0]];   /* small: exact */
+        if (i32) got = out[p.gpr * W + p.lane[0]] == 0x80000000u ? NAN   /* the iu8 rows' undefined result */
+                     : (float)(int32_t)out[p.gpr * W + p.lane[0]];   /* |D| < 16 * 255 * 255 + 4 < 2^24: exact */
         if (isnan(got)) {
           row_nan = true;
           continue;
@@ -214,6 +226,9 @@ START_TEST(gfx11_repetition) {
   /* lane 20 holds A row 4 again (lane 4's copy): changing it poisons row 4 only */
   ck_assert_uint_eq(run_row(IR_AMX_wmma_f32_16x16x16_f16, 20), 1);
   ck_assert_uint_eq(run_row(IR_AMX_wmma_f32_16x16x16_f16, 4), 1);
+  /* the iu8 rows: INT32_MIN in place of NaN */
+  ck_assert_uint_eq(run_row(IR_AMX_wmma_i32_16x16x16_iu8, 20), 1);
+  ck_assert_uint_eq(run_row(IR_AMX_wmma_i32_16x16x16_iu8_u8u8, 4), 1);
 }
 END_TEST
 
@@ -235,6 +250,16 @@ START_TEST(table_facts) {
   ck_assert_int_eq(ir_amx_find("gfx1100", ir_type_s8, ir_type_s32, 4, 4, 4), -1);
   ck_assert_int_eq(ir_amx_find("gfx1201", ir_type_s8, ir_type_s32, 16, 16, 16), IR_AMX_wmma_i32_16x16x16_iu8_gfx12);
   ck_assert_int_eq(ir_amx_find("gfx1100", ir_type_s8, ir_type_s32, 16, 16, 16), IR_AMX_wmma_i32_16x16x16_iu8);
+  /* the iu8 WMMA's sign variants: A's type first; none on the MFMA (signed only) */
+  ck_assert_int_eq(ir_amx_find_ab("gfx1100", ir_type_u8, ir_type_s8, ir_type_s32, 16, 16, 16),
+                   IR_AMX_wmma_i32_16x16x16_iu8_u8s8);
+  ck_assert_int_eq(ir_amx_find_ab("gfx1201", ir_type_s8, ir_type_u8, ir_type_s32, 16, 16, 16),
+                   IR_AMX_wmma_i32_16x16x16_iu8_s8u8_gfx12);
+  ck_assert_int_eq(ir_amx_find("gfx1101", ir_type_u8, ir_type_s32, 16, 16, 16), IR_AMX_wmma_i32_16x16x16_iu8_u8u8);
+  ck_assert_int_eq(ir_amx_find("gfx1200", ir_type_u8, ir_type_s32, 16, 16, 16), IR_AMX_wmma_i32_16x16x16_iu8_u8u8_gfx12);
+  ck_assert_int_eq(ir_amx_find_ab("gfx942", ir_type_u8, ir_type_s8, ir_type_s32, 4, 4, 4), -1);
+  ck_assert(!ir_amx_signed(ir_amx_info_of(IR_AMX_wmma_i32_16x16x16_iu8_u8s8), false));
+  ck_assert(ir_amx_signed(ir_amx_info_of(IR_AMX_wmma_i32_16x16x16_iu8_u8s8), true));
 }
 END_TEST
 

@@ -29,6 +29,10 @@ FORMS = [
     ('f64_m8n8k4_cr', 'm8n8k4', 'f64', 'f64', 'f64', 'col', 'row', 'col', '', False, False),
     ('s8_m16n16k16', 'm16n16k16', 's8', 's32', 's32', 'row', 'col', 'row', '.global', True, False),
     ('u8_m32n8k16', 'm32n8k16', 'u8', 's32', 's32', 'col', 'row', 'col', '', True, False),
+    # .u8 in the other two shapes (RDNA's iu8 WMMA reads it unsigned: its sign flags), .satfinite
+    # with C near the ends of the s32 range (below) so that the clamp is reached
+    ('u8_m16n16k16_sat', 'm16n16k16', 'u8', 's32', 's32', 'row', 'col', 'row', '.global', True, True),
+    ('u8_m8n32k16', 'm8n32k16', 'u8', 's32', 's32', 'col', 'col', 'col', '', False, False),
     ('s8_m8n32k16_sat', 'm8n32k16', 's8', 's32', 's32', 'row', 'row', 'row', '.global', True, True),
     ('f16_f32_m16n16k16_shared', 'm16n16k16', 'f16', 'f32', 'f32', 'row', 'col', 'col', '.shared', True, False),
     # fragments between the instructions (lower_wmma_web.c: kept in AMD's layout on gfx1100/gfx1201,
@@ -241,7 +245,7 @@ LOOP_{fr}:
             if t == 's8':
                 w("  sub.s32 %r29, %r29, 128;")
             w(f"  st{stsp}.b8 [{addr}], %r29;")
-        elif t == 's32' and sat and ab in ('s4', 'u4'):
+        elif t == 's32' and sat and ab in ('s4', 'u4', 'u8'):
             # C near the ends of the s32 range, so that .satfinite clamps
             w("  and.b32 %r29, %r23, 15;\n  sub.s32 %r29, %r29, 8;\n  setp.lt.s32 %p2, %r29, 0;")
             w("  selp.b32 %r30, -2147483100, 2147483000, %p2;\n  add.s32 %r29, %r29, %r30;")
