@@ -1,0 +1,170 @@
+/* lower/lower_mma_f64.c: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64
+ * (PTX ISA 9.7.14.5.14; fragments 9.7.14.5.2, ir/ir_mma.h A_F64_K4,
+ * B_F64_K4, C_M8N8) on CDNA's f64 MFMA, v_mfma_f64_16x16x4_f64
+ * (ir/ir_amd_matrix.def mfma_f64_16x16x4_f64: gfx90a, gfx94x, gfx950),
+ * where a wave64 runs it with all 64 lanes; lower_mma.c's per-thread
+ * expansion everywhere else (docs/lowering.md, "f64 mma on the f64 MFMA").
+ *
+ * Why a run-time test: the f64 MFMA puts K (A's k = lane / 16) and the
+ * rows of D (i % 4 = lane / 16) in all four 16-lane groups, so one warp's
+ * tile needs the other warp's lanes (lanes 0-31 are warp 2w, 32-63 warp
+ * 2w + 1 of the wave).  Those lanes may belong to an idle warp (a 32-thread
+ * block), a warp that has exited, or one elsewhere in the program.  But
+ * where EXEC is all 64 lanes at this mma, both warps execute this same
+ * mma.sync, each with all its threads (.aligned: every thread of the warp
+ * executes the same mma), so the wave holds both warps' operands and the
+ * two 8x8x4 products can share one instruction.  So each f64 mma becomes
+ *
+ *     pre:  full = wave_exec == ~0 (uniform);  cbr full, fast, slow
+ *     fast: 12 wave_bpermute, one wave_mma, 4 selects;        br join
+ *     slow: the expansion (lower_mma.c, unchanged);           br join
+ *     join: d0, d1 = phi(fast's, slow's)
+ *
+ * The branch is wave-uniform (a ballot), so the hardware takes one side.
+ *
+ * The placement (fast path), transposed: AMD's D is the problem's D^T, so
+ * AMD's A holds B^T and AMD's B holds A^T.  Warp w's tile is block (w, w)
+ * of the 16x16 (its rows and columns 8w .. 8w + 7); AMD column j = 8w + r
+ * is the problem's row r, AMD row i = 8w + 4 (c & 1) + (c >> 1) its
+ * column c, so that an AMD register pair R (rows 4R .. 4R + 3) holds
+ * columns of one parity: C's element c & 1 = R & 1 is the same in every
+ * lane, and one bpermute per word fills a register.  With l = lane % 16,
+ * k = lane / 16 (the problem's lane of warp w, NVIDIA layout: A[r][k] in
+ * 32w + 4r + k, B[k][c] in 32w + 4c + k, C[r][c] in 32w + 4r + c / 2,
+ * element c % 2):
+ *
+ *     AMD A[l][k] = B[k][c]   from lane 32 (l >> 3) + 8 (l & 3) + 4 ((l >> 2) & 1) + k
+ *     AMD B[k][l] = A[l & 7][k]  from lane 4 l + k
+ *     AMD C pair R, lane L: C[l & 7][2 k + (R & 1)] of warp R >> 1, from
+ *       lane 4 l + k, element R & 1, where the lane is in block (R >> 1,
+ *       l >> 3) on the diagonal; the off-diagonal blocks take the same value
+ *       unchanged: their D is dropped, and an element of D depends only on
+ *       its own C element, A row and B column, so whatever they hold (even
+ *       Inf or NaN) reaches nothing kept
+ *     D[r][2q + e] of warp w (lane 32w + 4r + q) = AMD D pair 2w + e of lane
+ *       16 q + 8w + r: each AMD lane first picks pair e or 2 + e by its own
+ *       block column (l >> 3 = w), then one bpermute per word.
+ *
+ * 12 bpermutes, 4 selects, 1 MFMA (32 cycles) for both warps' mma, against
+ * the expansion's 16 shuffles and 8 fma per lane; half of the MFMA's
+ * products (the off-diagonal blocks) are wasted.  The 4-block 4x4x4 f64
+ * MFMA (v_mfma_f64_4x4x4_4b_f64, 16 cycles) also spreads K over the four
+ * 16-lane groups, so it needs the same test and would take two
+ * instructions (one per warp, 32 cycles) with twice the A/B moves: not used.
+ *
+ * Arithmetic: the emulator's wave_mma (emu/emu_matrix.c) is acc = fma(a, b,
+ * acc) from C in k order in f64, the expansion's order, and AMD's products
+ * are the problem's with the factors swapped (exact before the one
+ * rounding of each fma): the two paths are bit-identical on every input
+ * (NaN: the canonical NaN on both).  The hardware's order is not
+ * documented (CDNA2/CDNA3 ISA guides), so tests use exact sums.  .rz, .rm
+ * and .rp stay on the expansion: the ISA guides do not say that the f64
+ * MFMA rounds in MODE's rounding mode (docs/decisions.md).
+ */
+#include "ir/ir_amd_matrix.h"
+#include "ir/ir_mma.h"
+#include "lower_internal.h"
+
+static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
+static ir_value *and32(ir_builder *b, ir_value *x, uint32_t m) { return lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, m)); }
+static ir_value *shr32(ir_builder *b, ir_value *x, unsigned s) { return lower_alu(b, ir_op_shr, ir_type_b32, x, imm(b, s)); }
+static ir_value *shl32(ir_builder *b, ir_value *x, unsigned s) { return lower_alu(b, ir_op_shl, ir_type_b32, x, imm(b, s)); }
+static ir_value *or32(ir_builder *b, ir_value *x, ir_value *y) { return lower_alu(b, ir_op_or, ir_type_b32, x, y); }
+static ir_value *bperm(ir_builder *b, ir_value *v, ir_value *lane) {
+  return ir_alu2(b, ir_op_wave_bpermute, ir_type_b32, v, lane);
+}
+static void words(ir_builder *b, ir_value *v, ir_value **w) {
+  ir_instr *u = ir_build(b, ir_op_unpack, ir_type_b64, 1, (ir_value *[]){v}, 2, (ir_type[]){ir_type_b32, ir_type_b32},
+                         NULL);
+  w[0] = u->dst[0], w[1] = u->dst[1];
+}
+
+/* The row this route uses on target, or -1: m8n8k4 .f64 in .rn. */
+static int f64_row(const ir_instr *i, const char *target) {
+  const ir_mma_form *f = ir_mma_find(i, NULL);
+  if (!f || f->cls != IR_MMA_F64 || f->shape != IR_SHAPE_M8N8K4) return -1;
+  if (i->mods.rnd && i->mods.rnd != IR_RND_RN) return -1;
+  int row = ir_amx_find(target, ir_type_f64, ir_type_f64, 16, 16, 4);
+  return row >= 0 && ir_amx_info_of((unsigned)row)->wave == 64 ? row : -1;
+}
+
+/* The fast path at b: both warps' m8n8k4 in one MFMA; d[0], d[1] the
+ * thread's D elements (f64). */
+static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value **d) {
+  const ir_amx_info *r = ir_amx_info_of(row);
+  ir_value *L = ir_build_value(b, ir_op_wave_lane_id, ir_type_u32, 0, NULL, NULL);
+  ir_value *l = and32(b, L, 15), *k = shr32(b, L, 4);
+  /* AMD B and C: lane 4 l + k */
+  ir_value *src_bc = or32(b, shl32(b, l, 2), k);
+  /* AMD A: lane 32 (l >> 3) + 8 (l & 3) + 4 ((l >> 2) & 1) + k */
+  ir_value *src_a = or32(b, or32(b, shl32(b, and32(b, l, 8), 2), shl32(b, and32(b, l, 3), 3)),
+                         or32(b, and32(b, l, 4), k));
+  ir_value *src[1 + 2 + 2 + 8];
+  unsigned n = 0;
+  src[n++] = ir_imm(b, ir_type_u32, row);
+  ir_value *w[2];
+  words(b, i->src[1], w);   /* AMD A = B^T */
+  for (unsigned h = 0; h < 2; h++) src[n++] = bperm(b, w[h], src_a);
+  words(b, i->src[0], w);   /* AMD B = A^T */
+  for (unsigned h = 0; h < 2; h++) src[n++] = bperm(b, w[h], src_bc);
+  ir_value *ce[2][2];       /* C element e of lane 4 l + k, by word */
+  for (unsigned e = 0; e < 2; e++) {
+    words(b, i->src[2 + e], w);
+    for (unsigned h = 0; h < 2; h++) ce[e][h] = bperm(b, w[h], src_bc);
+  }
+  for (unsigned R = 0; R < 4; R++)
+    for (unsigned h = 0; h < 2; h++) src[n++] = ce[R & 1][h];
+  ir_type dt[8];
+  for (unsigned q = 0; q < r->nc; q++) dt[q] = ir_type_b32;
+  ir_instr *mma = ir_build(b, ir_op_wave_mma, ir_type_b32, n, src, r->nc, dt, NULL);
+  /* D: the AMD lane's own block column picks pair e or 2 + e, then lane
+   * 16 q + 8w + r for the problem's lane 32w + 4r + q */
+  ir_value *hi_col = lower_setp(b, IR_CMP_NE, ir_type_b32, and32(b, l, 8), imm(b, 0));
+  ir_value *src_d = or32(b, or32(b, shl32(b, and32(b, L, 3), 4), and32(b, shr32(b, L, 2), 8)), and32(b, shr32(b, L, 2), 7));
+  for (unsigned e = 0; e < 2; e++) {
+    ir_value *dw[2];
+    for (unsigned h = 0; h < 2; h++) {
+      ir_value *x = lower_selp(b, ir_type_b32, mma->dst[2 * (2 + e) + h], mma->dst[2 * e + h], hi_col);
+      dw[h] = bperm(b, x, src_d);
+    }
+    d[e] = ir_build_value(b, ir_op_pack, ir_type_b64, 2, dw, NULL);
+  }
+}
+
+bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_expand_fn expand,
+                   void *data) {
+  int row = f64_row(i, target);
+  if (row < 0) return false;
+  ir_loc loc = b->loc;
+  ir_func *f = b->block->func;
+  ir_block *pre = b->block;
+  ir_block *join = ir_block_split_before(i, NULL);
+  ir_block *fast = ir_block_create_after(f, pre, NULL);
+  ir_block *slow = ir_block_create_after(f, fast, NULL);
+  ir_builder p = ir_builder_at_end(pre);
+  p.loc = loc;
+  ir_value *exec = ir_build_value(&p, ir_op_wave_exec, ir_type_b64, 0, NULL, NULL);
+  ir_value *full = lower_setp(&p, IR_CMP_EQ, ir_type_b64, exec, ir_imm(&p, ir_type_b64, ~0ull));
+  ir_cbr(&p, full, fast, slow);
+
+  ir_value *df[2], *ds[2] = {NULL, NULL};
+  ir_builder fb = ir_builder_at_end(fast);
+  fb.loc = loc;
+  build_fast(&fb, i, (unsigned)row, df);
+  ir_br(&fb, join);
+
+  ir_builder sb = ir_builder_at_end(slow);
+  sb.loc = loc;
+  bool ok = expand(&sb, i, ds, data);   /* false: reported there, the function is marked failed */
+  ir_br(&sb, join);
+  *b = ir_builder_before(i);
+  b->loc = loc;
+  if (!ok) return false;   /* i stays, in join: the same meaning */
+
+  for (unsigned e = 0; e < 2; e++) {
+    ir_instr *phi = ir_phi(b, join, (ir_type)i->dst[e]->type, join->npreds);
+    for (uint32_t q = 0; q < join->npreds; q++) ir_phi_set_src(phi, q, join->preds[q] == fast ? df[e] : ds[e]);
+    out[e] = phi->dst[0];
+  }
+  return true;
+}
