@@ -165,8 +165,16 @@ bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *tar
  * phis.  False where the target has no f64 MFMA or the form is another (the
  * IR unchanged), or where expand failed. */
 typedef bool (*lower_mma_expand_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
-bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_expand_fn expand,
-                   void *data);
+/* Per walk (lower_mma_f64_begin, in the pass's scratch arena a): the f64
+ * mma lowered so far, so that one whose C is an earlier one's D in the same
+ * straight-line region takes its accumulator in AMD's layout, and
+ * lower_mma_f64_finish (after the walk) drops the D moves nothing else
+ * reads.  c may be NULL (no chains). */
+typedef struct lower_mma_f64_cache lower_mma_f64_cache;
+lower_mma_f64_cache *lower_mma_f64_begin(pw_arena *a);
+bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_f64_cache *c,
+                   lower_mma_expand_fn expand, void *data);
+void lower_mma_f64_finish(ir_module *m, lower_mma_f64_cache *c);
 
 /* Accumulators kept in AMD's layout across phis (lower_mma_web.c, the
  * helpers in lower_mma_amd.c).  lower_mma_amd_acc_row: the wave_mma row

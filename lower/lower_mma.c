@@ -80,6 +80,7 @@ typedef struct mma_state {
   lower_ldm_plan ldm;      /* ldmatrix loaded in AMD's layout (lower_ldm_plan.c) */
   lower_mma_volta_cache volta;   /* the scheme of each m8n8k4 .f16 form (lower_mma_volta) */
   lower_mma_webs *webs;    /* ... and across phis (lower_mma_web.c); NULL: none */
+  lower_mma_f64_cache *f64;   /* the f64 mma on the f64 MFMA, for chains (lower_mma_f64.c) */
 } mma_state;
 
 static bool is_opaque_wgmma(const ir_instr *i);
@@ -873,7 +874,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     if (ir_mma_is_m8n8k4_f16(i))   /* Volta's: lower_mma_volta.c, the expansion where it has no scheme */
       return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target, &s->volta)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma) {
-      if (lower_mma_f64(b, i, out, s->target, expand_op, s)) return true;   /* m8n8k4 .f64 (lower_mma_f64.c) */
+      if (lower_mma_f64(b, i, out, s->target, s->f64, expand_op, s)) return true;   /* m8n8k4 .f64 (lower_mma_f64.c) */
       if (mma_via_s8(b, i, out, s->target)) return true;
       lower_mma_web_before(s->webs, b, i, &s->chain);
       unsigned next = s->chain.next;
@@ -900,10 +901,12 @@ bool lower_mma(ir_module *m, const lower_mma_options *opt) {
   if (!o.expand_mma) {
     lower_ldm_plan_build(m, &scratch, s.target, &s.ldm);
     s.webs = lower_mma_webs_begin(m, &scratch, s.target);
+    s.f64 = lower_mma_f64_begin(&scratch);
   }
   s.chain.ldm = &s.ldm;
   bool progress = lower_walk(m, want, lower_instr, &s);
   lower_mma_webs_finish(s.webs);
+  lower_mma_f64_finish(m, s.f64);
   pw_arena_free(&scratch);
   return progress;
 }

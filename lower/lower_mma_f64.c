@@ -52,6 +52,20 @@
  * 16-lane groups, so it needs the same test and would take two
  * instructions (one per warp, 32 cycles) with twice the A/B moves: not used.
  *
+ * Chains: an mma whose C is an earlier f64 mma's D (both registers, in
+ * order) in the same straight-line region (the blocks this file split off
+ * one original block: EXEC is the same at both, the branches between being
+ * uniform) takes, on its fast path, the earlier one's AMD accumulator as
+ * its C (a phi in the earlier join: the accumulator from the fast side,
+ * undef from the slow side, which never reaches this fast path), without
+ * the 4 C moves.  After the walk (lower_mma_f64_finish), a D read only by
+ * the expansions of such mma (their slow sides) takes undef from its fast
+ * side, so its 4 D moves die (opt_dce): a K chain of one tile moves A and
+ * B per step (4 bpermutes) and C and D once.  cuSPARSE's and cuSOLVER's
+ * kernels keep 16 tiles of an outer product in flight, each chained step
+ * 16 mma apart; through the K loop's phis nothing chains (each iteration
+ * moves C in and D out once per tile).
+ *
  * Arithmetic: the emulator's wave_mma (emu/emu_matrix.c) is acc = fma(a, b,
  * acc) from C in k order in f64, the expansion's order, and AMD's products
  * are the problem's with the factors swapped (exact before the one
@@ -61,9 +75,58 @@
  * and .rp stay on the expansion: the ISA guides do not say that the f64
  * MFMA rounds in MODE's rounding mode (docs/decisions.md).
  */
+#include <string.h>
+
 #include "ir/ir_amd_matrix.h"
 #include "ir/ir_mma.h"
 #include "lower_internal.h"
+
+/* One lowered f64 mma. */
+typedef struct f64_tile {
+  const ir_value *d[2];     /* its results as the walk still names them (uses are replaced after it) */
+  const ir_func *f;
+  ir_block *root, *join, *fast, *slow;
+  ir_value *acc[8];         /* its AMD accumulator (D of the wave_mma, in fast) */
+  ir_instr *accphi[8];      /* acc into join (made when a later mma chains) */
+  ir_instr *dphi[2];        /* D in NVIDIA's layout: phi(fast's, slow's) in join */
+  ir_block *readers[4];     /* slow sides of the mma chained to it: there the expansion reads D */
+  unsigned nreaders;
+} f64_tile;
+
+struct lower_mma_f64_cache {
+  pw_arena *a;
+  f64_tile *t;
+  size_t n, cap;
+  struct f64_root { const ir_block *blk; ir_block *root; } *roots;
+  size_t nroots, rcap;
+};
+
+lower_mma_f64_cache *lower_mma_f64_begin(pw_arena *a) {
+  lower_mma_f64_cache *c = LOWER_SCRATCH(a, lower_mma_f64_cache, 1);
+  c->a = a;
+  return c;
+}
+
+/* The first block of the straight-line region that b belongs to. */
+static ir_block *root_of(const lower_mma_f64_cache *c, ir_block *b) {
+  for (size_t k = c->nroots; k-- > 0;)
+    if (c->roots[k].blk == b) return c->roots[k].root;
+  return b;
+}
+
+/* The tile whose D is i's C, in i's region and function, or NULL. */
+#define CHAIN_WINDOW 64   /* the tiles searched back: cuSPARSE's outer products keep 16 in flight */
+static f64_tile *chained(lower_mma_f64_cache *c, const ir_instr *i) {
+  if (!c) return NULL;
+  ir_block *root = root_of(c, i->block);
+  for (size_t k = c->n, seen = 0; k-- > 0 && seen < CHAIN_WINDOW; seen++) {
+    f64_tile *t = &c->t[k];
+    if (t->d[0] == i->src[2] && t->d[1] == i->src[3] && t->f == i->block->func && t->root == root &&
+        t->nreaders < 4)
+      return t;
+  }
+  return NULL;
+}
 
 static ir_value *imm(ir_builder *b, uint32_t v) { return lower_imm32(b, v); }
 static ir_value *and32(ir_builder *b, ir_value *x, uint32_t m) { return lower_alu(b, ir_op_and, ir_type_b32, x, imm(b, m)); }
@@ -89,8 +152,10 @@ static int f64_row(const ir_instr *i, const char *target) {
 }
 
 /* The fast path at b: both warps' m8n8k4 in one MFMA; d[0], d[1] the
- * thread's D elements (f64). */
-static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value **d) {
+ * thread's D elements (f64), acc[] the MFMA's D; cacc (or NULL) C already in
+ * AMD's layout. */
+static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value *const *cacc, ir_value **d,
+                       ir_value **acc) {
   const ir_amx_info *r = ir_amx_info_of(row);
   ir_value *L = ir_build_value(b, ir_op_wave_lane_id, ir_type_u32, 0, NULL, NULL);
   ir_value *l = and32(b, L, 15), *k = shr32(b, L, 4);
@@ -108,15 +173,16 @@ static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value 
   words(b, i->src[0], w);   /* AMD B = A^T */
   for (unsigned h = 0; h < 2; h++) src[n++] = bperm(b, w[h], src_bc);
   ir_value *ce[2][2];       /* C element e of lane 4 l + k, by word */
-  for (unsigned e = 0; e < 2; e++) {
+  for (unsigned e = 0; e < 2 && !cacc; e++) {
     words(b, i->src[2 + e], w);
     for (unsigned h = 0; h < 2; h++) ce[e][h] = bperm(b, w[h], src_bc);
   }
   for (unsigned R = 0; R < 4; R++)
-    for (unsigned h = 0; h < 2; h++) src[n++] = ce[R & 1][h];
+    for (unsigned h = 0; h < 2; h++) src[n++] = cacc ? cacc[2 * R + h] : ce[R & 1][h];
   ir_type dt[8];
   for (unsigned q = 0; q < r->nc; q++) dt[q] = ir_type_b32;
   ir_instr *mma = ir_build(b, ir_op_wave_mma, ir_type_b32, n, src, r->nc, dt, NULL);
+  for (unsigned q = 0; q < r->nc; q++) acc[q] = mma->dst[q];
   /* D: the AMD lane's own block column picks pair e or 2 + e, then lane
    * 16 q + 8w + r for the problem's lane 32w + 4r + q */
   ir_value *hi_col = lower_setp(b, IR_CMP_NE, ir_type_b32, and32(b, l, 8), imm(b, 0));
@@ -131,13 +197,27 @@ static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value 
   }
 }
 
-bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_expand_fn expand,
-                   void *data) {
+bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_f64_cache *c,
+                   lower_mma_expand_fn expand, void *data) {
   int row = f64_row(i, target);
   if (row < 0) return false;
   ir_loc loc = b->loc;
   ir_func *f = b->block->func;
   ir_block *pre = b->block;
+  f64_tile *from = chained(c, i);
+  ir_value *cacc[8];
+  if (from) {   /* the earlier tile's accumulator through its join */
+    for (unsigned q = 0; q < 8; q++) {
+      if (!from->accphi[q]) {
+        ir_builder jb = ir_builder_at_end(from->join);
+        from->accphi[q] = ir_phi(&jb, from->join, ir_type_b32, from->join->npreds);
+        for (uint32_t p = 0; p < from->join->npreds; p++)
+          ir_phi_set_src(from->accphi[q], p, from->join->preds[p] == from->fast ? from->acc[q] : ir_undef(&jb, ir_type_b32));
+      }
+      cacc[q] = from->accphi[q]->dst[0];
+    }
+  }
+  ir_block *root = root_of(c, pre);
   ir_block *join = ir_block_split_before(i, NULL);
   ir_block *fast = ir_block_create_after(f, pre, NULL);
   ir_block *slow = ir_block_create_after(f, fast, NULL);
@@ -147,10 +227,10 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   ir_value *full = lower_setp(&p, IR_CMP_EQ, ir_type_b64, exec, ir_imm(&p, ir_type_b64, ~0ull));
   ir_cbr(&p, full, fast, slow);
 
-  ir_value *df[2], *ds[2] = {NULL, NULL};
+  ir_value *df[2], *ds[2] = {NULL, NULL}, *acc[8];
   ir_builder fb = ir_builder_at_end(fast);
   fb.loc = loc;
-  build_fast(&fb, i, (unsigned)row, df);
+  build_fast(&fb, i, (unsigned)row, from ? cacc : NULL, df, acc);
   ir_br(&fb, join);
 
   ir_builder sb = ir_builder_at_end(slow);
@@ -161,10 +241,63 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   b->loc = loc;
   if (!ok) return false;   /* i stays, in join: the same meaning */
 
+  ir_instr *dphi[2];
   for (unsigned e = 0; e < 2; e++) {
-    ir_instr *phi = ir_phi(b, join, (ir_type)i->dst[e]->type, join->npreds);
-    for (uint32_t q = 0; q < join->npreds; q++) ir_phi_set_src(phi, q, join->preds[q] == fast ? df[e] : ds[e]);
-    out[e] = phi->dst[0];
+    dphi[e] = ir_phi(b, join, (ir_type)i->dst[e]->type, join->npreds);
+    for (uint32_t q = 0; q < join->npreds; q++) ir_phi_set_src(dphi[e], q, join->preds[q] == fast ? df[e] : ds[e]);
+    out[e] = dphi[e]->dst[0];
   }
+  if (!c) return true;
+  if (from) from->readers[from->nreaders++] = slow;
+  if (c->nroots == c->rcap) {
+    c->roots = lower_scratch_grow(c->a, c->roots, c->nroots, c->rcap ? 2 * c->rcap : 64, sizeof *c->roots);
+    c->rcap = c->rcap ? 2 * c->rcap : 64;
+  }
+  c->roots[c->nroots++] = (struct f64_root){join, root};
+  if (c->n == c->cap) {
+    c->t = lower_scratch_grow(c->a, c->t, c->n, c->cap ? 2 * c->cap : 64, sizeof *c->t);
+    c->cap = c->cap ? 2 * c->cap : 64;
+  }
+  f64_tile *t = &c->t[c->n++];
+  *t = (f64_tile){.d = {i->dst[0], i->dst[1]}, .f = f, .root = root, .join = join, .fast = fast, .slow = slow,
+                  .dphi = {dphi[0], dphi[1]}};
+  memcpy(t->acc, acc, sizeof acc);
   return true;
+}
+
+/* After the walk: a tile's D read only in the slow sides of the mma chained
+ * to it takes undef from its fast side (those slow sides follow its own slow
+ * side: EXEC is the same), so that the fast side's D moves die. */
+void lower_mma_f64_finish(ir_module *m, lower_mma_f64_cache *c) {
+  if (!c || !c->n) return;
+  ir_foreach_func(m, f) {
+    bool any = false;
+    for (size_t k = 0; k < c->n && !any; k++) any = c->t[k].f == f && c->t[k].nreaders;
+    if (!any) continue;
+    /* value id -> 1 + tile index, for the D phis of the tiles with readers */
+    uint32_t *owner = LOWER_SCRATCH(c->a, uint32_t, f->nvalues + 1);
+    bool *escapes = LOWER_SCRATCH(c->a, bool, c->n);
+    for (size_t k = 0; k < c->n; k++)
+      if (c->t[k].f == f && c->t[k].nreaders)
+        for (unsigned e = 0; e < 2; e++) owner[c->t[k].dphi[e]->dst[0]->id] = (uint32_t)k + 1;
+    ir_foreach_block(f, blk) ir_foreach_instr(blk, i) {
+      unsigned nops = i->nsrc + (i->guard ? 1 + i->ndst : 0);
+      for (unsigned o = 0; o < nops; o++) {
+        const ir_value *v = o < i->nsrc ? i->src[o] : o == i->nsrc ? i->guard : i->keep ? i->keep[o - i->nsrc - 1] : NULL;
+        if (!v || v->id > f->nvalues || !owner[v->id] || v->kind != IR_VAL_INSTR) continue;
+        f64_tile *t = &c->t[owner[v->id] - 1];
+        bool ok = false;
+        for (unsigned r = 0; r < t->nreaders; r++) ok |= blk == t->readers[r];
+        if (!ok) escapes[owner[v->id] - 1] = true;
+      }
+    }
+    for (size_t k = 0; k < c->n; k++) {
+      f64_tile *t = &c->t[k];
+      if (t->f != f || !t->nreaders || escapes[k]) continue;
+      ir_builder jb = ir_builder_at_end(t->join);
+      for (unsigned e = 0; e < 2; e++)
+        for (uint32_t p = 0; p < t->join->npreds; p++)
+          if (t->join->preds[p] == t->fast) ir_phi_set_src(t->dphi[e], p, ir_undef(&jb, (ir_type)t->dphi[e]->dst[0]->type));
+    }
+  }
 }
