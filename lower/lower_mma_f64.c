@@ -93,13 +93,54 @@ typedef struct f64_tile {
   unsigned nreaders;
 } f64_tile;
 
+/* The lane functions of a region, built once before its first branch. */
+typedef struct f64_lanes {
+  const ir_func *f;
+  const ir_block *root;
+  ir_value *L, *l, *src_a, *src_bc, *hi_col, *src_d;
+} f64_lanes;
+
+/* An A or B operand moved into AMD's layout on a tile's fast side. */
+typedef struct f64_move {
+  const ir_value *v;
+  const ir_func *f;
+  const ir_block *root;
+  unsigned kind;            /* 0: as AMD's A (the problem's B), 1: as AMD's B (the problem's A) */
+  size_t tile;              /* the tile whose fast side moved it */
+  ir_value *w[2];           /* the moved words, there */
+  ir_instr *phi[2];         /* into its join (made when a later tile reuses them) */
+} f64_move;
+
 struct lower_mma_f64_cache {
   pw_arena *a;
   f64_tile *t;
   size_t n, cap;
   struct f64_root { const ir_block *blk; ir_block *root; } *roots;
   size_t nroots, rcap;
+  f64_lanes *lanes;
+  size_t nlanes, lcap;
+  f64_move *mv;
+  size_t nmv, mcap;
 };
+
+#define GROW(c, arr, n, cap)                                                                   \
+  do {                                                                                         \
+    if ((n) == (cap)) {                                                                        \
+      (arr) = lower_scratch_grow((c)->a, (arr), (n), (cap) ? 2 * (cap) : 64, sizeof *(arr));   \
+      (cap) = (cap) ? 2 * (cap) : 64;                                                          \
+    }                                                                                          \
+  } while (0)
+
+/* x (defined on tile t's fast side) after t's join: phi(x, undef) there.
+ * Valid in the later fast sides of t's region only: they run only where
+ * t's fast side ran (the same EXEC). */
+static ir_instr *carry(f64_tile *t, ir_value *x) {
+  ir_builder jb = ir_builder_at_end(t->join);
+  ir_instr *phi = ir_phi(&jb, t->join, (ir_type)x->type, t->join->npreds);
+  for (uint32_t p = 0; p < t->join->npreds; p++)
+    ir_phi_set_src(phi, p, t->join->preds[p] == t->fast ? x : ir_undef(&jb, (ir_type)x->type));
+  return phi;
+}
 
 lower_mma_f64_cache *lower_mma_f64_begin(pw_arena *a) {
   lower_mma_f64_cache *c = LOWER_SCRATCH(a, lower_mma_f64_cache, 1);
@@ -151,27 +192,69 @@ static int f64_row(const ir_instr *i, const char *target) {
   return row >= 0 && ir_amx_info_of((unsigned)row)->wave == 64 ? row : -1;
 }
 
+/* The region's lane functions (built at p, before its first branch, the
+ * first time). */
+static const f64_lanes *lanes_of(lower_mma_f64_cache *c, ir_builder *p, const ir_block *root, f64_lanes *own) {
+  for (size_t k = c ? c->nlanes : 0; k-- > 0;)
+    if (c->lanes[k].root == root && c->lanes[k].f == p->block->func) return &c->lanes[k];
+  f64_lanes *x = own;
+  if (c) {
+    GROW(c, c->lanes, c->nlanes, c->lcap);
+    x = &c->lanes[c->nlanes++];
+  }
+  ir_builder *b = p;
+  x->f = b->block->func, x->root = root;
+  x->L = ir_build_value(b, ir_op_wave_lane_id, ir_type_u32, 0, NULL, NULL);
+  x->l = and32(b, x->L, 15);
+  ir_value *k = shr32(b, x->L, 4);
+  /* AMD B and C: lane 4 l + k */
+  x->src_bc = or32(b, shl32(b, x->l, 2), k);
+  /* AMD A: lane 32 (l >> 3) + 8 (l & 3) + 4 ((l >> 2) & 1) + k */
+  x->src_a = or32(b, or32(b, shl32(b, and32(b, x->l, 8), 2), shl32(b, and32(b, x->l, 3), 3)), or32(b, and32(b, x->l, 4), k));
+  /* D: the AMD lane's own block column, and lane 16 q + 8w + r for the problem's lane 32w + 4r + q */
+  x->hi_col = lower_setp(b, IR_CMP_NE, ir_type_b32, and32(b, x->l, 8), imm(b, 0));
+  x->src_d = or32(b, or32(b, shl32(b, and32(b, x->L, 3), 4), and32(b, shr32(b, x->L, 2), 8)), and32(b, shr32(b, x->L, 2), 7));
+  return x;
+}
+
+/* Operand v moved as kind (0: AMD A, 1: AMD B) by an earlier tile of the
+ * region, through that tile's join; false if none. */
+#define MOVE_WINDOW 256
+static bool moved(lower_mma_f64_cache *c, const ir_value *v, unsigned kind, const ir_block *root, const ir_func *f,
+                  ir_value **w) {
+  for (size_t k = c ? c->nmv : 0, seen = 0; k-- > 0 && seen < MOVE_WINDOW; seen++) {
+    f64_move *m = &c->mv[k];
+    if (m->v != v || m->kind != kind || m->root != root || m->f != f) continue;
+    for (unsigned h = 0; h < 2; h++) {
+      if (!m->phi[h]) m->phi[h] = carry(&c->t[m->tile], m->w[h]);
+      w[h] = m->phi[h]->dst[0];
+    }
+    return true;
+  }
+  return false;
+}
+
 /* The fast path at b: both warps' m8n8k4 in one MFMA; d[0], d[1] the
  * thread's D elements (f64), acc[] the MFMA's D; cacc (or NULL) C already in
  * AMD's layout. */
-static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value *const *cacc, ir_value **d,
-                       ir_value **acc) {
+static void build_fast(ir_builder *b, lower_mma_f64_cache *c, const f64_lanes *x, const ir_instr *i, unsigned row,
+                       ir_value *const *cacc, ir_value **d, ir_value **acc, ir_value *ab[2][2]) {
   const ir_amx_info *r = ir_amx_info_of(row);
-  ir_value *L = ir_build_value(b, ir_op_wave_lane_id, ir_type_u32, 0, NULL, NULL);
-  ir_value *l = and32(b, L, 15), *k = shr32(b, L, 4);
-  /* AMD B and C: lane 4 l + k */
-  ir_value *src_bc = or32(b, shl32(b, l, 2), k);
-  /* AMD A: lane 32 (l >> 3) + 8 (l & 3) + 4 ((l >> 2) & 1) + k */
-  ir_value *src_a = or32(b, or32(b, shl32(b, and32(b, l, 8), 2), shl32(b, and32(b, l, 3), 3)),
-                         or32(b, and32(b, l, 4), k));
   ir_value *src[1 + 2 + 2 + 8];
   unsigned n = 0;
   src[n++] = ir_imm(b, ir_type_u32, row);
   ir_value *w[2];
-  words(b, i->src[1], w);   /* AMD A = B^T */
-  for (unsigned h = 0; h < 2; h++) src[n++] = bperm(b, w[h], src_a);
-  words(b, i->src[0], w);   /* AMD B = A^T */
-  for (unsigned h = 0; h < 2; h++) src[n++] = bperm(b, w[h], src_bc);
+  /* AMD A = B^T, AMD B = A^T: moved here, or by an earlier tile of the region */
+  for (unsigned kind = 0; kind < 2; kind++) {
+    ir_value *v = i->src[kind ? 0 : 1], *use[2];
+    ab[kind][0] = ab[kind][1] = NULL;   /* what this tile moves itself, for later ones */
+    if (!moved(c, v, kind, x->root, x->f, use)) {
+      words(b, v, w);
+      for (unsigned h = 0; h < 2; h++) use[h] = ab[kind][h] = bperm(b, w[h], kind ? x->src_bc : x->src_a);
+    }
+    for (unsigned h = 0; h < 2; h++) src[n++] = use[h];
+  }
+  ir_value *src_bc = x->src_bc, *hi_col = x->hi_col, *src_d = x->src_d;   /* built before the branch */
   ir_value *ce[2][2];       /* C element e of lane 4 l + k, by word */
   for (unsigned e = 0; e < 2 && !cacc; e++) {
     words(b, i->src[2 + e], w);
@@ -185,8 +268,6 @@ static void build_fast(ir_builder *b, const ir_instr *i, unsigned row, ir_value 
   for (unsigned q = 0; q < r->nc; q++) acc[q] = mma->dst[q];
   /* D: the AMD lane's own block column picks pair e or 2 + e, then lane
    * 16 q + 8w + r for the problem's lane 32w + 4r + q */
-  ir_value *hi_col = lower_setp(b, IR_CMP_NE, ir_type_b32, and32(b, l, 8), imm(b, 0));
-  ir_value *src_d = or32(b, or32(b, shl32(b, and32(b, L, 3), 4), and32(b, shr32(b, L, 2), 8)), and32(b, shr32(b, L, 2), 7));
   for (unsigned e = 0; e < 2; e++) {
     ir_value *dw[2];
     for (unsigned h = 0; h < 2; h++) {
@@ -208,12 +289,7 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   ir_value *cacc[8];
   if (from) {   /* the earlier tile's accumulator through its join */
     for (unsigned q = 0; q < 8; q++) {
-      if (!from->accphi[q]) {
-        ir_builder jb = ir_builder_at_end(from->join);
-        from->accphi[q] = ir_phi(&jb, from->join, ir_type_b32, from->join->npreds);
-        for (uint32_t p = 0; p < from->join->npreds; p++)
-          ir_phi_set_src(from->accphi[q], p, from->join->preds[p] == from->fast ? from->acc[q] : ir_undef(&jb, ir_type_b32));
-      }
+      if (!from->accphi[q]) from->accphi[q] = carry(from, from->acc[q]);
       cacc[q] = from->accphi[q]->dst[0];
     }
   }
@@ -223,6 +299,8 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   ir_block *slow = ir_block_create_after(f, fast, NULL);
   ir_builder p = ir_builder_at_end(pre);
   p.loc = loc;
+  f64_lanes own;
+  const f64_lanes *x = lanes_of(c, &p, root, &own);
   ir_value *exec = ir_build_value(&p, ir_op_wave_exec, ir_type_b64, 0, NULL, NULL);
   ir_value *full = lower_setp(&p, IR_CMP_EQ, ir_type_b64, exec, ir_imm(&p, ir_type_b64, ~0ull));
   ir_cbr(&p, full, fast, slow);
@@ -230,7 +308,8 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   ir_value *df[2], *ds[2] = {NULL, NULL}, *acc[8];
   ir_builder fb = ir_builder_at_end(fast);
   fb.loc = loc;
-  build_fast(&fb, i, (unsigned)row, from ? cacc : NULL, df, acc);
+  ir_value *ab[2][2];
+  build_fast(&fb, c, x, i, (unsigned)row, from ? cacc : NULL, df, acc, ab);
   ir_br(&fb, join);
 
   ir_builder sb = ir_builder_at_end(slow);
@@ -249,19 +328,19 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   }
   if (!c) return true;
   if (from) from->readers[from->nreaders++] = slow;
-  if (c->nroots == c->rcap) {
-    c->roots = lower_scratch_grow(c->a, c->roots, c->nroots, c->rcap ? 2 * c->rcap : 64, sizeof *c->roots);
-    c->rcap = c->rcap ? 2 * c->rcap : 64;
-  }
+  GROW(c, c->roots, c->nroots, c->rcap);
   c->roots[c->nroots++] = (struct f64_root){join, root};
-  if (c->n == c->cap) {
-    c->t = lower_scratch_grow(c->a, c->t, c->n, c->cap ? 2 * c->cap : 64, sizeof *c->t);
-    c->cap = c->cap ? 2 * c->cap : 64;
-  }
+  GROW(c, c->t, c->n, c->cap);
   f64_tile *t = &c->t[c->n++];
   *t = (f64_tile){.d = {i->dst[0], i->dst[1]}, .f = f, .root = root, .join = join, .fast = fast, .slow = slow,
                   .dphi = {dphi[0], dphi[1]}};
   memcpy(t->acc, acc, sizeof acc);
+  for (unsigned kind = 0; kind < 2; kind++) {   /* the operands this tile moved, for the later ones */
+    if (!ab[kind][0]) continue;
+    GROW(c, c->mv, c->nmv, c->mcap);
+    c->mv[c->nmv++] = (f64_move){.v = i->src[kind ? 0 : 1], .f = f, .root = root, .kind = kind, .tile = c->n - 1,
+                                 .w = {ab[kind][0], ab[kind][1]}};
+  }
   return true;
 }
 
