@@ -15,8 +15,9 @@
  * executes the same mma), so the wave holds both warps' operands and the
  * two 8x8x4 products can share one instruction.  So each f64 mma becomes
  *
- *     pre:  full = wave_exec == ~0 (uniform);  cbr full, fast, slow
- *     fast: 12 wave_bpermute, one wave_mma, 4 selects;        br join
+ *     pre:  (the region's lane functions, once) full = wave_exec == ~0 (uniform)
+ *           cbr full, fast, slow
+ *     fast: up to 12 wave_bpermute, one wave_mma, 4 selects;  br join
  *     slow: the expansion (lower_mma.c, unchanged);           br join
  *     join: d0, d1 = phi(fast's, slow's)
  *
@@ -58,13 +59,17 @@
  * uniform) takes, on its fast path, the earlier one's AMD accumulator as
  * its C (a phi in the earlier join: the accumulator from the fast side,
  * undef from the slow side, which never reaches this fast path), without
- * the 4 C moves.  After the walk (lower_mma_f64_finish), a D read only by
- * the expansions of such mma (their slow sides) takes undef from its fast
- * side, so its 4 D moves die (opt_dce): a K chain of one tile moves A and
- * B per step (4 bpermutes) and C and D once.  cuSPARSE's and cuSOLVER's
- * kernels keep 16 tiles of an outer product in flight, each chained step
- * 16 mma apart; through the K loop's phis nothing chains (each iteration
- * moves C in and D out once per tile).
+ * the 4 C moves; likewise an A or B operand that an earlier fast side of the
+ * region moved (as the same AMD operand) is not moved again, and the lane
+ * functions are built once, before the region's first branch.  After the
+ * walk (lower_mma_f64_finish), a D read only by the expansions of such mma
+ * (their slow sides) takes undef from its fast side, so its 4 D moves die
+ * (opt_dce): a K chain of one tile moves A and B per step (4 bpermutes, or
+ * none where another tile moved them) and C and D once.  cuSPARSE's and
+ * cuSOLVER's kernels keep 16 tiles of an outer product in flight (each A
+ * and B read by 4 mma, each tile chained 16 mma later); through the K
+ * loop's phis nothing chains (each iteration moves C in and D out once per
+ * tile).
  *
  * Arithmetic: the emulator's wave_mma (emu/emu_matrix.c) is acc = fma(a, b,
  * acc) from C in k order in f64, the expansion's order, and AMD's products
@@ -72,8 +77,8 @@
  * rounding of each fma): the two paths are bit-identical on every input
  * (NaN: the canonical NaN on both).  The hardware's order is not
  * documented (CDNA2/CDNA3 ISA guides), so tests use exact sums.  .rz, .rm
- * and .rp stay on the expansion: the ISA guides do not say that the f64
- * MFMA rounds in MODE's rounding mode (docs/decisions.md).
+ * and .rp stay on the expansion: nothing at hand says that the f64 MFMA
+ * rounds in MODE's rounding mode (docs/decisions.md).
  */
 #include <string.h>
 
