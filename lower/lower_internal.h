@@ -165,13 +165,14 @@ bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *tar
  * phis.  False where the target has no f64 MFMA or the form is another (the
  * IR unchanged), or where expand failed. */
 typedef bool (*lower_mma_expand_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
-/* Per walk (lower_mma_f64_begin, in the pass's scratch arena a): the f64
- * mma lowered so far, so that one whose C is an earlier one's D in the same
- * straight-line region takes its accumulator in AMD's layout, and
+/* Per walk (lower_mma_f64_begin, before it, in the pass's scratch arena a:
+ * the dominance analyses and loops of the functions with f64 mma): the f64
+ * mma lowered so far, so that one whose C is an earlier one's D where EXEC
+ * is the same takes its accumulator in AMD's layout, and
  * lower_mma_f64_finish (after the walk) drops the D moves nothing else
  * reads.  c may be NULL (no chains). */
 typedef struct lower_mma_f64_cache lower_mma_f64_cache;
-lower_mma_f64_cache *lower_mma_f64_begin(pw_arena *a);
+lower_mma_f64_cache *lower_mma_f64_begin(ir_module *m, pw_arena *a, const char *target);
 bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_f64_cache *c,
                    lower_mma_expand_fn expand, void *data);
 void lower_mma_f64_finish(ir_module *m, lower_mma_f64_cache *c);

@@ -901,7 +901,7 @@ bool lower_mma(ir_module *m, const lower_mma_options *opt) {
   if (!o.expand_mma) {
     lower_ldm_plan_build(m, &scratch, s.target, &s.ldm);
     s.webs = lower_mma_webs_begin(m, &scratch, s.target);
-    s.f64 = lower_mma_f64_begin(&scratch);
+    s.f64 = lower_mma_f64_begin(m, &scratch, s.target);
   }
   s.chain.ldm = &s.ldm;
   bool progress = lower_walk(m, want, lower_instr, &s);

@@ -101,7 +101,7 @@ typedef struct f64_tile {
 /* The lane functions of a region, built once before its first branch. */
 typedef struct f64_lanes {
   const ir_func *f;
-  const ir_block *root;
+  ir_block *root;
   ir_value *L, *l, *src_a, *src_bc, *hi_col, *src_d;
 } f64_lanes;
 
@@ -109,15 +109,26 @@ typedef struct f64_lanes {
 typedef struct f64_move {
   const ir_value *v;
   const ir_func *f;
-  const ir_block *root;
+  ir_block *root;
   unsigned kind;            /* 0: as AMD's A (the problem's B), 1: as AMD's B (the problem's A) */
   size_t tile;              /* the tile whose fast side moved it */
   ir_value *w[2];           /* the moved words, there */
   ir_instr *phi[2];         /* into its join (made when a later tile reuses them) */
 } f64_move;
 
+/* A function's blocks as they were before the walk, with the innermost
+ * natural loop of each (its header's id, or UINT32_MAX), for same_exec. */
+typedef struct f64_fn {
+  const ir_func *f;
+  uint32_t nblocks;
+  ir_block **blocks;
+  uint32_t *inner;
+} f64_fn;
+
 struct lower_mma_f64_cache {
   pw_arena *a;
+  f64_fn *fns;
+  size_t nfns;
   f64_tile *t;
   size_t n, cap;
   struct f64_root { const ir_block *blk; ir_block *root; } *roots;
@@ -147,17 +158,86 @@ static ir_instr *carry(f64_tile *t, ir_value *x) {
   return phi;
 }
 
-lower_mma_f64_cache *lower_mma_f64_begin(pw_arena *a) {
+static int f64_row(const ir_instr *i, const char *target);
+
+/* Natural loops of f (back edge u -> h, h dominating u; body: what reaches
+ * u without passing h): each block's innermost one, by body size. */
+static void loops(pw_arena *a, f64_fn *r) {
+  uint32_t n = r->nblocks, *size = LOWER_SCRATCH(a, uint32_t, n), *mark = LOWER_SCRATCH(a, uint32_t, n);
+  ir_block **work = LOWER_SCRATCH(a, ir_block *, n + 1);
+  for (uint32_t k = 0; k < n; k++) r->inner[k] = UINT32_MAX, size[k] = UINT32_MAX;
+  for (uint32_t h = 0; h < n; h++) {
+    ir_block *hb = r->blocks[h];
+    uint32_t body = 0, top = 0;
+    for (uint32_t p = 0; p < hb->npreds; p++) {
+      ir_block *u = hb->preds[p];
+      if (!ir_block_dominates(hb, u) || u->id >= n || r->blocks[u->id] != u) continue;
+      if (mark[h] != h + 1) mark[h] = h + 1, body++;
+      if (mark[u->id] != h + 1) mark[u->id] = h + 1, body++, work[top++] = u;
+      while (top) {
+        ir_block *x = work[--top];
+        for (uint32_t q = 0; q < x->npreds; q++) {
+          ir_block *y = x->preds[q];
+          if (y->id < n && r->blocks[y->id] == y && mark[y->id] != h + 1) mark[y->id] = h + 1, body++, work[top++] = y;
+        }
+      }
+    }
+    if (!body) continue;
+    for (uint32_t k = 0; k < n; k++)
+      if (mark[k] == h + 1 && body < size[k]) size[k] = body, r->inner[k] = h;
+  }
+}
+
+lower_mma_f64_cache *lower_mma_f64_begin(ir_module *m, pw_arena *a, const char *target) {
   lower_mma_f64_cache *c = LOWER_SCRATCH(a, lower_mma_f64_cache, 1);
   c->a = a;
+  size_t nf = 0;
+  ir_foreach_func(m, f) nf++;
+  c->fns = LOWER_SCRATCH(a, f64_fn, nf ? nf : 1);
+  ir_foreach_func(m, f) {
+    if (f->is_decl || !f->entry) continue;
+    bool any = false;
+    ir_foreach_block(f, b) ir_foreach_instr(b, i) any |= i->op == ir_op_mma && f64_row(i, target) >= 0;
+    if (!any) continue;
+    ir_require_analyses(f, IR_ANALYSIS_DOMINANCE | IR_ANALYSIS_POST_DOMINANCE);
+    f64_fn *r = &c->fns[c->nfns++];
+    r->f = f;
+    ir_foreach_block(f, b) r->nblocks = b->id + 1 > r->nblocks ? b->id + 1 : r->nblocks;
+    r->blocks = LOWER_SCRATCH(a, ir_block *, r->nblocks);
+    r->inner = LOWER_SCRATCH(a, uint32_t, r->nblocks);
+    ir_foreach_block(f, b) r->blocks[b->id] = b;
+    loops(a, r);
+  }
   return c;
 }
 
-/* The first block of the straight-line region that b belongs to. */
+/* The block of the function as it was before the walk that this region
+ * starts in (lower_mma_f64 splits at each mma it lowers). */
 static ir_block *root_of(const lower_mma_f64_cache *c, ir_block *b) {
   for (size_t k = c->nroots; k-- > 0;)
     if (c->roots[k].blk == b) return c->roots[k].root;
   return b;
+}
+
+/* Whether EXEC is the same wherever region y runs as where region x ran
+ * before it, so that a value of x's fast side may stand for y's: x = y,
+ * or x and y blocks of the function before the walk with x dominating y,
+ * y post-dominating x (every lane at x reaches y, none joins: the
+ * emulator's reconvergence at immediate post-dominators, and LLVM's
+ * structured control flow, restore EXEC there) and the same innermost
+ * loop (one iteration).  Irreducible cycles are not seen as loops: nvcc
+ * emits none. */
+static bool same_exec(const lower_mma_f64_cache *c, ir_block *x, ir_block *y) {
+  if (x == y) return true;
+  if (x->func != y->func) return false;
+  const f64_fn *r = NULL;
+  for (size_t k = 0; k < c->nfns && !r; k++)
+    if (c->fns[k].f == x->func) r = &c->fns[k];
+  if (!r || x->id >= r->nblocks || y->id >= r->nblocks || r->blocks[x->id] != x || r->blocks[y->id] != y) return false;
+  if (r->inner[x->id] != r->inner[y->id] || !ir_block_dominates(x, y)) return false;
+  for (const ir_block *b = x; b; b = b->ipdom)
+    if (b == y) return true;
+  return false;
 }
 
 /* The tile whose D is i's C, in i's region and function, or NULL. */
@@ -167,8 +247,8 @@ static f64_tile *chained(lower_mma_f64_cache *c, const ir_instr *i) {
   ir_block *root = root_of(c, i->block);
   for (size_t k = c->n, seen = 0; k-- > 0 && seen < CHAIN_WINDOW; seen++) {
     f64_tile *t = &c->t[k];
-    if (t->d[0] == i->src[2] && t->d[1] == i->src[3] && t->f == i->block->func && t->root == root &&
-        t->nreaders < 4)
+    if (t->d[0] == i->src[2] && t->d[1] == i->src[3] && t->f == i->block->func && t->nreaders < 4 &&
+        same_exec(c, t->root, root))
       return t;
   }
   return NULL;
@@ -199,9 +279,10 @@ static int f64_row(const ir_instr *i, const char *target) {
 
 /* The region's lane functions (built at p, before its first branch, the
  * first time). */
-static const f64_lanes *lanes_of(lower_mma_f64_cache *c, ir_builder *p, const ir_block *root, f64_lanes *own) {
-  for (size_t k = c ? c->nlanes : 0; k-- > 0;)
-    if (c->lanes[k].root == root && c->lanes[k].f == p->block->func) return &c->lanes[k];
+static const f64_lanes *lanes_of(lower_mma_f64_cache *c, ir_builder *p, ir_block *root, f64_lanes *own) {
+  for (size_t k = c ? c->nlanes : 0; k-- > 0;)   /* pure values: where they dominate */
+    if (c->lanes[k].f == p->block->func && (c->lanes[k].root == root || same_exec(c, c->lanes[k].root, root)))
+      return &c->lanes[k];
   f64_lanes *x = own;
   if (c) {
     GROW(c, c->lanes, c->nlanes, c->lcap);
@@ -225,11 +306,11 @@ static const f64_lanes *lanes_of(lower_mma_f64_cache *c, ir_builder *p, const ir
 /* Operand v moved as kind (0: AMD A, 1: AMD B) by an earlier tile of the
  * region, through that tile's join; false if none. */
 #define MOVE_WINDOW 256
-static bool moved(lower_mma_f64_cache *c, const ir_value *v, unsigned kind, const ir_block *root, const ir_func *f,
+static bool moved(lower_mma_f64_cache *c, const ir_value *v, unsigned kind, ir_block *root, const ir_func *f,
                   ir_value **w) {
   for (size_t k = c ? c->nmv : 0, seen = 0; k-- > 0 && seen < MOVE_WINDOW; seen++) {
     f64_move *m = &c->mv[k];
-    if (m->v != v || m->kind != kind || m->root != root || m->f != f) continue;
+    if (m->v != v || m->kind != kind || m->f != f || !same_exec(c, m->root, root)) continue;
     for (unsigned h = 0; h < 2; h++) {
       if (!m->phi[h]) m->phi[h] = carry(&c->t[m->tile], m->w[h]);
       w[h] = m->phi[h]->dst[0];
