@@ -54,9 +54,9 @@
  * instructions (one per warp, 32 cycles) with twice the A/B moves: not used.
  *
  * Chains: an mma whose C is an earlier f64 mma's D (both registers, in
- * order) in the same straight-line region (the blocks this file split off
- * one original block: EXEC is the same at both, the branches between being
- * uniform) takes, on its fast path, the earlier one's AMD accumulator as
+ * order) where EXEC is the same (same_exec: the same block of the function
+ * before the walk, whose parts this file's branches, being uniform, leave
+ * EXEC alone; or control-equivalent blocks of one loop iteration) takes, on its fast path, the earlier one's AMD accumulator as
  * its C (a phi in the earlier join: the accumulator from the fast side,
  * undef from the slow side, which never reaches this fast path), without
  * the 4 C moves; likewise an A or B operand that an earlier fast side of the
