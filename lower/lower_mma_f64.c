@@ -3,7 +3,8 @@
  * B_F64_K4, C_M8N8) on CDNA's f64 MFMA, v_mfma_f64_16x16x4_f64
  * (ir/ir_amd_matrix.def mfma_f64_16x16x4_f64: gfx90a, gfx94x, gfx950),
  * where a wave64 runs it with all 64 lanes; lower_mma.c's per-thread
- * expansion everywhere else (docs/lowering.md, "f64 mma on the f64 MFMA").
+ * expansion everywhere else (docs/lowering.md, "Matrix instructions", "f64:
+ * both warps in one f64 MFMA, behind a test of EXEC").
  *
  * Why a run-time test: the f64 MFMA puts K (A's k = lane / 16) and the
  * rows of D (i % 4 = lane / 16) in all four 16-lane groups, so one warp's
@@ -56,12 +57,13 @@
  * Chains: an mma whose C is an earlier f64 mma's D (both registers, in
  * order) where EXEC is the same (same_exec: the same block of the function
  * before the walk, whose parts this file's branches, being uniform, leave
- * EXEC alone; or control-equivalent blocks of one loop iteration) takes, on its fast path, the earlier one's AMD accumulator as
- * its C (a phi in the earlier join: the accumulator from the fast side,
- * undef from the slow side, which never reaches this fast path), without
- * the 4 C moves; likewise an A or B operand that an earlier fast side of the
- * region moved (as the same AMD operand) is not moved again, and the lane
- * functions are built once, before the region's first branch.  After the
+ * EXEC alone; or control-equivalent blocks of one loop iteration) takes,
+ * on its fast path, the earlier one's AMD accumulator as its C (a phi in
+ * the earlier join: the accumulator from the fast side, undef from the
+ * slow side, which never reaches this fast path), without the 4 C moves;
+ * likewise an A or B operand that an earlier fast side moved (as the same
+ * AMD operand) where EXEC is the same is not moved again, and the lane
+ * functions are built once, before the first branch.  After the
  * walk (lower_mma_f64_finish), a D read only by the expansions of such mma
  * (their slow sides) takes undef from its fast side, so its 4 D moves die
  * (opt_dce): a K chain of one tile moves A and B per step (4 bpermutes, or
