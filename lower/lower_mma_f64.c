@@ -66,7 +66,8 @@
  * functions are built once, before the first branch.  After the
  * walk (lower_mma_f64_finish), a D read only by the expansions of such mma
  * (their slow sides) takes undef from its fast side, so its 4 D moves die
- * (opt_dce): a K chain of one tile moves A and B per step (4 bpermutes, or
+ * (opt_dce), and its slow side's D words go through the accumulator's phis
+ * (merge_d: one set of registers past the join): a K chain of one tile moves A and B per step (4 bpermutes, or
  * none where another tile moved them) and C and D once.  cuSPARSE's and
  * cuSOLVER's kernels keep 16 tiles of an outer product in flight (each A
  * and B read by 4 mma, each tile chained 16 mma later); through the K
