@@ -66,9 +66,12 @@
  * functions are built once, before the first branch.  After the
  * walk (lower_mma_f64_finish), a D read only by the expansions of such mma
  * (their slow sides) takes undef from its fast side, so its 4 D moves die
- * (opt_dce), and its slow side's D words go through the accumulator's phis
- * (merge_d: one set of registers past the join): a K chain of one tile moves A and B per step (4 bpermutes, or
- * none where another tile moved them) and C and D once.  cuSPARSE's and
+ * (opt_dce).  (Sending the slow side's D words through the accumulator's
+ * phis instead, so that one set of registers carries the tile, cut
+ * cuSPARSE c0163 from 336 to 281 VGPRs, but LLVM's coalescer then put
+ * copies on the fast side: 16.9 instructions per chained tile instead of
+ * 8.6; not done.)  A K chain of one tile moves A and B per step (4
+ * bpermutes, or none where another tile moved them) and C and D once.  cuSPARSE's and
  * cuSOLVER's kernels keep 16 tiles of an outer product in flight (each A
  * and B read by 4 mma, each tile chained 16 mma later); through the K
  * loop's phis nothing chains (each iteration moves C in and D out once per
@@ -433,39 +436,6 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   return true;
 }
 
-/* A tile whose D only chained mma read: the slow side's D words go through
- * the accumulator's phis (words 0-3: d0 low, high, d1 low, high; undef on
- * the fast side before, undef in 4-7 now on the slow side) and the readers
- * (the slow sides of the chained mma) take D from there, so that one set
- * of registers, not two, carries the tile past the join (the D phis die). */
-static void merge_d(f64_tile *t) {
-  uint32_t ps = UINT32_MAX;
-  for (uint32_t p = 0; p < t->join->npreds; p++)
-    if (t->join->preds[p] == t->slow) ps = p;
-  ir_instr *br = ir_block_terminator(t->slow);
-  if (ps == UINT32_MAX || !br) return;
-  ir_builder sb = ir_builder_before(br);
-  sb.loc = br->loc;
-  for (unsigned e = 0; e < 2; e++) {
-    ir_value *w[2];
-    words(&sb, t->dphi[e]->src[ps], w);
-    for (unsigned h = 0; h < 2; h++) ir_phi_set_src(t->accphi[2 * e + h], ps, w[h]);
-  }
-  for (unsigned r = 0; r < t->nreaders; r++) {
-    ir_block *rb = t->readers[r];
-    ir_builder b = ir_builder_before(rb->first);
-    b.loc = rb->first->loc;
-    ir_value *d[2];
-    for (unsigned e = 0; e < 2; e++)
-      d[e] = ir_build_value(&b, ir_op_pack, ir_type_b64, 2,
-                            (ir_value *[]){t->accphi[2 * e]->dst[0], t->accphi[2 * e + 1]->dst[0]}, NULL);
-    for (ir_instr *i = d[1]->def->next; i; i = i->next)
-      for (unsigned o = 0; o < i->nsrc; o++)
-        for (unsigned e = 0; e < 2; e++)
-          if (i->src[o] == t->dphi[e]->dst[0]) i->src[o] = d[e];
-  }
-}
-
 /* After the walk: a tile's D read only in the slow sides of the mma chained
  * to it takes undef from its fast side (those slow sides follow its own slow
  * side: EXEC is the same), so that the fast side's D moves die. */
@@ -499,7 +469,6 @@ void lower_mma_f64_finish(ir_module *m, lower_mma_f64_cache *c) {
       for (unsigned e = 0; e < 2; e++)
         for (uint32_t p = 0; p < t->join->npreds; p++)
           if (t->join->preds[p] == t->fast) ir_phi_set_src(t->dphi[e], p, ir_undef(&jb, (ir_type)t->dphi[e]->dst[0]->type));
-      if (t->accphi[0]) merge_d(t);
     }
   }
 }
