@@ -22,11 +22,15 @@ f16 m16n8k16 steps; --types), the integer m16n8k32 .s32 forms (--types s8,
 u8, or A.B such as u8.s8: the i8 MFMA, RDNA's iu8 WMMA with its sign
 flags), and Volta's m8n8k4 .f16 (--types
 m8n8k4.AL.BL.DT.CT, e.g. m8n8k4.col.row.f32.f32, cuBLAS's form:
-lower/lower_mma_volta.c; a tile is one m8n8k4, D chained into C).  Nothing is
-asserted: this is a measurement.
+lower/lower_mma_volta.c; a tile is one m8n8k4, D chained into C), and
+m8n8k4 .f64 (--types f64: lower/lower_mma_f64.c, a tile one m8n8k4 with D
+chained into C; the MFMA side is measured on the path a full wave64 takes,
+the other side of its EXEC branch, the expansion, left out of instructions
+and cycles (not of the VGPRs)).  Nothing is asserted: this is a measurement.
 """
 import argparse
 import os
+import re
 import sys
 import tempfile
 
@@ -93,10 +97,51 @@ def kernel_volta(tiles, t):
             + "\n".join(body) + "\n}\n")
 
 
+def kernel_f64(tiles):
+    """PTX of kernel k: `tiles` chained mma.m8n8k4.row.col.f64 (lower/lower_mma_f64.c), D into C."""
+    body = ["  ld.param.u64 %rd1, [p];", "  mov.u32 %r1, %tid.x;", "  mul.wide.u32 %rd2, %r1, 16;",
+            "  add.u64 %rd3, %rd1, %rd2;", "  ld.global.v2.f64 {%fd0, %fd1}, [%rd3];"]
+    for i in range(tiles):
+        off = 4096 * (i + 1)
+        a, b = 10 + 2 * i, 11 + 2 * i
+        body.append(f"  ld.global.v2.f64 {{%fd{a}, %fd{b}}}, [%rd3+{off}];")
+        body.append(f"  mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {{%fd0, %fd1}}, {{%fd{a}}}, {{%fd{b}}}, {{%fd0, %fd1}};")
+    body.append("  st.global.v2.f64 [%rd3], {%fd0, %fd1};")
+    body.append("  ret;")
+    return (".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            f"  .reg .b32 %r<4>;\n  .reg .f64 %fd<{10 + 2 * tiles}>;\n  .reg .b64 %rd<4>;\n"
+            + "\n".join(body) + "\n}\n")
+
+
+def fast_path(asm):
+    """The instructions of kernel k's assembly (ptxwave --emit asm) that a full wave64 runs: every
+    basic block but those of the expansion (blocks with v_fma(c)_f64 and no v_mfma: the other side
+    of lower_mma_f64's branch), so that llvm-mca, which reads straight-line code, sees one path."""
+    blocks, cur, inside = [], [], False
+    for line in asm.splitlines():
+        if line.startswith("k:"):
+            inside = True
+            continue
+        if not inside:
+            continue
+        if line.startswith(".Lfunc_end") or line.strip().startswith(".section"):
+            break
+        if re.match(r"^\.?[A-Za-z0-9_.$]+:", line):
+            blocks.append(cur)
+            cur = []
+            continue
+        ins = line.split(";")[0].strip()
+        if ins and not ins.startswith("."):
+            cur.append(ins)
+    blocks.append(cur)
+    slow = lambda b: any(i.startswith(("v_fma_f64", "v_fmac_f64")) for i in b) and not any(i.startswith("v_mfma") for i in b)
+    return [i for b in blocks if not slow(b) for i in b]
+
+
 def measure(ptxwave, arch, tiles, t, expand, tmp, mca=True):
     ptx = os.path.join(tmp, f"k{tiles}_{t}.ptx")
     with open(ptx, "w") as f:
-        f.write(kernel_volta(tiles, t) if t.startswith("m8n8k4") else kernel(tiles, t))
+        f.write(kernel_f64(tiles) if t == "f64" else kernel_volta(tiles, t) if t.startswith("m8n8k4") else kernel(tiles, t))
     out = os.path.join(tmp, f"k{tiles}_{t}_{arch}_{int(expand)}.hsaco")
     cmd = [ptxwave, "compile", ptx, "--arch", arch, "--emit", "hsaco", "-o", out] + (["--expand-mma"] if expand else [])
     r = run(cmd)
@@ -104,6 +149,9 @@ def measure(ptxwave, arch, tiles, t, expand, tmp, mca=True):
         return None, r.stderr.strip()[:200]
     code, notes = kernel_code(out), kernel_notes(out)
     insts = code.get("k", [])
+    if t == "f64" and not expand:   # the full-wave path only (the code object holds both sides)
+        r = run([ptxwave, "compile", ptx, "--arch", arch, "--emit", "asm", "-o", "-"])
+        insts = fast_path(r.stdout)
     mm = sum(1 for i in insts if i.startswith(("v_mfma", "v_wmma")))
     bp = sum(1 for i in insts if i.startswith("ds_bpermute"))
     return {"insts": len(insts), "vgpr": notes.get("k", {}).get("vgpr"), "cycles": mca_cycles(insts, arch, tmp) if mca else 0.0,

@@ -118,6 +118,31 @@ LLVMValueRef cg_wave_readfirstlane(cg_emitter *E, const ir_instr *i) {
   return cg_intrinsic(E->c, "llvm.amdgcn.readfirstlane", &lt, 1, &a, 1, true);
 }
 
+/* The f64 MFMA (llvm.amdgcn.mfma.f64.16x16x4f64(double A, double B,
+ * <4 x double> C, i32 cbsz, i32 abid, i32 blgp)): A and B each one double
+ * of two registers (low word first), C and D <4 x double> of eight; cbsz,
+ * abid and blgp 0 (no broadcast, no negation). */
+static void cg_wave_mma_f64(cg_emitter *E, const ir_instr *i, const ir_amx_info *r) {
+  cg_context *c = E->c;
+  LLVMBuilderRef B = E->b;
+  LLVMValueRef v[3];
+  unsigned first[3] = {1, 1u + r->na, 1u + r->na + r->nb}, count[3] = {r->na, r->nb, r->nc};
+  for (unsigned k = 0; k < 3; k++) {
+    LLVMValueRef x = LLVMGetPoison(LLVMVectorType(c->i32, count[k]));
+    for (unsigned w = 0; w < count[k]; w++)
+      x = LLVMBuildInsertElement(B, x, cg_op_as(E, i, first[k] + w, c->i32), kint(c->i32, w), "");
+    v[k] = LLVMBuildBitCast(B, x, count[k] == 2 ? c->f64 : LLVMVectorType(c->f64, count[k] / 2), "");
+  }
+  LLVMValueRef args[6] = {v[0], v[1], v[2], c->i32_0, c->i32_0, c->i32_0};
+  LLVMValueRef d = cg_intrinsic(c, r->llvm, NULL, 0, args, 6, true);
+  if (!d) {
+    cg_unsupported(E, i, "LLVM has no intrinsic %s", r->llvm);
+    return;
+  }
+  d = LLVMBuildBitCast(B, d, LLVMVectorType(c->i32, r->nc), "");
+  for (unsigned k = 0; k < r->nc; k++) cg_set_dst(E, i, k, LLVMBuildExtractElement(B, d, kint(c->i32, k), ""), false);
+}
+
 /* wave_mma: one MFMA or WMMA instruction through its intrinsic (row r of
  * ir/ir_amd_matrix.def).  A and B go as the vectors the intrinsic takes
  * (<2na x half> for f16, <2na x i16> for bf16: IntrinsicsAMDGPU.td gives
@@ -130,6 +155,10 @@ void cg_wave_mma(cg_emitter *E, const ir_instr *i) {
   cg_context *c = E->c;
   LLVMBuilderRef B = E->b;
   const ir_amx_info *r = ir_amx_info_of((unsigned)i->src[0]->imm);
+  if (r->ta == ir_type_f64) {
+    cg_wave_mma_f64(E, i, r);
+    return;
+  }
   bool i8 = r->ta == ir_type_s8 || r->ta == ir_type_u8;
   LLVMTypeRef et = r->ta == ir_type_bf16 ? c->i16 : c->f16, ct = r->tc == ir_type_s32 ? c->i32 : c->f32;
   LLVMValueRef vec[3];

@@ -645,6 +645,59 @@ static void h_wave_mma(emu_exec *x, const emu_inst *in, emu_mask m) {
   }
 }
 
+/* The f64 rows (MFMA_F64_16X16): each element is two registers, low word
+ * first.  D = A * B + C as acc = fma(a, b, acc) from C in k order, each
+ * fma rounded to nearest even in f64: the order and rounding of the
+ * per-thread expansion (lower_mma.c) and of the unlowered mma (h_mma), so
+ * that the lowering is bit-identical to both on every input, not only on
+ * exact sums.  The CDNA2/CDNA3 ISA guides do not say in which order, or
+ * with how many roundings, the hardware sums the 4 products and C (nor
+ * whether MODE's rounding applies): tests use exact sums.  NaN results are
+ * the canonical NaN, as h_mma's. */
+static void h_wave_mma_f64(emu_exec *x, const emu_inst *in, emu_mask m) {
+  const ir_amx_info *r = ir_amx_info_of(in->sub);
+  const emu_opnd *ops = in->aux;
+  unsigned W = x->nlanes;
+  if (W != r->wave) {
+    emu_fault(x, in, -1, EMU_ERR_UNSUPPORTED, "wave_mma %s runs at wave %u, this wave has %u lanes", r->name,
+              r->wave, W);
+    return;
+  }
+  double A[AMX_MAX_DIM][AMX_MAX_DIM], B[AMX_MAX_DIM][AMX_MAX_DIM], C[AMX_MAX_DIM][AMX_MAX_DIM];
+  for (unsigned ab = 0; ab < 2; ab++) {
+    unsigned first = 1 + (ab ? r->na : 0);
+    const uint64_t *lo = EMU_U64(x, ops[first]), *hi = EMU_U64(x, ops[first + 1]);
+    for (unsigned l = 0; l < W; l++) {
+      unsigned blk, idx, k;
+      ir_amx_ab_elem(r, l, 0, 0, &blk, &idx, &k);
+      double v = emu_f64((uint32_t)lo[l] | (uint64_t)(uint32_t)hi[l] << 32);
+      if (ab) B[idx][k] = v;
+      else A[idx][k] = v;
+    }
+  }
+  unsigned c0 = 1 + r->na + r->nb, d0 = c0 + r->nc;
+  for (unsigned reg = 0; reg < r->nc; reg += 2) {
+    const uint64_t *lo = EMU_U64(x, ops[c0 + reg]), *hi = EMU_U64(x, ops[c0 + reg + 1]);
+    for (unsigned l = 0; l < W; l++) {
+      unsigned blk, i, j;
+      ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
+      C[i][j] = emu_f64((uint32_t)lo[l] | (uint64_t)(uint32_t)hi[l] << 32);
+    }
+  }
+  for (unsigned reg = 0; reg < r->nc; reg += 2) {
+    uint64_t *lo = EMU_U64(x, ops[d0 + reg]), *hi = EMU_U64(x, ops[d0 + reg + 1]);
+    EMU_EACH(m, l, {
+      unsigned blk, i, j;
+      ir_amx_cd_elem(r, l, reg, &blk, &i, &j);
+      double acc = C[i][j];
+      for (unsigned k = 0; k < r->k; k++) acc = fma(A[i][k], B[j][k], acc);
+      uint64_t bits = acc != acc ? EMU_F64_CANON_NAN : emu_f64_bits(acc);
+      lo[l] = (uint32_t)bits;
+      hi[l] = (uint32_t)(bits >> 32);
+    });
+  }
+}
+
 const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   const ir_amx_info *r = i->nsrc && i->src[0]->kind == IR_VAL_CONST ? ir_amx_info_of((unsigned)i->src[0]->imm) : NULL;
   if (!r) return "wave_mma without an immediate row of ir_amd_matrix.def";
@@ -653,10 +706,11 @@ const char *emu_sel_wave_mma(emu_decoder *d, const ir_instr *i, emu_inst *in) {
   if (r->blocks > AMX_MAX_BLK || r->m > AMX_MAX_DIM || r->n > AMX_MAX_DIM || r->k > AMX_MAX_DIM ||
       !((r->tc == ir_type_f32 && (r->ta == ir_type_f16 || r->ta == ir_type_bf16)) ||
         (r->tc == ir_type_s32 && (r->ta == ir_type_s8 || r->ta == ir_type_u8) &&
-         (r->tb == ir_type_s8 || r->tb == ir_type_u8))))
+         (r->tb == ir_type_s8 || r->tb == ir_type_u8)) ||
+        (r->tc == ir_type_f64 && r->ta == ir_type_f64 && r->layout == IR_AMX_L_MFMA_F64_16X16)))
     return emu_dfmt(d, "wave_mma %s: a shape or type the emulator does not run", r->name);
   in->sub = (uint8_t)i->src[0]->imm;
-  in->fn = h_wave_mma;
+  in->fn = r->ta == ir_type_f64 ? h_wave_mma_f64 : h_wave_mma;
   return NULL;
 }
 

@@ -26,6 +26,11 @@
  *     A: row i = lane%16, k = 8 (lane/16) + 4 reg + byte
  *     B: col j = lane%16, k likewise
  *     C/D: as WMMA_GFX12
+ *   MFMA_F64_16X16 (v_mfma_f64_16x16x4_f64, wave64): one f64 element in two
+ *     registers, low word in the even one (reg, half: the register's word)
+ *     A: row i = lane%16, k = lane/16 (both registers)
+ *     B: col j = lane%16, k = lane/16
+ *     C/D: row i = 4 (reg/2) + lane/16, col j = lane%16
  *
  * Header only (like ir_mma.h): emu/ and lower/ both read it.
  */
@@ -39,6 +44,7 @@
 
 typedef enum ir_amx_layout {
   IR_AMX_L_MFMA_4X4_16B, IR_AMX_L_WMMA_GFX11, IR_AMX_L_WMMA_GFX12, IR_AMX_L_WMMA_GFX12_IU8,
+  IR_AMX_L_MFMA_F64_16X16,
 } ir_amx_layout;
 
 typedef enum ir_amx_id {
@@ -125,6 +131,10 @@ static inline void ir_amx_ab_elem(const ir_amx_info *r, unsigned lane, unsigned 
   case IR_AMX_L_WMMA_GFX12_IU8:
     *blk = 0, *idx = lane & 15, *k = 8 * ((lane >> 4) & 1) + 4 * reg + half;
     return;
+  case IR_AMX_L_MFMA_F64_16X16:   /* both registers (words) of the one f64 element */
+    (void)reg, (void)half;
+    *blk = 0, *idx = lane & 15, *k = (lane >> 4) & 3;
+    return;
   }
   *blk = *idx = *k = 0;
 }
@@ -141,6 +151,9 @@ static inline void ir_amx_cd_elem(const ir_amx_info *r, unsigned lane, unsigned 
     return;
   case IR_AMX_L_WMMA_GFX12: case IR_AMX_L_WMMA_GFX12_IU8:
     *blk = 0, *i = 8 * ((lane >> 4) & 1) + reg, *j = lane & 15;
+    return;
+  case IR_AMX_L_MFMA_F64_16X16:   /* registers 2p, 2p + 1: the two words of one f64 */
+    *blk = 0, *i = 4 * (reg >> 1) + ((lane >> 4) & 3), *j = lane & 15;
     return;
   }
   *blk = *i = *j = 0;

@@ -158,6 +158,25 @@ typedef struct lower_mma_volta_cache {
 } lower_mma_volta_cache;
 bool lower_mma_volta(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_volta_cache *cache);
 
+/* lower_mma_f64.c: m8n8k4 .f64 mma i on target's f64 MFMA where the wave's
+ * EXEC is all 64 lanes at run time, expand(b, i, out, data) (lower_mma.c's
+ * per-thread expansion) where it is not: i's block is split around a
+ * wave-uniform branch, *b left before i in the join block, out[] the join's
+ * phis.  False where the target has no f64 MFMA or the form is another (the
+ * IR unchanged), or where expand failed. */
+typedef bool (*lower_mma_expand_fn)(ir_builder *b, ir_instr *i, ir_value **out, void *data);
+/* Per walk (lower_mma_f64_begin, before it, in the pass's scratch arena a:
+ * the dominance analyses and loops of the functions with f64 mma): the f64
+ * mma lowered so far, so that one whose C is an earlier one's D where EXEC
+ * is the same takes its accumulator in AMD's layout, and
+ * lower_mma_f64_finish (after the walk) drops the D moves nothing else
+ * reads.  c may be NULL (no chains). */
+typedef struct lower_mma_f64_cache lower_mma_f64_cache;
+lower_mma_f64_cache *lower_mma_f64_begin(ir_module *m, pw_arena *a, const char *target);
+bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_f64_cache *c,
+                   lower_mma_expand_fn expand, void *data);
+void lower_mma_f64_finish(ir_module *m, lower_mma_f64_cache *c);
+
 /* Accumulators kept in AMD's layout across phis (lower_mma_web.c, the
  * helpers in lower_mma_amd.c).  lower_mma_amd_acc_row: the wave_mma row
  * whose C layout mma i's accumulator would have under

@@ -11,7 +11,8 @@
  *     m8n8k16 .s8/.u8 and m8n8k32/m16n8k32/m16n8k64 .s4/.u4 -> .s32
  *     (.satfinite), m8n8k128/m16n8k128/m16n8k256 .b1 .and.popc/.xor.popc,
  *     and Volta's m8n8k4 .f16 in every .row/.col pair (lower_mma_m8n8k4; on
- *     MFMA/WMMA targets lower_mma_volta.c first)
+ *     MFMA/WMMA targets lower_mma_volta.c first; m8n8k4 .f64 on CDNA's f64
+ *     MFMA: lower_mma_f64.c, which keeps this expansion on its other side)
  *
  * Each becomes, in every thread, full-warp shfl.sync.idx ops (which
  * lower_warps, the next pass, maps onto the wave: ds_bpermute inside the
@@ -79,6 +80,7 @@ typedef struct mma_state {
   lower_ldm_plan ldm;      /* ldmatrix loaded in AMD's layout (lower_ldm_plan.c) */
   lower_mma_volta_cache volta;   /* the scheme of each m8n8k4 .f16 form (lower_mma_volta) */
   lower_mma_webs *webs;    /* ... and across phis (lower_mma_web.c); NULL: none */
+  lower_mma_f64_cache *f64;   /* the f64 mma on the f64 MFMA, for chains (lower_mma_f64.c) */
 } mma_state;
 
 static bool is_opaque_wgmma(const ir_instr *i);
@@ -840,6 +842,12 @@ static bool ldm_loaded(const lower_ldm_plan *p, const ir_instr *i) {
   return false;
 }
 
+/* lower_mma_f64's other side: the expansion */
+static bool expand_op(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
+  const mma_state *s = data;
+  return lower_mma_op(b, i, out, s->opt->diag);
+}
+
 static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) {
   mma_state *s = data;
   const char *why = lower_matrix_why(i);
@@ -866,6 +874,7 @@ static bool lower_instr(ir_builder *b, ir_instr *i, ir_value **out, void *data) 
     if (ir_mma_is_m8n8k4_f16(i))   /* Volta's: lower_mma_volta.c, the expansion where it has no scheme */
       return (!s->opt->expand_mma && lower_mma_volta(b, i, out, s->target, &s->volta)) || lower_mma_m8n8k4(b, i, out, s->opt->diag);
     if (!s->opt->expand_mma) {
+      if (lower_mma_f64(b, i, out, s->target, s->f64, expand_op, s)) return true;   /* m8n8k4 .f64 (lower_mma_f64.c) */
       if (mma_via_s8(b, i, out, s->target)) return true;
       lower_mma_web_before(s->webs, b, i, &s->chain);
       unsigned next = s->chain.next;
@@ -892,10 +901,12 @@ bool lower_mma(ir_module *m, const lower_mma_options *opt) {
   if (!o.expand_mma) {
     lower_ldm_plan_build(m, &scratch, s.target, &s.ldm);
     s.webs = lower_mma_webs_begin(m, &scratch, s.target);
+    s.f64 = lower_mma_f64_begin(m, &scratch, s.target);
   }
   s.chain.ldm = &s.ldm;
   bool progress = lower_walk(m, want, lower_instr, &s);
   lower_mma_webs_finish(s.webs);
+  lower_mma_f64_finish(m, s.f64);
   pw_arena_free(&scratch);
   return progress;
 }

@@ -20,8 +20,10 @@
  * (m8n8k16 .s8/.u8 and the .s4/.u4 forms reach the i8 rows through the
  * m16n8 .s8 forms: lower_mma.c, mma_via_s8.)
  * Not here: the .f64 forms (the f64 MFMA's K and D rows span both halves of
- * the wave: docs/decisions.md), .b1, the other forms; Volta's m8n8k4 .f16 is
- * lower_mma_volta.c's (which uses this file's gather and lane functions).
+ * the wave: m8n8k4 .f64 is lower_mma_f64.c's, behind a run-time test that
+ * both warps are at the mma; the m16n8 .f64 shapes stay on the expansion),
+ * .b1, the other forms; Volta's m8n8k4 .f16 is lower_mma_volta.c's (which
+ * uses this file's gather and lane functions).
  *
  * A scheme says which element of the warp's problem D (16x8) = A (16x16)
  * B (16x8) + C each element of each AMD instruction's operands is:

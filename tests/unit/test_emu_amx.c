@@ -11,7 +11,8 @@
  * order.  A layout that is wrong in the table, the header or the emulator
  * moves elements and fails (the order of k is the exception: A and B share
  * it in every layout, so a consistent reordering of k changes no D, on the
- * hardware either).  RDNA3's repetition rule (lanes 16-31 repeat
+ * hardware either).  The f64 rows (two words per element) have their own
+ * runner (run_f64_row).  RDNA3's repetition rule (lanes 16-31 repeat
  * 0-15 in A and B) is tested too: a lane that breaks it makes its row NaN.
  */
 #include <math.h>
@@ -45,7 +46,7 @@ static uint16_t elem_of(ir_type t, int v) {
 }
 
 static place ab_place(ir_amx_layout lay, unsigned bits, unsigned b, unsigned x, unsigned k) {
-  unsigned per = 32 / bits;
+  unsigned per = bits < 32 ? 32 / bits : 1;   /* f64: one element in two registers */
   place p = {{0, 0}, 1, k / per, k % per};
   switch (lay) {
   case IR_AMX_L_MFMA_4X4_16B: p.lane[0] = 4 * b + x; break;   /* "Lane: 4 * block + i" */
@@ -58,6 +59,9 @@ static place ab_place(ir_amx_layout lay, unsigned bits, unsigned b, unsigned x, 
     p.gpr = (k / 4) % 2;                 /* "(floor(k / 4) % 2).[8 * (k % 4) + 7 : 8 * (k % 4)]" */
     p.lane[0] = 16 * (k / 8) + x;        /* "16 * floor(k / 8) + i" */
     break;
+  case IR_AMX_L_MFMA_F64_16X16:          /* "GPR: [1:0]", "Lane: 16 * k + i" (run_f64_row) */
+    p.gpr = 0, p.half = 0, p.lane[0] = 16 * k + x;
+    break;
   }
   return p;
 }
@@ -68,6 +72,8 @@ static place cd_place(ir_amx_layout lay, unsigned b, unsigned i, unsigned j) {
   case IR_AMX_L_MFMA_4X4_16B: p.gpr = i, p.lane[0] = 4 * b + j; break;
   case IR_AMX_L_WMMA_GFX11: p.gpr = i / 2, p.lane[0] = (16 * i) % 32 + j; break;
   case IR_AMX_L_WMMA_GFX12: case IR_AMX_L_WMMA_GFX12_IU8: p.gpr = i % 8, p.lane[0] = 16 * (i / 8) + j; break;
+  /* "GPR: [2*floor(i / 4)+1 : 2*floor(i / 4)]", "Lane: 16 * (i % 4) + j": gpr is the pair's low word */
+  case IR_AMX_L_MFMA_F64_16X16: p.gpr = 2 * (i / 4), p.lane[0] = 16 * (i % 4) + j; break;
   }
   return p;
 }
@@ -216,9 +222,89 @@ static unsigned run_row(unsigned row, int break_lane) {
   return nan_rows;
 }
 
+/* The f64 rows: each element two words (low first) at the place's gpr and
+ * gpr + 1; A, B and C small multiples of 1/4, so sums are exact.  order:
+ * A[i][0] B[0][j] = 2^60, A[i][1] B[1][j] = -2^60, C = 1, the rest 0: the
+ * emulator's documented order (fma from C in k order) gives 0, where the
+ * exact sum is 1 (emu_matrix.c: the hardware's order is not documented). */
+static void put64(uint32_t *in, unsigned W, unsigned gpr, unsigned lane, double v) {
+  uint64_t b;
+  memcpy(&b, &v, 8);
+  in[gpr * W + lane] = (uint32_t)b;
+  in[(gpr + 1) * W + lane] = (uint32_t)(b >> 32);
+}
+static void run_f64_row(unsigned row, bool order) {
+  const ir_amx_info *r = ir_amx_info_of(row);
+  ir_amx_layout lay = (ir_amx_layout)r->layout;
+  unsigned W = r->wave, nin = r->na + r->nb + r->nc;
+  double A[16][4], B[4][16], C[16][16];
+  uint32_t *in = calloc(nin * W, 4), *out = calloc(r->nc * W, 4);
+  for (unsigned i = 0; i < 16; i++)
+    for (unsigned k = 0; k < 4; k++) {
+      A[i][k] = order ? (k == 0 ? 0x1p30 : k == 1 ? -0x1p30 : 0) : small() / 4.0;
+      B[k][i] = order ? (k < 2 ? 0x1p30 : 0) : small() / 4.0;
+    }
+  for (unsigned i = 0; i < 16; i++)
+    for (unsigned j = 0; j < 16; j++) C[i][j] = order ? 1 : small() / 4.0;
+  for (unsigned x = 0; x < 16; x++)
+    for (unsigned k = 0; k < 4; k++) {
+      put64(in, W, ab_place(lay, 64, 0, x, k).gpr, ab_place(lay, 64, 0, x, k).lane[0], A[x][k]);
+      put64(in, W, r->na + ab_place(lay, 64, 0, x, k).gpr, ab_place(lay, 64, 0, x, k).lane[0], B[k][x]);
+    }
+  for (unsigned i = 0; i < 16; i++)
+    for (unsigned j = 0; j < 16; j++) {
+      place p = cd_place(lay, 0, i, j);
+      put64(in, W, r->na + r->nb + p.gpr, p.lane[0], C[i][j]);
+    }
+  char *text = kernel_text(row);
+  pw_diag d;
+  pw_diag_init(&d, NULL);
+  ir_module *m = ir_parse("amx64.pwir", text, strlen(text), &d);
+  ck_assert_msg(m != NULL, "the test IR does not parse: %s\n%s", pw_diag_text(&d), text);
+  ck_assert_msg(ir_verify(m, NULL, &d), "the test IR does not verify: %s", pw_diag_text(&d));
+  pw_diag_fini(&d);
+  emu_context *ctx;
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
+  emu_module *em;
+  ck_assert_msg(emu_module_load(ctx, m, &em) == EMU_OK, "load: %s", emu_error_message(ctx));
+  uint64_t din, dout;
+  emu_malloc(ctx, nin * W * 4, &din);
+  emu_malloc(ctx, r->nc * W * 4, &dout);
+  emu_memcpy_htod(ctx, din, in, nin * W * 4);
+  uint64_t params[2] = {din, dout};
+  emu_status st = emu_launch_buffer(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){W, 1, 1}, 0, params, sizeof params);
+  ck_assert_msg(st == EMU_OK, "launch: %s", emu_error_message(ctx));
+  emu_memcpy_dtoh(ctx, out, dout, r->nc * W * 4);
+  for (unsigned i = 0; i < 16; i++)
+    for (unsigned j = 0; j < 16; j++) {
+      double want = C[i][j];
+      for (unsigned k = 0; k < 4 && !order; k++) want += A[i][k] * B[k][j];
+      if (order) want = 0;
+      place p = cd_place(lay, 0, i, j);
+      uint64_t b = out[p.gpr * W + p.lane[0]] | (uint64_t)out[(p.gpr + 1) * W + p.lane[0]] << 32;
+      double got;
+      memcpy(&got, &b, 8);
+      ck_assert_msg(got == want, "%s: D[%u][%u] = %g, expected %g", r->name, i, j, got, want);
+    }
+  emu_module_unload(em);
+  emu_context_destroy(ctx);
+  ir_module_destroy(m);
+  free(text);
+  free(in);
+  free(out);
+}
+
 START_TEST(every_row) {
   for (unsigned row = 0; row < IR_AMX_COUNT; row++)
-    for (unsigned rep = 0; rep < 4; rep++) run_row(row, -1);
+    for (unsigned rep = 0; rep < 4; rep++) {
+      if (ir_amx_info_of(row)->ta == ir_type_f64) run_f64_row(row, false);
+      else run_row(row, -1);
+    }
+}
+END_TEST
+
+START_TEST(f64_order) {
+  run_f64_row(IR_AMX_mfma_f64_16x16x4_f64, true);
 }
 END_TEST
 
@@ -239,7 +325,7 @@ START_TEST(table_facts) {
     unsigned rep = r->layout == IR_AMX_L_WMMA_GFX11 ? 2 : 1, bits = ir_type_bits((ir_type)r->ta);
     ck_assert_uint_eq(r->na * 32u * r->wave, (unsigned)r->m * r->k * r->blocks * bits * rep);
     ck_assert_uint_eq(r->nb * 32u * r->wave, (unsigned)r->n * r->k * r->blocks * bits * rep);
-    ck_assert_uint_eq(r->nc * 32u * r->wave, (unsigned)r->m * r->n * r->blocks * 32u);
+    ck_assert_uint_eq(r->nc * 32u * r->wave, (unsigned)r->m * r->n * r->blocks * ir_type_bits((ir_type)r->tc));
   }
   ck_assert(ir_amx_on_target(IR_AMX_mfma_f32_4x4x4_16b_f16, "gfx942"));
   ck_assert(!ir_amx_on_target(IR_AMX_mfma_f32_4x4x4_16b_f16, "gfx94"));
@@ -260,6 +346,9 @@ START_TEST(table_facts) {
   ck_assert_int_eq(ir_amx_find_ab("gfx942", ir_type_u8, ir_type_s8, ir_type_s32, 4, 4, 4), -1);
   ck_assert(!ir_amx_signed(ir_amx_info_of(IR_AMX_wmma_i32_16x16x16_iu8_u8s8), false));
   ck_assert(ir_amx_signed(ir_amx_info_of(IR_AMX_wmma_i32_16x16x16_iu8_u8s8), true));
+  ck_assert_int_eq(ir_amx_find("gfx90a", ir_type_f64, ir_type_f64, 16, 16, 4), IR_AMX_mfma_f64_16x16x4_f64);
+  ck_assert_int_eq(ir_amx_find("gfx950", ir_type_f64, ir_type_f64, 16, 16, 4), IR_AMX_mfma_f64_16x16x4_f64);
+  ck_assert_int_eq(ir_amx_find("gfx1201", ir_type_f64, ir_type_f64, 16, 16, 4), -1);
 }
 END_TEST
 
@@ -269,6 +358,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, every_row);
   tcase_add_test(tc, gfx11_repetition);
+  tcase_add_test(tc, f64_order);
   tcase_add_test(tc, table_facts);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
