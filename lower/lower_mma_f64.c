@@ -23,6 +23,9 @@
  *     join: d0, d1 = phi(fast's, slow's)
  *
  * The branch is wave-uniform (a ballot), so the hardware takes one side.
+ * A run of mma (each right after the previous one's join, none reading a D
+ * of the run) shares one diamond: fast holds their MFMA code in order, slow
+ * their expansions, join their D phis (run_of).
  *
  * The placement (fast path), transposed: AMD's D is the problem's D^T, so
  * AMD's A holds B^T and AMD's B holds A^T.  Warp w's tile is block (w, w)
@@ -143,6 +146,7 @@ struct lower_mma_f64_cache {
   size_t nlanes, lcap;
   f64_move *mv;
   size_t nmv, mcap;
+  size_t group;             /* the first tile of the last diamond (its tiles share root, fast, slow and join) */
 };
 
 #define GROW(c, arr, n, cap)                                                                   \
@@ -317,6 +321,10 @@ static bool moved(lower_mma_f64_cache *c, const ir_value *v, unsigned kind, ir_b
   for (size_t k = c ? c->nmv : 0, seen = 0; k-- > 0 && seen < MOVE_WINDOW; seen++) {
     f64_move *m = &c->mv[k];
     if (m->v != v || m->kind != kind || m->f != f || !same_exec(c, m->root, root)) continue;
+    if (m->tile >= c->group) {   /* moved earlier on this fast side itself */
+      w[0] = m->w[0], w[1] = m->w[1];
+      return true;
+    }
     for (unsigned h = 0; h < 2; h++) {
       if (!m->phi[h]) m->phi[h] = carry(&c->t[m->tile], m->w[h]);
       w[h] = m->phi[h]->dst[0];
@@ -370,10 +378,50 @@ static void build_fast(ir_builder *b, lower_mma_f64_cache *c, const f64_lanes *x
   }
 }
 
+/* The tile just lowered, and the operands it moved, for the later ones. */
+static void record(lower_mma_f64_cache *c, const ir_instr *i, const ir_func *f, ir_block *root, ir_block *join,
+                   ir_block *fast, ir_block *slow, ir_instr **dphi, ir_value **acc, ir_value *ab[2][2]) {
+  GROW(c, c->t, c->n, c->cap);
+  f64_tile *t = &c->t[c->n++];
+  *t = (f64_tile){.d = {i->dst[0], i->dst[1]}, .f = f, .root = root, .join = join, .fast = fast, .slow = slow,
+                  .dphi = {dphi[0], dphi[1]}};
+  memcpy(t->acc, acc, sizeof t->acc);
+  for (unsigned kind = 0; kind < 2; kind++) {
+    if (!ab[kind][0]) continue;
+    GROW(c, c->mv, c->nmv, c->mcap);
+    c->mv[c->nmv++] = (f64_move){.v = i->src[kind ? 0 : 1], .f = f, .root = root, .kind = kind, .tile = c->n - 1,
+                                 .w = {ab[kind][0], ab[kind][1]}};
+  }
+}
+
+static bool lower_mma_f64_run(ir_builder *b, ir_instr *i, ir_value **out, int row, lower_mma_f64_cache *c,
+                              f64_tile *run, lower_mma_expand_fn expand, void *data);
+
+/* Whether i joins the last diamond: it comes right after that diamond's
+ * join (nothing but the join's phis before it: the walk has removed the
+ * earlier mma) and reads no D of the diamond's tiles (their values exist
+ * only after the join).  Then its fast code follows theirs, its expansion
+ * follows theirs, and one test of EXEC serves the run: cuSPARSE's and
+ * cuSOLVER's outer products are 16 mma in a row, and a diamond per mma
+ * cost LLVM about half its codegen time on c0163 (docs/codegen.md). */
+static f64_tile *run_of(lower_mma_f64_cache *c, const ir_instr *i) {
+  if (!c || !c->n || c->group >= c->n) return NULL;
+  f64_tile *t = &c->t[c->n - 1];
+  if (t->join != i->block || t->f != i->block->func) return NULL;
+  for (const ir_instr *p = i->block->first; p != i; p = p->next)
+    if (p->op != ir_op_phi) return NULL;
+  for (size_t k = c->group; k < c->n; k++)
+    for (unsigned o = 0; o < i->nsrc; o++)
+      if (i->src[o] == c->t[k].d[0] || i->src[o] == c->t[k].d[1]) return NULL;
+  return t;
+}
+
 bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *target, lower_mma_f64_cache *c,
                    lower_mma_expand_fn expand, void *data) {
   int row = f64_row(i, target);
   if (row < 0) return false;
+  f64_tile *run = run_of(c, i);
+  if (run) return lower_mma_f64_run(b, i, out, row, c, run, expand, data);
   ir_loc loc = b->loc;
   ir_func *f = b->block->func;
   ir_block *pre = b->block;
@@ -401,6 +449,7 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   ir_builder fb = ir_builder_at_end(fast);
   fb.loc = loc;
   ir_value *ab[2][2];
+  if (c) c->group = c->n;   /* a new diamond: moves of earlier ones reach it through their joins */
   build_fast(&fb, c, x, i, (unsigned)row, from ? cacc : NULL, df, acc, ab);
   ir_br(&fb, join);
 
@@ -422,17 +471,51 @@ bool lower_mma_f64(ir_builder *b, ir_instr *i, ir_value **out, const char *targe
   if (from) from->readers[from->nreaders++] = slow;
   GROW(c, c->roots, c->nroots, c->rcap);
   c->roots[c->nroots++] = (struct f64_root){join, root};
-  GROW(c, c->t, c->n, c->cap);
-  f64_tile *t = &c->t[c->n++];
-  *t = (f64_tile){.d = {i->dst[0], i->dst[1]}, .f = f, .root = root, .join = join, .fast = fast, .slow = slow,
-                  .dphi = {dphi[0], dphi[1]}};
-  memcpy(t->acc, acc, sizeof acc);
-  for (unsigned kind = 0; kind < 2; kind++) {   /* the operands this tile moved, for the later ones */
-    if (!ab[kind][0]) continue;
-    GROW(c, c->mv, c->nmv, c->mcap);
-    c->mv[c->nmv++] = (f64_move){.v = i->src[kind ? 0 : 1], .f = f, .root = root, .kind = kind, .tile = c->n - 1,
-                                 .w = {ab[kind][0], ab[kind][1]}};
+  record(c, i, f, root, join, fast, slow, dphi, acc, ab);
+  return true;
+}
+
+/* i in the diamond of run (run_of): its fast code before the fast side's
+ * branch to the join, its expansion before the slow side's, its D a phi in
+ * the same join. */
+static bool lower_mma_f64_run(ir_builder *b, ir_instr *i, ir_value **out, int row, lower_mma_f64_cache *c,
+                              f64_tile *run, lower_mma_expand_fn expand, void *data) {
+  ir_loc loc = b->loc;
+  ir_func *f = i->block->func;
+  ir_block *join = run->join, *fast = run->fast, *slow = run->slow;
+  f64_tile *from = chained(c, i);   /* never in this diamond: run_of refused i then */
+  ir_value *cacc[8];
+  if (from) {
+    for (unsigned q = 0; q < 8; q++) {
+      if (!from->accphi[q]) from->accphi[q] = carry(from, from->acc[q]);
+      cacc[q] = from->accphi[q]->dst[0];
+    }
   }
+  const f64_lanes *x = NULL;   /* built before the diamond's first tile */
+  for (size_t k = c->nlanes; k-- > 0 && !x;)
+    if (c->lanes[k].f == f && (c->lanes[k].root == run->root || same_exec(c, c->lanes[k].root, run->root)))
+      x = &c->lanes[k];
+  if (!x) return false;   /* not reached: the first tile built them */
+  ir_value *df[2], *ds[2] = {NULL, NULL}, *acc[8], *ab[2][2];
+  ir_builder fb = ir_builder_before(ir_block_terminator(fast));
+  fb.loc = loc;
+  build_fast(&fb, c, x, i, (unsigned)row, from ? cacc : NULL, df, acc, ab);
+  ir_instr *sbr = ir_block_terminator(slow);
+  ir_builder sb = ir_builder_before(sbr);
+  sb.loc = loc;
+  bool ok = expand(&sb, i, ds, data);
+  *b = ir_builder_before(i);
+  b->loc = loc;
+  if (!ok) return false;
+  slow = sbr->block;   /* the slow side's tail (the same block: the expansion is straight-line code) */
+  ir_instr *dphi[2];
+  for (unsigned e = 0; e < 2; e++) {
+    dphi[e] = ir_phi(b, join, (ir_type)i->dst[e]->type, join->npreds);
+    for (uint32_t q = 0; q < join->npreds; q++) ir_phi_set_src(dphi[e], q, join->preds[q] == fast ? df[e] : ds[e]);
+    out[e] = dphi[e]->dst[0];
+  }
+  if (from) from->readers[from->nreaders++] = slow;
+  record(c, i, f, run->root, join, fast, slow, dphi, acc, ab);
   return true;
 }
 
