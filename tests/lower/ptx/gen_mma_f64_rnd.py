@@ -9,21 +9,12 @@
 # Every full warp hashes 16 words of `in` (at in + 64 * its thread index); D goes to out + 64 *
 # the index.
 import os
+from ptxgen import warp_entry
 
 SHAPES = [('m8n8k4', 1, 1, 2), ('m16n8k4', 2, 1, 4), ('m16n8k8', 4, 2, 4), ('m16n8k16', 8, 4, 4)]
 MODES = ['rn', 'rz', 'rm', 'rp']
 
-PROLOGUE = """  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ntid.x;
-  and.b32 %r3, %r1, -32;
-  add.u32 %r3, %r3, 32;
-  setp.gt.u32 %p1, %r3, %r2;
-  @%p1 bra DONE;
-  mov.u32 %r4, %ctaid.x;
-  mad.lo.u32 %r5, %r4, %r2, %r1;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  mul.wide.u32 %rd3, %r5, 64;
+PROLOGUE = warp_entry() + """  mul.wide.u32 %rd3, %r5, 64;
   add.u64 %rd4, %rd1, %rd3;
   add.u64 %rd6, %rd2, %rd3;
   ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd4];

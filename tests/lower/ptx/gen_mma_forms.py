@@ -13,6 +13,7 @@
 # small integers (w & 15) - 8, exact in any order.  D goes to out + 64 * the
 # index; lower_diff_ptx compares all of `out`, unlowered against lowered.
 import os
+from ptxgen import warp_entry
 
 INT = [  # (name, shape, atype, btype, A regs, B regs, C/D regs, satfinite, b1 op)
     ('m8n8k16_s8s8', 'm8n8k16', 's8', 's8', 1, 1, 2, False, None),
@@ -37,17 +38,7 @@ INT = [  # (name, shape, atype, btype, A regs, B regs, C/D regs, satfinite, b1 o
 ]
 F64 = [('m16n8k4_f64', 'm16n8k4', 2, 1), ('m16n8k8_f64', 'm16n8k8', 4, 2), ('m16n8k16_f64', 'm16n8k16', 8, 4)]
 
-PROLOGUE = """  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ntid.x;
-  and.b32 %r3, %r1, -32;
-  add.u32 %r3, %r3, 32;
-  setp.gt.u32 %p1, %r3, %r2;
-  @%p1 bra DONE;
-  mov.u32 %r4, %ctaid.x;
-  mad.lo.u32 %r5, %r4, %r2, %r1;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  mul.wide.u32 %rd3, %r5, 64;
+PROLOGUE = warp_entry() + """  mul.wide.u32 %rd3, %r5, 64;
   add.u64 %rd4, %rd1, %rd3;
   add.u64 %rd6, %rd2, %rd3;
   ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd4];

@@ -18,6 +18,7 @@
 # the rest.  Integer sums are exact: the lowered runs must be bit-identical
 # to the unlowered one (lower_diff_mma_u8).
 import os
+from ptxgen import warp_entry
 
 SIGNS = [('s8', 's8'), ('u8', 's8'), ('s8', 'u8'), ('u8', 'u8')]
 SHAPES = [  # (shape, A regs, B regs, C/D regs)
@@ -42,17 +43,8 @@ for shape, na, nb, nc in SHAPES:
     stride = nmma * nc * 4
     w(f"\n.visible .entry mma_u8_{shape}(.param .u64 in, .param .u64 out)\n{{\n")
     w("  .reg .pred %p<2>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<16>;\n\n")
-    w(f"""  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ntid.x;
-  and.b32 %r3, %r1, -32;
-  add.u32 %r3, %r3, 32;
-  setp.gt.u32 %p1, %r3, %r2;
-  @%p1 bra DONE;
-  mov.u32 %r4, %ctaid.x;
-  mad.lo.u32 %r5, %r4, %r2, %r1;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  mul.wide.u32 %rd3, %r5, 64;
+    w(warp_entry())
+    w(f"""  mul.wide.u32 %rd3, %r5, 64;
   add.u64 %rd4, %rd1, %rd3;
   mul.wide.u32 %rd5, %r5, {stride};
   add.u64 %rd6, %rd2, %rd5;

@@ -3,6 +3,8 @@
 (lower_ldm_plan.c / lower_mma_amd.c load them straight into AMD's A/B
 layout), for lower_diff_mma_ldmatrix.  Usage: mma_ldmatrix.py > mma_ldmatrix.ptx"""
 
+from ptxgen import warp_entry
+
 HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding mma.sync (9.7.14.5.14): where every
 // result of an ldmatrix is an A or B operand of mma on one of lower_mma_amd's
 // schemes, the ldmatrix loads each AMD register straight in AMD's layout
@@ -84,17 +86,9 @@ def kernel(name, t, loop=None):
   .reg .b64 %rd<16>;
   .shared .align 16 .b8 S[32768];
 
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ntid.x;
-  and.b32 %r3, %r1, -32;
-  add.u32 %r3, %r3, 32;
-  setp.gt.u32 %p1, %r3, %r2;     // the threads of an incomplete warp do nothing
-  @%p1 bra DONE;
-  mov.u32 %r4, %ctaid.x;
-  mad.lo.u32 %r5, %r4, %r2, %r1;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  cvta.to.global.u64 %rd1, %rd1;
+""")
+    w(warp_entry("     // the threads of an incomplete warp do nothing"))
+    w(f"""  cvta.to.global.u64 %rd1, %rd1;
   cvta.to.global.u64 %rd2, %rd2;
   mul.wide.u32 %rd3, %r5, 64;
   add.u64 %rd4, %rd1, %rd3;

@@ -5,6 +5,8 @@ register's word straight from shared memory and split or widen it in the
 lane), for lower_diff_mma_ldmatrix_tf32.
 Usage: mma_ldmatrix_tf32.py > mma_ldmatrix_tf32.ptx"""
 
+from ptxgen import warp_entry
+
 HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding tf32 and fp8 mma.sync (9.7.14.5.14):
 // where every result of an ldmatrix is an A or B operand of mma that
 // lower_mma_amd puts on its bf16 (tf32: hi/lo split per element) or f16 (fp8:
@@ -127,17 +129,9 @@ def prologue(name, ta, tb):
   .reg .b64 %rd<16>;
   .shared .align 16 .b8 S[32768];
 
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ntid.x;
-  and.b32 %r3, %r1, -32;
-  add.u32 %r3, %r3, 32;
-  setp.gt.u32 %p1, %r3, %r2;     // the threads of an incomplete warp do nothing
-  @%p1 bra DONE;
-  mov.u32 %r4, %ctaid.x;
-  mad.lo.u32 %r5, %r4, %r2, %r1;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  cvta.to.global.u64 %rd1, %rd1;
+"""]
+    o.append(warp_entry("     // the threads of an incomplete warp do nothing"))
+    o.append(f"""  cvta.to.global.u64 %rd1, %rd1;
   cvta.to.global.u64 %rd2, %rd2;
   mul.wide.u32 %rd3, %r5, 64;
   add.u64 %rd4, %rd1, %rd3;
@@ -150,7 +144,7 @@ def prologue(name, ta, tb):
   add.u32 %r10, %r8, %r9;        // R0
   add.u32 %r11, %r10, 512;       // R1
   // fill: word lane + 32q of the warp's 1 KiB from input word q
-"""]
+""")
     for q in range(8):
         o.append(f"  ld.global.u32 %r20, [%rd4+{4*q}];\n")
         o.append(FILL[ta if q < 4 else tb]("%r21"))
