@@ -121,6 +121,25 @@ static int value_of(ir_type t) {
 /* Runs row with random small-integer matrices; break_lane >= 0 changes that
  * lane's first A register (a repetition violation on RDNA3).  Checks every
  * element of D; returns the number of NaN rows seen. */
+/* Runs kernel k of m on one block of W lanes: in holds nin registers of W
+ * words each, out receives nout. */
+static void launch(ir_module *m, unsigned W, const uint32_t *in, unsigned nin, uint32_t *out, unsigned nout) {
+  emu_context *ctx;
+  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
+  emu_module *em;
+  ck_assert_msg(emu_module_load(ctx, m, &em) == EMU_OK, "load: %s", emu_error_message(ctx));
+  uint64_t din, dout;
+  emu_malloc(ctx, nin * W * 4, &din);
+  emu_malloc(ctx, nout * W * 4, &dout);
+  emu_memcpy_htod(ctx, din, in, nin * W * 4);
+  uint64_t params[2] = {din, dout};
+  emu_status st = emu_launch_buffer(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){W, 1, 1}, 0, params, sizeof params);
+  ck_assert_msg(st == EMU_OK, "launch: %s", emu_error_message(ctx));
+  emu_memcpy_dtoh(ctx, out, dout, nout * W * 4);
+  emu_module_unload(em);
+  emu_context_destroy(ctx);
+}
+
 static unsigned run_row(unsigned row, int break_lane) {
   const ir_amx_info *r = ir_amx_info_of(row);
   ir_amx_layout lay = (ir_amx_layout)r->layout;
@@ -180,18 +199,7 @@ static unsigned run_row(unsigned row, int break_lane) {
     free(p2);
   }
   pw_diag_fini(&d);
-  emu_context *ctx;
-  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
-  emu_module *em;
-  ck_assert_msg(emu_module_load(ctx, m, &em) == EMU_OK, "load: %s", emu_error_message(ctx));
-  uint64_t din, dout;
-  emu_malloc(ctx, nin * W * 4, &din);
-  emu_malloc(ctx, r->nc * W * 4, &dout);
-  emu_memcpy_htod(ctx, din, in, nin * W * 4);
-  uint64_t params[2] = {din, dout};
-  emu_status st = emu_launch_buffer(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){W, 1, 1}, 0, params, sizeof params);
-  ck_assert_msg(st == EMU_OK, "launch: %s", emu_error_message(ctx));
-  emu_memcpy_dtoh(ctx, out, dout, r->nc * W * 4);
+  launch(m, W, in, nin, out, r->nc);
   unsigned nan_rows = 0;
   for (unsigned b = 0; b < r->blocks; b++)
     for (unsigned i = 0; i < r->m; i++) {
@@ -213,8 +221,6 @@ static unsigned run_row(unsigned row, int break_lane) {
       nan_rows += row_nan;
       ck_assert_msg(break_lane >= 0 || !row_nan, "%s: row %u of block %u is NaN", r->name, i, b);
     }
-  emu_module_unload(em);
-  emu_context_destroy(ctx);
   ir_module_destroy(m);
   free(text);
   free(in);
@@ -263,18 +269,7 @@ static void run_f64_row(unsigned row, bool order) {
   ck_assert_msg(m != NULL, "the test IR does not parse: %s\n%s", pw_diag_text(&d), text);
   ck_assert_msg(ir_verify(m, NULL, &d), "the test IR does not verify: %s", pw_diag_text(&d));
   pw_diag_fini(&d);
-  emu_context *ctx;
-  ck_assert_int_eq(emu_context_create(&(emu_options){.threads = 1}, &ctx), EMU_OK);
-  emu_module *em;
-  ck_assert_msg(emu_module_load(ctx, m, &em) == EMU_OK, "load: %s", emu_error_message(ctx));
-  uint64_t din, dout;
-  emu_malloc(ctx, nin * W * 4, &din);
-  emu_malloc(ctx, r->nc * W * 4, &dout);
-  emu_memcpy_htod(ctx, din, in, nin * W * 4);
-  uint64_t params[2] = {din, dout};
-  emu_status st = emu_launch_buffer(em, "k", (emu_dim3){1, 1, 1}, (emu_dim3){W, 1, 1}, 0, params, sizeof params);
-  ck_assert_msg(st == EMU_OK, "launch: %s", emu_error_message(ctx));
-  emu_memcpy_dtoh(ctx, out, dout, r->nc * W * 4);
+  launch(m, W, in, nin, out, r->nc);
   for (unsigned i = 0; i < 16; i++)
     for (unsigned j = 0; j < 16; j++) {
       double want = C[i][j];
@@ -286,8 +281,6 @@ static void run_f64_row(unsigned row, bool order) {
       memcpy(&got, &b, 8);
       ck_assert_msg(got == want, "%s: D[%u][%u] = %g, expected %g", r->name, i, j, got, want);
     }
-  emu_module_unload(em);
-  emu_context_destroy(ctx);
   ir_module_destroy(m);
   free(text);
   free(in);

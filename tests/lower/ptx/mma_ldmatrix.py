@@ -3,7 +3,7 @@
 (lower_ldm_plan.c / lower_mma_amd.c load them straight into AMD's A/B
 layout), for lower_diff_mma_ldmatrix.  Usage: mma_ldmatrix.py > mma_ldmatrix.ptx"""
 
-from ptxgen import warp_entry
+from ptxgen import ldm_entry
 
 HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding mma.sync (9.7.14.5.14): where every
 // result of an ldmatrix is an A or B operand of mma on one of lower_mma_amd's
@@ -87,21 +87,7 @@ def kernel(name, t, loop=None):
   .shared .align 16 .b8 S[32768];
 
 """)
-    w(warp_entry("     // the threads of an incomplete warp do nothing"))
-    w(f"""  cvta.to.global.u64 %rd1, %rd1;
-  cvta.to.global.u64 %rd2, %rd2;
-  mul.wide.u32 %rd3, %r5, 64;
-  add.u64 %rd4, %rd1, %rd3;
-  mul.wide.u32 %rd5, %r5, 256;
-  add.u64 %rd6, %rd2, %rd5;
-  and.b32 %r6, %r1, 31;          // lane
-  shr.u32 %r7, %r1, 5;           // warp
-  mov.u32 %r8, S;
-  shl.b32 %r9, %r7, 10;
-  add.u32 %r10, %r8, %r9;        // R0
-  add.u32 %r11, %r10, 512;       // R1
-  // fill: word lane + 32q of the warp's 1 KiB from input word q
-""")
+    w(ldm_entry())
     for q in range(8):
         w(f"""  ld.global.u32 %r20, [%rd4+{4*q}];
   and.b32 %t0, %r20, 7;

@@ -5,7 +5,7 @@ register's word straight from shared memory and split or widen it in the
 lane), for lower_diff_mma_ldmatrix_tf32.
 Usage: mma_ldmatrix_tf32.py > mma_ldmatrix_tf32.ptx"""
 
-from ptxgen import warp_entry
+from ptxgen import ldm_entry
 
 HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding tf32 and fp8 mma.sync (9.7.14.5.14):
 // where every result of an ldmatrix is an A or B operand of mma that
@@ -130,21 +130,7 @@ def prologue(name, ta, tb):
   .shared .align 16 .b8 S[32768];
 
 """]
-    o.append(warp_entry("     // the threads of an incomplete warp do nothing"))
-    o.append(f"""  cvta.to.global.u64 %rd1, %rd1;
-  cvta.to.global.u64 %rd2, %rd2;
-  mul.wide.u32 %rd3, %r5, 64;
-  add.u64 %rd4, %rd1, %rd3;
-  mul.wide.u32 %rd5, %r5, 256;
-  add.u64 %rd6, %rd2, %rd5;
-  and.b32 %r6, %r1, 31;          // lane
-  shr.u32 %r7, %r1, 5;           // warp
-  mov.u32 %r8, S;
-  shl.b32 %r9, %r7, 10;
-  add.u32 %r10, %r8, %r9;        // R0
-  add.u32 %r11, %r10, 512;       // R1
-  // fill: word lane + 32q of the warp's 1 KiB from input word q
-""")
+    o.append(ldm_entry())
     for q in range(8):
         o.append(f"  ld.global.u32 %r20, [%rd4+{4*q}];\n")
         o.append(FILL[ta if q < 4 else tb]("%r21"))

@@ -6,7 +6,9 @@ with missing threads must not reach it (the threads of an incomplete last
 warp branch to the kernel's DONE label).  It leaves %r1 = %tid.x, %r2 =
 %ntid.x, %r5 = the thread's index in the grid, %rd1 / %rd2 = the in / out
 pointers (as the parameters hold them), and needs .pred %p1, .b32 %r1-%r5,
-.b64 %rd1-%rd2 declared."""
+.b64 %rd1-%rd2 declared.  ldm_entry() goes on for the ldmatrix generators
+(mma_ldmatrix.py, mma_ldmatrix_tf32.py): 64 input and 256 output bytes per
+thread, and the warp's 1 KiB of shared memory S as R0 and R1."""
 
 
 def warp_entry(comment=""):
@@ -21,4 +23,24 @@ def warp_entry(comment=""):
   mad.lo.u32 %r5, %r4, %r2, %r1;
   ld.param.u64 %rd1, [in];
   ld.param.u64 %rd2, [out];
+"""
+
+
+def ldm_entry():
+    """warp_entry(), then %rd4 / %rd6 the thread's 64 bytes of input and 256
+    of output, %r6 its lane, %r7 its warp, %r10 / %r11 = R0 / R1, the two
+    512-byte halves of the warp's 1 KiB of .shared S."""
+    return warp_entry("     // the threads of an incomplete warp do nothing") + """  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mul.wide.u32 %rd3, %r5, 64;
+  add.u64 %rd4, %rd1, %rd3;
+  mul.wide.u32 %rd5, %r5, 256;
+  add.u64 %rd6, %rd2, %rd5;
+  and.b32 %r6, %r1, 31;          // lane
+  shr.u32 %r7, %r1, 5;           // warp
+  mov.u32 %r8, S;
+  shl.b32 %r9, %r7, 10;
+  add.u32 %r10, %r8, %r9;        // R0
+  add.u32 %r11, %r10, 512;       // R1
+  // fill: word lane + 32q of the warp's 1 KiB from input word q
 """
