@@ -3,7 +3,7 @@
 (lower_ldm_plan.c / lower_mma_amd.c load them straight into AMD's A/B
 layout), for lower_diff_mma_ldmatrix.  Usage: mma_ldmatrix.py > mma_ldmatrix.ptx"""
 
-from ptxgen import ldm_entry
+from ptxgen import ldm_entry, ldm_generic
 
 HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding mma.sync (9.7.14.5.14): where every
 // result of an ldmatrix is an A or B operand of mma on one of lower_mma_amd's
@@ -157,19 +157,9 @@ def kernel(name, t, loop=None):
   st.global.v4.f32 [%rd6+32], {{%f18, %f19, %f20, %f21}};
   st.global.v4.f32 [%rd6+48], {{%f22, %f23, %f24, %f25}};
   // case 4: generic addresses
-  mov.u64 %rd8, S;
-  cvta.shared.u64 %rd7, %rd8;
-  sub.u32 %r80, %r10, %r8;
-  add.u32 %r81, %r80, %r31;
-  cvt.u64.u32 %rd9, %r81;
-  add.u64 %rd10, %rd7, %rd9;
-  ldmatrix.sync.aligned.m8n8.x2.b16 {{%r82, %r83}}, [%rd10];
-  add.u32 %r84, %r80, 512;
-  add.u32 %r84, %r84, %r36;
-  cvt.u64.u32 %rd11, %r84;
-  add.u64 %rd12, %rd7, %rd11;
-  ldmatrix.sync.aligned.m8n8.x1.b16 {{%r85}}, [%rd12];
-  mma.sync.aligned.m16n8k8.row.col.f32.{t}.{t}.f32 {{%f26, %f27, %f28, %f29}},
+""")
+    w(ldm_generic())
+    w(f"""  mma.sync.aligned.m16n8k8.row.col.f32.{t}.{t}.f32 {{%f26, %f27, %f28, %f29}},
       {{%r82, %r83}}, {{%r85}}, {{%f2, %f3, %f0, %f1}};
   st.global.v4.f32 [%rd6+64], {{%f26, %f27, %f28, %f29}};
   // case 5: a register also stored: NVIDIA's layout kept

@@ -5,7 +5,7 @@ register's word straight from shared memory and split or widen it in the
 lane), for lower_diff_mma_ldmatrix_tf32.
 Usage: mma_ldmatrix_tf32.py > mma_ldmatrix_tf32.ptx"""
 
-from ptxgen import ldm_entry
+from ptxgen import ldm_entry, ldm_generic
 
 HEAD = """// ldmatrix (PTX ISA 9.7.14.5.15) feeding tf32 and fp8 mma.sync (9.7.14.5.14):
 // where every result of an ldmatrix is an A or B operand of mma that
@@ -180,20 +180,8 @@ def kernel(name, ta, tb):
     w(mma(ta, tb, big, "%f22, %f23, %f24, %f25", "%r51, %r52, %r53, %r54", "%r73, %r74", "%f1, %f0, %f3, %f2"))
     w("  st.global.v4.f32 [%rd6+32], {%f18, %f19, %f20, %f21};\n"
       "  st.global.v4.f32 [%rd6+48], {%f22, %f23, %f24, %f25};\n")
-    w(f"""  // case 3: generic addresses, x2 and x1
-  mov.u64 %rd8, S;
-  cvta.shared.u64 %rd7, %rd8;
-  sub.u32 %r80, %r10, %r8;
-  add.u32 %r81, %r80, %r31;
-  cvt.u64.u32 %rd9, %r81;
-  add.u64 %rd10, %rd7, %rd9;
-  ldmatrix.sync.aligned.m8n8.x2.b16 {{%r82, %r83}}, [%rd10];
-  add.u32 %r84, %r80, 512;
-  add.u32 %r84, %r84, %r36;
-  cvt.u64.u32 %rd11, %r84;
-  add.u64 %rd12, %rd7, %rd11;
-  ldmatrix.sync.aligned.m8n8.x1.b16 {{%r85}}, [%rd12];
-""")
+    w("  // case 3: generic addresses, x2 and x1\n")
+    w(ldm_generic())
     w(mma(ta, tb, small, "%f26, %f27, %f28, %f29", "%r82, %r83", "%r85", "%f2, %f3, %f0, %f1"))
     w("  st.global.v4.f32 [%rd6+64], {%f26, %f27, %f28, %f29};\n")
     w("  // case 4: a register also stored: NVIDIA's layout kept\n"

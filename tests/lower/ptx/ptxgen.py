@@ -44,3 +44,22 @@ def ldm_entry():
   add.u32 %r11, %r10, 512;       // R1
   // fill: word lane + 32q of the warp's 1 KiB from input word q
 """
+
+
+def ldm_generic():
+    """An x2 ldmatrix of R0 and an x1 of R1 through 64-bit generic addresses
+    (cvta.shared of S plus the offsets in %r31 and %r36) into %r82, %r83 and
+    %r85."""
+    return """  mov.u64 %rd8, S;
+  cvta.shared.u64 %rd7, %rd8;
+  sub.u32 %r80, %r10, %r8;
+  add.u32 %r81, %r80, %r31;
+  cvt.u64.u32 %rd9, %r81;
+  add.u64 %rd10, %rd7, %rd9;
+  ldmatrix.sync.aligned.m8n8.x2.b16 {%r82, %r83}, [%rd10];
+  add.u32 %r84, %r80, 512;
+  add.u32 %r84, %r84, %r36;
+  cvt.u64.u32 %rd11, %r84;
+  add.u64 %rd12, %rd7, %rd11;
+  ldmatrix.sync.aligned.m8n8.x1.b16 {%r85}, [%rd12];
+"""
