@@ -289,10 +289,16 @@ static int f64_row(const ir_instr *i, const char *target) {
 
 /* The region's lane functions (built at p, before its first branch, the
  * first time). */
-static const f64_lanes *lanes_of(lower_mma_f64_cache *c, ir_builder *p, ir_block *root, f64_lanes *own) {
+static const f64_lanes *find_lanes(const lower_mma_f64_cache *c, const ir_func *f, ir_block *root) {
   for (size_t k = c ? c->nlanes : 0; k-- > 0;)   /* pure values: where they dominate */
-    if (c->lanes[k].f == p->block->func && (c->lanes[k].root == root || same_exec(c, c->lanes[k].root, root)))
+    if (c->lanes[k].f == f && (c->lanes[k].root == root || same_exec(c, c->lanes[k].root, root)))
       return &c->lanes[k];
+  return NULL;
+}
+
+static const f64_lanes *lanes_of(lower_mma_f64_cache *c, ir_builder *p, ir_block *root, f64_lanes *own) {
+  const f64_lanes *found = find_lanes(c, p->block->func, root);
+  if (found) return found;
   f64_lanes *x = own;
   if (c) {
     GROW(c, c->lanes, c->nlanes, c->lcap);
@@ -491,11 +497,8 @@ static bool lower_mma_f64_run(ir_builder *b, ir_instr *i, ir_value **out, int ro
       cacc[q] = from->accphi[q]->dst[0];
     }
   }
-  const f64_lanes *x = NULL;   /* built before the diamond's first tile */
-  for (size_t k = c->nlanes; k-- > 0 && !x;)
-    if (c->lanes[k].f == f && (c->lanes[k].root == run->root || same_exec(c, c->lanes[k].root, run->root)))
-      x = &c->lanes[k];
-  if (!x) return false;   /* not reached: the first tile built them */
+  const f64_lanes *x = find_lanes(c, f, run->root);   /* built before the diamond's first tile */
+  if (!x) return false;   /* not reached */
   ir_value *df[2], *ds[2] = {NULL, NULL}, *acc[8], *ab[2][2];
   ir_builder fb = ir_builder_before(ir_block_terminator(fast));
   fb.loc = loc;
