@@ -229,6 +229,12 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
  * operands are immediates and values made from that same result; NULL
  * otherwise. */
 const ir_value *lower_ldm_root(const ir_value *v);
+/* The ldmatrix v is made from in its thread (lower_ldm_root), or NULL. */
+const ir_instr *lower_ldm_of(const ir_value *v);
+/* An unguarded phi each of whose operands is made from an ldmatrix result (a
+ * software-pipelined K loop's fragments: the prologue's and the next
+ * iteration's), or NULL. */
+const ir_instr *lower_ldm_phi(const ir_value *v);
 /* The mma users of ldm when it was accepted (use[*first .. *first + n)), else 0. */
 size_t lower_ldm_users(const lower_ldm_plan *p, const ir_instr *ldm, size_t *first);
 /* The A/B registers ldmatrix built for mma (LOWER_LDM_NPRE), or NULL. */

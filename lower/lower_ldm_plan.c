@@ -97,16 +97,14 @@ const ir_value *lower_ldm_root(const ir_value *v) {
   return root_rec(v, &budget);
 }
 
-/* The ldmatrix a value is made from (lower_ldm_root), or NULL. */
-static const ir_instr *ldm_of(const ir_value *v) {
+const ir_instr *lower_ldm_of(const ir_value *v) {
   const ir_value *r = lower_ldm_root(v);
   return r ? r->def : NULL;
 }
-/* An unguarded phi all of whose operands are made from ldmatrix results, or NULL. */
-static const ir_instr *ldm_phi(const ir_value *v) {
+const ir_instr *lower_ldm_phi(const ir_value *v) {
   if (!v || v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
   for (unsigned e = 0; e < v->def->nsrc; e++)
-    if (!ldm_of(v->def->src[e])) return NULL;
+    if (!lower_ldm_of(v->def->src[e])) return NULL;
   return v->def;
 }
 
@@ -122,7 +120,7 @@ typedef struct plan_fn {
 
 /* Whether i is arithmetic on an ldmatrix result (lower_ldm_root), not the ldmatrix itself. */
 static bool is_expr(const ir_instr *i) {
-  return i->op != ir_op_ldmatrix && i->op != ir_op_phi && i->ndst == 1 && ldm_of(i->dst[0]);
+  return i->op != ir_op_ldmatrix && i->op != ir_op_phi && i->ndst == 1 && lower_ldm_of(i->dst[0]);
 }
 
 static void plan_scan(plan_fn *w, ir_func *f) {
@@ -133,15 +131,15 @@ static void plan_scan(plan_fn *w, ir_func *f) {
     for (unsigned k = 0; k < i->nsrc; k++) count(w->total, i->src[k]);
     count(w->total, i->guard);
     for (unsigned k = 0; i->guard && i->keep && k < i->ndst; k++) count(w->total, i->keep[k]);
-    if (i->op == ir_op_phi && ldm_phi(i->dst[0]))
+    if (i->op == ir_op_phi && lower_ldm_phi(i->dst[0]))
       for (unsigned e = 0; e < i->nsrc; e++) {
         w->as_phi[i->src[e]->id]++;
-        lower_uf_unite(w->comp, i->dst[0]->id, ldm_of(i->src[e])->dst[0]->id);
+        lower_uf_unite(w->comp, i->dst[0]->id, lower_ldm_of(i->src[e])->dst[0]->id);
       }
     if (is_expr(i)) {   /* its operands' other uses, its root's component */
       for (unsigned k = 0; k < i->nsrc; k++)
         if (i->src[k]->kind == IR_VAL_INSTR) w->as_expr[i->src[k]->id]++;
-      lower_uf_unite(w->comp, i->dst[0]->id, ldm_of(i->dst[0])->dst[0]->id);
+      lower_uf_unite(w->comp, i->dst[0]->id, lower_ldm_of(i->dst[0])->dst[0]->id);
     }
     if (i->op != ir_op_mma || i->guard) continue;
     unsigned nab = ab_regs(i);
@@ -150,7 +148,7 @@ static void plan_scan(plan_fn *w, ir_func *f) {
       const ir_value *v = i->src[k];
       if (v->kind != IR_VAL_INSTR) continue;
       w->as_ab[v->id]++;
-      const ir_instr *n = ldm_of(v) ? ldm_of(v) : ldm_phi(v);
+      const ir_instr *n = lower_ldm_of(v) ? lower_ldm_of(v) : lower_ldm_phi(v);
       if (!n) continue;
       if (first >= 0) lower_uf_unite(w->comp, (uint32_t)first, n->dst[0]->id);
       first = (int)n->dst[0]->id;
@@ -166,7 +164,7 @@ static void plan_mma(plan_fn *w, const ir_instr *i, const char *target) {
   bool fits = true, checked = false;
   for (unsigned k = 0; k < nab && k < i->nsrc; k++) {
     const ir_value *v = i->src[k];
-    const ir_instr *p = ldm_phi(v), *L = ldm_of(v);
+    const ir_instr *p = lower_ldm_phi(v), *L = lower_ldm_of(v);
     if (!L && !p) continue;
     if (!checked) fits = lower_mma_amd_ldm_fits(i, target), checked = true;
     uint32_t c = lower_uf_find(w->comp, (L ? L : p)->dst[0]->id);
@@ -207,7 +205,7 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
         for (unsigned d = 0; d < i->ndst; d++)
           bad |= w.total[i->dst[d]->id] != w.as_ab[i->dst[d]->id] + w.as_phi[i->dst[d]->id] + w.as_expr[i->dst[d]->id];
         if (bad) w.bad[lower_uf_find(w.comp, i->dst[0]->id)] = 1;
-      } else if (i->op == ir_op_phi && ldm_phi(i->dst[0])) {
+      } else if (i->op == ir_op_phi && lower_ldm_phi(i->dst[0])) {
         if (w.total[i->dst[0]->id] != w.as_ab[i->dst[0]->id]) w.bad[lower_uf_find(w.comp, i->dst[0]->id)] = 1;
       } else if (i->op == ir_op_mma && !i->guard) {
         plan_mma(&w, i, target);
@@ -220,7 +218,7 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
       unsigned nab = ab_regs(i);
       ir_value **pre = NULL;
       for (unsigned k = 0; k < nab && k < i->nsrc; k++) {
-        const ir_instr *p = ldm_phi(i->src[k]), *L = ldm_of(i->src[k]);
+        const ir_instr *p = lower_ldm_phi(i->src[k]), *L = lower_ldm_of(i->src[k]);
         if ((!L && !p) || w.bad[lower_uf_find(w.comp, (L ? L : p)->dst[0]->id)]) continue;
         if (!pre) {
           pre = LOWER_SCRATCH(a, ir_value *, LOWER_LDM_NPRE);
@@ -231,7 +229,7 @@ void lower_ldm_plan_build(ir_module *m, pw_arena *a, const char *target, lower_l
         }
         for (unsigned e = 0; e < (p ? p->nsrc : 1u); e++) {
           out->use = grow(a, out->use, out->nuse, &ucap, sizeof *out->use);
-          out->use[out->nuse++] = (struct lower_ldm_use){p ? ldm_of(p->src[e]) : L, i};
+          out->use[out->nuse++] = (struct lower_ldm_use){p ? lower_ldm_of(p->src[e]) : L, i};
         }
       }
     }

@@ -96,8 +96,6 @@ typedef struct chain_io {
 #define LDM_PRE(c, ab, reg) ((c) * 16u + (ab) * 8u + (reg))
 #define LDM_STEP 64u
 _Static_assert(LOWER_LDM_NPRE >= 2 * LDM_STEP, "two chained steps of ldmatrix-loaded registers");
-static const ir_instr *ldm_of(const ir_value *v);
-static const ir_instr *ldm_phi(const ir_value *v);
 typedef struct ldm_form ldm_form;
 typedef struct ldm_memo ldm_memo;
 
@@ -591,7 +589,7 @@ static ir_value *shr16(ir_builder *b, ir_value *x) { return lower_alu(b, ir_op_s
  * the scheme's layout (io->pre; lower_ldm_plan takes an mma's ldmatrix
  * operands all or none): its NVIDIA register is left undefined and nothing
  * reads it, so it is not converted. */
-static bool ldm_fed(const chain_io *io, const ir_value *v) { return io && io->pre && (ldm_of(v) || ldm_phi(v)); }
+static bool ldm_fed(const chain_io *io, const ir_value *v) { return io && io->pre && (lower_ldm_of(v) || lower_ldm_phi(v)); }
 
 /* A tf32 operand (its tf32 bits: the low 13 cleared, PTX ISA 9.7.14.5.14)
  * as two bf16, hi + lo = x exactly: hi its top 16 bits (sign, exponent,
@@ -1062,12 +1060,6 @@ static int ldm_index(const ir_instr *ldm, const ir_value *v) {
     if (ldm->dst[k] == v) return (int)k;
   return -1;
 }
-/* The ldmatrix whose result v is made from in its thread (lower_ldm_root:
- * the result itself or per-thread arithmetic on it), or NULL. */
-static const ir_instr *ldm_of(const ir_value *v) {
-  const ir_value *r = lower_ldm_root(v);
-  return r ? r->def : NULL;
-}
 /* Whether a (made from the ldmatrix result ra) and b (from rb) are the same
  * instructions on their roots: then a lane that loaded either root's word
  * applies a's instructions to it. */
@@ -1100,15 +1092,6 @@ static ir_value *ldm_apply(amd_ctx *X, ldm_memo *mm, const ir_value *v, const ir
   if (mm->ne < 128) mm->ev[mm->ne] = v, mm->ew[mm->ne] = w, mm->eout[mm->ne++] = r;
   return r;
 }
-/* A phi each of whose operands is made from an ldmatrix result (a software-pipelined
- * loop's fragments: the prologue's and the next iteration's), or NULL. */
-static const ir_instr *ldm_phi(const ir_value *v) {
-  if (v->kind != IR_VAL_INSTR || v->def->op != ir_op_phi || v->def->guard || !v->def->nsrc) return NULL;
-  for (unsigned e = 0; e < v->def->nsrc; e++)
-    if (!ldm_of(v->def->src[e])) return NULL;
-  return v->def;
-}
-
 /* Conversion conv (LC_*) of the word w each lane loaded, in the lane:
  * lower_tf32's split_tf32 and packing, lower_f8's widen_f8 of the half, t
  * the fp8 type.  Built once per (w, kind) for the mma. */
@@ -1227,11 +1210,11 @@ static bool ldm_each(amd_ctx *X, ldm_memo *mm, const ir_instr *ldm, const ir_ins
               cv[l] = (uint8_t)ldm_src(&F, h, M.val[l], &r);
               nr[l] = (uint8_t)r, v = mma->src[r];
             }
-            const ir_instr *p = v ? ldm_phi(v) : NULL;
-            if (v && ldm_of(v)) {
+            const ir_instr *p = v ? lower_ldm_phi(v) : NULL;
+            if (v && lower_ldm_of(v)) {
               ndirect++;
-              mixed |= dl && dl != ldm_of(v);
-              dl = ldm_of(v);
+              mixed |= dl && dl != lower_ldm_of(v);
+              dl = lower_ldm_of(v);
             } else if (p) {
               nphi++;
               mixed |= pb && pb != p->block;
