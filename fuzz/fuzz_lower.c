@@ -6,6 +6,7 @@
  * fail without saying why.  The hazard analysis runs too. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ir/ir.h"
@@ -27,7 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lower_pipeline_options o = {.warn_hazards = true, .diag = &d, .verify_each = true};
     int before = d.nerrors;
     bool ok = lower_module(m, ir_target_for_wave(wave), &o);
-    if (!ok && d.nerrors == before) abort(); /* a failure always says why */
+    if (!ok && d.nerrors == before) { /* a failure always says why */
+      fprintf(stderr, "fuzz_lower: lower_module failed at wave %u without a diagnostic\n", wave);
+      abort();
+    }
     ir_module_destroy(m);
     pw_diag_fini(&d);
   }

@@ -5,12 +5,20 @@
  * verifies -- never crash, hang or leak. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ir/ir.h"
 #include "ptx/ptx_lex.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
+
+/* Says which invariant broke before aborting (libFuzzer's report has no
+ * line numbers). */
+static void fail(const char *why) {
+  fprintf(stderr, "fuzz_ptx: %s\n", why);
+  abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *s = (const char *)data;
@@ -20,9 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t guard = 0;
   do {
     ptx_lex_next(&lx, &t);
-    if (t.text < s || t.text + t.len > s + size || t.line == 0 || t.col == 0) abort();
-    if (t.kind != PTX_TOK_EOF && t.len == 0) abort();
-    if (++guard > size + 1) abort(); /* at least one byte per token */
+    if (t.text < s || t.text + t.len > s + size || t.line == 0 || t.col == 0) fail("token outside the input");
+    if (t.kind != PTX_TOK_EOF && t.len == 0) fail("empty token");
+    if (++guard > size + 1) fail("more tokens than bytes"); /* at least one byte per token */
   } while (t.kind != PTX_TOK_EOF);
 
   pw_diag d;
@@ -30,7 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   d.max_errors = 10;
   ir_module *m = ptx_parse("fuzz.ptx", s, size, &d, NULL);
   if (m) {
-    if (!ir_verify(m, NULL, &d)) abort(); /* what parses must verify */
+    /* what parses must verify; the verifier's report (with the IR) goes
+     * to the log, so a crash found on CI can be read there */
+    pw_diag v;
+    pw_diag_init(&v, stderr);
+    if (!ir_verify(m, NULL, &v)) fail("the parsed module does not verify");
+    pw_diag_fini(&v);
     ir_module_destroy(m);
   }
   pw_diag_fini(&d);

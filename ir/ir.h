@@ -53,6 +53,23 @@ extern const ir_type_info ir_type_infos[ir_type_count];  /* const: not mutable s
 static inline unsigned ir_type_bits(ir_type t) { return ir_type_infos[t].bits; }
 static inline ir_type_kind ir_type_kind_of(ir_type t) { return ir_type_infos[t].kind; }
 static inline const char *ir_type_name(ir_type t) { return ir_type_infos[t].name; }
+/* PTX's operand type compatibility (PTX ISA 9.1 section 6.4.3, relaxed
+ * type-checking): same width with one side a bit type or both integers;
+ * never .pred with another type.  may_widen: ld/cvt-like ops may write an
+ * 8/16-bit integer into a wider register.  The verifier checks operands by
+ * it and the PTX front end results (ptxas 13: "Arguments mismatch"). */
+static inline bool ir_type_compatible(unsigned actual, unsigned expect, bool may_widen) {
+  if (actual == expect) return true;
+  if (actual >= ir_type_count || expect >= ir_type_count) return false;
+  if (actual == ir_type_pred || expect == ir_type_pred) return false;
+  if (actual == ir_type_none || expect == ir_type_none) return false;
+  ir_type_kind ka = ir_type_kind_of((ir_type)actual), ke = ir_type_kind_of((ir_type)expect);
+  bool ia = ka == IR_TK_BITS || ka == IR_TK_UINT || ka == IR_TK_SINT;
+  bool ie = ke == IR_TK_BITS || ke == IR_TK_UINT || ke == IR_TK_SINT;
+  unsigned wa = ir_type_bits((ir_type)actual), we = ir_type_bits((ir_type)expect);
+  if (wa == we) return ka == ke || ka == IR_TK_BITS || ke == IR_TK_BITS || (ia && ie);
+  return may_widen && wa > we && we <= 16 && ia && ie;
+}
 /* Looks up a PTX type spelling ("u32", "f16x2"); ir_type_none if unknown. */
 ir_type ir_type_from_name(const char *s, size_t len);
 

@@ -138,20 +138,9 @@ static bool dominates(const verifier *V, uint32_t a, uint32_t b) {
 
 /* ---- types ------------------------------------------------------------ */
 
-static bool int_like(ir_type_kind k) { return k == IR_TK_BITS || k == IR_TK_UINT || k == IR_TK_SINT; }
-
-/* PTX's operand type compatibility (PTX ISA 9.1 section 6.4.3): same width
- * with one side a bit type or both integers.  may_widen: ld/cvt-like ops
- * may write an 8/16-bit integer into a wider register. */
+/* PTX's operand type compatibility: ir_type_compatible (ir.h). */
 static bool compatible(unsigned actual, unsigned expect, bool may_widen) {
-  if (actual == expect) return true;
-  if (actual >= ir_type_count || expect >= ir_type_count) return false;
-  if (actual == ir_type_pred || expect == ir_type_pred) return false;
-  if (actual == ir_type_none || expect == ir_type_none) return false;
-  ir_type_kind ka = ir_type_kind_of((ir_type)actual), ke = ir_type_kind_of((ir_type)expect);
-  unsigned wa = ir_type_bits((ir_type)actual), we = ir_type_bits((ir_type)expect);
-  if (wa == we) return ka == ke || ka == IR_TK_BITS || ke == IR_TK_BITS || (int_like(ka) && int_like(ke));
-  return may_widen && wa > we && we <= 16 && int_like(ka) && int_like(ke);
+  return ir_type_compatible(actual, expect, may_widen);
 }
 
 /* ---- values ----------------------------------------------------------- */

@@ -327,6 +327,10 @@ static ir_value *fit_width(ptx_parser *p, ir_value *v, ir_type t, ir_value *guar
     keep = retype(p, c, keep, dt);
     ir_instr_set_guard(&p->b, c, guard, neg, &keep);
   }
+  /* into a float register (ld.b16 into an .f32): the register's bits, a
+   * type its other values are compatible with, not an integer */
+  ir_type_kind tk = ir_type_kind_of(t);
+  if (tk == IR_TK_FLOAT || tk == IR_TK_PACKED_FLOAT) return ir_alu1(&p->b, ir_op_copy, bits[to], c->dst[0]);
   return c->dst[0];
 }
 
@@ -344,7 +348,9 @@ static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d,
   if (want_dst != IR_VAR && d->n != want_dst)
     ptx_fail(p, &I->at, "'%.*s' takes %u results here, found %u", (int)I->at.len, I->at.text,
              want_dst, d->n);
-  if ((info->count == IR_COUNT_SETP || info->count == IR_COUNT_SHFL) && (d->n < 1 || d->n > 2))
+  /* (match with an immediate where its result goes: the fuzzer) */
+  if ((info->count == IR_COUNT_SETP || info->count == IR_COUNT_SHFL || info->count == IR_COUNT_PAIR) &&
+      (d->n < 1 || d->n > 2))
     ptx_fail(p, &I->at, "'%.*s' takes one result or a d|p pair", (int)I->at.len, I->at.text);
   if ((info->count == IR_COUNT_ATOM || info->count == IR_COUNT_RED) && s->n < 2)
     ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
@@ -368,6 +374,21 @@ static void check_preds(ptx_parser *p, const ins *I, ir_op op, const srclist *s)
   }
 }
 
+/* An op whose result takes the instruction's type needs its type suffix
+ * (add.s32, not add): ptxas 13 refuses "add %r1, %r2, %r3;" with
+ * "Unexpected instruction types specified for 'add'", and the IR has no
+ * typeless add (the fuzzer found one the verifier rejected).  cvt names
+ * both types (9.7.9.21: cvt.frnd.dtype.atype); with one, its source was
+ * read as the result's type. */
+static void check_typed(ptx_parser *p, const ins *I, ir_op op, const dstlist *d) {
+  if (ir_op_infos[op].result == RES_TYPE && d->n && I->type == ir_type_none)
+    ptx_fail(p, &I->at, "'%.*s' needs its type suffix (.s32, .f32, ...): PTX has no untyped '%.*s'",
+             (int)I->at.len, I->at.text, (int)I->at.len, I->at.text);
+  if (op == ir_op_cvt && I->type2 == ir_type_none)
+    ptx_fail(p, &I->at, "'%.*s' needs a destination and a source type (cvt.f32.s32)", (int)I->at.len,
+             I->at.text);
+}
+
 /* Builds op with these results and sources, guards it, and writes its
  * results to their registers.  Results take the op's types (the opcode
  * table's rule); ops whose rule is "stated per instruction" take their
@@ -382,6 +403,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
   if (op != ir_op_opaque && op != ir_op_call) {
     check_shape(p, I, op, d, s);
     check_preds(p, I, op, s);
+    check_typed(p, I, op, d);
   }
   /* shfl and vote without .sync (9.7.9.6, 9.7.13.8): "not supported on
    * sm_70 or higher starting PTX ISA version 6.4"; ptxas 13 refuses them by
@@ -392,6 +414,9 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
              (int)I->at.len, I->at.text);
   /* vote.ballot is .b32 and vote.all/.any/.uni are .pred (9.7.13.8): the
    * IR's vote has no other result type (the fuzzer found a .b16 ballot) */
+  if (op == ir_op_vote && (I->m.vote == IR_VOTE_NONE || I->type == ir_type_none))
+    ptx_fail(p, &I->at, "'%.*s' needs a mode and a type: vote.sync.ballot.b32, or .all, .any, .uni with .pred",
+             (int)I->at.len, I->at.text);
   if (op == ir_op_vote && I->type != ir_type_none) {
     ir_type want = I->m.vote == IR_VOTE_BALLOT ? ir_type_b32 : ir_type_pred;
     if (I->type != want)
@@ -430,6 +455,28 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     ptx_fail(p, &I->at, "'%.*s' takes no memory address: [...%+lld] is not one of its operands",
              (int)I->at.len, I->at.text, (long long)s->off);
   if (s->have_off) in->offset = s->off;
+  /* A .pred register holds predicates only, and a predicate goes only to
+   * one (5.2.2: .pred is not a width relaxed type-checking can convert;
+   * ptxas 13: "Arguments mismatch").  The fuzzer found shfl's b32 result
+   * written to the p of a d|p pair whose d it had deleted. */
+  /* Of one width, a result and its register are compatible types (an
+   * .s32 result in an .f32 register is ptxas's "Arguments mismatch"; the
+   * fuzzer found cvt.rn.s32 %f0, with the .f32 deleted, whose s32 value
+   * then met the register's f32 ones in a phi). */
+  for (uint32_t i = 0; i < d->n; i++) {
+    ir_type rt = (ir_type)in->dst[i]->type, vt = d->type[i];
+    if (d->var[i] == PTX_NONE) continue;
+    ir_type_kind vk = ir_type_kind_of(vt);
+    bool same_width = ir_type_bits(rt) == ir_type_bits(vt);
+    if ((rt == ir_type_pred) != (vt == ir_type_pred) || (same_width && !ir_type_compatible(rt, vt, false)) ||
+        /* a float register of another width takes only bits (ld.b16 into
+         * an .f32: ptxas 13 takes it, and ld.u16 or mul.wide.u32 there
+         * not; the fuzzer found the u64 of a mul.wide reaching an .f32
+         * register's phi as a u32) */
+        (!same_width && (vk == IR_TK_FLOAT || vk == IR_TK_PACKED_FLOAT) && ir_type_kind_of(rt) != IR_TK_BITS))
+      ptx_fail(p, &I->at, "'%.*s' writes a .%s result to a .%s register", (int)I->at.len, I->at.text,
+               ir_type_name(rt), ir_type_name(vt));
+  }
   bool fit[64], any_fit = false;
   for (uint32_t i = 0; i < d->n; i++) {
     fit[i] = d->var[i] != PTX_NONE && ir_type_bits((ir_type)in->dst[i]->type) != ir_type_bits(d->type[i]);
@@ -854,7 +901,23 @@ static void build_mov(ptx_parser *p, ins *I) {
     /* mov.u32 %r, %tid.x is the read itself */
     ir_value *v = ir_read_sreg(&p->b, (ir_sreg)a->sreg, a->comp);
     if (!v) ptx_oom(p);
-    ptx_ssa_write(p, d.var[0], v);
+    if (ir_type_compatible(v->type, d.type[0], false)) {
+      ptx_ssa_write(p, d.var[0], v);
+      return;
+    }
+    /* Into a register of another kind or width: mov's own type decides,
+     * as ptxas 13 does (mov.b32 %f, %tid.x and mov.u16 %h, %tid.x are
+     * taken, the low bits; mov.u32 %f, %tid.x and mov.u64 %rd, %tid.x are
+     * "Arguments mismatch").  The fuzzer found the u32 of %tid.x written
+     * straight into an .f32 register, then met its f32 values in a phi. */
+    ir_type_kind ik = ir_type_kind_of(I->type);
+    unsigned ib = ir_type_bits(I->type), vb = ir_type_bits((ir_type)v->type);
+    if (ib > vb || ib < 16 || (ik != IR_TK_BITS && ik != IR_TK_UINT && ik != IR_TK_SINT))
+      ptx_fail(p, &I->at, "'%.*s' of a .%s special register: .%s is not its type or a narrower integer",
+               (int)I->at.len, I->at.text, ir_type_name((ir_type)v->type), ir_type_name(I->type));
+    if (ib < vb) v = ir_convert(&p->b, ib == 16 ? ir_type_u16 : ir_type_u32, (ir_type)v->type, v);
+    src_push(p, &s, v, &a->tok);
+    emit(p, I, ir_op_copy, &d, &s);
     return;
   }
   if (a->kind == O_LABEL) {
@@ -1403,6 +1466,7 @@ static void build_generic(ptx_parser *p, ins *I) {
     if (ir_type_bits((ir_type)a->type) != 64) a = ir_convert(&p->b, ir_type_u64, ir_type_u32, a);
     s.v[1] = ir_alu1(&p->b, ir_op_cvta, ir_type_u64, a, .space = IR_SPACE_SHARED);
   }
+  check_typed(p, I, op, &d);
   if (video_scalar(op) && build_video_selected(p, I, op, &d, &s, first == 1)) return;
   if (ir_video_simd_elems(op) && build_video_simd_selected(p, I, op, &d, &s)) return;
   emit(p, I, op, &d, &s);

@@ -76,6 +76,16 @@ if [ "$fuzz_secs" != 0 ] && [ -d fuzz ]; then
         passed=$((passed + 1))
       else
         echo "$name: FAILED"; tail -40 "build-fuzz/$name.log"
+        # The input that failed, so a CI log alone reproduces it:
+        # base64 -d > crash; build-fuzz/fuzz/$name crash
+        for a in build-fuzz/"$name"-crash-* build-fuzz/"$name"-timeout-* build-fuzz/"$name"-oom-* build-fuzz/"$name"-leak-*; do
+          [ -f "$a" ] || continue
+          if [ "$(wc -c <"$a")" -le 16384 ]; then
+            echo "--- $a (base64):"; base64 "$a"
+          else
+            echo "--- $a: $(wc -c <"$a") bytes, too long to print"
+          fi
+        done
         failed=$((failed + 1))
       fi
       rm -rf "$work"
