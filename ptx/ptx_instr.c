@@ -356,19 +356,22 @@ static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d,
     ptx_fail(p, &I->at, "'%.*s' takes an address and a value", (int)I->at.len, I->at.text);
 }
 
-/* Predicates go where predicates are read and nowhere else in arithmetic
- * (and.b32 on a .pred register is an input error, and.pred is not). */
+/* Predicates go where predicates are read and nowhere else (and.b32 on a
+ * .pred register is an input error, and.pred is not; nor is an address or
+ * a converted value a predicate: the token walk's cp.async [%p1] and
+ * cvt.e4m3x2.f32 %rs, %p, %f reached lowering, whose verifier refused
+ * them).  Besides the .pred ops (mov, and, not ... .pred), copies, calls
+ * and returns, only cp.async's optional last operand may be either (an
+ * ignore-src predicate or a src-size: PTX ISA 9.7.9.25, cp.async). */
 static void check_preds(ptx_parser *p, const ins *I, ir_op op, const srclist *s) {
-  const ir_op_info *info = &ir_op_infos[op];
-  bool arith = info->nsrc != IR_VAR && info->result == RES_TYPE && I->type != ir_type_pred &&
-               op != ir_op_copy;
+  bool data = I->type != ir_type_pred && op != ir_op_copy && op != ir_op_call && op != ir_op_ret;
   for (unsigned k = 0; k < s->n; k++) {
     bool is_pred = s->v[k] && s->v[k]->type == ir_type_pred;
     if (ir_op_src_is_pred(op, k, s->n)) {
       if (!is_pred)
         ptx_fail(p, &I->at, "operand %u of '%.*s' must be a predicate", k + 1, (int)I->at.len,
                  I->at.text);
-    } else if (arith && is_pred) {
+    } else if (data && is_pred && !(op == ir_op_cp_async && k == 3)) {
       ptx_fail(p, &I->at, "operand %u of '%.*s' is a predicate", k + 1, (int)I->at.len, I->at.text);
     }
   }
@@ -384,6 +387,19 @@ static void check_typed(ptx_parser *p, const ins *I, ir_op op, const dstlist *d)
   if (ir_op_infos[op].result == RES_TYPE && d->n && I->type == ir_type_none)
     ptx_fail(p, &I->at, "'%.*s' needs its type suffix (.s32, .f32, ...): PTX has no untyped '%.*s'",
              (int)I->at.len, I->at.text, (int)I->at.len, I->at.text);
+  /* bar/barrier takes a mode and no type (ptxas 13: "Barrier modifier
+   * required", "Unexpected instruction types"); the IR's default mode is
+   * .sync, so the words are looked at.  The token walk's barrier.pred
+   * %p2, 0, %p1 read %p2 as a barrier id. */
+  if (op == ir_op_bar) {
+    bool mode = false;
+    for (uint32_t k = 0; k < I->mfirst + I->nmods; k++) {
+      const ptx_tok *t = &I->mtok[k];
+      mode |= (t->len == 5 && !memcmp(t->text, ".sync", 5)) || (t->len == 7 && !memcmp(t->text, ".arrive", 7));
+    }
+    if (!mode || I->type != ir_type_none)
+      ptx_fail(p, &I->at, "'%.*s' takes .sync or .arrive and no type", (int)I->at.len, I->at.text);
+  }
   if (op == ir_op_cvt && I->type2 == ir_type_none)
     ptx_fail(p, &I->at, "'%.*s' needs a destination and a source type (cvt.f32.s32)", (int)I->at.len,
              I->at.text);
