@@ -20,6 +20,7 @@
 #include "lower/lower.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
+#include "util/pw_file.h"
 
 typedef struct reason {
   char *text;
@@ -50,28 +51,12 @@ static int by_count(const void *a, const void *b) {
   return (int)((const reason *)b)->count - (int)((const reason *)a)->count;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  *len = (size_t)n;
-  return b;
-}
-
 static unsigned long modules, parse_fail, kernels, runnable;
 static double load_s;
 
 static void survey(emu_context *ctx, const char *path) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = pw_read_file(path, &len);
   if (!text) {
     fprintf(stderr, "emu_survey: cannot read %s\n", path);
     return;

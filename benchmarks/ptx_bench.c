@@ -35,6 +35,7 @@
 #include "ptx/container.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
+#include "util/pw_file.h"
 
 static double now(void) {
   struct timespec t;
@@ -48,25 +49,6 @@ static double cpu_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) {
-    fclose(f);
-    return NULL;
-  }
-  long n = ftell(f);
-  rewind(f);
-  char *b = malloc(n > 0 ? (size_t)n : 1);
-  if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  *len = n > 0 ? (size_t)n : 0;
-  return b;
 }
 
 typedef struct {
@@ -331,7 +313,7 @@ int main(int argc, char **argv) {
   }
   if (peak) {
     size_t len;
-    char *text = slurp(peak, &len);
+    char *text = pw_read_file(peak, &len);
     if (!text) {
       perror(peak);
       return 1;
@@ -408,7 +390,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < files.n; i++) {
     size_t len;
-    char *text = slurp(files.v[i], &len);
+    char *text = pw_read_file(files.v[i], &len);
     if (!text) {
       perror(files.v[i]);
       T.nfail++;

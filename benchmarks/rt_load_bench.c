@@ -21,23 +21,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/pw_file.h"
+
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
 }
 
 int main(int argc, char **argv) {
@@ -59,7 +48,7 @@ int main(int argc, char **argv) {
   double sum_cold = 0, sum_warm = 0, max_warm = 0;
   int loaded = 0, under_1ms = 0;
   for (int i = first; i < argc; i++) {
-    char *img = slurp(argv[i]);
+    char *img = pw_read_file(argv[i], &(size_t){0});
     if (!img) {
       fprintf(stderr, "rt_load_bench: cannot read %s\n", argv[i]);
       continue;

@@ -74,6 +74,7 @@
 #include "runtime/rt_link.h"
 #include "runtime/rt_printf.h"
 #include "util/pw_printf.h"
+#include "util/pw_file.h"
 
 typedef int hip_err;
 typedef void *hip_ptr;
@@ -470,24 +471,6 @@ static bool write_whole(const char *path, const void *data, size_t len) {
   return close(fd) == 0 && len == 0;
 }
 
-static void *read_whole(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  void *buf = NULL;
-  long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-  if (n >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n + 1))) {
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    } else {
-      ((char *)buf)[n] = 0;
-      *len = (size_t)n;
-    }
-  }
-  fclose(f);
-  return buf;
-}
-
 extern char **environ;
 
 /* `HELPER jit IN OUT ARCH` in a private temporary directory; its output
@@ -555,14 +538,14 @@ static CUresult compile_in_helper(rt_backend *b, const char *helper, const char 
     if (w < 0 && errno != EINTR) break;  /* ECHILD: the application reaps children itself */
   }
   size_t msg_len = 0;
-  char *msg = pid > 0 ? read_whole(log, &msg_len) : NULL;
+  char *msg = pid > 0 ? pw_read_file(log, &msg_len) : NULL;
   while (msg && msg_len && (msg[msg_len - 1] == '\n' || msg[msg_len - 1] == ' '))
     msg[--msg_len] = 0;
   if (pid > 0) {
     void *data = NULL;
     size_t n = 0;
     bool exited_ok = waited ? WIFEXITED(st) && WEXITSTATUS(st) == 0 : true;
-    if (exited_ok && (data = read_whole(out, &n)) && n > 0) {
+    if (exited_ok && (data = pw_read_file(out, &n)) && n > 0) {
       *obj = data;
       *obj_len = n;
     } else {

@@ -38,6 +38,7 @@
 
 #include "ptx/container.h"
 #include "runtime/rt.h"
+#include "util/pw_file.h"
 
 struct ptx_file *rt_ptx_file(const char *name, const void *data, size_t len, pw_diag *d) {
   ptx_file *f = ptx_file_from_memory(name, data, len, d);
@@ -528,30 +529,11 @@ RT_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatbin) {
   return rt_ret(rt_module_load_image(fatbin, module));
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) {
-    b[n] = 0;
-    *len = (size_t)n;
-  }
-  return b;
-}
-
 RT_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname) {
   RT_TRACE("%p, %s", (void *)module, fname ? fname : "(null)");
   if (!module || !fname) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   size_t len;
-  char *b = slurp(fname, &len);
+  char *b = pw_read_file(fname, &len);
   if (!b) return rt_ret(CUDA_ERROR_FILE_NOT_FOUND);
   CUresult r = len >= 4 ? rt_module_load_image(b, module) : CUDA_ERROR_INVALID_IMAGE;
   free(b);
@@ -730,7 +712,7 @@ RT_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fname, 
   RT_TRACE("%p, %s", (void *)library, fname ? fname : "(null)");
   if (!library || !fname) return rt_ret(CUDA_ERROR_INVALID_VALUE);
   size_t len;
-  char *b = slurp(fname, &len);
+  char *b = pw_read_file(fname, &len);
   if (!b) return rt_ret(CUDA_ERROR_FILE_NOT_FOUND);
   CUresult r = cuLibraryLoadData(library, b, jo, jv, njo, lo, lv, nlo);
   free(b);

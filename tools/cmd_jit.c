@@ -42,23 +42,7 @@
 #include "pw_config.h"
 #include "runtime/rt_cache.h"
 #include "tools.h"
-
-static void *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-  if (n >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n + 1)) &&
-      fread(buf, 1, (size_t)n, f) == (size_t)n) {
-    buf[n] = 0;
-    *len = (size_t)n;
-  } else {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  return buf;
-}
+#include "util/pw_file.h"
 
 /* The runtime's temporary directory and its files, for the SIGTERM
  * handler (async-signal-safe: unlink, rmdir, _exit only).  A process-wide
@@ -112,7 +96,7 @@ int cmd_jit(int argc, char **argv) {
     return 1;
   }
   size_t len = 0;
-  char *ptx = slurp(in, &len);
+  char *ptx = pw_read_file(in, &len);
   if (!ptx) {
     fprintf(stderr, "ptxwave jit: cannot read %s\n", in);
     return 2;

@@ -26,6 +26,7 @@
 #include "emu/emu.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
+#include "util/pw_file.h"
 
 /* ---- state -------------------------------------------------------------- */
 typedef struct kentry {
@@ -58,30 +59,13 @@ static void die(const char *msg) {
   exit(1);
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = 0;
-  *len = (size_t)n;
-  return b;
-}
-
 static void init(void) {
   if (S.init) return;
   S.init = true;
   const char *path = getenv("PW_PTX");
   if (!path) die("PW_PTX is not set (the PTX of this program)");
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = pw_read_file(path, &len);
   if (!text) die("cannot read $PW_PTX");
   pw_diag d;
   pw_diag_init(&d, stderr);

@@ -21,6 +21,7 @@
 #include "lower_diff.h"
 #include "ptx/ptx_parse.h"
 #include "util/diag.h"
+#include "util/pw_file.h"
 
 #define BUF_BYTES (1u << 20)
 
@@ -31,23 +32,6 @@ static uint64_t rng(uint64_t *s) {
   x ^= x >> 27;
   *s = x;
   return x * 0x2545F4914F6CDD1Dull;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  if (buf) buf[n] = 0;
-  *len = (size_t)n;
-  return buf;
 }
 
 /* Values that differ between any two runs: not comparable. */
@@ -66,7 +50,7 @@ static bool reads_time(const ir_func *f) {
 
 static int run_file(const char *path, unsigned nseeds, lower_diff_stats *st) {
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = pw_read_file(path, &len);
   if (!text) {
     fprintf(stderr, "%s: cannot read\n", path);
     return 1;

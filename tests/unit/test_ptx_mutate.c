@@ -18,24 +18,9 @@
 #include "ir/ir.h"
 #include "ptx/ptx_lex.h"
 #include "ptx/ptx_parse.h"
+#include "util/pw_file.h"
 
 static const char *corpus_dir;
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  fclose(f);
-  *len = (size_t)n;
-  return s;
-}
 
 /* Parses text; returns false (with the verifier's report in *why) when it
  * parsed into IR that does not verify. */
@@ -71,7 +56,7 @@ START_TEST(deleted_tokens_parse_or_refuse) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", corpus_dir, e->d_name);
     size_t n;
-    char *s = slurp(path, &n);
+    char *s = pw_read_file(path, &n);
     ck_assert_msg(s != NULL, "cannot read %s", path);
     files++;
     /* the tokens' extents */

@@ -22,22 +22,10 @@
 #include "ptx/container.h"
 #include "runtime/rt.h"
 #include "runtime/rt_cache.h"
+#include "util/pw_file.h"
 
 static void *lib;
 static CUresult (*gpa)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  b[n] = 0;
-  fclose(f);
-  return b;
-}
 
 static void open_lib(void) {
   const char *p = getenv("PTXWAVE_LIBCUDA");
@@ -58,7 +46,7 @@ START_TEST(every_pfn_resolves) {
   open_lib();
   char path[512];
   snprintf(path, sizeof path, "%s/cudaTypedefs.h", include_dir());
-  char *text = slurp(path);
+  char *text = pw_read_file(path, &(size_t){0});
   ck_assert_ptr_nonnull(text);
   regex_t re;
   ck_assert_int_eq(regcomp(&re, "PFN_(cu[A-Za-z0-9_]+)_v([0-9]+)(_ptds|_ptsz)?\\)", REG_EXTENDED), 0);
@@ -209,7 +197,7 @@ START_TEST(error_names_and_strings) {
   CUresult (*str)(CUresult, const char **) = (CUresult(*)(CUresult, const char **))sym("cuGetErrorString");
   char path[512];
   snprintf(path, sizeof path, "%s/cuda.h", include_dir());
-  char *text = slurp(path);
+  char *text = pw_read_file(path, &(size_t){0});
   ck_assert_ptr_nonnull(text);
   char *start = strstr(text, "typedef enum cudaError_enum {");
   char *end = start ? strstr(start, "} CUresult;") : NULL;
