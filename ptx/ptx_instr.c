@@ -348,7 +348,7 @@ static void check_shape(ptx_parser *p, const ins *I, ir_op op, const dstlist *d,
   if (want_dst != IR_VAR && d->n != want_dst)
     ptx_fail(p, &I->at, "'%.*s' takes %u results here, found %u", (int)I->at.len, I->at.text,
              want_dst, d->n);
-  /* (match with an immediate where its result goes: the fuzzer) */
+  /* (match with an immediate where its result goes: the token walk) */
   if ((info->count == IR_COUNT_SETP || info->count == IR_COUNT_SHFL || info->count == IR_COUNT_PAIR) &&
       (d->n < 1 || d->n > 2))
     ptx_fail(p, &I->at, "'%.*s' takes one result or a d|p pair", (int)I->at.len, I->at.text);
@@ -471,14 +471,13 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     ptx_fail(p, &I->at, "'%.*s' takes no memory address: [...%+lld] is not one of its operands",
              (int)I->at.len, I->at.text, (long long)s->off);
   if (s->have_off) in->offset = s->off;
-  /* A .pred register holds predicates only, and a predicate goes only to
-   * one (5.2.2: .pred is not a width relaxed type-checking can convert;
-   * ptxas 13: "Arguments mismatch").  The fuzzer found shfl's b32 result
-   * written to the p of a d|p pair whose d it had deleted. */
-  /* Of one width, a result and its register are compatible types (an
-   * .s32 result in an .f32 register is ptxas's "Arguments mismatch"; the
-   * fuzzer found cvt.rn.s32 %f0, with the .f32 deleted, whose s32 value
-   * then met the register's f32 ones in a phi). */
+  /* A result and its register (ptxas 13's "Arguments mismatch"
+   * otherwise; PTX ISA 5.2.2, relaxed type-checking): a .pred register
+   * holds predicates only and a predicate goes only to one; of one width
+   * the two types are compatible.  The token walk (test_ptx_mutate.c)
+   * found shfl's b32 result in the p of a d|p pair whose d it had
+   * deleted, and cvt.rn.s32 %f0 (the .f32 deleted) whose s32 value then
+   * met the register's f32 ones in a phi. */
   for (uint32_t i = 0; i < d->n; i++) {
     ir_type rt = (ir_type)in->dst[i]->type, vt = d->type[i];
     if (d->var[i] == PTX_NONE) continue;
@@ -487,7 +486,7 @@ static ir_instr *emit(ptx_parser *p, ins *I, ir_op op, const dstlist *d, const s
     if ((rt == ir_type_pred) != (vt == ir_type_pred) || (same_width && !ir_type_compatible(rt, vt, false)) ||
         /* a float register of another width takes only bits (ld.b16 into
          * an .f32: ptxas 13 takes it, and ld.u16 or mul.wide.u32 there
-         * not; the fuzzer found the u64 of a mul.wide reaching an .f32
+         * not; the token walk found the u64 of a mul.wide reaching an .f32
          * register's phi as a u32) */
         (!same_width && (vk == IR_TK_FLOAT || vk == IR_TK_PACKED_FLOAT) && ir_type_kind_of(rt) != IR_TK_BITS))
       ptx_fail(p, &I->at, "'%.*s' writes a .%s result to a .%s register", (int)I->at.len, I->at.text,
@@ -924,7 +923,7 @@ static void build_mov(ptx_parser *p, ins *I) {
     /* Into a register of another kind or width: mov's own type decides,
      * as ptxas 13 does (mov.b32 %f, %tid.x and mov.u16 %h, %tid.x are
      * taken, the low bits; mov.u32 %f, %tid.x and mov.u64 %rd, %tid.x are
-     * "Arguments mismatch").  The fuzzer found the u32 of %tid.x written
+     * "Arguments mismatch").  The token walk found the u32 of %tid.x written
      * straight into an .f32 register, then met its f32 values in a phi. */
     ir_type_kind ik = ir_type_kind_of(I->type);
     unsigned ib = ir_type_bits(I->type), vb = ir_type_bits((ir_type)v->type);
